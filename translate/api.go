@@ -6,8 +6,6 @@ package translate
 
 import (
 	"fmt"
-
-	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 )
 
 // RequestError is a malformed translation request: no source, two sources,
