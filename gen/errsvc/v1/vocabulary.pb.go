@@ -1327,7 +1327,7 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\x18LABBY_KIND_NOT_SUPPORTED\x10Q\x1a\xd4\x01\xc2\xf3\x18\rnot_supported\xca\xf3\x18\x1fThe operation is not supported.\xd2\xf3\x18\x9b\x01\n" +
 	"\aruntime\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf5\x03:\tpermanentB\x18CAPABILITY_NOT_AVAILABLEjEthe reference answers 501 but has no row; recovery is the catch-all's\x12\xad\x01\n" +
 	"\x14LABBY_KIND_CANCELLED\x10R\x1a\x92\x01\xc2\xf3\x18\tcancelled\xca\xf3\x18FThe upstream reported the call cancelled; not automatically retryable.\xd2\xf3\x187\n" +
-	"\aruntime\x12\fdo_not_retry\x1a\x05never0\xf6\x03B\tCANCELLEDR\tCANCELLED*\xce\"\n" +
+	"\aruntime\x12\fdo_not_retry\x1a\x05never0\xf6\x03B\tCANCELLEDR\tCANCELLED*\xff\"\n" +
 	"\x0eAgentErrorCode\x12 \n" +
 	"\x1cAGENT_ERROR_CODE_UNSPECIFIED\x10\x00\x12\xf4\x01\n" +
 	"%AGENT_ERROR_CODE_CAPABILITY_NOT_FOUND\x10\x01\x1a\xc8\x01\xc2\xf3\x18\x14CAPABILITY_NOT_FOUND\xca\xf3\x18MThe id does not exist in this consumer's surface (or is hidden by authority).\xda\xf3\x18[\n" +
@@ -1364,10 +1364,10 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\x1dAGENT_ERROR_CODE_RATE_LIMITED\x10\r\x1a\xc6\x01\xc2\xf3\x18\fRATE_LIMITED\xca\xf3\x184A client-side advisory limit or a full action queue.\xda\xf3\x18z\n" +
 	"\vafter-delay\x12\vafter-delay\x1a\x06reason\x1a\fretryAfterMs*\frate_limited2\x1d\n" +
 	"\n" +
-	"queue-full\x12\x0fqueue_saturatedR\rRate limited.Z\ttransient`\xad\x03\x12\x85\x02\n" +
-	"\x18AGENT_ERROR_CODE_TIMEOUT\x10\x0e\x1a\xe6\x01\xc2\xf3\x18\aTIMEOUT\xca\xf3\x18KThe handler exceeded its budget; side effects may or may not have occurred.\xda\xf3\x18\x87\x01\n" +
+	"queue-full\x12\x0fqueue_saturatedR\rRate limited.Z\ttransient`\xad\x03\x12\xb6\x02\n" +
+	"\x18AGENT_ERROR_CODE_TIMEOUT\x10\x0e\x1a\x97\x02\xc2\xf3\x18\aTIMEOUT\xca\xf3\x18KThe handler exceeded its budget; side effects may or may not have occurred.\xda\xf3\x18\xb8\x01\n" +
 	"\x02no\x12\x02no\x12\x03yes\x1a\ttimeoutMs\x1a\n" +
-	"idempotent \x01*\atimeoutB\x03yesRCThe operation timed out; side effects may or may not have occurred.Z\ttransient`\xf8\x03\x12\xc0\x01\n" +
+	"idempotent \x01*\atimeoutB\x03yesRtThe operation timed out; side effects may or may not have occurred, so verify the current state before repeating it.Z\ttransient`\xf8\x03\x12\xc0\x01\n" +
 	"\x1aAGENT_ERROR_CODE_CANCELLED\x10\x0f\x1a\x9f\x01\xc2\xf3\x18\tCANCELLED\xca\xf3\x18CThe host or adapter aborted the call, or the registry was disposed.\xda\xf3\x18G\n" +
 	"\x03yes\x12\x03yes\x12\x02no \x01*\tcancelledR\x1cThe operation was cancelled.`\xf3\x03j\tCANCELLED\x12\x81\x03\n" +
 	"!AGENT_ERROR_CODE_EXECUTION_FAILED\x10\x10\x1a\xd9\x02\xc2\xf3\x18\x10EXECUTION_FAILED\xca\xf3\x18MThe handler failed, or a transport or server error with no more precise code.\xda\xf3\x18\xef\x01\n" +

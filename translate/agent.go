@@ -1,0 +1,177 @@
+package translate
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+)
+
+// AgentMessageCap is seed 002's bound on an agent-safe message, in characters.
+const AgentMessageCap = 300
+
+// decodeAgent reads an AgentCapabilityErrorPayload and derives the Labby
+// envelope from the code's canonical kind and the retry hint's meaning.
+func decodeAgent(m *model, a *errsvcv1.AgentError) error {
+	if a.GetCode() == "" {
+		return &RequestError{Field: "agent_error.code", Description: "required: one of the 16 AgentCapabilityErrorCode strings"}
+	}
+	if err := decodeAgentProjection(m, a); err != nil {
+		return err
+	}
+	m.originalTerm = a.GetCode()
+	row := agentRowOrFallback(a.GetCode())
+	reason := stringField(a.GetDetails(), "reason")
+	m.kind = row.GetLabbyKind()
+	if k, ok := row.GetLabbyKindByReason()[reason]; ok {
+		m.kind = k
+	}
+	m.krow = kindRow(m.kind)
+	completeFromKind(m)
+	// The recovery follows the retry hint: the kind's own recovery only when
+	// it means the same hint, so a denial never reads as a retry.
+	if ar := actionRow(m.action); ar.GetAgentRetry() != m.agentRetry {
+		if rr := retryRow(m.agentRetry); rr != nil {
+			m.action, m.sameArgs = rr.GetAction(), rr.GetSameArguments()
+		}
+	}
+	m.message = sanitizeCause(a.GetMessage())
+	if m.message == "" {
+		m.message = agentMessage(m)
+	}
+	// HTTP and gRPC status follow the agent code, or the class when the
+	// code has none of its own (a transient EXECUTION_FAILED answers 503).
+	m.httpStatus, m.grpcCode = row.GetHttpStatus(), row.GetGrpcCode()
+	if row.GetClass() == "" && m.hasClass && m.recognized {
+		cr := classRow(m.class)
+		m.httpStatus, m.grpcCode = cr.GetHttpStatus(), cr.GetGrpcCode()
+	}
+	return nil
+}
+
+// decodeAgentProjection reads the agent code, retry and details of an agent
+// payload (the source itself, or the additive agent_error of an envelope):
+// code, retry and details are preserved losslessly, as seed 002 asks of
+// adapters, except that a per-reason rule beats a contradicting hint.
+func decodeAgentProjection(m *model, a *errsvcv1.AgentError) error {
+	code := a.GetCode()
+	row := agentCodeRow(code)
+	if row == nil {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_CODE, "agent code %q is not one of the 16; it passes through with %s's meaning", clip(code), fallbackAgentCode)
+		row = agentCodeRow(fallbackAgentCode)
+	}
+	details := sanitizeStruct(a.GetDetails())
+	reason := stringField(details, "reason")
+	transient := boolField(details, "transient")
+	idempotent := m.idempotent || boolField(details, "idempotent")
+	m.idempotent = idempotent
+	if v, ok := numberField(details, "retryAfterMs"); ok {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) || v > math.MaxUint32 {
+			return &RequestError{Field: "agent_error.details.retryAfterMs", Description: "must be a non-negative number of milliseconds below 2^32"}
+		}
+		setWaitMs(m, uint32(math.Ceil(v)))
+	}
+
+	derived := agentRetryFor(row, reason, "", idempotent, transient)
+	given := a.GetRetry()
+	retry := given
+	switch rule, hasRule := row.GetRetryByReason()[reason]; {
+	case hasRule && given != rule:
+		retry = rule
+		m.note(errsvcv1.NoteCode_NOTE_CODE_RETRY_ADJUSTED, "%s with reason %q means retry %q, not %q", clip(code), reason, rule, clip(given))
+	case given == "":
+		retry = derived
+		m.note(errsvcv1.NoteCode_NOTE_CODE_DEFAULT_ASSUMED, "agent_error.retry was empty; %q assumed for %s", derived, clip(code))
+	case !AgentRetries.Has(given):
+		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_TERM, "agent_error.retry %q is not a known hint; it passes through, %q is its meaning elsewhere", clip(given), derived)
+	case !slices.Contains(row.GetRetries(), given):
+		m.note(errsvcv1.NoteCode_NOTE_CODE_RETRY_ADJUSTED, "retry %q is outside the matrix for %s; kept as given", given, clip(code))
+	}
+	m.agentCode, m.agentRetry, m.agentDetails, m.agentFromSource = code, retry, details, true
+
+	// The class: the code's own, or transient when details.transient says
+	// so; none is invented for the rest.
+	switch {
+	case m.hasClass:
+	case row.GetClass() != "":
+		m.hasClass, m.class, m.recognized = true, row.GetClass(), true
+	case transient:
+		m.hasClass, m.class, m.recognized = true, classTransient, true
+	default:
+		m.note(errsvcv1.NoteCode_NOTE_CODE_CLASS_ABSENT, "agent code %q carries no class; none is invented", clip(code))
+	}
+	return nil
+}
+
+func agentRowOrFallback(code string) *errsvcv1.AgentCodeRow {
+	if row := agentCodeRow(code); row != nil {
+		return row
+	}
+	return agentCodeRow(fallbackAgentCode)
+}
+
+// encodeAgent writes the agent projection with an agent-safe message.
+func encodeAgent(m *model, resp *errsvcv1.TranslateResponse) {
+	resp.AgentError = agentPayload(m)
+}
+
+func agentPayload(m *model) *errsvcv1.AgentError {
+	return &errsvcv1.AgentError{
+		Code:    m.agentCode,
+		Message: agentMessage(m),
+		Retry:   m.agentRetry,
+		Details: m.agentDetails,
+	}
+}
+
+// agentMessage builds the agent-safe message from the code's template and
+// the retry hint's advice: never from upstream text (seed 002,
+// EXECUTION_FAILED), at most AgentMessageCap characters.
+func agentMessage(m *model) string {
+	row := agentRowOrFallback(m.agentCode)
+	var b strings.Builder
+	b.WriteString(row.GetMessage())
+	if rr := retryRow(m.agentRetry); rr != nil {
+		b.WriteString(" ")
+		b.WriteString(rr.GetAdvice())
+	}
+	if m.waitSecs != nil && m.agentRetry == "after-delay" {
+		b.WriteString(" Wait at least ")
+		b.WriteString(strconv.FormatUint(uint64(*m.waitSecs), 10))
+		b.WriteString(" s.")
+	}
+	return truncateRunes(b.String(), AgentMessageCap)
+}
+
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n])
+}
+
+func stringField(s *structpb.Struct, key string) string {
+	return s.GetFields()[key].GetStringValue()
+}
+
+func boolField(s *structpb.Struct, key string) bool {
+	return s.GetFields()[key].GetBoolValue()
+}
+
+func numberField(s *structpb.Struct, key string) (float64, bool) {
+	v, ok := s.GetFields()[key]
+	if !ok {
+		return 0, false
+	}
+	n, isNum := v.GetKind().(*structpb.Value_NumberValue)
+	if !isNum {
+		return 0, false
+	}
+	return n.NumberValue, true
+}

@@ -1,0 +1,200 @@
+package translate
+
+import (
+	"math"
+	"slices"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+)
+
+// The rules that turn one row into the fields of another vocabulary. Every
+// source calls these, so a derived field means the same whichever
+// vocabulary the error arrived in.
+
+// catchAll is seed 000's unknown-kind row: origin runtime, side effects
+// unknown, inspect_and_escalate with discouraged same arguments. The
+// reference implementation relaxes it with hints; the seed does not, and
+// the seed wins.
+var catchAll = &errsvcv1.KindRow{
+	Origin:           "runtime",
+	Action:           "inspect_and_escalate",
+	SameArguments:    "discouraged",
+	HttpStatus:       500,
+	AgentCode:        "EXECUTION_FAILED",
+	PassesRetryAfter: true,
+}
+
+// fallbackAgentCode is the code whose semantics an unknown agent code gets.
+const fallbackAgentCode = "EXECUTION_FAILED"
+
+// classTransient is the one class some rules branch on.
+const classTransient = "transient"
+
+// completeFromKind fills origin, recovery and side effects from the kind's
+// row (or the catch-all), applying the read-only/idempotent relaxation.
+func completeFromKind(m *model) {
+	row := m.krow
+	if row == nil {
+		row = catchAll
+	}
+	m.origin, m.action, m.sameArgs = row.GetOrigin(), row.GetAction(), row.GetSameArguments()
+	if m.sameArgs == "discouraged" && row.GetRelaxWithHints() && (m.readOnly || m.idempotent) {
+		m.sameArgs = "conditional"
+		m.note(errsvcv1.NoteCode_NOTE_CODE_HINTS_RELAXED, "same_arguments discouraged became conditional: the tool is read-only or idempotent")
+	}
+	m.sideEffects = sideEffectsFor(row, m.origin)
+	m.httpStatus = row.GetHttpStatus()
+	m.grpcCode = row.GetGrpcCode()
+}
+
+// completeFromClass fills origin and recovery from a bare class's row.
+func completeFromClass(m *model, cr *errsvcv1.ClassRow) {
+	m.origin, m.action, m.sameArgs = cr.GetOrigin(), cr.GetAction(), cr.GetSameArguments()
+	m.sideEffects = originRow(m.origin).GetSideEffects()
+	m.httpStatus = cr.GetHttpStatus()
+	m.grpcCode = cr.GetGrpcCode()
+}
+
+// sideEffectsFor follows the origin unless the kind overrides it.
+func sideEffectsFor(row *errsvcv1.KindRow, origin string) string {
+	if s := row.GetSideEffects(); s != "" {
+		return s
+	}
+	if or := originRow(origin); or != nil {
+		return or.GetSideEffects()
+	}
+	return "unknown"
+}
+
+// agentRetryFor chooses the retry hint of an agent code: the code's
+// per-reason rule first (a denial is never a retry), then the idempotent
+// and transient rules, then the hint the recovery action means when the
+// code allows it, else the code's default.
+func agentRetryFor(row *errsvcv1.AgentCodeRow, reason, action string, idempotent, transient bool) string {
+	if r, ok := row.GetRetryByReason()[reason]; ok {
+		return r
+	}
+	if r := row.GetRetryIfIdempotent(); r != "" && idempotent {
+		return r
+	}
+	if r := row.GetRetryIfTransient(); r != "" && transient {
+		return r
+	}
+	if ar := actionRow(action); ar != nil && slices.Contains(row.GetRetries(), ar.GetAgentRetry()) {
+		return ar.GetAgentRetry()
+	}
+	return row.GetRetry()
+}
+
+// agentDetailsFor builds the agent-safe details of a derived agent error:
+// only the keys the matrix allows for the code, each from the model.
+func agentDetailsFor(m *model, row *errsvcv1.AgentCodeRow, reason string) *structpb.Struct {
+	fields := map[string]*structpb.Value{}
+	for _, key := range row.GetDetails() {
+		switch key {
+		case "reason":
+			if reason != "" {
+				fields[key] = structpb.NewStringValue(reason)
+			}
+		case "retryAfterMs":
+			if m.waitMs != nil {
+				fields[key] = structpb.NewNumberValue(float64(*m.waitMs))
+			}
+		case "transient":
+			if m.hasClass && m.class == classTransient {
+				fields[key] = structpb.NewBoolValue(true)
+			}
+		case "idempotent":
+			fields[key] = structpb.NewBoolValue(m.idempotent)
+		case "origin":
+			// A translated error was produced past the agent's own runtime.
+			fields[key] = structpb.NewStringValue("server")
+		}
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	return &structpb.Struct{Fields: fields}
+}
+
+// deriveAgent fills the agent projection from the model's kind and class.
+func deriveAgent(m *model) {
+	row := m.krow
+	if row == nil {
+		row = catchAll
+	}
+	code := row.GetAgentCode()
+	if m.krow == nil && m.hasClass && m.recognized {
+		code = classRow(m.class).GetAgentCode()
+	}
+	ar := agentCodeRow(code)
+	reason := row.GetAgentReason()
+	transient := m.hasClass && m.class == classTransient
+	m.agentCode = code
+	m.agentRetry = agentRetryFor(ar, reason, m.action, m.idempotent, transient)
+	m.agentDetails = agentDetailsFor(m, ar, reason)
+}
+
+// setWaitMs records a wait given in milliseconds and its whole seconds.
+func setWaitMs(m *model, ms uint32) {
+	m.waitMs = &ms
+	secs := (uint64(ms) + 999) / 1000
+	s := uint32(secs)
+	m.waitSecs = &s
+	if uint64(ms)%1000 != 0 {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_WAIT_ROUNDED, "retry_after_ms %d rounded up to retry_after_secs %d", ms, s)
+	}
+}
+
+// maxWaitSecs bounds a wait so its milliseconds fit retry_after_ms.
+const maxWaitSecs = math.MaxUint32 / 1000
+
+// setWaitSecs records a wait given in (possibly fractional) seconds.
+func setWaitSecs(m *model, secs float64, field string) error {
+	if math.IsNaN(secs) || math.IsInf(secs, 0) || secs < 0 {
+		return &RequestError{Field: field, Description: "must be a non-negative number of seconds"}
+	}
+	whole := math.Ceil(secs)
+	if whole != secs {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_WAIT_ROUNDED, "%s %g rounded up to %g", field, secs, whole)
+	}
+	if whole > maxWaitSecs {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_WAIT_ROUNDED, "%s %g clamped to %d", field, whole, maxWaitSecs)
+		whole = maxWaitSecs
+	}
+	s := uint32(whole)
+	ms := s * 1000
+	m.waitSecs, m.waitMs = &s, &ms
+	return nil
+}
+
+// readClass decodes a class as an open string: `auth` is read as
+// auth_required, a class outside the four passes through verbatim.
+func readClass(m *model, class, field string) {
+	m.hasClass, m.class = true, class
+	switch {
+	case Classes.Has(class):
+		m.recognized = true
+	case class == "auth":
+		m.class, m.recognized = "auth_required", true
+		m.note(errsvcv1.NoteCode_NOTE_CODE_ALIAS_RECOGNIZED, "%s `auth` read as auth_required", field)
+	default:
+		m.recognized = false
+		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_CLASS, "%s %q is not one of the four classes; passed through verbatim", field, clip(class))
+	}
+}
+
+// grpcCodeFor returns the row's gRPC code, else the one its HTTP status means.
+func grpcCodeFor(m *model) string {
+	if m.grpcCode != "" {
+		return m.grpcCode
+	}
+	return grpcCodeByHTTP(m.httpStatus)
+}
+
+// clip bounds a caller-supplied term quoted in a note.
+func clip(s string) string {
+	return sanitizeShort(s)
+}

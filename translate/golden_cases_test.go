@@ -1,0 +1,203 @@
+package translate
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+)
+
+// goldenCase is a request the golden vectors pin. The matrix-driven cases
+// are generated from the rows, so a new row gets its vectors with
+// `go test ./translate -run TestGolden -update`; the rule cases are written
+// by hand, one per rule of the translation.
+type goldenCase struct {
+	name, rule string
+	request    any
+}
+
+func obj(kv ...any) map[string]any {
+	m := map[string]any{}
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1]
+	}
+	return m
+}
+
+func goldenCases() []goldenCase {
+	var cs []goldenCase
+	add := func(name, rule string, req any) {
+		cs = append(cs, goldenCase{name, rule, req})
+	}
+
+	for _, t := range LabbyKinds.Terms {
+		row := t.Row.(*errsvcv1.KindRow)
+		add("labby.legacy."+t.Wire, "a legacy {kind, message} is completed from the kind's row",
+			obj("labby_error", obj("kind", t.Wire, "message", t.Meaning)))
+		if row.GetRelaxWithHints() {
+			add("labby.hints."+t.Wire, "read-only or idempotent hints turn discouraged into conditional",
+				obj("labby_error", obj("kind", t.Wire, "message", t.Meaning, "safety", obj("read_only_hint", true))))
+		}
+		if row.GetPassesRetryAfter() {
+			add("labby.retry_after."+t.Wire, "retry_after_ms passes through and converts to whole seconds, rounded up",
+				obj("labby_error", obj("kind", t.Wire, "message", t.Meaning, "origin", row.GetOrigin(),
+					"recovery", obj("action", row.GetAction(), "same_arguments", row.GetSameArguments(), "guidance", "Wait, then retry.", "retry_after_ms", 2500),
+					"side_effects", sideEffectsFor(row, row.GetOrigin()))))
+		}
+		add("classified.kind."+t.Wire, "a Labby kind as a producer code classifies as its row says",
+			obj("classified_error", obj("code", t.Wire, "message", "upstream said: "+t.Meaning)))
+	}
+
+	for _, t := range AgentCodes.Terms {
+		row := t.Row.(*errsvcv1.AgentCodeRow)
+		add("agent.code."+t.Wire, "each agent code maps through its row",
+			obj("agent_error", obj("code", t.Wire, "message", "Agent-facing text.", "retry", row.GetRetry())))
+		for _, reason := range sortedKeys(row.GetRetryByReason()) {
+			add("agent.reason."+t.Wire+"."+reason, "the per-reason retry rule of the code",
+				obj("agent_error", obj("code", t.Wire, "message", "m", "retry", row.GetRetryByReason()[reason], "details", obj("reason", reason))))
+		}
+		for _, reason := range sortedKeys(row.GetLabbyKindByReason()) {
+			if _, dup := row.GetRetryByReason()[reason]; dup {
+				continue
+			}
+			add("agent.reason."+t.Wire+"."+reason, "the reason refines the Labby kind",
+				obj("agent_error", obj("code", t.Wire, "message", "m", "retry", row.GetRetry(), "details", obj("reason", reason))))
+		}
+		add("agent.noretry."+t.Wire, "an absent retry hint takes the code's default, with a note",
+			obj("agent_error", obj("code", t.Wire, "message", "m")))
+	}
+
+	for _, t := range Classes.Terms {
+		add("classified.class."+t.Wire, "a bare class takes its row's kind and recovery",
+			obj("classified_error", obj("class", t.Wire, "message", "m")))
+		add("classified.class_wait."+t.Wire, "a fractional retry_after_secs is rounded up",
+			obj("classified_error", obj("class", t.Wire, "message", "m", "retry_after_secs", 1.2)))
+	}
+	for _, t := range ClassifiedCodes.Terms {
+		add("classified.code."+t.Wire, "a producer code takes the class the contract fixes, or none",
+			obj("classified_error", obj("code", t.Wire, "message", "m")))
+		row := t.Row.(*errsvcv1.ClassifiedCodeRow)
+		if row.GetClassSource() != classFixed {
+			add("classified.detail_class."+t.Wire, "a class in detail.class counts",
+				obj("classified_error", obj("code", t.Wire, "message", "m", "detail", obj("class", "transient", "retry_after_secs", 7))))
+		}
+	}
+	for _, t := range RoutingCodes.Terms {
+		add("classified.routing."+t.Wire, "account_selection_refused is classified by routing's code",
+			obj("classified_error", obj("code", "account_selection_refused", "message", "m",
+				"detail", obj("routing_code", t.Wire, "routing_detail", obj("note", "x")))))
+	}
+
+	rules := []goldenCase{
+		{"rule.unknown_kind", "an unknown kind takes seed 000's catch-all and passes through",
+			obj("labby_error", obj("kind", "quantum_flux", "message", "m"))},
+		{"rule.unknown_kind_hints", "the catch-all stays discouraged even for a read-only tool (the seed wins over the reference)",
+			obj("labby_error", obj("kind", "quantum_flux", "message", "m", "safety", obj("read_only_hint", true)))},
+		{"rule.caller_origin_wins", "a caller-supplied origin wins, and side effects follow it",
+			obj("labby_error", obj("kind", "invalid_param", "message", "m", "origin", "tool_execution"))},
+		{"rule.caller_recovery_wins", "a caller-supplied recovery wins",
+			obj("labby_error", obj("kind", "rate_limited", "message", "m", "recovery", obj("action", "do_not_retry", "same_arguments", "never", "guidance", "Stop.")))},
+		{"rule.caller_side_effects_wins", "caller-supplied side effects win",
+			obj("labby_error", obj("kind", "timeout", "message", "m", "side_effects", "none_expected"))},
+		{"rule.caller_unknown_origin", "an unknown origin term cannot be emitted (the schema pins it): the derived one stays, with a note",
+			obj("labby_error", obj("kind", "timeout", "message", "m", "origin", "quantum"))},
+		{"rule.contract_version_2", "another contract version is read as 1, with a note",
+			obj("labby_error", obj("contract_version", 2, "kind", "timeout", "message", "m"))},
+		{"rule.context_idempotent", "the request context's idempotent relaxes discouraged and fills the envelope's context",
+			obj("labby_error", obj("kind", "tool_error", "message", "m"), "context", obj("service", "github", "action", "create_issue", "tool", "github::create_issue", "idempotent", true))},
+		{"rule.timeout_idempotent_context", "a Labby timeout on an idempotent call becomes TIMEOUT yes",
+			obj("labby_error", obj("kind", "timeout", "message", "m"), "context", obj("idempotent", true))},
+		{"rule.timeout_not_idempotent", "a non-idempotent timeout never becomes a blind retry",
+			obj("agent_error", obj("code", "TIMEOUT", "message", "m", "retry", "no", "details", obj("timeoutMs", 30000, "idempotent", false)))},
+		{"rule.timeout_idempotent", "an idempotent timeout retries",
+			obj("agent_error", obj("code", "TIMEOUT", "message", "m", "retry", "yes", "details", obj("timeoutMs", 30000, "idempotent", true)))},
+		{"rule.denial_never_retry", "a denied confirmation never turns into a retry, whatever the hint says",
+			obj("agent_error", obj("code", "CONFIRMATION_INVALID", "message", "m", "retry", "with-confirmation", "details", obj("reason", "denied")))},
+		{"rule.execution_failed_transient", "EXECUTION_FAILED with transient: true is transient, after-delay, with its wait",
+			obj("agent_error", obj("code", "EXECUTION_FAILED", "message", "m", "retry", "after-delay", "details", obj("reason", "transport", "transient", true, "retryAfterMs", 1500)))},
+		{"rule.rate_limited_ms", "retryAfterMs converts to retry_after_ms and to whole seconds, rounded up",
+			obj("agent_error", obj("code", "RATE_LIMITED", "message", "m", "retry", "after-delay", "details", obj("reason", "rate", "retryAfterMs", 1001)))},
+		{"rule.rate_limited_fraction_ms", "a fractional retryAfterMs is rounded up",
+			obj("agent_error", obj("code", "RATE_LIMITED", "message", "m", "retry", "after-delay", "details", obj("reason", "queue-full", "retryAfterMs", 20.5)))},
+		{"rule.unknown_agent_code", "an unknown agent code passes through with EXECUTION_FAILED's meaning",
+			obj("agent_error", obj("code", "QUANTUM_FAILURE", "message", "m", "retry", "no"))},
+		{"rule.unknown_agent_retry", "an unknown retry hint passes through with a note",
+			obj("agent_error", obj("code", "RATE_LIMITED", "message", "m", "retry", "after-coffee"))},
+		{"rule.retry_outside_matrix", "a known hint outside the code's matrix is kept as given, with a note",
+			obj("agent_error", obj("code", "NOT_AUTHORIZED", "message", "m", "retry", "yes"))},
+		{"rule.agent_message_not_passed", "agent_error.message is built from templates, never from upstream text",
+			obj("labby_error", obj("kind", "internal_error", "message", "SELECT * FROM users; stack at /srv/app/main.go:42"))},
+		{"rule.auth_alias", "`auth` reads as auth_required, with a note",
+			obj("classified_error", obj("code", "needs_reauth", "class", "auth", "message", "m"))},
+		{"rule.unknown_class", "a class outside the four passes through verbatim with recognized false",
+			obj("classified_error", obj("code", "degraded_mode", "class", "degraded", "message", "m"))},
+		{"rule.unknown_class_only", "an unknown class with no code keeps the catch-all envelope",
+			obj("classified_error", obj("class", "degraded", "message", "m"))},
+		{"rule.open_failed_detail_class", "open_failed with detail.class is classified by it",
+			obj("classified_error", obj("code", "open_failed", "message", "m", "detail", obj("class", "transient")))},
+		{"rule.unknown_routing_code", "an unknown routing code stays verbatim and transient",
+			obj("classified_error", obj("code", "account_selection_refused", "message", "m", "detail", obj("routing_code", "disabled")))},
+		{"rule.routing_detail_class_wins", "detail.class beats the routing code's row",
+			obj("classified_error", obj("code", "account_selection_refused", "message", "m", "detail", obj("routing_code", "account_hold", "class", "auth_required")))},
+		{"rule.legacy_retry_after_s", "a legacy detail.retry_after_s is read as the wait",
+			obj("classified_error", obj("code", "account_limit_exhausted", "message", "m", "detail", obj("class", "transient", "retry_after_s", 30, "provider_code", "account_limit_exhausted")))},
+		{"rule.class_wins_over_code", "the produced class wins over the code's row",
+			obj("classified_error", obj("code", "rate_limited", "class", "permanent", "message", "m"))},
+		{"rule.unknown_code_no_class", "an unknown code with no class stays unclassified",
+			obj("classified_error", obj("code", "mystery", "message", "m"))},
+		{"rule.empty_classified", "an empty classified error is completed as internal_error, unclassified",
+			obj("classified_error", obj())},
+		{"rule.retry_after_clamped", "a huge wait is clamped so its milliseconds fit",
+			obj("classified_error", obj("class", "transient", "retry_after_secs", 1e12))},
+		{"rule.labby_additive_agent", "an envelope carrying an agent projection translates back to exactly that payload",
+			obj("labby_error", obj("kind", "unknown_instance", "message", "m", "agent_error", obj("code", "COMPONENT_UNMOUNTED", "message", "x", "retry", "after-refresh", "details", obj("phase", "mid-flight"))))},
+		{"rule.labby_additive_class", "an envelope carrying a classification keeps it",
+			obj("labby_error", obj("kind", "variant_unsupported", "message", "m", "classification", obj("class", "permanent")))},
+		{"rule.targets_subset", "targets limits the response to the named fields",
+			obj("labby_error", obj("kind", "rate_limited", "message", "m"), "targets", []any{"classification", "http_status"})},
+		{"rule.targets_unknown", "an unknown target is ignored with a note",
+			obj("labby_error", obj("kind", "rate_limited", "message", "m"), "targets", []any{"agent_error", "smoke_signal"})},
+		{"rule.grpc_reason_sanitised", "an odd kind still makes a valid AIP-193 reason",
+			obj("labby_error", obj("kind", "9-lives.of a/cat", "message", "m"))},
+	}
+	cs = append(cs, rules...)
+
+	errs := []struct {
+		name, field string
+		request     any
+	}{
+		{"error.empty_request", "source", obj()},
+		{"error.labby_without_kind", "labby_error.kind", obj("labby_error", obj("message", "m"))},
+		{"error.agent_without_code", "agent_error.code", obj("agent_error", obj("message", "m"))},
+		{"error.negative_wait", "classified_error.retry_after_secs", obj("classified_error", obj("class", "transient", "retry_after_secs", -1))},
+		{"error.negative_retry_after_ms", "agent_error.details.retryAfterMs", obj("agent_error", obj("code", "RATE_LIMITED", "details", obj("retryAfterMs", -5)))},
+	}
+	for _, e := range errs {
+		cs = append(cs, goldenCase{e.name, "malformed: " + e.field, errorCase{e.field, e.request}})
+	}
+	slices.SortFunc(cs, func(a, b goldenCase) int {
+		switch {
+		case a.name < b.name:
+			return -1
+		case a.name > b.name:
+			return 1
+		}
+		return 0
+	})
+	return cs
+}
+
+// errorCase is a malformed request and the field its error must name.
+type errorCase struct {
+	field   string
+	request any
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprint(err))
+	}
+	return b
+}

@@ -1,0 +1,171 @@
+package translate
+
+import (
+	"google.golang.org/protobuf/proto"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+)
+
+// decodeLabby reads a Labby envelope, or a legacy {kind, message}, and
+// completes it from the kind's row. Caller-supplied origin, recovery and
+// side effects win over the derived ones.
+func decodeLabby(m *model, e *errsvcv1.LabbyError) error {
+	if e.GetKind() == "" {
+		return &RequestError{Field: "labby_error.kind", Description: "required: the stable kind of the error"}
+	}
+	if v := e.GetContractVersion(); v != 0 && v != 1 {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_CONTRACT_VERSION, "contract_version %d read as version 1", v)
+	}
+	m.kind, m.originalTerm = e.GetKind(), e.GetKind()
+	m.krow = kindRow(m.kind)
+	if m.krow == nil {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_KIND, "kind %q is not in the matrix; it passes through and takes the unknown-kind catch-all", clip(m.kind))
+	}
+	if e.GetSafety() != nil {
+		m.readOnly = m.readOnly || e.GetSafety().GetReadOnlyHint()
+		m.idempotent = m.idempotent || e.GetSafety().GetIdempotentHint()
+	}
+	completeFromKind(m)
+	if e.GetOrigin() == "" && e.GetRecovery() == nil && e.GetSideEffects() == "" {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_DEFAULT_ASSUMED, "origin, recovery and side_effects completed from kind %q", clip(m.kind))
+	}
+	if o := e.GetOrigin(); o != "" {
+		if override(m, &m.origin, o, "origin", Origins) && e.GetSideEffects() == "" {
+			m.sideEffects = sideEffectsFor(orCatchAll(m.krow), m.origin)
+		}
+	}
+	override(m, &m.sideEffects, e.GetSideEffects(), "side_effects", SideEffects)
+	if r := e.GetRecovery(); r != nil {
+		override(m, &m.action, r.GetAction(), "recovery.action", RecoveryActions)
+		override(m, &m.sameArgs, r.GetSameArguments(), "recovery.same_arguments", SameArgs)
+		m.guidance = sanitizeCause(r.GetGuidance())
+		if r.RetryAfterMs != nil {
+			setWaitMs(m, r.GetRetryAfterMs())
+		}
+	}
+	m.message = sanitizeCause(e.GetMessage())
+	if m.message != e.GetMessage() {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_SANITIZED, "labby_error.message was sanitised")
+	}
+	m.envelope = contextFields(e)
+	m.detail = sanitizeStruct(e.GetDetail())
+
+	// The class: an additive classification wins (the envelope stands for a
+	// classified error), then the kind's row; otherwise none is invented.
+	switch c := e.GetClassification(); {
+	case c.GetClass() != "":
+		readClass(m, c.GetClass(), "labby_error.classification.class")
+		m.classFromSource = true
+		if c.RetryAfterSecs != nil && m.waitMs == nil {
+			_ = setWaitSecs(m, float64(c.GetRetryAfterSecs()), "labby_error.classification.retry_after_secs")
+		}
+	case m.krow.GetClass() != "":
+		m.hasClass, m.class, m.recognized = true, m.krow.GetClass(), true
+	default:
+		m.note(errsvcv1.NoteCode_NOTE_CODE_CLASS_ABSENT, "kind %q carries no class; none is invented", clip(m.kind))
+	}
+
+	if a := e.GetAgentError(); a.GetCode() != "" {
+		return decodeAgentProjection(m, a)
+	}
+	deriveAgent(m)
+	return nil
+}
+
+// override keeps a caller-supplied term over the derived one. A term
+// outside the vocabulary cannot be emitted (the schema pins the enum), so
+// the derived term stays and the caller's passes through in a note.
+// It reports whether the caller's term was taken.
+func override(m *model, derived *string, supplied, field string, v *Vocabulary) bool {
+	switch {
+	case supplied == "" || supplied == *derived:
+		return supplied != ""
+	case !v.Has(supplied):
+		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_TERM, "%s %q is not a known term; %q kept in the envelope", field, clip(supplied), *derived)
+		return false
+	default:
+		m.note(errsvcv1.NoteCode_NOTE_CODE_CALLER_OVERRIDE, "%s %q supplied by the caller kept over the derived %q", field, supplied, *derived)
+		*derived = supplied
+		return true
+	}
+}
+
+func orCatchAll(row *errsvcv1.KindRow) *errsvcv1.KindRow {
+	if row == nil {
+		return catchAll
+	}
+	return row
+}
+
+// contextFields copies the envelope's optional context fields, sanitised.
+func contextFields(e *errsvcv1.LabbyError) *errsvcv1.LabbyError {
+	return &errsvcv1.LabbyError{
+		Service:      sanitizeShort(e.GetService()),
+		Action:       sanitizeShort(e.GetAction()),
+		Tool:         sanitizeShort(e.GetTool()),
+		Upstream:     sanitizeShort(e.GetUpstream()),
+		Command:      sanitizeCause(e.GetCommand()),
+		Prompt:       sanitizeCause(e.GetPrompt()),
+		Resource:     sanitizeCause(e.GetResource()),
+		Cause:        sanitizeCause(e.GetCause()),
+		OriginalKind: sanitizeShort(e.GetOriginalKind()),
+		Safety:       e.GetSafety(),
+		Evidence:     sanitizeEvidence(e.GetEvidence()),
+	}
+}
+
+// encodeLabby writes the complete envelope; it always validates against
+// agent-error.schema.json.
+func encodeLabby(m *model, resp *errsvcv1.TranslateResponse) {
+	resp.LabbyError = labbyEnvelope(m)
+}
+
+func labbyEnvelope(m *model) *errsvcv1.LabbyError {
+	e := &errsvcv1.LabbyError{}
+	if m.envelope != nil {
+		e = proto.CloneOf(m.envelope)
+	}
+	e.ContractVersion = 1
+	e.Kind = m.kind
+	e.Message = m.message
+	if e.Message == "" {
+		e.Message = defaultMessage(m)
+		m.note(errsvcv1.NoteCode_NOTE_CODE_DEFAULT_ASSUMED, "labby_error.message was empty; the kind's meaning was used")
+	}
+	e.Origin = m.origin
+	e.SideEffects = m.sideEffects
+	e.Recovery = &errsvcv1.Recovery{
+		Action:        m.action,
+		SameArguments: m.sameArgs,
+		Guidance:      m.guidance,
+		RetryAfterMs:  m.waitMs,
+	}
+	if e.Recovery.Guidance == "" {
+		e.Recovery.Guidance = actionRow(m.action).GetGuidance()
+	}
+	if m.agentFromSource {
+		e.AgentError = agentPayload(m)
+	}
+	if m.classFromSource && m.hasClass {
+		e.Classification = classification(m)
+	}
+	if m.detail != nil {
+		e.Detail = m.detail
+	}
+	return e
+}
+
+// defaultMessage is the kind's meaning, for a source that carried no text.
+func defaultMessage(m *model) string {
+	if t, ok := LabbyKinds.Lookup(m.kind); ok {
+		return t.Meaning
+	}
+	if t, ok := ClassifiedCodes.Lookup(m.kind); ok {
+		return t.Meaning
+	}
+	if m.hasClass && m.recognized {
+		t, _ := Classes.Lookup(m.class)
+		return t.Meaning
+	}
+	return "An error of kind " + clip(m.kind) + " occurred."
+}

@@ -1,0 +1,66 @@
+package translate
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+)
+
+// model is the pivot of a translation: every source decodes into it and
+// every target encodes from it, so N sources and M targets need N+M pieces
+// of code, not N×M, and every target tells the same story.
+type model struct {
+	// kind is the Labby kind, verbatim; krow is its row, nil for an unknown kind.
+	kind string
+	krow *errsvcv1.KindRow
+	// originalTerm is the source's own term (kind, code or producer code).
+	originalTerm string
+
+	// message is the sanitised human-readable diagnosis for the Labby envelope.
+	message string
+
+	// Labby recovery, all wire strings.
+	origin, action, sameArgs, sideEffects, guidance string
+
+	// waitMs is the wait in milliseconds, when the source gave one.
+	waitMs *uint32
+
+	// class is absent when hasClass is false; recognized is false for a
+	// class outside the four, which passes through verbatim.
+	class      string
+	hasClass   bool
+	recognized bool
+	// waitSecs is the wait in whole seconds (retry_after_secs).
+	waitSecs *uint32
+
+	// The Agent Surface projection.
+	agentCode, agentRetry string
+	agentDetails          *structpb.Struct
+	// agentFromSource is true when the source was an agent payload, so the
+	// Labby envelope carries it in its additive agent_error field.
+	agentFromSource bool
+	// classFromSource is true when the class came from a class-vocabulary
+	// source, so the Labby envelope carries it in its additive field.
+	classFromSource bool
+
+	httpStatus int32
+	grpcCode   string
+
+	// envelope holds the optional Labby context fields to copy through.
+	envelope *errsvcv1.LabbyError
+	// detail is producer detail kept verbatim (sanitised).
+	detail *structpb.Struct
+
+	// hints from the request context and the tool annotations.
+	idempotent, readOnly bool
+
+	notes []*errsvcv1.Note
+}
+
+// note records a step that lost information, assumed a default or
+// recognised an alias. code is a NoteCode wire string.
+func (m *model) note(code errsvcv1.NoteCode, format string, args ...any) {
+	m.notes = append(m.notes, &errsvcv1.Note{Code: Wire(code), Message: fmt.Sprintf(format, args...)})
+}

@@ -1,0 +1,140 @@
+package translate
+
+import (
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+)
+
+// Target names: the TranslateResponse fields a request may ask for.
+const (
+	TargetLabbyError     = "labby_error"
+	TargetCodeModeError  = "code_mode_error"
+	TargetAgentError     = "agent_error"
+	TargetClassification = "classification"
+	TargetHTTPStatus     = "http_status"
+	TargetGRPCStatus     = "grpc_status"
+)
+
+// target encodes the model into one response field.
+type target struct {
+	name string
+	// applies reports whether an empty target list includes it for this request.
+	applies func(req *errsvcv1.TranslateRequest) bool
+	encode  func(m *model, resp *errsvcv1.TranslateResponse)
+}
+
+func always(*errsvcv1.TranslateRequest) bool { return true }
+
+var targets = []target{
+	{TargetLabbyError, always, encodeLabby},
+	{TargetCodeModeError, isToolResult, encodeCodeMode},
+	{TargetAgentError, always, encodeAgent},
+	{TargetClassification, always, encodeClassification},
+	{TargetHTTPStatus, always, encodeHTTPStatus},
+	{TargetGRPCStatus, always, encodeGRPCStatus},
+}
+
+// Translate turns the request's one source into every requested target.
+// A malformed request (no source, a missing required field, a value out of
+// range) returns a *RequestError naming the field; an unknown term never
+// does: it passes through with a note.
+func Translate(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, error) {
+	m, err := decode(req)
+	if err != nil {
+		return nil, err
+	}
+	resp := &errsvcv1.TranslateResponse{}
+	wanted, err := selectTargets(req, m)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range targets {
+		if wanted[t.name] {
+			t.encode(m, resp)
+		}
+	}
+	resp.Notes = m.notes
+	return resp, nil
+}
+
+func isToolResult(req *errsvcv1.TranslateRequest) bool {
+	return req.GetMcpToolResult() != nil
+}
+
+// selectTargets resolves the request's target list; unknown names are
+// noted and ignored, so a client built against a newer contract still works.
+func selectTargets(req *errsvcv1.TranslateRequest, m *model) (map[string]bool, error) {
+	wanted := map[string]bool{}
+	if len(req.GetTargets()) == 0 {
+		for _, t := range targets {
+			if t.applies(req) {
+				wanted[t.name] = true
+			}
+		}
+		return wanted, nil
+	}
+	known := map[string]bool{}
+	for _, t := range targets {
+		known[t.name] = true
+	}
+	for _, name := range req.GetTargets() {
+		if known[name] {
+			wanted[name] = true
+		} else {
+			m.note(errsvcv1.NoteCode_NOTE_CODE_TARGET_UNKNOWN, "target %q is not a response field; ignored", clip(name))
+		}
+	}
+	return wanted, nil
+}
+
+// decode reads the request's one source into the model.
+func decode(req *errsvcv1.TranslateRequest) (*model, error) {
+	if req == nil {
+		return nil, &RequestError{Field: "source", Description: "the request is empty: set exactly one source (labby_error, agent_error, classified_error, provider_response or mcp_tool_result)"}
+	}
+	m := &model{}
+	if c := req.GetContext(); c != nil {
+		m.idempotent = c.GetIdempotent()
+		m.readOnly = c.GetReadOnly()
+	}
+	var err error
+	switch src := req.GetSource().(type) {
+	case *errsvcv1.TranslateRequest_LabbyError:
+		err = decodeLabby(m, src.LabbyError)
+	case *errsvcv1.TranslateRequest_AgentError:
+		err = decodeAgent(m, src.AgentError)
+	case *errsvcv1.TranslateRequest_ClassifiedError:
+		err = decodeClassified(m, src.ClassifiedError)
+	case *errsvcv1.TranslateRequest_ProviderResponse:
+		err = decodeProvider(m, src.ProviderResponse)
+	case *errsvcv1.TranslateRequest_McpToolResult:
+		err = decodeToolResult(m, src.McpToolResult)
+	default:
+		return nil, &RequestError{Field: "source", Description: "set exactly one source (labby_error, agent_error, classified_error, provider_response or mcp_tool_result)"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	applyContext(m, req.GetContext())
+	return m, nil
+}
+
+// applyContext copies what the caller knows into the envelope's context
+// fields where the source left them empty.
+func applyContext(m *model, c *errsvcv1.TranslateContext) {
+	if c == nil {
+		return
+	}
+	if m.envelope == nil {
+		m.envelope = &errsvcv1.LabbyError{}
+	}
+	e := m.envelope
+	fill := func(dst *string, v string) {
+		if *dst == "" && v != "" {
+			*dst = sanitizeShort(v)
+		}
+	}
+	fill(&e.Service, c.GetService())
+	fill(&e.Action, c.GetAction())
+	fill(&e.Tool, c.GetTool())
+	fill(&e.Upstream, c.GetUpstream())
+}
