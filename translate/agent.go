@@ -27,17 +27,14 @@ func decodeAgent(m *model, a *errsvcv1.AgentError) error {
 	m.originalTerm = a.GetCode()
 	row := agentRowOrFallback(a.GetCode())
 	reason := stringField(a.GetDetails(), "reason")
-	m.kind = row.GetLabbyKind()
-	if k, ok := row.GetLabbyKindByReason()[reason]; ok {
-		m.kind = k
-	}
+	m.kind = agentKind(row, reason)
 	m.krow = kindRow(m.kind)
 	completeFromKind(m)
 	// The recovery follows the retry hint: the kind's own recovery only when
 	// it means the same hint, so a denial never reads as a retry.
 	if ar := actionRow(m.action); ar.GetAgentRetry() != m.agentRetry {
 		if rr := retryRow(m.agentRetry); rr != nil {
-			m.action, m.sameArgs = rr.GetAction(), rr.GetSameArguments()
+			m.action, m.sameArgs, m.guidance = rr.GetAction(), rr.GetSameArguments(), rr.GetAdvice()
 		}
 	}
 	m.message = sanitizeCause(a.GetMessage())
@@ -108,6 +105,14 @@ func decodeAgentProjection(m *model, a *errsvcv1.AgentError) error {
 	return nil
 }
 
+// agentKind is the Labby kind an agent code stands for, refined by reason.
+func agentKind(row *errsvcv1.AgentCodeRow, reason string) string {
+	if k, ok := row.GetLabbyKindByReason()[reason]; ok {
+		return k
+	}
+	return row.GetLabbyKind()
+}
+
 func agentRowOrFallback(code string) *errsvcv1.AgentCodeRow {
 	if row := agentCodeRow(code); row != nil {
 		return row
@@ -117,7 +122,31 @@ func agentRowOrFallback(code string) *errsvcv1.AgentCodeRow {
 
 // encodeAgent writes the agent projection with an agent-safe message.
 func encodeAgent(m *model, resp *errsvcv1.TranslateResponse) {
+	noteAgentLoss(m)
 	resp.AgentError = agentPayload(m)
+}
+
+// noteAgentLoss records what the agent projection cannot carry: the Labby
+// kind when the code stands for another kind, and the class when the code
+// implies another (or none).
+func noteAgentLoss(m *model) {
+	if m.agentFromSource {
+		return
+	}
+	row := agentRowOrFallback(m.agentCode)
+	if k := agentKind(row, stringField(m.agentDetails, "reason")); k != m.kind {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "agent_error cannot carry kind %q; %s stands for %q", clip(m.kind), m.agentCode, k)
+	}
+	if m.waitMs != nil && !slices.Contains(row.GetDetails(), "retryAfterMs") {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "agent_error cannot carry the wait: %s has no retryAfterMs", m.agentCode)
+	}
+	implied := row.GetClass()
+	if implied == "" && boolField(m.agentDetails, "transient") {
+		implied = classTransient
+	}
+	if m.hasClass && implied != m.class {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "agent_error cannot carry class %q; %s implies %q", clip(m.class), m.agentCode, implied)
+	}
 }
 
 func agentPayload(m *model) *errsvcv1.AgentError {

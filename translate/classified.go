@@ -51,6 +51,7 @@ func decodeClassified(m *model, c *errsvcv1.ClassifiedError) error {
 	case m.hasClass && m.recognized:
 		cr := classRow(m.class)
 		m.kind = cr.GetLabbyKind()
+		m.krow = kindRow(m.kind)
 		completeFromClass(m, cr)
 		m.note(errsvcv1.NoteCode_NOTE_CODE_DEFAULT_ASSUMED, "no code: kind %q assumed from class %q", m.kind, m.class)
 	default:

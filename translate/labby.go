@@ -59,6 +59,8 @@ func decodeLabby(m *model, e *errsvcv1.LabbyError) error {
 		if c.RetryAfterSecs != nil && m.waitMs == nil {
 			_ = setWaitSecs(m, float64(c.GetRetryAfterSecs()), "labby_error.classification.retry_after_secs")
 		}
+	case e.GetAgentError().GetCode() != "":
+		// The envelope stands for an agent payload: its code decides the class.
 	case m.krow.GetClass() != "":
 		m.hasClass, m.class, m.recognized = true, m.krow.GetClass(), true
 	default:

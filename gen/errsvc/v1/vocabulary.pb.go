@@ -1124,7 +1124,7 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\x18SIDE_EFFECTS_UNSPECIFIED\x10\x00\x12^\n" +
 	"\x1aSIDE_EFFECTS_NONE_EXPECTED\x10\x01\x1a>\xc2\xf3\x18\rnone_expected\xca\xf3\x18)The call was refused before it could act.\x12Q\n" +
 	"\x15SIDE_EFFECTS_POSSIBLE\x10\x02\x1a6\xc2\xf3\x18\bpossible\xca\xf3\x18&The call may have partially completed.\x12M\n" +
-	"\x14SIDE_EFFECTS_UNKNOWN\x10\x03\x1a3\xc2\xf3\x18\aunknown\xca\xf3\x18$Nothing is known about side effects.*\x8d\x88\x01\n" +
+	"\x14SIDE_EFFECTS_UNKNOWN\x10\x03\x1a3\xc2\xf3\x18\aunknown\xca\xf3\x18$Nothing is known about side effects.*\xfe\x87\x01\n" +
 	"\tLabbyKind\x12\x1a\n" +
 	"\x16LABBY_KIND_UNSPECIFIED\x10\x00\x12\xa3\x01\n" +
 	"\x18LABBY_KIND_MISSING_PARAM\x10\x01\x1a\x84\x01\xc2\xf3\x18\rmissing_param\xca\xf3\x18\x1fA required parameter is absent.\xd2\xf3\x18L\n" +
@@ -1315,9 +1315,9 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\x1eLABBY_KIND_UNEXPECTED_RESPONSE\x10K\x1a\x8e\x02\xc2\xf3\x18\x13unexpected_response\xca\xf3\x180The upstream answered with something unexpected.\xd2\xf3\x18\xbe\x01\n" +
 	"\x12upstream_transport\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf6\x03B\x10EXECUTION_FAILEDJ\ttransportR\bINTERNALj[seed 000 lists it but the reference has no row: catch-all recovery with the upstream origin\x12\x8c\x02\n" +
 	"!LABBY_KIND_BRIDGE_TRANSPORT_ERROR\x10L\x1a\xe4\x01\xc2\xf3\x18\x16bridge_transport_error\xca\xf3\x18,The stdio bridge could not reach the daemon.\xd2\xf3\x18\x95\x01\n" +
-	"\x06bridge\x12\x10start_dependency\x1a\vconditional0\xf7\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportjAseed: service unavailable answers 503; the reference falls to 500\x12\xb0\x01\n" +
-	"\x19LABBY_KIND_INTERNAL_ERROR\x10M\x1a\x90\x01\xc2\xf3\x18\x0einternal_error\xca\xf3\x18&An internal failure needs an operator.\xd2\xf3\x18P\n" +
-	"\aruntime\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf4\x03B\x10EXECUTION_FAILEDJ\rhandler-error\x12\xa0\x01\n" +
+	"\x06bridge\x12\x10start_dependency\x1a\vconditional0\xf7\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportjAseed: service unavailable answers 503; the reference falls to 500\x12\xa1\x01\n" +
+	"\x19LABBY_KIND_INTERNAL_ERROR\x10M\x1a\x81\x01\xc2\xf3\x18\x0einternal_error\xca\xf3\x18&An internal failure needs an operator.\xd2\xf3\x18A\n" +
+	"\aruntime\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf4\x03B\x10EXECUTION_FAILED\x12\xa0\x01\n" +
 	"\x17LABBY_KIND_SERVER_ERROR\x10N\x1a\x82\x01\xc2\xf3\x18\fserver_error\xca\xf3\x18\x10A server failed.\xd2\xf3\x18Z\n" +
 	"\aruntime\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf6\x03B\x10EXECUTION_FAILEDJ\rhandler-errorR\bINTERNAL\x12\xa7\x01\n" +
 	"\x17LABBY_KIND_DECODE_ERROR\x10O\x1a\x89\x01\xc2\xf3\x18\fdecode_error\xca\xf3\x18 A response could not be decoded.\xd2\xf3\x18Q\n" +
