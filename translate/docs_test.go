@@ -1,0 +1,57 @@
+package translate
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/errsvc/errsvc/internal/golden"
+)
+
+// docs/VOCABULARIES.md is rendered from the matrix; the committed copy must
+// not drift from it. `make docs` (this test with -update) rewrites it.
+func TestVocabulariesDocIsCurrent(t *testing.T) {
+	root, err := golden.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(root, "docs", "VOCABULARIES.md")
+	want := VocabulariesMarkdown()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Error("docs/VOCABULARIES.md is out of date with the matrix: run make docs")
+	}
+}
+
+// ListVocabularies serves every term of every vocabulary the docs render.
+func TestListVocabulariesServesEveryTerm(t *testing.T) {
+	resp := Vocabularies()
+	if len(resp.GetVocabularies()) != len(allVocabularies) {
+		t.Fatalf("%d vocabularies served, %d known", len(resp.GetVocabularies()), len(allVocabularies))
+	}
+	for i, v := range resp.GetVocabularies() {
+		known := allVocabularies[i]
+		if v.GetName() != known.Name || len(v.GetTerms()) != len(known.Terms) {
+			t.Errorf("vocabulary %s served with %d terms, want %s with %d", v.GetName(), len(v.GetTerms()), known.Name, len(known.Terms))
+		}
+		for j, term := range v.GetTerms() {
+			if term.GetTerm() != known.Terms[j].Wire || term.GetMeaning() == "" {
+				t.Errorf("%s term %d = %q (meaning %q)", v.GetName(), j, term.GetTerm(), term.GetMeaning())
+			}
+			if (known.Terms[j].Row == nil) != (term.GetRow() == nil) {
+				t.Errorf("%s %s: row served %v, known %v", v.GetName(), term.GetTerm(), term.GetRow() != nil, known.Terms[j].Row != nil)
+			}
+		}
+	}
+}
