@@ -1,0 +1,52 @@
+# errsvc: one entry point for running, regenerating and testing.
+# Everything installs from the registries on first use (Go module proxy).
+
+BUF := go tool -modfile=tools/buf/go.mod buf
+RELEASE_IMAGE := releases/errsvc-v1.binpb
+
+.PHONY: run test generate docs golden lint breaking check-generated vet gotest fuzz release-image
+
+## run: start errsvc on its defaults (gRPC 127.0.0.1:9090, HTTP 127.0.0.1:8080)
+run:
+	go run ./cmd/errsvc
+
+## test: the whole suite, as CI runs it
+test: lint check-generated breaking vet gotest
+
+## generate: regenerate every generated file (code, docs, golden vectors)
+generate:
+	$(BUF) generate
+	go test ./translate -run 'TestVocabulariesDocIsCurrent' -update
+
+## golden: rewrite testdata/golden from the engine (review the diff!)
+golden:
+	go test ./translate -run 'TestGolden' -update
+
+lint:
+	$(BUF) lint
+
+## check-generated: regenerate and fail on any difference from what is committed
+check-generated: generate
+	@if [ -n "$$(git status --porcelain -- gen docs/VOCABULARIES.md)" ]; then \
+		echo "generated files drifted from the contract; run make generate and commit:"; \
+		git status --porcelain -- gen docs/VOCABULARIES.md; git --no-pager diff --stat -- gen docs; exit 1; fi
+
+## breaking: buf breaking against the image of the last release
+breaking:
+	$(BUF) breaking proto --against $(RELEASE_IMAGE)
+
+vet:
+	go vet ./...
+
+gotest:
+	go test -race -count=1 ./...
+
+## fuzz: run every fuzz target for FUZZTIME each (default 30s)
+FUZZTIME ?= 30s
+fuzz:
+	for t in FuzzLabbySource FuzzAgentSource FuzzClassifiedSource FuzzRequest; do \
+		go test ./translate -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
+
+## release-image: snapshot the contract as the baseline for buf breaking
+release-image:
+	$(BUF) build proto --exclude-source-info -o $(RELEASE_IMAGE)
