@@ -163,6 +163,47 @@ func goldenCases() []goldenCase {
 	}
 	cs = append(cs, rules...)
 
+	for _, t := range LabbyKinds.Terms {
+		add("mcp.kind."+t.Wire, "inside a completed MCP result only the listed kinds survive; the rest become tool_error",
+			obj("mcp_tool_result", obj("tool", "github::create_issue", "is_error", true,
+				"content", []any{obj("type", "text", "text", fmt.Sprintf(`{"kind":%q,"message":"upstream says no"}`, t.Wire))})))
+	}
+	mcp := []goldenCase{
+		{"mcp.structured_content", "the structured error is read from structured_content",
+			obj("mcp_tool_result", obj("tool", "linear::create_issue", "is_error", true,
+				"content", []any{obj("type", "text", "text", "Rate limited by Linear")},
+				"structured_content", obj("kind", "rate_limited", "message", "Too many requests", "retry_after_ms", 1200)))},
+		{"mcp.structured_content_error_member", "the structured error is read from structured_content.error",
+			obj("mcp_tool_result", obj("tool", "fs::read_file", "is_error", true,
+				"structured_content", obj("error", obj("kind", "path_traversal", "message", "../../etc/passwd escapes the root"))))},
+		{"mcp.read_only", "a read-only tool's failure expects no side effects and relaxes same_arguments",
+			obj("mcp_tool_result", obj("tool", "fs::read_file", "is_error", true,
+				"content", []any{obj("type", "text", "text", `{"kind":"upstream_error","message":"backend 502"}`)},
+				"annotations", obj("read_only_hint", true)))},
+		{"mcp.no_structure", "a plain-text error result is tool_error with its text as the message",
+			obj("mcp_tool_result", obj("tool", "shell::run", "is_error", true,
+				"content", []any{obj("type", "text", "text", "command exited with status 2")}))},
+		{"mcp.binary_evidence", "image and audio become descriptors; unknown blocks are omitted",
+			obj("mcp_tool_result", obj("tool", "browser::screenshot", "is_error", true,
+				"content", []any{
+					obj("type", "text", "text", "render failed"),
+					obj("type", "image", "data", "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk", "mimeType", "image/png"),
+					obj("type", "audio", "data", "UklGRiQAAABXQVZFZm10IBAAAAABAAEAESsAACJWAAACABAAZGF0YQAAAAA=", "mimeType", "audio/wav"),
+					obj("type", "hologram", "payload", "zzz"),
+					obj("type", "resource", "resource", obj("uri", "file:///tmp/log.txt", "mimeType", "text/plain", "text", "line 1")),
+				}))},
+		{"mcp.bare_tool_name", "a tool without a namespace is left out of the Code Mode error",
+			obj("mcp_tool_result", obj("tool", "create_issue", "is_error", true,
+				"content", []any{obj("type", "text", "text", `{"kind":"not_found","message":"no such repo"}`)}))},
+	}
+	var many []any
+	for i := 0; i < 20; i++ {
+		many = append(many, obj("type", "text", "text", fmt.Sprintf("line %d", i)))
+	}
+	mcp = append(mcp, goldenCase{"mcp.many_blocks", "at most 16 content blocks are kept; the rest are counted",
+		obj("mcp_tool_result", obj("tool", "shell::run", "is_error", true, "content", many))})
+	cs = append(cs, mcp...)
+
 	errs := []struct {
 		name, field string
 		request     any
@@ -171,6 +212,7 @@ func goldenCases() []goldenCase {
 		{"error.labby_without_kind", "labby_error.kind", obj("labby_error", obj("message", "m"))},
 		{"error.agent_without_code", "agent_error.code", obj("agent_error", obj("message", "m"))},
 		{"error.negative_wait", "classified_error.retry_after_secs", obj("classified_error", obj("class", "transient", "retry_after_secs", -1))},
+		{"error.mcp_not_error", "mcp_tool_result.is_error", obj("mcp_tool_result", obj("tool", "a::b", "is_error", false))},
 		{"error.negative_retry_after_ms", "agent_error.details.retryAfterMs", obj("agent_error", obj("code", "RATE_LIMITED", "details", obj("retryAfterMs", -5)))},
 	}
 	for _, e := range errs {

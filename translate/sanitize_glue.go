@@ -18,3 +18,6 @@ func sanitizeCause(s string) string                            { return s }
 func sanitizeShort(s string) string                            { return s }
 func sanitizeStruct(s *structpb.Struct) *structpb.Struct       { return s }
 func sanitizeEvidence(e *errsvcv1.Evidence) *errsvcv1.Evidence { return e }
+
+func sanitizeEvidenceText(s string) string            { return s }
+func sanitizeValue(v *structpb.Value) *structpb.Value { return v }

@@ -1,9 +1,214 @@
 package translate
 
-import errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+import (
+	"encoding/json"
+	"regexp"
 
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+)
+
+// Code Mode evidence limits (seed 001; the reference implementation's caps).
+const (
+	maxEvidenceBlocks   = 16
+	maxParsedTextBytes  = 64 << 10
+	toolErrorKind       = "tool_error"
+	toolExecutionOrigin = "tool_execution"
+)
+
+// codeModeTool is the `namespace::name` shape the Code Mode schema pins.
+var codeModeTool = regexp.MustCompile(`^.+::.+$`)
+
+// decodeToolResult reads a completed MCP isError result (seed 001). A
+// completed result proves the connection worked, so it is never a transport
+// failure: origin is always tool_execution, and only the kinds the matrix
+// marks code_mode_keeps survive; every other kind becomes tool_error with
+// the raw kind in original_kind.
 func decodeToolResult(m *model, r *errsvcv1.McpToolResult) error {
-	return &RequestError{Field: "mcp_tool_result", Description: "not yet supported"}
+	if !r.GetIsError() {
+		return &RequestError{Field: "mcp_tool_result.is_error", Description: "the result is not an error (is_error is false); only isError results translate"}
+	}
+	if a := r.GetAnnotations(); a != nil {
+		m.readOnly = m.readOnly || a.GetReadOnlyHint()
+		m.idempotent = m.idempotent || a.GetIdempotentHint()
+	}
+	parsed, parsedValue := structuredError(r)
+	rawKind := stringField(parsed, "kind")
+	m.originalTerm = rawKind
+	m.kind = toolErrorKind
+	if row := kindRow(rawKind); row.GetCodeModeKeeps() {
+		m.kind = rawKind
+	}
+	m.krow = kindRow(m.kind)
+	completeFromKind(m)
+	if m.origin != toolExecutionOrigin {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_DEFAULT_ASSUMED, "a completed tool result is a tool_execution failure, not %s", m.origin)
+		m.origin = toolExecutionOrigin
+	}
+	m.sideEffects = "possible"
+	if m.readOnly {
+		m.sideEffects = "none_expected"
+	}
+	if m.krow.GetClass() != "" {
+		m.hasClass, m.class, m.recognized = true, m.krow.GetClass(), true
+	} else {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_CLASS_ABSENT, "a completed %s carries no class; none is invented", m.kind)
+	}
+	if ms, ok := numberField(parsed, "retry_after_ms"); ok && ms >= 0 && ms <= float64(^uint32(0)) && m.krow.GetPassesRetryAfter() {
+		setWaitMs(m, uint32(ms))
+	}
+
+	m.message = sanitizeCause(stringField(parsed, "message"))
+	if m.message == "" {
+		m.message = sanitizeCause(firstText(r))
+	}
+	e := &errsvcv1.LabbyError{
+		Tool:     sanitizeShort(r.GetTool()),
+		Safety:   r.GetAnnotations(),
+		Evidence: toolEvidence(m, r, parsedValue),
+	}
+	if rawKind != "" && rawKind != m.kind {
+		e.OriginalKind = sanitizeShort(rawKind)
+		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "kind %q inside a completed result canonicalised to tool_error; kept in original_kind", e.OriginalKind)
+	}
+	if rawKind == "" {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_DEFAULT_ASSUMED, "no structured error with a kind in the result: tool_error assumed")
+	}
+	m.envelope = e
+	deriveAgent(m)
+	return nil
 }
 
-func encodeCodeMode(m *model, resp *errsvcv1.TranslateResponse) {}
+// structuredError finds the result's structured error: structured_content,
+// its `error` member, or the first text block of at most 64 KiB that
+// parses as a JSON object with a kind or a message.
+func structuredError(r *errsvcv1.McpToolResult) (*structpb.Struct, *structpb.Value) {
+	if sc := r.GetStructuredContent().GetStructValue(); sc != nil {
+		if inner := sc.GetFields()["error"].GetStructValue(); hasKindOrMessage(inner) {
+			return inner, structpb.NewStructValue(inner)
+		}
+		if hasKindOrMessage(sc) {
+			return sc, structpb.NewStructValue(sc)
+		}
+	}
+	for _, block := range r.GetContent() {
+		text := block.GetFields()["text"].GetStringValue()
+		if stringField(block, "type") != "text" || len(text) > maxParsedTextBytes {
+			continue
+		}
+		var obj map[string]any
+		if json.Unmarshal([]byte(text), &obj) != nil {
+			continue
+		}
+		s, err := structpb.NewStruct(obj)
+		if err != nil {
+			continue
+		}
+		if inner := s.GetFields()["error"].GetStructValue(); hasKindOrMessage(inner) {
+			s = inner
+		}
+		if hasKindOrMessage(s) {
+			return s, structpb.NewStructValue(s)
+		}
+	}
+	return nil, nil
+}
+
+func hasKindOrMessage(s *structpb.Struct) bool {
+	return stringField(s, "kind") != "" || stringField(s, "message") != ""
+}
+
+func firstText(r *errsvcv1.McpToolResult) string {
+	for _, block := range r.GetContent() {
+		if stringField(block, "type") == "text" {
+			return block.GetFields()["text"].GetStringValue()
+		}
+	}
+	return ""
+}
+
+// toolEvidence keeps sanitised evidence from every content block up to
+// the cap: text sanitised and capped, binary payloads as descriptors only,
+// resources redacted, unknown blocks marked as omitted.
+func toolEvidence(m *model, r *errsvcv1.McpToolResult, parsed *structpb.Value) *errsvcv1.Evidence {
+	ev := &errsvcv1.Evidence{}
+	blocks := r.GetContent()
+	if len(blocks) > maxEvidenceBlocks {
+		omitted := uint32(len(blocks) - maxEvidenceBlocks)
+		ev.OmittedContentBlocks = &omitted
+		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "%d content blocks beyond the first %d omitted from evidence", omitted, maxEvidenceBlocks)
+		blocks = blocks[:maxEvidenceBlocks]
+	}
+	for _, b := range blocks {
+		ev.Content = append(ev.Content, evidenceBlock(b))
+	}
+	if sc := r.GetStructuredContent(); sc != nil {
+		ev.StructuredContent = sanitizeValue(sc)
+	}
+	if parsed != nil {
+		ev.ParsedError = sanitizeValue(parsed)
+	}
+	if len(ev.GetContent()) == 0 && ev.StructuredContent == nil && ev.ParsedError == nil {
+		return nil
+	}
+	return ev
+}
+
+// evidenceBlock turns one MCP content block into its safe descriptor.
+func evidenceBlock(b *structpb.Struct) *errsvcv1.EvidenceBlock {
+	f := b.GetFields()
+	mime := sanitizeShort(firstNonEmpty(f["mimeType"].GetStringValue(), f["mime_type"].GetStringValue()))
+	switch typ := f["type"].GetStringValue(); typ {
+	case "text":
+		return &errsvcv1.EvidenceBlock{Type: typ, Text: sanitizeEvidenceText(f["text"].GetStringValue())}
+	case "image", "audio":
+		size := uint32(len(f["data"].GetStringValue()))
+		return &errsvcv1.EvidenceBlock{Type: typ, MimeType: mime, EncodedBytes: &size, DataOmitted: proto.Bool(true)}
+	case "resource":
+		res := f["resource"].GetStructValue().GetFields()
+		out := &errsvcv1.EvidenceBlock{
+			Type:     typ,
+			Uri:      sanitizeShort(res["uri"].GetStringValue()),
+			MimeType: sanitizeShort(firstNonEmpty(res["mimeType"].GetStringValue(), res["mime_type"].GetStringValue())),
+			Text:     sanitizeEvidenceText(res["text"].GetStringValue()),
+		}
+		if blob := res["blob"].GetStringValue(); blob != "" {
+			size := uint32(len(blob))
+			out.EncodedBytes, out.DataOmitted = &size, proto.Bool(true)
+		}
+		return out
+	case "resource_link":
+		return &errsvcv1.EvidenceBlock{Type: typ, Uri: sanitizeShort(f["uri"].GetStringValue()), MimeType: mime}
+	default:
+		return &errsvcv1.EvidenceBlock{Type: "unknown", ContentOmitted: proto.Bool(true)}
+	}
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// encodeCodeMode writes the Code Mode call error: the envelope with the
+// narrower origin set (runtime, discovery and bridge read as code_mode)
+// and the tool only in its `namespace::name` shape.
+func encodeCodeMode(m *model, resp *errsvcv1.TranslateResponse) {
+	e := labbyEnvelope(m)
+	if cm := originRow(e.GetOrigin()).GetCodeModeOrigin(); cm != "" && cm != e.GetOrigin() {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "origin %s is reported as %s in Code Mode", e.GetOrigin(), cm)
+		e.Origin = cm
+	}
+	if e.GetTool() != "" && !codeModeTool.MatchString(e.GetTool()) {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "tool %q is not namespace::name; left out of code_mode_error", e.GetTool())
+		e.Tool = ""
+	}
+	// The Code Mode contract has no room for errsvc's other additive views.
+	e.AgentError, e.Classification, e.Detail = nil, nil, nil
+	resp.CodeModeError = e
+}

@@ -461,7 +461,7 @@ type EvidenceBlock struct {
 	Text     string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
 	MimeType string `protobuf:"bytes,3,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
 	// Size of the omitted base64 payload.
-	EncodedBytes *uint64 `protobuf:"varint,4,opt,name=encoded_bytes,json=encodedBytes,proto3,oneof" json:"encoded_bytes,omitempty"`
+	EncodedBytes *uint32 `protobuf:"varint,4,opt,name=encoded_bytes,json=encodedBytes,proto3,oneof" json:"encoded_bytes,omitempty"`
 	// The binary payload was omitted.
 	DataOmitted *bool `protobuf:"varint,5,opt,name=data_omitted,json=dataOmitted,proto3,oneof" json:"data_omitted,omitempty"`
 	// An unknown block's content was omitted.
@@ -523,7 +523,7 @@ func (x *EvidenceBlock) GetMimeType() string {
 	return ""
 }
 
-func (x *EvidenceBlock) GetEncodedBytes() uint64 {
+func (x *EvidenceBlock) GetEncodedBytes() uint32 {
 	if x != nil && x.EncodedBytes != nil {
 		return *x.EncodedBytes
 	}
@@ -1059,7 +1059,7 @@ const file_errsvc_v1_errors_proto_rawDesc = "" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1b\n" +
 	"\tmime_type\x18\x03 \x01(\tR\bmimeType\x12(\n" +
-	"\rencoded_bytes\x18\x04 \x01(\x04H\x00R\fencodedBytes\x88\x01\x01\x12&\n" +
+	"\rencoded_bytes\x18\x04 \x01(\rH\x00R\fencodedBytes\x88\x01\x01\x12&\n" +
 	"\fdata_omitted\x18\x05 \x01(\bH\x01R\vdataOmitted\x88\x01\x01\x12,\n" +
 	"\x0fcontent_omitted\x18\x06 \x01(\bH\x02R\x0econtentOmitted\x88\x01\x01\x12\x10\n" +
 	"\x03uri\x18\a \x01(\tR\x03uriB\x10\n" +

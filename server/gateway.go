@@ -1,0 +1,64 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/gen/openapi"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+// NewHTTPHandler returns the HTTP surface: the REST mapping of
+// TranslationService under /v1/, plus /healthz, /readyz (opts.Health),
+// /metrics (opts.Metrics) and /openapi.json.
+//
+// REST calls the service in process (RegisterTranslationServiceHandlerServer)
+// instead of dialling the gRPC port: no second hop, no loopback connection to
+// keep alive or secure, and the HTTP port works even where the gRPC port is
+// not reachable. The price is that gRPC interceptors do not run for REST, so
+// the REST path recovers panics in recoveringService and is measured by
+// restHandler; both share their code with the gRPC side.
+func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
+	opts = opts.withDefaults()
+	gw := runtime.NewServeMux(
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.JSONPb{
+			MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: false},
+			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
+		}),
+		runtime.WithErrorHandler(restErrorHandler(opts.MaxRequestBytes)),
+		runtime.WithRoutingErrorHandler(restRoutingError),
+		runtime.WithForwardResponseOption(recordRPC),
+	)
+	svc := recoveringService{Service: NewService(opts), logger: opts.Logger}
+	if err := errsvcv1.RegisterTranslationServiceHandlerServer(ctx, gw, svc); err != nil {
+		return nil, fmt.Errorf("register REST handlers: %w", err)
+	}
+
+	mux := http.NewServeMux()
+	mux.Handle("/", &restHandler{gateway: gw, maxBytes: opts.MaxRequestBytes, metrics: opts.Metrics})
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		writeText(w, http.StatusOK, "ok")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if opts.Health.Ready() {
+			writeText(w, http.StatusOK, "ready")
+			return
+		}
+		writeText(w, http.StatusServiceUnavailable, "shutting down")
+	})
+	mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(openapi.JSON)
+	})
+	mux.Handle("GET /metrics", opts.Metrics.Handler())
+	return mux, nil
+}
+
+func writeText(w http.ResponseWriter, code int, body string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(code)
+	_, _ = fmt.Fprintln(w, body)
+}

@@ -1,0 +1,119 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// restErrorHandler makes every REST failure a google.rpc.Status body that
+// names the offending field (API.md), then lets the gateway write it.
+func restErrorHandler(maxBytes int64) runtime.ErrorHandlerFunc {
+	return func(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
+		st, httpStatus := restError(ctx, maxBytes, err)
+		if c := restCallFrom(ctx); c != nil {
+			c.code = st.Code()
+			if rpc, ok := runtime.RPCMethod(ctx); ok {
+				c.rpc = rpc
+			}
+		}
+		runtime.DefaultHTTPErrorHandler(ctx, mux, m, w, r, &runtime.HTTPStatusError{HTTPStatus: httpStatus, Err: st.Err()})
+	}
+}
+
+func restError(ctx context.Context, maxBytes int64, err error) (*status.Status, int) {
+	if c := restCallFrom(ctx); c != nil && c.bodyTooLarge {
+		return resourceExhausted("body", fmt.Sprintf("request body exceeds %d bytes", maxBytes)), http.StatusRequestEntityTooLarge
+	}
+	var withStatus *runtime.HTTPStatusError
+	if errors.As(err, &withStatus) {
+		// Routing errors: the router already chose the HTTP status.
+		return status.Convert(withStatus.Err), withStatus.HTTPStatus
+	}
+	st := status.Convert(err)
+	switch {
+	// The service attaches a BadRequest to every INVALID_ARGUMENT it
+	// returns, so one without it is the gateway failing to decode the body.
+	case st.Code() == codes.InvalidArgument && !hasBadRequest(st):
+		return decodeErrorStatus(st.Message()), http.StatusBadRequest
+	// RESOURCE_EXHAUSTED with a field violation is a size limit (an
+	// oversize batch), not rate limiting: 413, not the gateway's 429.
+	case st.Code() == codes.ResourceExhausted && hasBadRequest(st):
+		return st, http.StatusRequestEntityTooLarge
+	}
+	return st, runtime.HTTPStatusFromCode(st.Code())
+}
+
+// restRoutingError keeps the router's status on the wire: the gateway's
+// default turns 405 into 501 through UNIMPLEMENTED.
+func restRoutingError(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, httpStatus int) {
+	code := codes.Internal
+	switch httpStatus {
+	case http.StatusBadRequest:
+		code = codes.InvalidArgument
+	case http.StatusNotFound:
+		code = codes.NotFound
+	case http.StatusMethodNotAllowed:
+		code = codes.Unimplemented
+	}
+	err := status.Error(code, http.StatusText(httpStatus))
+	runtime.HTTPError(ctx, mux, m, w, r, &runtime.HTTPStatusError{HTTPStatus: httpStatus, Err: err})
+}
+
+var (
+	// protojson reports the member that found the oneof taken; the rule
+	// broken is the oneof's, so the violation names the oneof.
+	oneofTakenRE = regexp.MustCompile(`oneof [\w.]*?\.?(\w+) is already set`)
+	namedFieldRE = regexp.MustCompile(`(?:unknown|duplicate) field "([^"]*)"`)
+	// This one quotes the JSON (lowerCamel) name; see snakeCase.
+	badValueRE = regexp.MustCompile(`invalid value for \w+ field (\w+):`)
+)
+
+// decodeErrorStatus turns a body the gateway could not decode into
+// INVALID_ARGUMENT naming the field (see JSONErrorField).
+func decodeErrorStatus(msg string) *status.Status {
+	return invalidArgument(jsonErrorField(msg), msg)
+}
+
+// JSONErrorField names the request field (proto spelling, leaf name only)
+// that a protojson or encoding/json decode error is about, or "body" when the
+// text does not tell (syntax errors, a wrong top-level type). The REST gateway and
+// the CLI use it so both report a bad body the same way. protojson's wording
+// is not a stable API; if it changes, the answer degrades to "body".
+func JSONErrorField(err error) string {
+	return jsonErrorField(err.Error())
+}
+
+func jsonErrorField(msg string) string {
+	if m := oneofTakenRE.FindStringSubmatch(msg); m != nil {
+		return m[1]
+	}
+	if m := namedFieldRE.FindStringSubmatch(msg); m != nil && m[1] != "" {
+		return m[1]
+	}
+	if m := badValueRE.FindStringSubmatch(msg); m != nil {
+		return snakeCase(m[1])
+	}
+	return "body"
+}
+
+// snakeCase undoes protojson's lowerCamel JSON names so violations use the
+// proto (snake_case) names the REST API speaks.
+func snakeCase(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if 'A' <= r && r <= 'Z' {
+			b.WriteByte('_')
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

@@ -1,0 +1,118 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"google.golang.org/grpc"
+)
+
+// Server runs the gRPC server and the HTTP handler on their own listeners
+// and shuts both down together.
+type Server struct {
+	opts    Options
+	grpc    *grpc.Server
+	http    *http.Server
+	grpcLis net.Listener
+	httpLis net.Listener
+}
+
+// New binds both addresses right away, so a port of 0 is resolved (see
+// GRPCAddr, HTTPAddr) before Serve and a taken port fails here. Call Serve
+// once to use the listeners and release them.
+func New(opts Options) (*Server, error) {
+	opts = opts.withDefaults()
+	handler, err := NewHTTPHandler(context.Background(), opts)
+	if err != nil {
+		return nil, err
+	}
+	var lc net.ListenConfig
+	grpcLis, err := lc.Listen(context.Background(), "tcp", opts.GRPCAddr)
+	if err != nil {
+		return nil, fmt.Errorf("listen gRPC on %s: %w", opts.GRPCAddr, err)
+	}
+	httpLis, err := lc.Listen(context.Background(), "tcp", opts.HTTPAddr)
+	if err != nil {
+		_ = grpcLis.Close()
+		return nil, fmt.Errorf("listen HTTP on %s: %w", opts.HTTPAddr, err)
+	}
+	return &Server{
+		opts: opts,
+		grpc: NewGRPCServer(opts),
+		http: &http.Server{
+			Handler: handler,
+			// Without it a client can hold a connection open by trickling headers.
+			ReadHeaderTimeout: 10 * time.Second,
+			ErrorLog:          slogErrorLog(opts.Logger),
+		},
+		grpcLis: grpcLis,
+		httpLis: httpLis,
+	}, nil
+}
+
+// GRPCAddr is the bound gRPC address, e.g. "127.0.0.1:40123".
+func (s *Server) GRPCAddr() string { return s.grpcLis.Addr().String() }
+
+// HTTPAddr is the bound HTTP address.
+func (s *Server) HTTPAddr() string { return s.httpLis.Addr().String() }
+
+// Health is the serving state shared by gRPC health and /readyz.
+func (s *Server) Health() *Health { return s.opts.Health }
+
+// Serve serves until ctx is cancelled or a server fails, then shuts down
+// gracefully: it first reports not ready (so probes steer traffic away
+// while in-flight calls finish), then stops accepting and drains both
+// servers for at most Options.ShutdownTimeout before cutting the rest off.
+// It returns nil after a shutdown asked for through ctx.
+func (s *Server) Serve(ctx context.Context) error {
+	errc := make(chan error, 2)
+	go func() { errc <- s.grpc.Serve(s.grpcLis) }()
+	go func() {
+		if err := s.http.Serve(s.httpLis); !errors.Is(err, http.ErrServerClosed) {
+			errc <- err
+			return
+		}
+		errc <- nil
+	}()
+	s.opts.Logger.InfoContext(ctx, "errsvc listening", "grpc_addr", s.GRPCAddr(), "http_addr", s.HTTPAddr())
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errc:
+		// One server stopped on its own; take the other down with it.
+		s.opts.Logger.ErrorContext(ctx, "server failed", "error", serveErr)
+	}
+	s.shutdown()
+	return serveErr
+}
+
+func (s *Server) shutdown() {
+	s.opts.Logger.Info("errsvc shutting down", "timeout", s.opts.ShutdownTimeout.String())
+	s.opts.Health.SetNotServing()
+
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
+	defer cancel()
+
+	grpcDone := make(chan struct{})
+	go func() {
+		s.grpc.GracefulStop()
+		close(grpcDone)
+	}()
+	if err := s.http.Shutdown(ctx); err != nil {
+		s.opts.Logger.Warn("HTTP drain cut short", "error", err)
+		_ = s.http.Close()
+	}
+	select {
+	case <-grpcDone:
+	case <-ctx.Done():
+		s.opts.Logger.Warn("gRPC drain cut short")
+		s.grpc.Stop()
+		<-grpcDone
+	}
+	s.opts.Logger.Info("errsvc stopped")
+}
