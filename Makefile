@@ -4,14 +4,14 @@
 BUF := go tool -modfile=tools/buf/go.mod buf
 RELEASE_IMAGE := releases/errsvc-v1.binpb
 
-.PHONY: run test generate docs golden lint breaking check-generated vet gotest fuzz release-image
+.PHONY: run test generate docs golden lint breaking check-generated vet gotest conformance fuzz release-image
 
 ## run: start errsvc on its defaults (gRPC 127.0.0.1:9090, HTTP 127.0.0.1:8080)
 run:
 	go run ./cmd/errsvc
 
 ## test: the whole suite, as CI runs it
-test: lint check-generated breaking vet gotest
+test: lint check-generated breaking vet gotest conformance
 
 ## generate: regenerate every generated file (code, docs, golden vectors)
 generate:
@@ -40,6 +40,10 @@ vet:
 
 gotest:
 	go test -race -count=1 ./...
+
+## conformance: the Code Mode JavaScript contract (seed 001, points 5 and 6), with Node's test runner
+conformance:
+	node --test conformance/codemode-js/
 
 ## fuzz: run every fuzz target for FUZZTIME each (default 30s)
 FUZZTIME ?= 30s
