@@ -48,7 +48,7 @@ conformance:
 ## fuzz: run every fuzz target for FUZZTIME each (default 30s)
 FUZZTIME ?= 30s
 fuzz:
-	for t in FuzzLabbySource FuzzAgentSource FuzzClassifiedSource FuzzRequest; do \
+	for t in FuzzLabbySource FuzzAgentSource FuzzClassifiedSource FuzzToolResultSource FuzzRequest; do \
 		go test ./translate -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 
 ## release-image: snapshot the contract as the baseline for buf breaking

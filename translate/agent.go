@@ -4,7 +4,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -160,21 +159,37 @@ func agentPayload(m *model) *errsvcv1.AgentError {
 
 // agentMessage builds the agent-safe message from the code's template and
 // the retry hint's advice: never from upstream text (seed 002,
-// EXECUTION_FAILED), at most AgentMessageCap characters.
+// EXECUTION_FAILED), at most AgentMessageCap characters. The template and
+// advice pairs are rendered once; only a wait adds to them per call.
 func agentMessage(m *model) string {
-	row := agentRowOrFallback(m.agentCode)
-	var b strings.Builder
-	b.WriteString(row.GetMessage())
-	if rr := retryRow(m.agentRetry); rr != nil {
-		b.WriteString(" ")
-		b.WriteString(rr.GetAdvice())
+	msg, ok := agentMessages[agentMessageKey{m.agentCode, m.agentRetry}]
+	if !ok {
+		msg = renderAgentMessage(m.agentCode, m.agentRetry)
 	}
 	if m.waitSecs != nil && m.agentRetry == "after-delay" {
-		b.WriteString(" Wait at least ")
-		b.WriteString(strconv.FormatUint(uint64(*m.waitSecs), 10))
-		b.WriteString(" s.")
+		msg += " Wait at least " + strconv.FormatUint(uint64(*m.waitSecs), 10) + " s."
 	}
-	return truncateRunes(b.String(), AgentMessageCap)
+	return truncateRunes(msg, AgentMessageCap)
+}
+
+type agentMessageKey struct{ code, retry string }
+
+var agentMessages = func() map[agentMessageKey]string {
+	out := map[agentMessageKey]string{}
+	for _, c := range AgentCodes.Terms {
+		for _, r := range AgentRetries.Terms {
+			out[agentMessageKey{c.Wire, r.Wire}] = renderAgentMessage(c.Wire, r.Wire)
+		}
+	}
+	return out
+}()
+
+func renderAgentMessage(code, retry string) string {
+	msg := agentRowOrFallback(code).GetMessage()
+	if rr := retryRow(retry); rr != nil {
+		msg += " " + rr.GetAdvice()
+	}
+	return msg
 }
 
 func truncateRunes(s string, n int) string {

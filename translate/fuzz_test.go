@@ -49,6 +49,16 @@ func FuzzClassifiedSource(f *testing.F) {
 	})
 }
 
+func FuzzToolResultSource(f *testing.F) {
+	fuzzSource(f, "mcp_tool_result", func(b []byte) (*errsvcv1.TranslateRequest, bool) {
+		r := &errsvcv1.McpToolResult{}
+		if protojson.Unmarshal(b, r) != nil {
+			return nil, false
+		}
+		return &errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_McpToolResult{McpToolResult: r}}, true
+	})
+}
+
 // FuzzRequest covers whole requests: targets, context and every source.
 func FuzzRequest(f *testing.F) {
 	fuzzSource(f, "", func(b []byte) (*errsvcv1.TranslateRequest, bool) {

@@ -1,8 +1,6 @@
 package translate
 
 import (
-	"google.golang.org/protobuf/proto"
-
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 )
 
@@ -123,10 +121,7 @@ func encodeLabby(m *model, resp *errsvcv1.TranslateResponse) {
 }
 
 func labbyEnvelope(m *model) *errsvcv1.LabbyError {
-	e := &errsvcv1.LabbyError{}
-	if m.envelope != nil {
-		e = proto.CloneOf(m.envelope)
-	}
+	e := copyContext(m.envelope)
 	e.ContractVersion = 1
 	e.Kind = m.kind
 	e.Message = m.message
@@ -155,6 +150,20 @@ func labbyEnvelope(m *model) *errsvcv1.LabbyError {
 		e.Detail = m.detail
 	}
 	return e
+}
+
+// copyContext makes a fresh envelope holding src's context fields, so the
+// Labby and Code Mode targets never share a message (a field-by-field copy:
+// proto.Clone's reflection costs more than the whole translation).
+func copyContext(src *errsvcv1.LabbyError) *errsvcv1.LabbyError {
+	if src == nil {
+		return &errsvcv1.LabbyError{}
+	}
+	return &errsvcv1.LabbyError{
+		Service: src.Service, Action: src.Action, Tool: src.Tool, Upstream: src.Upstream,
+		Command: src.Command, Prompt: src.Prompt, Resource: src.Resource, Cause: src.Cause,
+		OriginalKind: src.OriginalKind, Safety: src.Safety, Evidence: src.Evidence,
+	}
 }
 
 // defaultMessage is the kind's meaning, for a source that carried no text.

@@ -5,10 +5,9 @@ import (
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/code"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/types/known/anypb"
-	"google.golang.org/protobuf/types/known/durationpb"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 )
@@ -36,35 +35,84 @@ func encodeHTTPStatus(m *model, resp *errsvcv1.TranslateResponse) {
 // (reason UPPER_SNAKE, the fixed domain, lowerCamel metadata carrying the
 // class and the original term) and a RetryInfo whenever there is a wait.
 func encodeGRPCStatus(m *model, resp *errsvcv1.TranslateResponse) {
-	md := map[string]string{
-		"kind":         m.kind,
-		"originalTerm": m.originalTerm,
-		"agentCode":    m.agentCode,
-		"retry":        m.agentRetry,
-	}
+	class := ""
 	if m.hasClass {
-		md["class"] = m.class
+		class = m.class
 	}
-	for k, v := range md {
-		if v == "" {
-			delete(md, k)
-		}
+	// Metadata in key order, as a deterministic marshal would write it.
+	md := [...][2]string{
+		{"agentCode", m.agentCode},
+		{"class", class},
+		{"kind", m.kind},
+		{"originalTerm", m.originalTerm},
+		{"retry", m.agentRetry},
 	}
-	info, _ := anypb.New(&errdetails.ErrorInfo{Reason: errorInfoReason(m.kind), Domain: ErrorInfoDomain, Metadata: md})
 	st := &status.Status{
 		Code:    grpcCodeNumber(grpcCodeFor(m)),
 		Message: agentMessage(m),
-		Details: []*anypb.Any{info},
+		Details: []*anypb.Any{{TypeUrl: errorInfoTypeURL, Value: appendErrorInfo(nil, errorInfoReason(m.kind), ErrorInfoDomain, md[:])}},
 	}
 	if m.waitSecs != nil {
 		delay := time.Duration(*m.waitSecs) * time.Second
 		if m.waitMs != nil {
 			delay = time.Duration(*m.waitMs) * time.Millisecond
 		}
-		ri, _ := anypb.New(&errdetails.RetryInfo{RetryDelay: durationpb.New(delay)})
-		st.Details = append(st.Details, ri)
+		st.Details = append(st.Details, &anypb.Any{TypeUrl: retryInfoTypeURL, Value: appendRetryInfo(nil, delay)})
 	}
 	resp.GrpcStatus = st
+}
+
+// The details are encoded with protowire rather than anypb.New: a
+// reflective marshal of ErrorInfo's map cost more than the rest of a
+// translation together. status_test.go decodes them with the real types.
+const (
+	errorInfoTypeURL = "type.googleapis.com/google.rpc.ErrorInfo"
+	retryInfoTypeURL = "type.googleapis.com/google.rpc.RetryInfo"
+)
+
+// appendErrorInfo encodes ErrorInfo{reason=1, domain=2, metadata=3}, leaving
+// out empty metadata values.
+func appendErrorInfo(b []byte, reason, domain string, md [][2]string) []byte {
+	b = protowire.AppendTag(b, 1, protowire.BytesType)
+	b = protowire.AppendString(b, reason)
+	b = protowire.AppendTag(b, 2, protowire.BytesType)
+	b = protowire.AppendString(b, domain)
+	for _, kv := range md {
+		if kv[1] == "" {
+			continue
+		}
+		entry := protowire.SizeTag(1) + protowire.SizeBytes(len(kv[0])) + protowire.SizeTag(2) + protowire.SizeBytes(len(kv[1]))
+		b = protowire.AppendTag(b, 3, protowire.BytesType)
+		b = protowire.AppendVarint(b, uint64(entry))
+		b = protowire.AppendTag(b, 1, protowire.BytesType)
+		b = protowire.AppendString(b, kv[0])
+		b = protowire.AppendTag(b, 2, protowire.BytesType)
+		b = protowire.AppendString(b, kv[1])
+	}
+	return b
+}
+
+// appendRetryInfo encodes RetryInfo{retry_delay=1: Duration{seconds=1, nanos=2}}.
+func appendRetryInfo(b []byte, d time.Duration) []byte {
+	secs, nanos := int64(d/time.Second), int64(d%time.Second)
+	size := 0
+	if secs != 0 {
+		size += protowire.SizeTag(1) + protowire.SizeVarint(uint64(secs))
+	}
+	if nanos != 0 {
+		size += protowire.SizeTag(2) + protowire.SizeVarint(uint64(nanos))
+	}
+	b = protowire.AppendTag(b, 1, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(size))
+	if secs != 0 {
+		b = protowire.AppendTag(b, 1, protowire.VarintType)
+		b = protowire.AppendVarint(b, uint64(secs))
+	}
+	if nanos != 0 {
+		b = protowire.AppendTag(b, 2, protowire.VarintType)
+		b = protowire.AppendVarint(b, uint64(nanos))
+	}
+	return b
 }
 
 // errorInfoReason spells a kind as an AIP-193 reason: UPPER_SNAKE, starting

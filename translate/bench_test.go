@@ -1,0 +1,76 @@
+package translate
+
+import (
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protojson"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+)
+
+// Core benchmarks: one translation per source, and a batch of 1,000 mixed
+// requests. Compare runs with benchstat; nothing here asserts a time.
+
+func benchRequest(b *testing.B, js string) *errsvcv1.TranslateRequest {
+	b.Helper()
+	req := &errsvcv1.TranslateRequest{}
+	if err := protojson.Unmarshal([]byte(js), req); err != nil {
+		b.Fatal(err)
+	}
+	return req
+}
+
+var benchSources = map[string]string{
+	"labby":      `{"labby_error":{"kind":"rate_limited","message":"slow down"}}`,
+	"agent":      `{"agent_error":{"code":"TIMEOUT","message":"timed out","retry":"no","details":{"timeoutMs":30000,"idempotent":false}}}`,
+	"classified": `{"classified_error":{"code":"account_selection_refused","message":"no account","detail":{"routing_code":"account_hold","retry_after_secs":12}}}`,
+	"mcp":        `{"mcp_tool_result":{"tool":"github::create_issue","is_error":true,"content":[{"type":"text","text":"{\"kind\":\"upstream_error\",\"message\":\"backend 502\"}"}]}}`,
+}
+
+func BenchmarkTranslate(b *testing.B) {
+	for _, name := range []string{"labby", "agent", "classified", "mcp"} {
+		req := benchRequest(b, benchSources[name])
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Translate(req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkTranslateLabbyTargets is the typical Labby translation asking
+// only for the class and the HTTP status, the cheapest useful answer.
+func BenchmarkTranslateLabbyTargets(b *testing.B) {
+	req := benchRequest(b, `{"labby_error":{"kind":"rate_limited","message":"slow down"},"targets":["classification","http_status"]}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Translate(req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkTranslateBatch1000(b *testing.B) {
+	var reqs []*errsvcv1.TranslateRequest
+	for _, c := range goldenCases() {
+		if _, bad := c.request.(errorCase); bad {
+			continue
+		}
+		reqs = append(reqs, benchRequest(b, string(mustJSON(c.request))))
+	}
+	batch := make([]*errsvcv1.TranslateRequest, 1000)
+	for i := range batch {
+		batch[i] = reqs[i%len(reqs)]
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, req := range batch {
+			if _, err := Translate(req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
