@@ -3,6 +3,7 @@
 
 BUF := go tool -modfile=tools/buf/go.mod buf
 RELEASE_IMAGE := releases/errsvc-v1.binpb
+GENERATED := gen docs/VOCABULARIES.md docs/PROVIDERS.md
 
 .PHONY: run test generate docs golden lint breaking check-generated vet gotest conformance fuzz release-image
 
@@ -17,6 +18,7 @@ test: lint check-generated breaking vet gotest conformance
 generate:
 	$(BUF) generate
 	go test ./translate -run 'TestVocabulariesDocIsCurrent' -update
+	go test ./translate/provider -run 'TestProvidersDoc' -update
 
 ## golden: rewrite testdata/golden from the engine (review the diff!)
 golden:
@@ -27,9 +29,9 @@ lint:
 
 ## check-generated: regenerate and fail on any difference from what is committed
 check-generated: generate
-	@if [ -n "$$(git status --porcelain -- gen docs/VOCABULARIES.md)" ]; then \
-		echo "generated files drifted from the contract; run make generate and commit:"; \
-		git status --porcelain -- gen docs/VOCABULARIES.md; git --no-pager diff --stat -- gen docs; exit 1; fi
+	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then \
+		echo "generated files drifted from their sources; run make generate and commit:"; \
+		git status --porcelain -- $(GENERATED); git --no-pager diff --stat -- $(GENERATED); exit 1; fi
 
 ## breaking: buf breaking against the image of the last release
 breaking:
@@ -50,6 +52,9 @@ FUZZTIME ?= 30s
 fuzz:
 	for t in FuzzLabbySource FuzzAgentSource FuzzClassifiedSource FuzzToolResultSource FuzzRequest; do \
 		go test ./translate -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
+	go test ./translate/provider -run '^$$' -fuzz '^FuzzClassify$$' -fuzztime $(FUZZTIME)
+	for t in FuzzText FuzzValue; do \
+		go test ./translate/sanitize -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 
 ## release-image: snapshot the contract as the baseline for buf breaking
 release-image:

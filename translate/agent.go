@@ -23,8 +23,8 @@ func decodeAgent(m *model, a *errsvcv1.AgentError) error {
 	if err := decodeAgentProjection(m, a); err != nil {
 		return err
 	}
-	m.originalTerm = a.GetCode()
-	row := agentRowOrFallback(a.GetCode())
+	m.originalTerm = m.agentCode
+	row := agentRowOrFallback(m.agentCode)
 	reason := stringField(a.GetDetails(), "reason")
 	m.kind = agentKind(row, reason)
 	m.krow = kindRow(m.kind)
@@ -55,7 +55,7 @@ func decodeAgent(m *model, a *errsvcv1.AgentError) error {
 // code, retry and details are preserved losslessly, as seed 002 asks of
 // adapters, except that a per-reason rule beats a contradicting hint.
 func decodeAgentProjection(m *model, a *errsvcv1.AgentError) error {
-	code := a.GetCode()
+	code := term(m, a.GetCode(), "agent_error.code")
 	row := agentCodeRow(code)
 	if row == nil {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_CODE, "agent code %q is not one of the 16; it passes through with %s's meaning", clip(code), fallbackAgentCode)
@@ -74,7 +74,7 @@ func decodeAgentProjection(m *model, a *errsvcv1.AgentError) error {
 	}
 
 	derived := agentRetryFor(row, reason, "", idempotent, transient)
-	given := a.GetRetry()
+	given := term(m, a.GetRetry(), "agent_error.retry")
 	retry := given
 	switch rule, hasRule := row.GetRetryByReason()[reason]; {
 	case hasRule && given != rule:

@@ -17,18 +17,18 @@ const (
 // detail.class, then the code's fixed class; a code whose contract forbids
 // inventing a class (open_failed) stays unclassified without one.
 func decodeClassified(m *model, c *errsvcv1.ClassifiedError) error {
-	code := c.GetCode()
+	code := term(m, c.GetCode(), "classified_error.code")
 	m.originalTerm = code
 	m.detail = sanitizeStruct(c.GetDetail())
 	m.classFromSource = true
 
 	switch detailClass := stringField(c.GetDetail(), "class"); {
 	case c.GetClass() != "":
-		readClass(m, c.GetClass(), "classified_error.class")
+		readClass(m, term(m, c.GetClass(), "classified_error.class"), "classified_error.class")
 	case detailClass != "":
-		readClass(m, detailClass, "classified_error.detail.class")
+		readClass(m, term(m, detailClass, "classified_error.detail.class"), "classified_error.detail.class")
 	default:
-		classFromCode(m, code, stringField(c.GetDetail(), "routing_code"))
+		classFromCode(m, code, term(m, stringField(c.GetDetail(), "routing_code"), "classified_error.detail.routing_code"))
 	}
 
 	if err := classifiedWait(m, c); err != nil {

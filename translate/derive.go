@@ -194,6 +194,17 @@ func grpcCodeFor(m *model) string {
 	return grpcCodeByHTTP(m.httpStatus)
 }
 
+// term reads a caller-supplied vocabulary term: it passes through intact
+// unless it carries what no output may (a secret, control characters),
+// in which case the sanitised term travels on, with a note.
+func term(m *model, s, field string) string {
+	clean := sanitizeShort(s)
+	if clean != s {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_SANITIZED, "%s was sanitised", field)
+	}
+	return clean
+}
+
 // clip bounds a caller-supplied term quoted in a note.
 func clip(s string) string {
 	return sanitizeShort(s)

@@ -3,7 +3,11 @@ package translate
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+
+	"github.com/errsvc/errsvc/internal/golden"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 )
@@ -204,6 +208,8 @@ func goldenCases() []goldenCase {
 		obj("mcp_tool_result", obj("tool", "shell::run", "is_error", true, "content", many))})
 	cs = append(cs, mcp...)
 
+	cs = append(cs, providerCases()...)
+
 	errs := []struct {
 		name, field string
 		request     any
@@ -242,4 +248,65 @@ func mustJSON(v any) json.RawMessage {
 		panic(fmt.Sprint(err))
 	}
 	return b
+}
+
+// providerFixture is one file of testdata/providers (the provider package's
+// fixture corpus): a raw answer and the class it must get.
+type providerFixture struct {
+	Name   string `json:"name"`
+	Why    string `json:"why"`
+	Answer struct {
+		Provider   string            `json:"provider"`
+		Status     int               `json:"status"`
+		Headers    map[string]string `json:"headers"`
+		Body       string            `json:"body"`
+		ReceivedAt string            `json:"received_at,omitempty"`
+	} `json:"answer"`
+	Now  string `json:"now"`
+	Want struct {
+		Class          string  `json:"class"`
+		RetryAfterSecs *uint32 `json:"retry_after_secs"`
+		Kind           string  `json:"kind"`
+	} `json:"want"`
+}
+
+func providerFixtures() []providerFixture {
+	root, err := golden.ModuleRoot()
+	if err != nil {
+		panic(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "testdata", "providers", "*.json"))
+	var out []providerFixture
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			panic(err)
+		}
+		var fx providerFixture
+		if err := json.Unmarshal(b, &fx); err != nil {
+			panic(f + ": " + err.Error())
+		}
+		out = append(out, fx)
+	}
+	return out
+}
+
+// providerCases turns every provider fixture into a golden vector, with
+// received_at pinned to the fixture's clock so the answer never depends on
+// when the vector runs.
+func providerCases() []goldenCase {
+	var cs []goldenCase
+	for _, fx := range providerFixtures() {
+		received := fx.Answer.ReceivedAt
+		if received == "" {
+			received = fx.Now
+		}
+		resp := obj("provider", fx.Answer.Provider, "status", fx.Answer.Status, "headers", fx.Answer.Headers, "body", fx.Answer.Body, "received_at", received)
+		if fx.Want.Class == "" {
+			cs = append(cs, goldenCase{"error.provider." + fx.Name, "malformed: not an error", errorCase{"provider_response", obj("provider_response", resp)}})
+			continue
+		}
+		cs = append(cs, goldenCase{"provider." + fx.Name, fx.Why, obj("provider_response", resp)})
+	}
+	return cs
 }

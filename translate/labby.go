@@ -14,7 +14,8 @@ func decodeLabby(m *model, e *errsvcv1.LabbyError) error {
 	if v := e.GetContractVersion(); v != 0 && v != 1 {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_CONTRACT_VERSION, "contract_version %d read as version 1", v)
 	}
-	m.kind, m.originalTerm = e.GetKind(), e.GetKind()
+	m.kind = term(m, e.GetKind(), "labby_error.kind")
+	m.originalTerm = m.kind
 	m.krow = kindRow(m.kind)
 	if m.krow == nil {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_KIND, "kind %q is not in the matrix; it passes through and takes the unknown-kind catch-all", clip(m.kind))
@@ -52,7 +53,7 @@ func decodeLabby(m *model, e *errsvcv1.LabbyError) error {
 	// classified error), then the kind's row; otherwise none is invented.
 	switch c := e.GetClassification(); {
 	case c.GetClass() != "":
-		readClass(m, c.GetClass(), "labby_error.classification.class")
+		readClass(m, term(m, c.GetClass(), "labby_error.classification.class"), "labby_error.classification.class")
 		m.classFromSource = true
 		if c.RetryAfterSecs != nil && m.waitMs == nil {
 			_ = setWaitSecs(m, float64(c.GetRetryAfterSecs()), "labby_error.classification.retry_after_secs")

@@ -1,0 +1,242 @@
+package provider
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// errorObject is the error an answer carries, in the fields every family's
+// rules read. Values are verbatim from the body (or header); the tables do
+// the case folding.
+type errorObject struct {
+	found bool
+	// shape is the family whose error shape the body has: a Vertex answer
+	// may carry an Anthropic-shaped error (Claude on Vertex), a gateway any
+	// shape. familyGeneric means plain text or no recognised shape.
+	shape family
+
+	Message string
+	Code    string // error.code or a top-level code, numbers rendered as text
+	Type    string // error.type, or a top-level type other than "error"
+	Status  string // google.rpc.Status status, e.g. RESOURCE_EXHAUSTED
+	// ErrorType is Bedrock's exception name, from x-amzn-ErrorType or __type.
+	ErrorType string
+	// Reasons are google.rpc.ErrorInfo reasons, e.g. API_KEY_INVALID.
+	Reasons []string
+	// QuotaValues are google.rpc.QuotaFailure violations' quotaValue.
+	QuotaValues []string
+	// RetryDelay is google.rpc.RetryInfo's retryDelay, e.g. "20s".
+	RetryDelay string
+	// Extra is provider text that is not the message but may explain it
+	// (OpenRouter's metadata.raw, the upstream's own error). It is read by
+	// the phrase and body-text rules only, never returned.
+	Extra string
+}
+
+// bodyError finds the error object of a non-stream body: JSON in a known
+// shape, any JSON object with error/message/code/type, or plain text.
+func bodyError(body string) errorObject {
+	if o, ok := jsonError(body); ok {
+		return o
+	}
+	t := strings.TrimSpace(body)
+	if t == "" {
+		return errorObject{found: true}
+	}
+	if looksJSON(t) {
+		// JSON of no known shape: there is no message to return, but the
+		// phrase rules may still read the text.
+		return errorObject{found: true, Extra: t}
+	}
+	return errorObject{found: true, Message: t}
+}
+
+func looksJSON(t string) bool {
+	return strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")
+}
+
+// jsonError decodes body and finds its error object. A top-level array is
+// searched element by element: Gemini sometimes wraps its google.rpc.Status
+// in one.
+func jsonError(body string) (errorObject, bool) {
+	v, ok := decodeJSON(body)
+	if !ok {
+		return errorObject{}, false
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		return objectError(v)
+	case []any:
+		for _, e := range v {
+			if m, ok := e.(map[string]any); ok {
+				if o, ok := objectError(m); ok {
+					return o, true
+				}
+			}
+		}
+	}
+	return errorObject{}, false
+}
+
+// decodeJSON keeps numbers as json.Number so a numeric code comes back as
+// the provider wrote it.
+func decodeJSON(s string) (any, bool) {
+	t := strings.TrimSpace(s)
+	if !looksJSON(t) {
+		return nil, false
+	}
+	d := json.NewDecoder(strings.NewReader(t))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// objectError reads one JSON object. The shapes, most specific first:
+//
+//	{"type":"error","error":{"type","message"}}              Anthropic
+//	{"error":{"code":429,"message","status","details":[...]}} google.rpc.Status
+//	{"error":{"message","type","param","code"}}               OpenAI and compatibles
+//	{"error":"text","code":...}                               Ollama, xAI
+//	{"message"|"Message","__type"|"code"|"type"}              Bedrock, vLLM, others
+func objectError(m map[string]any) (errorObject, bool) {
+	if e, ok := m["error"].(map[string]any); ok {
+		o := errorObject{found: true, shape: familyOpenAI}
+		o.Message = firstText(e, "message", "Message")
+		o.Code = code(e["code"])
+		o.Type = code(e["type"])
+		// Only google.rpc.Status has a string status; Azure repeats the
+		// HTTP status there as a number.
+		if st, ok := e["status"].(string); ok {
+			o.Status = strings.TrimSpace(st)
+		}
+		details, hasDetails := e["details"].([]any)
+		readDetails(&o, details)
+		if md, ok := e["metadata"].(map[string]any); ok {
+			o.Extra = text(md["raw"])
+		}
+		switch {
+		case code(m["type"]) == "error":
+			o.shape = familyAnthropic
+		case o.Status != "" || hasDetails:
+			o.shape = familyGoogle
+		}
+		return o, true
+	}
+	if s := text(m["error"]); strings.TrimSpace(s) != "" {
+		o := errorObject{found: true, shape: familyOpenAI, Message: s}
+		o.Code = code(m["code"])
+		if t := code(m["type"]); t != "error" {
+			o.Type = t
+		}
+		return o, true
+	}
+	o := errorObject{shape: familyOpenAI}
+	o.Message = firstText(m, "message", "Message", "detail", "error_message")
+	o.Code = strings.TrimSpace(firstText(m, "code", "error_code"))
+	if t := code(m["type"]); t != "error" {
+		o.Type = t
+	}
+	if t := code(m["__type"]); t != "" {
+		o.ErrorType = amznName(t)
+		o.shape = familyBedrock
+	}
+	o.found = o.Message != "" || o.Code != "" || o.Type != "" || o.ErrorType != ""
+	return o, o.found
+}
+
+// readDetails reads the google.rpc.Status details errsvc understands.
+func readDetails(o *errorObject, details []any) {
+	for _, d := range details {
+		m, ok := d.(map[string]any)
+		if !ok {
+			continue
+		}
+		switch t := code(m["@type"]); {
+		case strings.HasSuffix(t, "google.rpc.RetryInfo"):
+			if o.RetryDelay == "" {
+				o.RetryDelay = protoDuration(m["retryDelay"])
+			}
+		case strings.HasSuffix(t, "google.rpc.ErrorInfo"):
+			if r := code(m["reason"]); r != "" {
+				o.Reasons = append(o.Reasons, r)
+			}
+		case strings.HasSuffix(t, "google.rpc.QuotaFailure"):
+			vs, _ := m["violations"].([]any)
+			for _, v := range vs {
+				if vm, ok := v.(map[string]any); ok {
+					if q := code(vm["quotaValue"]); q != "" {
+						o.QuotaValues = append(o.QuotaValues, q)
+					}
+				}
+			}
+		}
+	}
+}
+
+// protoDuration reads a google.protobuf.Duration in its JSON form ("20s")
+// or, as some clients re-serialise it, {"seconds":20,"nanos":0}.
+func protoDuration(v any) string {
+	if s := code(v); s != "" {
+		return s
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return ""
+	}
+	secs, nanos := code(m["seconds"]), code(m["nanos"])
+	if secs == "" {
+		secs = "0"
+	}
+	if nanos == "" || nanos == "0" {
+		return secs + "s"
+	}
+	n, ok := parseDecimal(nanos)
+	if !ok {
+		return secs + "s"
+	}
+	s, ok := parseDecimal(secs)
+	if !ok {
+		return ""
+	}
+	return formatSeconds(s+n/1e9) + "s"
+}
+
+// amznName strips an AWS error type to its exception name:
+// "ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/"
+// and "com.amazon.coral.service#UnrecognizedClientException" both name it.
+func amznName(t string) string {
+	t = strings.TrimSpace(t)
+	if i := strings.IndexByte(t, ':'); i >= 0 {
+		t = t[:i]
+	}
+	if i := strings.LastIndexByte(t, '#'); i >= 0 {
+		t = t[i+1:]
+	}
+	return strings.TrimSpace(t)
+}
+
+// text renders a JSON string or number verbatim; anything else is "".
+func text(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case json.Number:
+		return v.String()
+	}
+	return ""
+}
+
+// code renders a structured code: text without surrounding blanks.
+func code(v any) string { return strings.TrimSpace(text(v)) }
+
+func firstText(m map[string]any, keys ...string) string {
+	for _, k := range keys {
+		if s := text(m[k]); s != "" {
+			return s
+		}
+	}
+	return ""
+}

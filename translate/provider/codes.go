@@ -1,0 +1,255 @@
+package provider
+
+import "strings"
+
+// Structured codes per family. A code names the cause, so it decides before
+// any header or status default (the contract's ordering rule). Each table
+// maps a code, case-insensitively, to a verdict; a code that is not listed
+// decides nothing and the status decides. Codes that only say "bad request"
+// (OpenAI's invalid_request_error type) are deliberately absent: OpenAI
+// sends that type with 401s and 404s too, so only the status can tell.
+
+// openaiCodes covers error.code and error.type of OpenAI and the
+// OpenAI-compatible servers (Azure, Groq, llama.cpp, ...).
+var openaiCodes = map[string]verdict{
+	// Billing exhaustion: a human must pay; waiting never fixes it. The
+	// status-only SDKs retry these 429s.
+	"insufficient_quota":         {classPermanent, kindQuotaExceeded, 0},
+	"billing_hard_limit_reached": {classPermanent, kindQuotaExceeded, 0},
+	"billing_not_active":         {classPermanent, kindQuotaExceeded, 0},
+	// A deactivated account is an entitlement problem, not a bad key: it
+	// arrives as 401, but a new login will not fix it.
+	"account_deactivated": {classPermanent, kindPermissionDenied, 0},
+	// Window limits recover by themselves. A request larger than the window
+	// never does, so the oversize phrases may still refine these.
+	"rate_limit_exceeded": {classTransient, kindRateLimited, refineOversize},
+	"tokens":              {classTransient, kindRateLimited, refineOversize},
+	"requests":            {classTransient, kindRateLimited, 0},
+	"slow_down":           {classTransient, kindRateLimited, 0},
+	// Input larger than the model's window.
+	"context_length_exceeded":       {classContextOverflow, kindContentTooLarge, 0},
+	"string_above_max_length":       {classContextOverflow, kindContentTooLarge, 0},
+	"model_context_window_exceeded": {classContextOverflow, kindContentTooLarge, 0},
+	"exceed_context_size_error":     {classContextOverflow, kindContentTooLarge, 0},
+	// max_tokens above the model's output cap: the input fits, so compacting
+	// it does not help; the caller must change the parameter.
+	"max_tokens_exceeded": {classPermanent, kindInvalidParam, 0},
+	// Credentials.
+	"invalid_api_key":        {classAuthRequired, kindAuthFailed, 0},
+	"invalid_authentication": {classAuthRequired, kindAuthFailed, 0},
+	// Entitlement and target problems.
+	"unsupported_country_region_territory": {classPermanent, kindPermissionDenied, 0},
+	"model_not_found":                      {classPermanent, kindNotFound, 0},
+	"model_decommissioned":                 {classPermanent, kindNotFound, 0},
+	"DeploymentNotFound":                   {classPermanent, kindNotFound, 0},
+	"invalid_prompt":                       {classPermanent, kindInvalidParam, 0},
+	"content_filter":                       {classPermanent, kindInvalidParam, 0},
+	"content_policy_violation":             {classPermanent, kindInvalidParam, 0},
+	// Provider-side failures.
+	"server_error":         {classTransient, kindProviderError, 0},
+	"server_is_overloaded": {classTransient, kindProviderUnavailable, 0},
+}
+
+// anthropicTypes covers error.type of Anthropic's {"type":"error"} shape.
+var anthropicTypes = map[string]verdict{
+	// The contract's own refinement: authentication is a credential to
+	// re-establish; permission is an entitlement a login cannot fix, so a
+	// 403 never invalidates a valid credential.
+	"authentication_error": {classAuthRequired, kindAuthFailed, 0},
+	"permission_error":     {classPermanent, kindPermissionDenied, refineBilling},
+	"rate_limit_error":     {classTransient, kindRateLimited, refineOversize},
+	"overloaded_error":     {classTransient, kindProviderUnavailable, 0},
+	"api_error":            {classTransient, kindProviderError, 0},
+	"timeout_error":        {classTransient, kindProviderTimeout, 0},
+	"request_too_large":    {classContextOverflow, kindContentTooLarge, 0},
+	// Anthropic reports "prompt is too long" and a too-low credit balance
+	// as invalid_request_error; the phrases tell them apart.
+	"invalid_request_error": {classPermanent, kindInvalidParam, refineOverflow | refineBilling},
+	"not_found_error":       {classPermanent, kindNotFound, 0},
+	"billing_error":         {classPermanent, kindQuotaExceeded, 0},
+}
+
+// googleQuotaValues covers google.rpc.QuotaFailure quotaValue. A quota of
+// zero ("limit: 0", a model without free-tier access) is no window: waiting
+// never helps until billing is set up.
+var googleQuotaValues = map[string]verdict{
+	"0": {classPermanent, kindQuotaExceeded, 0},
+}
+
+// googleReasons covers google.rpc.ErrorInfo reason (AIP-193). A reason is
+// more specific than the status: Gemini answers a bad key with
+// INVALID_ARGUMENT and reason API_KEY_INVALID.
+var googleReasons = map[string]verdict{
+	"API_KEY_INVALID":                 {classAuthRequired, kindAuthFailed, 0},
+	"ACCESS_TOKEN_EXPIRED":            {classAuthRequired, kindAuthFailed, 0},
+	"ACCESS_TOKEN_TYPE_UNSUPPORTED":   {classAuthRequired, kindAuthFailed, 0},
+	"CREDENTIALS_MISSING":             {classAuthRequired, kindAuthFailed, 0},
+	"ACCESS_TOKEN_SCOPE_INSUFFICIENT": {classPermanent, kindPermissionDenied, 0},
+	"IAM_PERMISSION_DENIED":           {classPermanent, kindPermissionDenied, 0},
+	"SERVICE_DISABLED":                {classPermanent, kindPermissionDenied, 0},
+	"CONSUMER_SUSPENDED":              {classPermanent, kindPermissionDenied, 0},
+	"API_KEY_SERVICE_BLOCKED":         {classPermanent, kindPermissionDenied, 0},
+	"API_KEY_HTTP_REFERRER_BLOCKED":   {classPermanent, kindPermissionDenied, 0},
+	"API_KEY_IP_ADDRESS_BLOCKED":      {classPermanent, kindPermissionDenied, 0},
+	"BILLING_DISABLED":                {classPermanent, kindQuotaExceeded, 0},
+	"RATE_LIMIT_EXCEEDED":             {classTransient, kindRateLimited, 0},
+}
+
+// googleStatuses covers google.rpc.Status status (Gemini and Vertex).
+var googleStatuses = map[string]verdict{
+	// Per-minute and daily quotas are windows: transient (seed 004). The
+	// message says "check your plan and billing details" even for those,
+	// so no phrase may refine it; only QuotaFailure and ErrorInfo can.
+	"RESOURCE_EXHAUSTED":  {classTransient, kindRateLimited, 0},
+	"UNAUTHENTICATED":     {classAuthRequired, kindAuthFailed, 0},
+	"PERMISSION_DENIED":   {classPermanent, kindPermissionDenied, refineBilling},
+	"INVALID_ARGUMENT":    {classPermanent, kindInvalidParam, refineOverflow | refineBilling},
+	"FAILED_PRECONDITION": {classPermanent, kindInvalidParam, refineOverflow | refineBilling},
+	"OUT_OF_RANGE":        {classPermanent, kindInvalidParam, refineOverflow},
+	"NOT_FOUND":           {classPermanent, kindNotFound, 0},
+	"ALREADY_EXISTS":      {classPermanent, kindConflict, 0},
+	"UNIMPLEMENTED":       {classPermanent, kindNotFound, 0},
+	"DATA_LOSS":           {classPermanent, kindProviderError, 0},
+	"ABORTED":             {classTransient, kindConflict, 0},
+	"UNAVAILABLE":         {classTransient, kindServiceUnavailable, 0},
+	"INTERNAL":            {classTransient, kindProviderError, 0},
+	"DEADLINE_EXCEEDED":   {classTransient, kindProviderTimeout, 0},
+	"UNKNOWN":             {classTransient, kindUpstreamError, 0},
+	"CANCELLED":           {classTransient, kindUpstreamError, 0},
+}
+
+// bedrockErrorTypes covers Bedrock's exception names (x-amzn-ErrorType,
+// __type). AWS signs requests, so a bad signature or token is a credential
+// problem (auth_required) even when it arrives as 403; AccessDenied is an
+// entitlement (model access not granted) and stays permanent.
+var bedrockErrorTypes = map[string]verdict{
+	"ThrottlingException":      {classTransient, kindRateLimited, 0},
+	"TooManyRequestsException": {classTransient, kindRateLimited, 0},
+	// "You can resubmit your request later" (Bedrock API reference): a quota
+	// window, and the contract's safe default for an undecidable quota.
+	"ServiceQuotaExceededException": {classTransient, kindQuotaExceeded, 0},
+	"ModelTimeoutException":         {classTransient, kindProviderTimeout, 0},
+	"ModelNotReadyException":        {classTransient, kindProviderUnavailable, 0},
+	"ServiceUnavailableException":   {classTransient, kindServiceUnavailable, 0},
+	"InternalServerException":       {classTransient, kindProviderError, 0},
+	"ModelErrorException":           {classTransient, kindProviderError, 0},
+	"ModelStreamErrorException":     {classTransient, kindProviderError, 0},
+	"AccessDeniedException":         {classPermanent, kindPermissionDenied, refineBilling},
+	"ResourceNotFoundException":     {classPermanent, kindNotFound, 0},
+	// "Input is too long for requested model." is a ValidationException.
+	"ValidationException":                 {classPermanent, kindValidationFailed, refineOverflow | refineBilling},
+	"UnrecognizedClientException":         {classAuthRequired, kindAuthFailed, 0},
+	"InvalidSignatureException":           {classAuthRequired, kindAuthFailed, 0},
+	"ExpiredTokenException":               {classAuthRequired, kindAuthFailed, 0},
+	"IncompleteSignatureException":        {classAuthRequired, kindAuthFailed, 0},
+	"MissingAuthenticationTokenException": {classAuthRequired, kindAuthFailed, 0},
+}
+
+// field names where a rule reads its candidate codes.
+type field int
+
+const (
+	fieldCode field = iota
+	fieldType
+	fieldStatus
+	fieldReason
+	fieldQuotaValue
+	fieldErrorType
+)
+
+// values returns the candidates of one field, in body order.
+func (f field) values(o *errorObject) []string {
+	switch f {
+	case fieldCode:
+		return []string{o.Code}
+	case fieldType:
+		return []string{o.Type}
+	case fieldStatus:
+		return []string{o.Status}
+	case fieldReason:
+		return o.Reasons
+	case fieldQuotaValue:
+		return o.QuotaValues
+	case fieldErrorType:
+		return []string{o.ErrorType}
+	}
+	return nil
+}
+
+// codeRule is one lookup: a field of the error object in a table. id
+// prefixes Result.Rule, e.g. "openai.code" + ".insufficient_quota".
+type codeRule struct {
+	id    string
+	field field
+	table *codeTable
+	// isCode says the field's value is the provider's code (Result.Code);
+	// a quota value is evidence, not a code.
+	isCode bool
+}
+
+// familyRules are each family's lookups, most specific first.
+var familyRules = map[family][]codeRule{
+	familyOpenAI: {
+		{"openai.code", fieldCode, openaiTable, true},
+		{"openai.type", fieldType, openaiTable, true},
+	},
+	familyAnthropic: {
+		{"anthropic.type", fieldType, anthropicTable, true},
+	},
+	familyGoogle: {
+		{"gemini.quota_value", fieldQuotaValue, googleQuotaTable, false},
+		{"gemini.reason", fieldReason, googleReasonTable, true},
+		{"gemini.status", fieldStatus, googleStatusTable, true},
+	},
+	familyBedrock: {
+		{"bedrock.error_type", fieldErrorType, bedrockTable, true},
+		{"bedrock.code", fieldCode, bedrockTable, true},
+	},
+}
+
+// rulesFor returns the lookups for an answer: its family's, then, when the
+// body has another family's shape (Claude on Vertex, a gateway relaying
+// Bedrock), that shape's. The generic family has only the shape's; a JSON
+// error of no particular shape reads as OpenAI's, the de facto standard.
+func rulesFor(fam, shape family) []codeRule {
+	if shape == familyGeneric {
+		shape = familyOpenAI
+	}
+	rules := familyRules[fam]
+	if shape != fam {
+		rules = append(rules[:len(rules):len(rules)], familyRules[shape]...)
+	}
+	return rules
+}
+
+// codeTable is a table folded for case-insensitive lookup; key is the
+// spelling in the source table, which Result.Rule and the docs show.
+type codeTable struct {
+	entries map[string]verdict
+	folded  map[string]string
+}
+
+func newCodeTable(entries map[string]verdict) *codeTable {
+	t := &codeTable{entries: entries, folded: make(map[string]string, len(entries))}
+	for k := range entries {
+		t.folded[strings.ToLower(k)] = k
+	}
+	return t
+}
+
+func (t *codeTable) lookup(code string) (verdict, string, bool) {
+	k, ok := t.folded[strings.ToLower(strings.TrimSpace(code))]
+	if !ok {
+		return verdict{}, "", false
+	}
+	return t.entries[k], k, true
+}
+
+var (
+	openaiTable       = newCodeTable(openaiCodes)
+	anthropicTable    = newCodeTable(anthropicTypes)
+	googleQuotaTable  = newCodeTable(googleQuotaValues)
+	googleReasonTable = newCodeTable(googleReasons)
+	googleStatusTable = newCodeTable(googleStatuses)
+	bedrockTable      = newCodeTable(bedrockErrorTypes)
+)

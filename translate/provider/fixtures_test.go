@@ -1,0 +1,213 @@
+package provider
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fixture is one file of testdata/providers: a real-shaped provider answer
+// and the classification errsvc must give it.
+type fixture struct {
+	Name   string `json:"name"`
+	Why    string `json:"why"`
+	Answer struct {
+		Provider   string            `json:"provider"`
+		Status     int               `json:"status"`
+		Headers    map[string]string `json:"headers"`
+		Body       string            `json:"body"`
+		ReceivedAt string            `json:"received_at,omitempty"`
+	} `json:"answer"`
+	Now  string `json:"now"`
+	Want struct {
+		Class          string  `json:"class"`
+		RetryAfterSecs *uint32 `json:"retry_after_secs,omitempty"`
+		Kind           string  `json:"kind"`
+		// Optional: asserted only when present.
+		Rule       string `json:"rule,omitempty"`
+		Code       string `json:"code,omitempty"`
+		WaitSource string `json:"wait_source,omitempty"`
+		Stream     *bool  `json:"stream,omitempty"`
+	} `json:"want"`
+	file string
+}
+
+// answer builds the Answer the fixture describes.
+func (f *fixture) answer(t testing.TB) Answer {
+	a := Answer{
+		Provider: f.Answer.Provider,
+		Status:   f.Answer.Status,
+		Headers:  f.Answer.Headers,
+		Body:     f.Answer.Body,
+	}
+	var err error
+	if f.Answer.ReceivedAt != "" {
+		if a.ReceivedAt, err = time.Parse(time.RFC3339, f.Answer.ReceivedAt); err != nil {
+			t.Fatalf("%s: received_at: %v", f.file, err)
+		}
+	}
+	if a.Now, err = time.Parse(time.RFC3339, f.Now); err != nil {
+		t.Fatalf("%s: now: %v", f.file, err)
+	}
+	return a
+}
+
+// moduleRoot walks up from the package directory to go.mod.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("go.mod not found above " + dir)
+		}
+		dir = parent
+	}
+}
+
+// loadFixtures reads every fixture, in family order then by name.
+func loadFixtures(t testing.TB) []fixture {
+	t.Helper()
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, err := filepath.Glob(filepath.Join(root, "testdata", "providers", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fs []fixture
+	for _, p := range paths {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f fixture
+		d := json.NewDecoder(strings.NewReader(string(raw)))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&f); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		f.file = filepath.Base(p)
+		if f.Name+".json" != f.file {
+			t.Errorf("%s: name %q does not match the file name", f.file, f.Name)
+		}
+		fs = append(fs, f)
+	}
+	sort.SliceStable(fs, func(i, j int) bool {
+		fi, fj := familyOf(fs[i].Answer.Provider), familyOf(fs[j].Answer.Provider)
+		if fi != fj {
+			return familyOrder[fi] < familyOrder[fj]
+		}
+		return fs[i].Name < fs[j].Name
+	})
+	return fs
+}
+
+// familyOrder is the order of the docs.
+var familyOrder = map[family]int{familyOpenAI: 0, familyAnthropic: 1, familyGoogle: 2, familyBedrock: 3, familyGeneric: 4}
+
+func TestFixtures(t *testing.T) {
+	fs := loadFixtures(t)
+	for _, f := range fs {
+		t.Run(f.Name, func(t *testing.T) {
+			got := Classify(f.answer(t))
+			w := f.Want
+			if got.Class != w.Class || got.Kind != w.Kind {
+				t.Errorf("class/kind = %q/%q, want %q/%q (rule %s)", got.Class, got.Kind, w.Class, w.Kind, got.Rule)
+			}
+			if g, e := secs(got.RetryAfterSecs), secs(w.RetryAfterSecs); g != e {
+				t.Errorf("retry_after_secs = %s, want %s (source %q)", g, e, got.WaitSource)
+			}
+			if w.Rule != "" && got.Rule != w.Rule {
+				t.Errorf("rule = %q, want %q", got.Rule, w.Rule)
+			}
+			if w.Code != "" && got.Code != w.Code {
+				t.Errorf("code = %q, want %q", got.Code, w.Code)
+			}
+			if w.WaitSource != "" && got.WaitSource != w.WaitSource {
+				t.Errorf("wait source = %q, want %q", got.WaitSource, w.WaitSource)
+			}
+			if w.Stream != nil && got.Stream != *w.Stream {
+				t.Errorf("stream = %v, want %v", got.Stream, *w.Stream)
+			}
+			checkInvariants(t, got)
+		})
+	}
+}
+
+// The brief's floor per family, so coverage cannot quietly shrink.
+func TestFixtureCounts(t *testing.T) {
+	min := map[family]int{familyOpenAI: 35, familyAnthropic: 30, familyGoogle: 25, familyBedrock: 15, familyGeneric: 15}
+	got := map[family]int{}
+	fs := loadFixtures(t)
+	for _, f := range fs {
+		got[familyOf(f.Answer.Provider)]++
+	}
+	if len(fs) < 130 {
+		t.Errorf("%d fixtures, want at least 130", len(fs))
+	}
+	for fam, n := range min {
+		if got[fam] < n {
+			t.Errorf("%s: %d fixtures, want at least %d", fam, got[fam], n)
+		}
+	}
+}
+
+func secs(p *uint32) string {
+	if p == nil {
+		return "absent"
+	}
+	return strings.TrimSpace(formatSeconds(float64(*p)))
+}
+
+// checkInvariants pins what every Result must satisfy; the fuzz target
+// runs it on arbitrary answers.
+func checkInvariants(t testing.TB, r Result) {
+	t.Helper()
+	if r.Class == "" {
+		if r.Kind != "" || r.RetryAfterSecs != nil || r.Rule != "" || r.Code != "" || r.Message != "" || r.WaitSource != "" || r.Stream {
+			t.Errorf("not an error, yet %+v", r)
+		}
+		return
+	}
+	if !contains(classes, r.Class) {
+		t.Errorf("class %q is outside the contract's set", r.Class)
+	}
+	if !contains(kinds, r.Kind) {
+		t.Errorf("kind %q is not an allowed Labby kind", r.Kind)
+	}
+	if r.Rule == "" {
+		t.Error("no rule named")
+	}
+	if r.RetryAfterSecs != nil {
+		if r.Class != classTransient {
+			t.Errorf("retry_after_secs on a %s result", r.Class)
+		}
+		if *r.RetryAfterSecs > MaxRetryAfterSecs {
+			t.Errorf("retry_after_secs %d above the clamp", *r.RetryAfterSecs)
+		}
+	}
+	if (r.RetryAfterSecs != nil) != (r.WaitSource != "") {
+		t.Errorf("wait %v with source %q", r.RetryAfterSecs, r.WaitSource)
+	}
+}
+
+func contains(set []string, s string) bool {
+	for _, e := range set {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,145 @@
+package provider
+
+import "strings"
+
+// Message phrases refine a verdict, never start one: they apply only where
+// a status default or a generic code (invalid_request_error,
+// INVALID_ARGUMENT, ValidationException) left the cause open, and only when
+// that verdict allows it (verdict.refine). Matching is case-insensitive on
+// the message plus any provider detail text. Phrases marked weak also show
+// up in window rate-limit messages, so they are ignored when the verdict is
+// transient and the text speaks of a window (windowPhrases): the costs are
+// asymmetric, and a window limit read as permanent kills a healthy model.
+type phrase struct {
+	id   string // Result.Rule is "phrase." + id
+	text string // lower case
+	weak bool
+}
+
+// overflowPhrases mean the input exceeds the model's window. Most are the
+// substrings LiteLLM and its users match (LiteLLM has no code to go by), the
+// rest the messages the providers send without a code.
+var overflowPhrases = []phrase{
+	{"context_length_exceeded", "context_length_exceeded", false},
+	{"model_context_window_exceeded", "model_context_window_exceeded", false},
+	{"context_window_exceeded", "contextwindowexceeded", false}, // LiteLLM's exception name
+	{"maximum_context", "maximum context", false},               // OpenAI, vLLM, Mistral
+	{"context_length", "context length", false},
+	{"context_window", "context window", false},
+	{"context_limit", "context limit", false},        // Anthropic: "exceed context limit"
+	{"prompt_too_long", "prompt is too long", false}, // Anthropic
+	{"input_too_long", "input is too long", false},   // Bedrock
+	{"reduce_length", "reduce the length of the messages", false},
+	{"available_context_size", "exceeds the available context size", false}, // llama.cpp
+	{"maximum_prompt_length", "maximum prompt length", false},               // xAI
+	{"string_max_length", "expected a string with maximum length", false},   // OpenAI string_above_max_length
+	{"input_token_count", "input token count", false},                       // Vertex
+	{"max_new_tokens", "`max_new_tokens` must be", false},                   // TGI, Together
+	{"maximum_number_of_tokens", "maximum number of tokens", true},
+	{"input_tokens_exceed", "input tokens exceed", true},
+	{"too_many_tokens", "too many tokens", true}, // also Bedrock's throttling text
+	{"token_limit", "token limit", true},
+	{"input_length", "input length", true},
+}
+
+// notOverflowPhrases are about the output budget, not the input: lowering
+// max_tokens fixes them, compacting the input does not.
+var notOverflowPhrases = []phrase{
+	{"output_tokens", "output token", false},
+	{"completion_tokens", "completion token", false},
+	{"max_tokens_too_large", "max_tokens is too large", false},
+}
+
+// oversizePhrases mean the request alone exceeds a rate-limit window, so
+// waiting for the window never helps (OpenAI's and Groq's "Request too
+// large for <model> ... on tokens per min").
+var oversizePhrases = []phrase{
+	{"request_too_large_for_window", "request too large for", false},
+	{"must_be_reduced", "must be reduced in order to run successfully", false},
+	{"reduce_message_size", "please reduce your message size", false},
+}
+
+// billingPhrases mean money, not time, is exhausted. Bare "billing" and
+// "quota" are deliberately absent: OpenAI's window rate-limit message links
+// account/billing, and Gemini's per-minute quota message says "check your
+// plan and billing details".
+var billingPhrases = []phrase{
+	{"insufficient_quota", "insufficient_quota", false},
+	{"billing_hard_limit", "billing_hard_limit", false},
+	{"billing_hard_limit", "billing hard limit", false},
+	{"credit_balance_too_low", "credit balance is too low", false},
+	{"payment_required", "payment required", false},
+	{"insufficient_balance", "insufficient balance", false}, // DeepSeek
+	{"insufficient_credits", "insufficient credits", false}, // OpenRouter
+	{"requires_more_credits", "requires more credits", false},
+	{"purchase_more_credits", "purchase more credits", false}, // xAI
+	{"used_all_credits", "used all available credits", false}, // xAI
+	{"spending_limit", "spending limit", false},
+	{"enable_billing", "enable billing", false}, // Google
+	{"billing_to_be_enabled", "billing to be enabled", false},
+	{"payment_instrument", "payment instrument", false}, // AWS Marketplace
+	{"exceeded_current_quota", "exceeded your current quota", true},
+	{"check_plan_and_billing", "check your plan and billing details", true},
+}
+
+// windowPhrases speak of a window that recovers by itself. "RateLimitError"
+// and "429" are deliberately absent: LiteLLM prefixes billing exhaustion
+// with both (its issue #32785).
+var windowPhrases = []phrase{
+	{"rate_limit", "rate limit", false},
+	{"rate_limit", "rate-limit", false},
+	{"per_minute", "per minute", false},
+	{"per_minute", "per min", false},
+	{"per_hour", "per hour", false},
+	{"per_day", "per day", false},
+	{"tokens_per", "tokens per", false},
+	{"requests_per", "requests per", false},
+	{"try_again_in", "try again in", false},
+	{"retry_in", "retry in", false},
+	{"retry_after", "retry after", false},
+	{"please_wait", "please wait", false},
+	{"resource_exhausted", "resource_exhausted", false},
+	{"resource_exhausted", "resource exhausted", false},
+	{"throttl", "throttl", false},
+}
+
+// match returns the first phrase of table found in lower-cased text,
+// skipping weak phrases when weakOK is false.
+func match(text string, table []phrase, weakOK bool) (phrase, bool) {
+	for _, p := range table {
+		if (weakOK || !p.weak) && strings.Contains(text, p.text) {
+			return p, true
+		}
+	}
+	return phrase{}, false
+}
+
+// refine applies the phrase tables a verdict allows, in order: oversize,
+// overflow, billing. It returns the refined verdict and its rule, or ok
+// false when no phrase applied.
+func refine(v verdict, text string) (verdict, string, bool) {
+	if v.refine == 0 || text == "" {
+		return v, "", false
+	}
+	lt := strings.ToLower(text)
+	if v.refine&(refineOversize|refineOverflow) != 0 {
+		if p, ok := match(lt, oversizePhrases, true); ok {
+			return verdict{classContextOverflow, kindContentTooLarge, 0}, "phrase." + p.id, true
+		}
+	}
+	_, window := match(lt, windowPhrases, true)
+	weakOK := v.class != classTransient || !window
+	if v.refine&refineOverflow != 0 {
+		if p, ok := match(lt, overflowPhrases, weakOK); ok {
+			if _, excluded := match(lt, notOverflowPhrases, true); !excluded {
+				return verdict{classContextOverflow, kindContentTooLarge, 0}, "phrase." + p.id, true
+			}
+		}
+	}
+	if v.refine&refineBilling != 0 {
+		if p, ok := match(lt, billingPhrases, weakOK); ok {
+			return verdict{classPermanent, kindQuotaExceeded, 0}, "phrase." + p.id, true
+		}
+	}
+	return v, "", false
+}

@@ -1,0 +1,65 @@
+package provider
+
+import "strconv"
+
+// statusDefaults decide when no code did. They are the contract's
+// refinements (401 auth_required, 403 permanent) plus HTTP's own meaning.
+// 409 is transient because the OpenAI and Anthropic SDKs retry it: their
+// servers answer 409 for a lock timeout on a concurrent request, which a
+// retry clears. 424 and 425 are transient for the same reason: the request
+// was not refused on its merits. A 429 no code explained is a quota errsvc
+// cannot tell apart: the contract's safe default, transient.
+var statusDefaults = map[int]verdict{
+	400: {classPermanent, kindInvalidParam, refineOverflow | refineBilling},
+	401: {classAuthRequired, kindAuthFailed, 0},
+	402: {classPermanent, kindQuotaExceeded, 0},
+	403: {classPermanent, kindPermissionDenied, refineBilling},
+	404: {classPermanent, kindNotFound, 0},
+	408: {classTransient, kindTimeout, 0},
+	409: {classTransient, kindConflict, 0},
+	410: {classPermanent, kindNotFound, 0},
+	413: {classContextOverflow, kindContentTooLarge, 0},
+	422: {classPermanent, kindValidationFailed, refineOverflow | refineBilling},
+	424: {classTransient, kindUpstreamError, 0},
+	425: {classTransient, kindUpstreamError, 0},
+	429: {classTransient, kindRateLimited, refineOverflow | refineBilling},
+	499: {classTransient, kindUpstreamError, 0},
+	500: {classTransient, kindProviderError, refineOverflow},
+	// Not Implemented: the target does not have the operation; retrying the
+	// same target is futile.
+	501: {classPermanent, kindNotFound, 0},
+	502: {classTransient, kindBadGateway, refineOverflow},
+	503: {classTransient, kindServiceUnavailable, refineOverflow},
+	504: {classTransient, kindProviderTimeout, refineOverflow},
+	// Anthropic's overloaded.
+	529: {classTransient, kindProviderUnavailable, 0},
+}
+
+var (
+	other4xx = verdict{classPermanent, kindInvalidParam, refineOverflow | refineBilling}
+	// Anything from 500 up, 600+ included: the server failed.
+	other5xx = verdict{classTransient, kindProviderError, refineOverflow}
+	// An error event inside a 2xx stream has no status of its own. The
+	// stream was accepted, so the request was sound: the safe default is
+	// transient, and the phrases may still find an overflow or a billing
+	// stop in it.
+	streamDefault = verdict{classTransient, kindUpstreamError, refineOverflow | refineBilling}
+)
+
+// statusVerdict returns the default for an error status (>= 400) and its
+// rule id.
+func statusVerdict(status int) (verdict, string) {
+	if v, ok := statusDefaults[status]; ok {
+		return v, "status." + strconv.Itoa(status)
+	}
+	if status < 500 {
+		return other4xx, "status.4xx"
+	}
+	return other5xx, "status.5xx"
+}
+
+// statusOnlyRetries is what the OpenAI and Anthropic SDKs decide from the
+// status alone: retry 408, 409, 429 and 5xx. The docs compare errsvc to it.
+func statusOnlyRetries(status int) bool {
+	return status == 408 || status == 409 || status == 429 || status >= 500
+}

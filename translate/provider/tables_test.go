@@ -1,0 +1,133 @@
+package provider
+
+import "testing"
+
+// Every verdict of every table stays inside the contract's class set and
+// the allowed Labby kinds.
+func TestTablesUseTheClosedSets(t *testing.T) {
+	check := func(where string, v verdict) {
+		if !contains(classes, v.class) {
+			t.Errorf("%s: class %q outside the contract's set", where, v.class)
+		}
+		if !contains(kinds, v.kind) {
+			t.Errorf("%s: kind %q not an allowed Labby kind", where, v.kind)
+		}
+	}
+	for name, m := range map[string]map[string]verdict{
+		"openai": openaiCodes, "anthropic": anthropicTypes, "gemini.quota_value": googleQuotaValues,
+		"gemini.reason": googleReasons, "gemini.status": googleStatuses, "bedrock": bedrockErrorTypes,
+	} {
+		for k, v := range m {
+			check(name+"."+k, v)
+		}
+	}
+	for s, v := range statusDefaults {
+		check("status", v)
+		if s < 400 {
+			t.Errorf("status default for non-error status %d", s)
+		}
+	}
+	check("other4xx", other4xx)
+	check("other5xx", other5xx)
+	check("stream", streamDefault)
+}
+
+// The contract's wire set, pinned as every producer pins it.
+func TestClassWireSet(t *testing.T) {
+	want := []string{"transient", "permanent", "auth_required", "context_overflow"}
+	if len(classes) != len(want) {
+		t.Fatalf("classes = %v", classes)
+	}
+	for i := range want {
+		if classes[i] != want[i] {
+			t.Errorf("classes[%d] = %q, want %q", i, classes[i], want[i])
+		}
+	}
+}
+
+// Codes match case-insensitively; two spellings of one code in a table
+// would make the lookup ambiguous.
+func TestTablesFoldUniquely(t *testing.T) {
+	for _, tb := range []*codeTable{openaiTable, anthropicTable, googleQuotaTable, googleReasonTable, googleStatusTable, bedrockTable} {
+		if len(tb.folded) != len(tb.entries) {
+			t.Errorf("a table has codes that differ only in case")
+		}
+	}
+	if v, k, ok := openaiTable.lookup(" Insufficient_Quota "); !ok || k != "insufficient_quota" || v.class != classPermanent {
+		t.Errorf("case-insensitive lookup failed: %v %q %v", v, k, ok)
+	}
+}
+
+func TestFamilies(t *testing.T) {
+	for in, want := range map[string]family{
+		"openai": familyOpenAI, "OpenAI": familyOpenAI, " groq ": familyOpenAI, "Azure": familyOpenAI,
+		"together": familyOpenAI, "openrouter": familyOpenAI, "mistral": familyOpenAI, "deepseek": familyOpenAI,
+		"xai": familyOpenAI, "vllm": familyOpenAI, "ollama": familyOpenAI,
+		"anthropic": familyAnthropic, "ANTHROPIC": familyAnthropic,
+		"gemini": familyGoogle, "vertex": familyGoogle, "bedrock": familyBedrock,
+		"": familyGeneric, "litellm": familyGeneric, "cohere": familyGeneric,
+	} {
+		if got := familyOf(in); got != want {
+			t.Errorf("familyOf(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// Header names are case-insensitive, and a name given twice in different
+// cases resolves the same way every time.
+func TestHeadersFold(t *testing.T) {
+	for i := 0; i < 50; i++ {
+		h := newHeaders(map[string]string{"Retry-After": "5", "retry-after": "7", "RETRY-AFTER": "9"})
+		if got := h.get("retry-after"); got != "9" {
+			t.Fatalf("got %q, want the value of the name that sorts first (RETRY-AFTER)", got)
+		}
+	}
+}
+
+// A status below 400 without an event stream is not an error, whatever
+// the body; an error status is always classified.
+func TestNonErrors(t *testing.T) {
+	for _, a := range []Answer{
+		{Status: 200, Body: `{"error":{"code":"insufficient_quota"}}`},
+		{Status: 204},
+		{Status: 304, Body: "Not Modified"},
+		{Status: 0, Body: "whatever"},
+		{Status: 200, Headers: map[string]string{"Content-Type": "text/event-stream"}, Body: "data: {\"choices\":[]}\n\ndata: [DONE]\n\n"},
+		{Status: 200, Body: "event: ping\ndata: {\"type\":\"ping\"}\n\n"},
+	} {
+		if r := Classify(a); r != (Result{}) {
+			t.Errorf("%d %q: %+v, want not an error", a.Status, a.Body, r)
+		}
+	}
+	for _, s := range []int{400, 418, 451, 499, 500, 599, 600, 999} {
+		if r := Classify(Answer{Status: s}); r.Class == "" {
+			t.Errorf("status %d unclassified", s)
+		}
+	}
+}
+
+// x-should-retry ranks below codes and above status defaults.
+func TestShouldRetryPrecedence(t *testing.T) {
+	cases := []struct {
+		status int
+		header string
+		body   string
+		want   string
+	}{
+		{429, "false", "", classPermanent},
+		{429, "true", "", classTransient},
+		{400, "true", "", classTransient},
+		{401, "false", "", classAuthRequired},    // already "do not retry"
+		{413, "false", "", classContextOverflow}, // already "do not retry"
+		{401, "true", "", classTransient},
+		{429, "true", `{"error":{"code":"insufficient_quota"}}`, classPermanent}, // the code wins
+		{500, "false", `{"error":{"type":"server_error"}}`, classTransient},      // the code wins
+		{429, "maybe", "", classTransient},                                       // not a boolean: ignored
+	}
+	for _, c := range cases {
+		r := Classify(Answer{Provider: "openai", Status: c.status, Headers: map[string]string{"X-Should-Retry": c.header}, Body: c.body})
+		if r.Class != c.want {
+			t.Errorf("%d x-should-retry %s %s: %s (%s), want %s", c.status, c.header, c.body, r.Class, r.Rule, c.want)
+		}
+	}
+}

@@ -1,0 +1,355 @@
+package provider
+
+import (
+	"errors"
+	"math"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MaxRetryAfterSecs caps RetryAfterSecs at one hour. The reference
+// producer's text normaliser clamps to 3600, and errsvc agrees with it so
+// the same answer gets the same wait from either. A longer wait (a 5-hour
+// window, a daily cap) is still transient: an hour later the consumer
+// retries, learns the new wait and waits again. Consumers may cap lower.
+const MaxRetryAfterSecs = 3600
+
+// waitInput is what the wait sources read.
+type waitInput struct {
+	h    headers
+	obj  *errorObject
+	text string // the message plus provider detail text
+	// ref is the instant relative waits count from: the answer's Date
+	// header, else ReceivedAt, else Now.
+	ref time.Time
+}
+
+// waitSource is one place a wait can come from. read returns seconds (not
+// yet rounded or clamped) and the Result.WaitSource name.
+type waitSource struct {
+	name string
+	doc  string
+	read func(w *waitInput) (float64, string, bool)
+}
+
+var (
+	srcRetryAfterWhole = waitSource{"retry-after",
+		"Retry-After as whole seconds or an HTTP-date (relative to Date, else ReceivedAt, else Now; a past date is 0)",
+		func(w *waitInput) (float64, string, bool) { return retryAfter(w, false) }}
+	srcRetryAfter = waitSource{"retry-after",
+		"Retry-After as seconds (decimals rounded up) or an HTTP-date",
+		func(w *waitInput) (float64, string, bool) { return retryAfter(w, true) }}
+	srcRetryAfterMs = waitSource{"retry-after-ms",
+		"retry-after-ms, milliseconds (what the OpenAI and Anthropic SDKs read first)",
+		readRetryAfterMs}
+	srcAnthropicReset = waitSource{"anthropic-ratelimit-reset",
+		"anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-reset (RFC 3339) of the limits whose -remaining is 0, the latest of them",
+		readAnthropicReset}
+	srcAnthropicUnified = waitSource{"anthropic-ratelimit-unified-reset",
+		"anthropic-ratelimit-unified-reset (Unix seconds), the subscription window, unless -unified-status says allowed",
+		readAnthropicUnified}
+	srcRateLimitReset = waitSource{"x-ratelimit-reset-*",
+		"x-ratelimit-reset-requests, -tokens, x-ratelimit-reset (durations like 6m0s, seconds, or Unix seconds) of the limits whose remaining is 0; with no remaining headers, the earliest",
+		readRateLimitReset}
+	srcRetryInfo = waitSource{"retry-info",
+		"google.rpc.RetryInfo retryDelay in the body (\"20s\", \"1.5s\")",
+		readRetryInfo}
+	srcCodexText = waitSource{"body-text",
+		"the message's \"try again in N s|ms|seconds\" (Codex's pattern, nothing else)",
+		readCodexText}
+	srcBodyText = waitSource{"body-text",
+		"the message's \"try again in\", \"retry in/after\", \"wait\", \"resets in\" + a duration (20s, 1.5 seconds, 2 minutes, 6m0s, 500ms)",
+		readBodyText}
+)
+
+// waitSources are each family's sources, first match wins. The OpenAI
+// family reads only what Codex reads (seed 004): Retry-After as whole
+// seconds or an HTTP-date, and Codex's "try again in" text, never
+// retry-after-ms or the x-ratelimit-reset-* headers, which describe the
+// limits' state rather than when to retry.
+var waitSources = map[family][]waitSource{
+	familyOpenAI:    {srcRetryAfterWhole, srcCodexText},
+	familyAnthropic: {srcRetryAfterMs, srcRetryAfter, srcAnthropicReset, srcAnthropicUnified, srcBodyText},
+	familyGoogle:    {srcRetryInfo, srcRetryAfter, srcBodyText},
+	familyBedrock:   {srcRetryAfter, srcBodyText},
+	familyGeneric:   {srcRetryAfterMs, srcRetryAfter, srcRateLimitReset, srcRetryInfo, srcBodyText},
+}
+
+// waitFor returns the normalised wait of a transient answer.
+func waitFor(fam family, w *waitInput) (*uint32, string) {
+	for _, s := range waitSources[fam] {
+		if secs, name, ok := s.read(w); ok {
+			n := normaliseSecs(secs)
+			return &n, name
+		}
+	}
+	return nil, ""
+}
+
+// normaliseSecs rounds up to whole seconds and clamps to
+// [0, MaxRetryAfterSecs]. The tolerance keeps binary noise (0.1+0.2) from
+// adding a second.
+func normaliseSecs(secs float64) uint32 {
+	switch {
+	case !(secs > 0):
+		return 0
+	case secs >= MaxRetryAfterSecs:
+		return MaxRetryAfterSecs
+	}
+	return uint32(math.Ceil(secs - 1e-9))
+}
+
+// referenceTime is the answer's Date header, else ReceivedAt, else Now,
+// else the wall clock.
+func referenceTime(h headers, receivedAt, now time.Time) time.Time {
+	if d := h.get("date"); d != "" {
+		if t, err := http.ParseTime(d); err == nil {
+			return t
+		}
+	}
+	if !receivedAt.IsZero() {
+		return receivedAt
+	}
+	if !now.IsZero() {
+		return now
+	}
+	return time.Now()
+}
+
+var decimalRe = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+
+// parseDecimal reads a plain non-negative decimal: no sign, exponent, hex,
+// Inf or NaN, which strconv.ParseFloat would accept.
+func parseDecimal(s string) (float64, bool) {
+	s = strings.TrimSpace(s)
+	if !decimalRe.MatchString(s) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		// More digits than a float holds: the value is huge, and the clamp
+		// will say so, rather than no value at all.
+		return math.MaxFloat64, true
+	}
+	return f, err == nil
+}
+
+func formatSeconds(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+func untilTime(t, ref time.Time) float64 { return t.Sub(ref).Seconds() }
+
+// untilUnix is untilTime for Unix seconds. Absurd timestamps are cut to
+// 2^40 s first so the conversion to int64 stays defined; the clamp to
+// MaxRetryAfterSecs follows anyway.
+func untilUnix(f float64, ref time.Time) float64 {
+	return untilTime(time.Unix(int64(math.Min(f, 1<<40)), 0), ref)
+}
+
+// retryAfter reads Retry-After: seconds (whole only when decimals is
+// false) or an HTTP-date.
+func retryAfter(w *waitInput, decimals bool) (float64, string, bool) {
+	v := w.h.get("retry-after")
+	if v == "" {
+		return 0, "", false
+	}
+	if f, ok := parseDecimal(v); ok {
+		if !decimals && strings.Contains(v, ".") {
+			return 0, "", false
+		}
+		return f, "retry-after", true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return untilTime(t, w.ref), "retry-after-date", true
+	}
+	return 0, "", false
+}
+
+func readRetryAfterMs(w *waitInput) (float64, string, bool) {
+	if f, ok := parseDecimal(w.h.get("retry-after-ms")); ok {
+		return f / 1000, "retry-after-ms", true
+	}
+	return 0, "", false
+}
+
+// resetHeader pairs a reset header with the remaining header of its limit.
+type resetHeader struct{ reset, remaining string }
+
+// pickReset chooses among limit resets: the latest reset of the limits
+// that are exhausted (remaining 0), since every one of them must reset
+// before a retry can pass; with no remaining headers at all, the earliest
+// reset, a floor that cannot overshoot. Limits that still have room do not
+// explain the refusal and are ignored.
+func pickReset(w *waitInput, pairs []resetHeader, parse func(string, time.Time) (float64, bool)) (float64, string, bool) {
+	var (
+		best     float64
+		bestName string
+		found    bool
+		anyRem   bool
+	)
+	for _, p := range pairs {
+		if w.h.get(p.remaining) != "" {
+			anyRem = true
+		}
+	}
+	for _, p := range pairs {
+		secs, ok := parse(w.h.get(p.reset), w.ref)
+		if !ok {
+			continue
+		}
+		if anyRem {
+			rem, ok := parseDecimal(w.h.get(p.remaining))
+			if !ok || rem != 0 {
+				continue
+			}
+			if !found || secs > best {
+				best, bestName, found = secs, p.reset, true
+			}
+			continue
+		}
+		if !found || secs < best {
+			best, bestName, found = secs, p.reset, true
+		}
+	}
+	return best, bestName, found
+}
+
+var anthropicResets = []resetHeader{
+	{"anthropic-ratelimit-requests-reset", "anthropic-ratelimit-requests-remaining"},
+	{"anthropic-ratelimit-tokens-reset", "anthropic-ratelimit-tokens-remaining"},
+	{"anthropic-ratelimit-input-tokens-reset", "anthropic-ratelimit-input-tokens-remaining"},
+	{"anthropic-ratelimit-output-tokens-reset", "anthropic-ratelimit-output-tokens-remaining"},
+}
+
+func readAnthropicReset(w *waitInput) (float64, string, bool) {
+	secs, _, ok := pickReset(w, anthropicResets, func(v string, ref time.Time) (float64, bool) {
+		t, err := time.Parse(time.RFC3339, strings.TrimSpace(v))
+		if err != nil {
+			return 0, false
+		}
+		return untilTime(t, ref), true
+	})
+	return secs, "anthropic-ratelimit-reset", ok
+}
+
+func readAnthropicUnified(w *waitInput) (float64, string, bool) {
+	if strings.EqualFold(w.h.get("anthropic-ratelimit-unified-status"), "allowed") {
+		return 0, "", false
+	}
+	f, ok := parseDecimal(w.h.get("anthropic-ratelimit-unified-reset"))
+	if !ok {
+		return 0, "", false
+	}
+	return untilUnix(f, w.ref), "anthropic-ratelimit-unified-reset", true
+}
+
+var rateLimitResets = []resetHeader{
+	{"x-ratelimit-reset-requests", "x-ratelimit-remaining-requests"},
+	{"x-ratelimit-reset-tokens", "x-ratelimit-remaining-tokens"},
+	{"x-ratelimit-reset", "x-ratelimit-remaining"},
+}
+
+// epochFloor tells a Unix timestamp from a count of seconds in a reset
+// header: no limit resets 31 years from now.
+const epochFloor = 1e9
+
+func readRateLimitReset(w *waitInput) (float64, string, bool) {
+	return pickReset(w, rateLimitResets, func(v string, ref time.Time) (float64, bool) {
+		if f, ok := parseDecimal(v); ok {
+			if f >= epochFloor {
+				return untilUnix(f, ref), true
+			}
+			return f, true
+		}
+		return parseWholeDuration(v)
+	})
+}
+
+func readRetryInfo(w *waitInput) (float64, string, bool) {
+	if f, ok := parseWholeDuration(w.obj.RetryDelay); ok {
+		return f, "retry-info", true
+	}
+	return 0, "", false
+}
+
+// codexRe is Codex's own pattern for OpenAI's "Please try again in 1.898s".
+var codexRe = regexp.MustCompile(`(?i)try again in\s*(\d+(?:\.\d+)?)\s*(s|ms|seconds?)`)
+
+func readCodexText(w *waitInput) (float64, string, bool) {
+	m := codexRe.FindStringSubmatch(w.text)
+	if m == nil {
+		return 0, "", false
+	}
+	f, ok := parseDecimal(m[1])
+	if !ok {
+		return 0, "", false
+	}
+	if strings.EqualFold(m[2], "ms") {
+		f /= 1000
+	}
+	return f, "body-text", true
+}
+
+// hintRe finds where a wait hint's duration starts.
+var hintRe = regexp.MustCompile(`(?i)\b(?:try again|retry|wait|resets?)(?:\s+(?:in|after|for))?\s*(?:~|about\s+|approximately\s+)?`)
+
+// maxHints bounds the work on a long message.
+const maxHints = 16
+
+func readBodyText(w *waitInput) (float64, string, bool) {
+	for _, loc := range hintRe.FindAllStringIndex(w.text, maxHints) {
+		if f, _, ok := parseDuration(w.text[loc[1]:]); ok {
+			return f, "body-text", true
+		}
+	}
+	return 0, "", false
+}
+
+// durationUnits are the units a duration may use, in seconds.
+var durationUnits = map[string]float64{
+	"ms": 0.001, "msec": 0.001, "msecs": 0.001, "millisecond": 0.001, "milliseconds": 0.001,
+	"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
+	"m": 60, "min": 60, "mins": 60, "minute": 60, "minutes": 60,
+	"h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600,
+}
+
+// parseDuration reads a duration at the start of s: one or more
+// number+unit parts, Go style ("1h2m3.5s", "6m0s", "20ms") or spelled
+// ("2 minutes", "1.5 seconds"). It returns the seconds and the bytes used.
+func parseDuration(s string) (float64, int, bool) {
+	total, i, parts := 0.0, 0, 0
+	for {
+		j := i
+		for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.') {
+			j++
+		}
+		num, ok := parseDecimal(s[i:j])
+		if !ok {
+			break
+		}
+		k := j
+		for k < len(s) && s[k] == ' ' {
+			k++
+		}
+		u := k
+		for u < len(s) && (s[u] >= 'a' && s[u] <= 'z' || s[u] >= 'A' && s[u] <= 'Z') {
+			u++
+		}
+		scale, ok := durationUnits[strings.ToLower(s[k:u])]
+		if !ok {
+			break
+		}
+		total += num * scale
+		i, parts = u, parts+1
+	}
+	return total, i, parts > 0
+}
+
+// parseWholeDuration reads a string that is nothing but a duration.
+func parseWholeDuration(s string) (float64, bool) {
+	s = strings.TrimSpace(s)
+	f, n, ok := parseDuration(s)
+	return f, ok && n == len(s)
+}

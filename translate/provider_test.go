@@ -1,0 +1,59 @@
+package translate
+
+import (
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+)
+
+// Every provider fixture, through the whole engine: the classification
+// errsvc answers is the class and wait the fixture expects, and the
+// provider's text never reaches the agent message.
+func TestProviderFixturesThroughEngine(t *testing.T) {
+	fixtures := providerFixtures()
+	if len(fixtures) < 120 {
+		t.Fatalf("%d provider fixtures, want at least 120", len(fixtures))
+	}
+	for _, fx := range fixtures {
+		if fx.Want.Class == "" {
+			continue
+		}
+		req := mustProviderRequest(t, fx)
+		resp := mustTranslate(t, fx.Name, req)
+		c := resp.GetClassification()
+		if c.GetClass() != fx.Want.Class {
+			t.Errorf("%s: class %q, want %q", fx.Name, c.GetClass(), fx.Want.Class)
+		}
+		if (c.RetryAfterSecs == nil) != (fx.Want.RetryAfterSecs == nil) || c.RetryAfterSecs != nil && c.GetRetryAfterSecs() != *fx.Want.RetryAfterSecs {
+			t.Errorf("%s: retry_after_secs %v, want %v", fx.Name, c.RetryAfterSecs, fx.Want.RetryAfterSecs)
+		}
+		if fx.Want.Kind != "" && resp.GetLabbyError().GetKind() != fx.Want.Kind {
+			t.Errorf("%s: kind %q, want %q", fx.Name, resp.GetLabbyError().GetKind(), fx.Want.Kind)
+		}
+	}
+}
+
+func mustProviderRequest(t *testing.T, fx providerFixture) *errsvcv1.TranslateRequest {
+	t.Helper()
+	p := &errsvcv1.ProviderResponse{
+		Provider: fx.Answer.Provider,
+		Status:   int32(fx.Answer.Status),
+		Headers:  fx.Answer.Headers,
+		Body:     fx.Answer.Body,
+	}
+	received := fx.Answer.ReceivedAt
+	if received == "" {
+		received = fx.Now
+	}
+	ts, err := parseRFC3339(received)
+	if err != nil {
+		t.Fatalf("%s: %v", fx.Name, err)
+	}
+	p.ReceivedAt = timestamppb.New(ts)
+	return &errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_ProviderResponse{ProviderResponse: p}}
+}
+
+func parseRFC3339(s string) (time.Time, error) { return time.Parse(time.RFC3339Nano, s) }

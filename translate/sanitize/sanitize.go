@@ -1,0 +1,377 @@
+// Package sanitize makes upstream (untrusted) text safe to copy into an
+// envelope, a log line or the Code Mode sandbox. It follows the reference's
+// "Sanitising upstream text" rules (labby_runtime sanitize_error_text) and
+// goes further where a secret could otherwise reach an output.
+//
+// # Pipeline of Text(s, cap)
+//
+//  1. A trailing truncation marker (" …[truncated]") is set aside, so that a
+//     text this package already cut keeps its marker and is not cut again.
+//  2. At most 4×cap bytes are inspected. The cut is moved back to a UTF-8
+//     boundary, and when it falls inside a run of printable ASCII (a run
+//     without ' ' or '\n', where a token, a key=value pair or a URL could
+//     sit) the whole run is dropped, so a secret split by this cut is never
+//     half shown. Such a text is always marked as truncated.
+//  3. Secrets are redacted once on the raw text (so "Bearer<TAB>token" is
+//     seen before the tab is dropped), then:
+//  4. Forbidden characters are dropped: U+0000–U+001F except '\n' (so tab
+//     and '\r' go, and "\r\n" becomes "\n"; lines stay separated by "\n"),
+//     U+007F–U+009F, the bidi embeddings and isolates U+202A–U+202E and
+//     U+2066–U+2069, and, going further, the invisible characters that can
+//     hide or smuggle text: U+00AD, U+061C, U+180E, U+200B–U+200F,
+//     U+2028–U+2029, U+2060–U+2065, U+FEFF and the tag block
+//     U+E0000–U+E007F. Invalid UTF-8 is replaced by U+FFFD, one per run of
+//     invalid bytes (reported as Stripped).
+//  5. Prompt-injection markers are deleted until none is left (a linear
+//     stack scan, so "<<<system>" and "##<system>#" leave nothing): the
+//     reference's `<system>`, `[INST]`, `###` and `<<`, plus the closing
+//     forms `</system>` and `[/INST]`. The four tag forms match ASCII case
+//     insensitively (`<SYSTEM>`, `[inst]`).
+//  6. Secrets are redacted again until the text is stable (see below).
+//  7. The text is capped at cap runes. A cut text ends with " …[truncated]"
+//     (space, U+2026, "[truncated]"); text of exactly cap runes is not
+//     marked. A cut never splits a "[REDACTED]" token (it moves back before
+//     it). The result is never longer than cap runes plus the marker.
+//
+// Text is idempotent: Text(Text(x, c), c) == Text(x, c), and the output of
+// Text(x, c) is also a fixed point of Text(·, d) for any d >= c.
+//
+// # What is redacted
+//
+// Each secret becomes "[REDACTED]". A token is a run of
+// [A-Za-z0-9._~+/=-] and '_' (the reference's class plus '_', which real
+// keys such as sk-proj-…, sk-ant-… and github_pat_… contain); trailing dots
+// are left outside the token so a sentence's full stop survives. Token
+// rules apply at the start of a word (the previous byte is not
+// [A-Za-z0-9_]), so "task-1234" is not "sk-1234".
+//
+//   - Tokens starting sk- (at least 8 more characters, so the locale "sk-SK"
+//     and "sk-learn" survive; this covers sk-proj-, sk-svcacct- and
+//     Anthropic's sk-ant-), ghp_, gho_, ghu_, ghs_, ghr_, github_pat_,
+//     glpat-, xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-, xapp-, tskey-, eyJ
+//     (JWTs), Stripe sk_live_, sk_test_, rk_live_, rk_test_, whsec_; AWS
+//     access key ids AKIA/ASIA followed by 16 [A-Z0-9]; Google API keys AIza
+//     followed by 35 [A-Za-z0-9_-]; npm_ followed by 36 alphanumerics;
+//     Hugging Face hf_ followed by 30 alphanumerics; SendGrid SG. followed by
+//     40 token characters.
+//   - "Bearer <token>" (any case, token of 8+ token characters) keeps the
+//     word: "Bearer [REDACTED]".
+//   - PEM private-key blocks: "-----BEGIN <label>-----" whose label contains
+//     "PRIVATE KEY", through the matching "-----END …-----" line (across
+//     lines), or to the end of the text when no END follows.
+//   - URL credentials: "scheme://user:pass@" becomes "scheme://[REDACTED]@"
+//     (the userinfo must contain ':'; the last '@' of the authority is used).
+//   - key=value, key: value, "key": "value" and \"key\":\"value\" pairs
+//     (and Ruby's key => value) whose key (case-insensitive, ignoring '-',
+//     '_' and '.') is or ends with a secret name: password, passwd,
+//     passphrase, secret (client_secret, aws_secret_access_key…), token
+//     (access_token, refresh_token, GITHUB_TOKEN, …; not "tokens", so
+//     max_tokens survives), apikey (api_key, x-api-key, OPENAI_API_KEY),
+//     privatekey, secretkey, accountkey, sharedaccesskey, credential(s),
+//     signature, sessionid, authorization and cookie; or is exactly pass,
+//     auth, session, sig or jwt. A quoted value loses its content (quotes
+//     kept), an unquoted one its run of characters up to whitespace or one
+//     of "'&;,<>(){}`\ .
+//   - Authorization, Proxy-Authorization, Cookie and Set-Cookie (any key
+//     ending in authorization or cookie) with an unquoted value: the rest
+//     of the line is redacted ("Authorization: [REDACTED]").
+package sanitize
+
+import (
+	"math"
+	"strings"
+	"unicode/utf8"
+)
+
+// Caps used across errsvc (the reference's numbers).
+const (
+	// CauseCap bounds transport causes and Code Mode messages.
+	CauseCap = 4096
+	// EvidenceCap bounds evidence text.
+	EvidenceCap = 8192
+)
+
+// TruncationMarker ends every text that Text had to cut.
+const TruncationMarker = " …[truncated]"
+
+// RedactedToken replaces every secret.
+const RedactedToken = "[REDACTED]"
+
+// maxRedactPasses bounds the redaction fixed-point loop. A text that is not
+// stable by then (never seen) is replaced by RedactedToken as a whole.
+const maxRedactPasses = 8
+
+// Report says what sanitising changed.
+type Report struct {
+	Stripped  bool // control, bidi or invisible characters dropped, invalid UTF-8 replaced
+	Redacted  bool // a secret was redacted
+	Removed   bool // a prompt-injection marker was deleted
+	Truncated bool // the text (or a structured value) was capped
+}
+
+// Changed reports whether anything was changed.
+func (r Report) Changed() bool {
+	return r.Stripped || r.Redacted || r.Removed || r.Truncated
+}
+
+func (r *Report) merge(o Report) {
+	r.Stripped = r.Stripped || o.Stripped
+	r.Redacted = r.Redacted || o.Redacted
+	r.Removed = r.Removed || o.Removed
+	r.Truncated = r.Truncated || o.Truncated
+}
+
+// Text runs the whole pipeline (see the package documentation) and returns
+// text of at most cap runes, plus TruncationMarker when it was cut. A
+// negative cap counts as 0.
+func Text(s string, cap int) string {
+	out, _ := TextReport(s, cap)
+	return out
+}
+
+// TextReport is Text plus a Report of what changed.
+func TextReport(s string, cap int) (string, Report) {
+	var rep Report
+	if cap < 0 {
+		cap = 0
+	}
+	body, hadMarker := strings.CutSuffix(s, TruncationMarker)
+	cut := false
+	if cap <= math.MaxInt/4 && len(body) > 4*cap {
+		body = window(body, 4*cap)
+		cut = true
+	}
+	c := clean(body, &rep)
+	var p string
+	switch {
+	case cut || utf8.RuneCountInString(c) > cap:
+		p = cutRunes(c, cap)
+		rep.Truncated = true
+	case hadMarker:
+		p = c
+	default:
+		q, ok := strings.CutSuffix(c, TruncationMarker)
+		if !ok {
+			return c, rep
+		}
+		p = q
+	}
+	return settle(p, cap, &rep) + TruncationMarker, rep
+}
+
+// clean is the cap-free part of the pipeline. Its result contains no
+// forbidden character and no marker, and is a fixed point of redaction.
+func clean(s string, rep *Report) string {
+	s, red := redactPass(s)
+	s, st, rm := filter(s)
+	rep.Redacted = rep.Redacted || red
+	rep.Stripped = rep.Stripped || st
+	rep.Removed = rep.Removed || rm
+	if !red && !st && !rm {
+		// Nothing changed: the raw pass already saw this very text.
+		return s
+	}
+	return redactFix(s, rep)
+}
+
+// redactFix redacts until the text is stable.
+func redactFix(s string, rep *Report) string {
+	for i := 0; i < maxRedactPasses; i++ {
+		t, changed := redactPass(s)
+		if !changed {
+			return s
+		}
+		rep.Redacted = true
+		s = t
+	}
+	rep.Redacted = true
+	return RedactedToken
+}
+
+// settle makes p (a prefix of a clean text, at most cap runes) a fixed point
+// of redaction that still fits the cap, so that p+TruncationMarker is a fixed
+// point of Text. A prefix of a clean text is almost always clean already;
+// this only guards the rare value that a cut shortened.
+func settle(p string, cap int, rep *Report) string {
+	for i := 0; i < maxRedactPasses; i++ {
+		q, changed := redactPass(p)
+		if !changed {
+			return p
+		}
+		rep.Redacted = true
+		p = cutRunes(q, cap)
+	}
+	return ""
+}
+
+// window cuts body to at most lim bytes: on a UTF-8 boundary, and before any
+// run of printable ASCII the cut would split.
+func window(body string, lim int) string {
+	o := lim
+	for k := 0; k < utf8.UTFMax-1 && o > 0 && !utf8.RuneStart(body[o]); k++ {
+		o--
+	}
+	if o > 0 && runByte(body[o-1]) && runByte(body[o]) {
+		for o > 0 && runByte(body[o-1]) {
+			o--
+		}
+	}
+	return body[:o]
+}
+
+// runByte reports whether b can be part of a token, a key=value pair or a
+// URL that a window cut must not split.
+func runByte(b byte) bool {
+	return b < utf8.RuneSelf && b != ' ' && b != '\n'
+}
+
+// cutRunes keeps the first n runes of s, moved back so that it never ends
+// inside a RedactedToken.
+func cutRunes(s string, n int) string {
+	o, count := 0, 0
+	for o < len(s) && count < n {
+		_, size := utf8.DecodeRuneInString(s[o:])
+		o += size
+		count++
+	}
+	if o >= len(s) {
+		return s
+	}
+	for k := 1; k < len(RedactedToken) && k <= o; k++ {
+		if strings.HasPrefix(s[o-k:], RedactedToken) {
+			o -= k
+			break
+		}
+	}
+	return s[:o]
+}
+
+// forbidden reports whether r must never appear in an output.
+func forbidden(r rune) bool {
+	switch {
+	case r < 0x20:
+		return r != '\n'
+	case r < 0x7f:
+		return false
+	case r <= 0x9f:
+		return true
+	case r == 0xad, r == 0x61c, r == 0x180e, r == 0xfeff:
+		return true
+	case r >= 0x200b && r <= 0x200f, // zero width, LRM, RLM
+		r >= 0x2028 && r <= 0x202e,   // line/paragraph separators, bidi embeddings
+		r >= 0x2060 && r <= 0x2069,   // invisible operators, bidi isolates
+		r >= 0xe0000 && r <= 0xe007f: // tag characters
+		return true
+	}
+	return false
+}
+
+// filter drops forbidden characters, replaces each run of invalid UTF-8
+// bytes with one U+FFFD, and deletes prompt-injection markers until none is
+// left. Marker deletion is a stack: every kept byte is pushed once; after a
+// push a marker can only end at the top, and is popped. The stack never
+// holds a marker, so neither does the result, and the scan is linear.
+func filter(s string) (out string, stripped, removed bool) {
+	// Fast path: nothing to drop and no byte that starts a marker.
+	i := 0
+	for i < len(s) {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if (b < 0x20 && b != '\n') || b == 0x7f || b == '<' || b == '#' || b == '[' {
+				break
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || forbidden(r) {
+			break
+		}
+		i += size
+	}
+	if i == len(s) {
+		return s, false, false
+	}
+	buf := make([]byte, 0, len(s))
+	buf = append(buf, s[:i]...)
+	invalid := false
+	for i < len(s) {
+		b := s[i]
+		if b >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+			switch {
+			case r == utf8.RuneError && size == 1:
+				stripped = true
+				if !invalid {
+					buf = utf8.AppendRune(buf, utf8.RuneError)
+					invalid = true
+				}
+			case forbidden(r):
+				stripped = true
+			default:
+				buf = append(buf, s[i-size:i]...)
+				invalid = false
+			}
+			continue
+		}
+		i++
+		if (b < 0x20 && b != '\n') || b == 0x7f {
+			stripped = true
+			continue
+		}
+		invalid = false
+		buf = append(buf, b)
+		if b != '>' && b != ']' && b != '#' && b != '<' {
+			continue
+		}
+		for _, m := range markers {
+			if m.text[len(m.text)-1] == b && hasSuffixFold(buf, m.text, m.fold) {
+				buf = buf[:len(buf)-len(m.text)]
+				removed = true
+				break
+			}
+		}
+	}
+	if !stripped && !removed {
+		return s, false, false
+	}
+	return string(buf), stripped, removed
+}
+
+// Prompt-injection markers. The tag forms match ASCII case-insensitively.
+var markers = []struct {
+	text string
+	fold bool
+}{
+	{"<system>", true},
+	{"</system>", true},
+	{"[INST]", true},
+	{"[/INST]", true},
+	{"###", false},
+	{"<<", false},
+}
+
+func hasSuffixFold(buf []byte, m string, fold bool) bool {
+	if len(buf) < len(m) {
+		return false
+	}
+	tail := buf[len(buf)-len(m):]
+	for i := 0; i < len(m); i++ {
+		a, b := tail[i], m[i]
+		if fold {
+			a, b = lower(a), lower(b)
+		}
+		if a != b {
+			return false
+		}
+	}
+	return true
+}
+
+func lower(b byte) byte {
+	if 'A' <= b && b <= 'Z' {
+		return b + 'a' - 'A'
+	}
+	return b
+}

@@ -1,0 +1,378 @@
+package sanitize
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+// Limits bound a structured value. A field that is zero or negative takes
+// its value from DefaultLimits, so Limits{} means DefaultLimits.
+type Limits struct {
+	StringCap int // runes per string (Text's cap), keys included
+	MaxDepth  int // nesting depth of objects and lists; the top-level one is at depth 1
+	MaxItems  int // entries kept per object (in key order) or list (in order)
+	MaxBytes  int // compact JSON size of the whole result
+}
+
+// DefaultLimits are the limits errsvc uses for structured evidence.
+var DefaultLimits = Limits{StringCap: 4096, MaxDepth: 8, MaxItems: 64, MaxBytes: 8192}
+
+// TruncatedToken replaces an object or list nested deeper than MaxDepth, and
+// names the single field of a Struct that had to be replaced by its text.
+const TruncatedToken = "[TRUNCATED]"
+
+func (l Limits) withDefaults() Limits {
+	if l.StringCap <= 0 {
+		l.StringCap = DefaultLimits.StringCap
+	}
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = DefaultLimits.MaxDepth
+	}
+	if l.MaxItems <= 0 {
+		l.MaxItems = DefaultLimits.MaxItems
+	}
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultLimits.MaxBytes
+	}
+	return l
+}
+
+// Value returns a sanitised copy of v; v itself is never changed.
+//
+//   - Every string, and every object key, goes through Text with
+//     lim.StringCap; only the placeholders "[REDACTED]" and "[TRUNCATED]"
+//     are kept whole. Keys that become equal keep the first in
+//     key order.
+//   - An object key whose name is secret-like (ASCII case-insensitive,
+//     ignoring '-', '_', '.' and ' ': authorization, api_key, token,
+//     access_token, refresh_token, id_token, secret, client_secret, password,
+//     passwd, cookie, set_cookie, private_key, x_api_key, session,
+//     credentials, and more generally the key names Text redacts, such as
+//     anything ending in token, secret, password or apikey) gets the string
+//     "[REDACTED]" as its value, whatever the value was.
+//   - An object or list nested deeper than lim.MaxDepth becomes the string
+//     "[TRUNCATED]"; an object keeps its first lim.MaxItems keys in sorted
+//     order and a list its first lim.MaxItems items (Truncated).
+//   - When the compact JSON of the result is longer than lim.MaxBytes, the
+//     value is replaced by a string holding the sanitised JSON text, cut
+//     with Text so that the string's own JSON encoding fits lim.MaxBytes
+//     (a top-level string is cut itself rather than JSON-quoted). Only when
+//     lim.MaxBytes is below 17 does nothing fit; the string "[TRUNCATED]" is
+//     used then.
+//   - A Value without a kind, or a nil item, becomes null; NaN and ±Inf stay
+//     numbers (the size counts them as the strings "NaN", "Infinity").
+//
+// Value is idempotent: Value(Value(v)) equals Value(v). A nil v gives nil.
+func Value(v *structpb.Value, lim Limits) (*structpb.Value, Report) {
+	if v == nil {
+		return nil, Report{}
+	}
+	lim = lim.withDefaults()
+	w := walker{lim: lim, budget: lim.MaxBytes}
+	out := w.value(v, 1)
+	if !w.over {
+		return out, w.rep
+	}
+	var src string
+	if sv, ok := v.GetKind().(*structpb.Value_StringValue); ok {
+		src = sv.StringValue
+	} else {
+		src = w.partialJSON(v)
+	}
+	w.rep.Truncated = true
+	return structpb.NewStringValue(fitString(src, lim, lim.MaxBytes)), w.rep
+}
+
+// Struct is Value for an object. When its JSON is longer than lim.MaxBytes
+// the result is the object {"[TRUNCATED]": "<sanitised, cut JSON text>"},
+// sized to fit lim.MaxBytes. A nil s gives nil.
+func Struct(s *structpb.Struct, lim Limits) (*structpb.Struct, Report) {
+	if s == nil {
+		return nil, Report{}
+	}
+	lim = lim.withDefaults()
+	w := walker{lim: lim, budget: lim.MaxBytes}
+	out := w.object(s, 1)
+	if !w.over {
+		return out, w.rep
+	}
+	src := w.partialJSON(structpb.NewStructValue(s))
+	w.rep.Truncated = true
+	// {"[TRUNCATED]":<string>} costs 16 bytes around the string.
+	overhead := 3 + jsonStringLen(TruncatedToken)
+	text := fitString(src, lim, lim.MaxBytes-overhead)
+	return &structpb.Struct{Fields: map[string]*structpb.Value{
+		TruncatedToken: structpb.NewStringValue(text),
+	}}, w.rep
+}
+
+// fitString returns Text(src, r) for the largest r it finds (at most
+// lim.StringCap) whose JSON string encoding fits maxBytes. Every such
+// result is a fixed point of Text(·, lim.StringCap).
+func fitString(src string, lim Limits, maxBytes int) string {
+	r := lim.StringCap
+	if maxBytes < r {
+		r = maxBytes
+	}
+	if r < 0 {
+		r = 0
+	}
+	for iter := 0; iter < 64; iter++ {
+		s := Text(src, r)
+		size := jsonStringLen(s)
+		if size <= maxBytes {
+			return s
+		}
+		if r == 0 {
+			break
+		}
+		r -= size - maxBytes
+		if r < 0 {
+			r = 0
+		}
+	}
+	return TruncatedToken
+}
+
+// partialJSON sanitises v again with a byte budget large enough for Text to
+// see everything it may keep, and renders the (possibly partial) result.
+func (w *walker) partialJSON(v *structpb.Value) string {
+	n := w.lim.StringCap
+	if w.lim.MaxBytes < n {
+		n = w.lim.MaxBytes
+	}
+	w2 := walker{lim: w.lim, budget: 4*n + 64}
+	t := w2.value(v, 1)
+	var sb strings.Builder
+	writeJSON(&sb, t)
+	return sb.String()
+}
+
+// walker builds the sanitised copy and counts its compact JSON size; once
+// the size passes the budget it stops adding entries (over).
+type walker struct {
+	lim    Limits
+	rep    Report
+	budget int
+	used   int
+	over   bool
+}
+
+func (w *walker) add(n int) {
+	w.used += n
+	if w.used > w.budget {
+		w.over = true
+	}
+}
+
+func (w *walker) str(s string) *structpb.Value {
+	w.add(jsonStringLen(s))
+	return structpb.NewStringValue(s)
+}
+
+func (w *walker) value(v *structpb.Value, depth int) *structpb.Value {
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_StringValue:
+		if k.StringValue == RedactedToken || k.StringValue == TruncatedToken {
+			return w.str(k.StringValue) // this package's own placeholders stay whole
+		}
+		s, rep := TextReport(k.StringValue, w.lim.StringCap)
+		w.rep.merge(rep)
+		return w.str(s)
+	case *structpb.Value_NumberValue:
+		w.add(len(formatNumber(k.NumberValue)))
+		return structpb.NewNumberValue(k.NumberValue)
+	case *structpb.Value_BoolValue:
+		if k.BoolValue {
+			w.add(4)
+		} else {
+			w.add(5)
+		}
+		return structpb.NewBoolValue(k.BoolValue)
+	case *structpb.Value_StructValue:
+		if depth > w.lim.MaxDepth {
+			w.rep.Truncated = true
+			return w.str(TruncatedToken)
+		}
+		return structpb.NewStructValue(w.object(k.StructValue, depth))
+	case *structpb.Value_ListValue:
+		if depth > w.lim.MaxDepth {
+			w.rep.Truncated = true
+			return w.str(TruncatedToken)
+		}
+		return structpb.NewListValue(w.list(k.ListValue, depth))
+	default: // null, no kind, nil
+		w.add(4)
+		return structpb.NewNullValue()
+	}
+}
+
+func (w *walker) object(st *structpb.Struct, depth int) *structpb.Struct {
+	fields := st.GetFields()
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	n := len(keys)
+	if n > w.lim.MaxItems {
+		n = w.lim.MaxItems
+	}
+	out := &structpb.Struct{Fields: make(map[string]*structpb.Value, n)}
+	w.add(2)
+	for _, k := range keys {
+		if w.over {
+			break
+		}
+		if len(out.Fields) == w.lim.MaxItems {
+			w.rep.Truncated = true
+			break
+		}
+		sk := k
+		if k != RedactedToken && k != TruncatedToken {
+			var rep Report
+			sk, rep = TextReport(k, w.lim.StringCap)
+			w.rep.merge(rep)
+		}
+		if _, dup := out.Fields[sk]; dup {
+			continue // the key changed (rep says how) and collides: first wins
+		}
+		if len(out.Fields) > 0 {
+			w.add(1)
+		}
+		w.add(jsonStringLen(sk) + 1)
+		if secretKey(sk) != notSecret {
+			if sv, ok := fields[k].GetKind().(*structpb.Value_StringValue); !ok || sv.StringValue != RedactedToken {
+				w.rep.Redacted = true
+			}
+			out.Fields[sk] = w.str(RedactedToken)
+			continue
+		}
+		out.Fields[sk] = w.value(fields[k], depth+1)
+	}
+	return out
+}
+
+func (w *walker) list(l *structpb.ListValue, depth int) *structpb.ListValue {
+	items := l.GetValues()
+	n := len(items)
+	if n > w.lim.MaxItems {
+		n = w.lim.MaxItems
+	}
+	out := &structpb.ListValue{Values: make([]*structpb.Value, 0, n)}
+	w.add(2)
+	for i, item := range items {
+		if w.over {
+			break
+		}
+		if i == w.lim.MaxItems {
+			w.rep.Truncated = true
+			break
+		}
+		if i > 0 {
+			w.add(1)
+		}
+		out.Values = append(out.Values, w.value(item, depth+1))
+	}
+	return out
+}
+
+// formatNumber renders a number as compact JSON; NaN and ±Inf, which JSON
+// lacks, as the strings protojson would name them.
+func formatNumber(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return `"NaN"`
+	case math.IsInf(f, 1):
+		return `"Infinity"`
+	case math.IsInf(f, -1):
+		return `"-Infinity"`
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// jsonStringLen is the length of s as a JSON string, quotes included, as
+// writeString writes it.
+func jsonStringLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); i++ {
+		switch b := s[i]; {
+		case b == '"' || b == '\\' || b == '\n' || b == '\r' || b == '\t':
+			n += 2
+		case b < 0x20:
+			n += 6
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+func writeString(sb *strings.Builder, s string) {
+	const hex = "0123456789abcdef"
+	sb.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch b := s[i]; {
+		case b == '"' || b == '\\':
+			sb.WriteByte('\\')
+			sb.WriteByte(b)
+		case b == '\n':
+			sb.WriteString(`\n`)
+		case b == '\r':
+			sb.WriteString(`\r`)
+		case b == '\t':
+			sb.WriteString(`\t`)
+		case b < 0x20:
+			sb.WriteString(`\u00`)
+			sb.WriteByte(hex[b>>4])
+			sb.WriteByte(hex[b&0xf])
+		default:
+			sb.WriteByte(b)
+		}
+	}
+	sb.WriteByte('"')
+}
+
+// writeJSON writes v as compact JSON with sorted keys.
+func writeJSON(sb *strings.Builder, v *structpb.Value) {
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_StringValue:
+		writeString(sb, k.StringValue)
+	case *structpb.Value_NumberValue:
+		sb.WriteString(formatNumber(k.NumberValue))
+	case *structpb.Value_BoolValue:
+		sb.WriteString(strconv.FormatBool(k.BoolValue))
+	case *structpb.Value_StructValue:
+		fields := k.StructValue.GetFields()
+		keys := make([]string, 0, len(fields))
+		for key := range fields {
+			keys = append(keys, key)
+		}
+		sort.Strings(keys)
+		sb.WriteByte('{')
+		for i, key := range keys {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			writeString(sb, key)
+			sb.WriteByte(':')
+			writeJSON(sb, fields[key])
+		}
+		sb.WriteByte('}')
+	case *structpb.Value_ListValue:
+		sb.WriteByte('[')
+		for i, item := range k.ListValue.GetValues() {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			writeJSON(sb, item)
+		}
+		sb.WriteByte(']')
+	default:
+		sb.WriteString("null")
+	}
+}

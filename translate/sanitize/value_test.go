@@ -1,0 +1,173 @@
+package sanitize
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+func mustValue(t testing.TB, src string) *structpb.Value {
+	t.Helper()
+	var x any
+	if err := json.Unmarshal([]byte(src), &x); err != nil {
+		t.Fatal(err)
+	}
+	v, err := structpb.NewValue(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func render(v *structpb.Value) string {
+	var sb strings.Builder
+	writeJSON(&sb, v)
+	return sb.String()
+}
+
+func TestValue(t *testing.T) {
+	small := Limits{StringCap: 10, MaxDepth: 2, MaxItems: 3, MaxBytes: 1000}
+	cases := []struct {
+		name string
+		in   string
+		lim  Limits
+		want string
+		rep  Report
+	}{
+		{"scalars unchanged", `{"a":1.5,"b":true,"c":null,"d":"ok","e":[false]}`, DefaultLimits,
+			`{"a":1.5,"b":true,"c":null,"d":"ok","e":[false]}`, Report{}},
+		{"strings sanitised", `{"m":"a\tb <system>c sk-abcdefghijklmnop"}`, DefaultLimits,
+			`{"m":"ab c [REDACTED]"}`, Report{Stripped: true, Redacted: true, Removed: true}},
+		{"secret keys", `{"Authorization":"Basic x","api_key":"k","API-KEY":"k","token":1,"access_token":{"a":1},` +
+			`"refresh_token":"r","id_token":"i","secret":"s","Client_Secret":"c","password":"p","passwd":"p",` +
+			`"cookie":"c","set-cookie":"c","private_key":"p","x-api-key":"x","session":"s","credentials":["c"]}`,
+			Limits{MaxItems: 100},
+			`{"API-KEY":"[REDACTED]","Authorization":"[REDACTED]","Client_Secret":"[REDACTED]","access_token":"[REDACTED]",` +
+				`"api_key":"[REDACTED]","cookie":"[REDACTED]","credentials":"[REDACTED]","id_token":"[REDACTED]",` +
+				`"passwd":"[REDACTED]","password":"[REDACTED]","private_key":"[REDACTED]","refresh_token":"[REDACTED]",` +
+				`"secret":"[REDACTED]","session":"[REDACTED]","set-cookie":"[REDACTED]","token":"[REDACTED]","x-api-key":"[REDACTED]"}`,
+			Report{Redacted: true}},
+		{"secret-like suffixes", `{"GITHUB_TOKEN":"t","aws_secret_access_key":"s","db password":"p"}`, DefaultLimits,
+			`{"GITHUB_TOKEN":"[REDACTED]","aws_secret_access_key":"[REDACTED]","db password":"[REDACTED]"}`, Report{Redacted: true}},
+		{"not secret", `{"max_tokens":5,"token_count":2,"sessions":1,"key":"k"}`, DefaultLimits,
+			`{"key":"k","max_tokens":5,"sessions":1,"token_count":2}`, Report{}},
+		{"already redacted", `{"password":"[REDACTED]"}`, DefaultLimits, `{"password":"[REDACTED]"}`, Report{}},
+		{"keys sanitised", `{"a\u0000b":"x","sk-abcdefghijklmnop":"y"}`, DefaultLimits,
+			`{"[REDACTED]":"y","ab":"x"}`, Report{Stripped: true, Redacted: true}},
+		{"key collision keeps first", `{"a\u0000":"2","a":"1"}`, DefaultLimits, `{"a":"1"}`, Report{Stripped: true}},
+		{"string cap", `{"m":"abcdefghijkl"}`, small, `{"m":"abcdefghij …[truncated]"}`, Report{Truncated: true}},
+		{"depth", `{"a":{"b":{"c":1}},"l":[[1]]}`, small, `{"a":{"b":"[TRUNCATED]"},"l":["[TRUNCATED]"]}`, Report{Truncated: true}},
+		{"depth exactly max", `{"a":{"b":1}}`, small, `{"a":{"b":1}}`, Report{}},
+		{"items in list", `[1,2,3,4,5]`, small, `[1,2,3]`, Report{Truncated: true}},
+		{"items in object by key order", `{"e":1,"d":2,"c":3,"b":4,"a":5}`, small, `{"a":5,"b":4,"c":3}`, Report{Truncated: true}},
+		{"items exactly max", `[1,2,3]`, small, `[1,2,3]`, Report{}},
+		{"bytes exceeded", `{"a":"` + strings.Repeat("x", 50) + `","b":[1,2]}`, Limits{StringCap: 100, MaxBytes: 40},
+			`"{\"a\":\"xxxxxxxxxxxxxx …[truncated]"`, Report{Truncated: true}}, // exactly 40 bytes
+		{"top-level string over bytes", `"` + strings.Repeat("y", 50) + `"`, Limits{StringCap: 100, MaxBytes: 30},
+			`"yyyyyyyyyyyyy …[truncated]"`, Report{Truncated: true}},
+		{"bytes exactly max", `{"a":"xyz"}`, Limits{MaxBytes: 11}, `{"a":"xyz"}`, Report{}},
+		{"bytes too small for anything", `{"a":"xyz"}`, Limits{MaxBytes: 5}, `"[TRUNCATED]"`, Report{Truncated: true}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := mustValue(t, tc.in)
+			before := proto.Clone(in)
+			out, rep := Value(in, tc.lim)
+			if got := render(out); got != tc.want {
+				t.Errorf("Value(%s)\n got %s\nwant %s", tc.in, got, tc.want)
+			}
+			if rep != tc.rep {
+				t.Errorf("report %+v, want %+v", rep, tc.rep)
+			}
+			if !proto.Equal(in, before) {
+				t.Errorf("input mutated")
+			}
+			again, _ := Value(out, tc.lim)
+			if !proto.Equal(out, again) {
+				t.Errorf("not idempotent: %s then %s", render(out), render(again))
+			}
+		})
+	}
+}
+
+func TestValueOdd(t *testing.T) {
+	if out, rep := Value(nil, DefaultLimits); out != nil || rep.Changed() {
+		t.Fatalf("nil: %v %+v", out, rep)
+	}
+	if out, rep := Struct(nil, DefaultLimits); out != nil || rep.Changed() {
+		t.Fatalf("nil struct: %v %+v", out, rep)
+	}
+	// No kind, nil items and nil fields become null.
+	in := structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{nil, {},
+		structpb.NewStructValue(&structpb.Struct{Fields: map[string]*structpb.Value{"n": nil}})}})
+	out, _ := Value(in, DefaultLimits)
+	if got := render(out); got != `[null,null,{"n":null}]` {
+		t.Fatalf("got %s", got)
+	}
+	// NaN and infinities stay numbers.
+	out, _ = Value(structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{
+		structpb.NewNumberValue(math.NaN()), structpb.NewNumberValue(math.Inf(-1))}}), DefaultLimits)
+	if got := render(out); got != `["NaN","-Infinity"]` || !math.IsNaN(out.GetListValue().GetValues()[0].GetNumberValue()) {
+		t.Fatalf("got %s", got)
+	}
+	// Zero limits mean DefaultLimits.
+	if (Limits{}).withDefaults() != DefaultLimits {
+		t.Fatal("zero limits are not the defaults")
+	}
+	if DefaultLimits != (Limits{StringCap: 4096, MaxDepth: 8, MaxItems: 64, MaxBytes: 8192}) {
+		t.Fatal("DefaultLimits changed")
+	}
+	// Invalid UTF-8 in a string built without validation.
+	out, rep := Value(structpb.NewStringValue("a\xffb"), DefaultLimits)
+	if out.GetStringValue() != "a\ufffdb" || !rep.Stripped {
+		t.Fatalf("got %q %+v", out.GetStringValue(), rep)
+	}
+}
+
+func TestStruct(t *testing.T) {
+	in := mustValue(t, `{"password":"p","msg":"<<hi"}`).GetStructValue()
+	out, rep := Struct(in, DefaultLimits)
+	if got := render(structpb.NewStructValue(out)); got != `{"msg":"hi","password":"[REDACTED]"}` {
+		t.Fatalf("got %s", got)
+	}
+	if rep != (Report{Redacted: true, Removed: true}) {
+		t.Fatalf("report %+v", rep)
+	}
+	if in.Fields["password"].GetStringValue() != "p" {
+		t.Fatal("input mutated")
+	}
+
+	// Over MaxBytes: one field holding the cut JSON text, within MaxBytes.
+	lim := Limits{StringCap: 100, MaxBytes: 60}
+	big := mustValue(t, `{"a":"`+strings.Repeat("x", 80)+`"}`).GetStructValue()
+	out, rep = Struct(big, lim)
+	got := render(structpb.NewStructValue(out))
+	if got != `{"[TRUNCATED]":"{\"a\":\"xxxxxxxxxxxxxxxxxx …[truncated]"}` || !rep.Truncated {
+		t.Fatalf("got %s (%d bytes) %+v", got, len(got), rep)
+	}
+	if len(got) > lim.MaxBytes {
+		t.Fatalf("%d bytes > %d", len(got), lim.MaxBytes)
+	}
+	again, _ := Struct(out, lim)
+	if !proto.Equal(out, again) {
+		t.Fatalf("not idempotent: %s", render(structpb.NewStructValue(again)))
+	}
+}
+
+func TestValueBoundedWork(t *testing.T) {
+	// A list that holds itself many times over: the depth bound and the
+	// byte budget stop the walk long before 64^8 visits.
+	inner := &structpb.ListValue{}
+	self := structpb.NewListValue(inner)
+	for i := 0; i < 64; i++ {
+		inner.Values = append(inner.Values, self)
+	}
+	out, rep := Value(self, DefaultLimits)
+	if !rep.Truncated || len(render(out)) > DefaultLimits.MaxBytes {
+		t.Fatalf("%+v %d", rep, len(render(out)))
+	}
+}
