@@ -3,22 +3,23 @@
 
 BUF := go tool -modfile=tools/buf/go.mod buf
 RELEASE_IMAGE := releases/errsvc-v1.binpb
-GENERATED := gen docs/VOCABULARIES.md docs/PROVIDERS.md
+GENERATED := gen docs/VOCABULARIES.md docs/PROVIDERS.md clients/typescript/src/gen clients/python/src/errsvc_client/gen
 
-.PHONY: run test generate docs golden lint breaking check-generated vet gotest conformance fuzz release-image
+.PHONY: run test generate docs golden lint breaking check-generated vet gotest conformance sdk fuzz release-image
 
 ## run: start errsvc on its defaults (gRPC 127.0.0.1:9090, HTTP 127.0.0.1:8080)
 run:
 	go run ./cmd/errsvc
 
 ## test: the whole suite, as CI runs it
-test: lint check-generated breaking vet gotest conformance
+test: lint check-generated breaking vet gotest conformance sdk
 
 ## generate: regenerate every generated file (code, docs, golden vectors)
 generate:
 	$(BUF) generate
 	go test ./translate -run 'TestVocabulariesDocIsCurrent' -update
 	go test ./translate/provider -run 'TestProvidersDoc' -update
+	bash clients/generate.sh
 
 ## golden: rewrite testdata/golden from the engine (review the diff!)
 golden:
@@ -42,6 +43,10 @@ vet:
 
 gotest:
 	go test -race -count=1 ./...
+
+## sdk: the Go, TypeScript and Python clients against a live errsvc
+sdk:
+	bash clients/test.sh
 
 ## conformance: the Code Mode JavaScript contract (seed 001, points 5 and 6), with Node's test runner
 conformance:

@@ -86,7 +86,10 @@ func decodeAgentProjection(m *model, a *errsvcv1.AgentError) error {
 	case !AgentRetries.Has(given):
 		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_TERM, "agent_error.retry %q is not a known hint; it passes through, %q is its meaning elsewhere", clip(given), derived)
 	case !slices.Contains(row.GetRetries(), given):
-		m.note(errsvcv1.NoteCode_NOTE_CODE_RETRY_ADJUSTED, "retry %q is outside the matrix for %s; kept as given", given, clip(code))
+		// The matrix closes each code's hints: NOT_AUTHORIZED "yes" would
+		// turn a denial into a retry, so the code's own hint replaces it.
+		retry = derived
+		m.note(errsvcv1.NoteCode_NOTE_CODE_RETRY_ADJUSTED, "retry %q is outside the matrix for %s; %q used", given, clip(code), derived)
 	}
 	m.agentCode, m.agentRetry, m.agentDetails, m.agentFromSource = code, retry, details, true
 

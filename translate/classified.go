@@ -68,6 +68,7 @@ func decodeClassified(m *model, c *errsvcv1.ClassifiedError) error {
 		cr := classRow(m.class)
 		m.httpStatus, m.grpcCode = cr.GetHttpStatus(), cr.GetGrpcCode()
 	}
+	followClass(m)
 	deriveAgent(m)
 	return nil
 }

@@ -119,6 +119,28 @@ func agentDetailsFor(m *model, row *errsvcv1.AgentCodeRow, reason string) *struc
 	return &structpb.Struct{Fields: fields}
 }
 
+// classOverridesRow reports whether the source produced a class that the
+// kind's row does not have (a billing-exhausted quota_exceeded is
+// permanent, the row's quota_exceeded transient). The produced class wins
+// (seed 004), so the statuses and the agent projection follow the class.
+func classOverridesRow(m *model) bool {
+	return m.krow != nil && m.hasClass && m.recognized && m.krow.GetClass() != m.class
+}
+
+// followClass takes the HTTP and gRPC status from the class's row when the
+// produced class overrides the kind's, so a REST or gRPC client never
+// retries a permanent error on a 429.
+func followClass(m *model) {
+	if classOverridesRow(m) {
+		cr := classRow(m.class)
+		m.httpStatus, m.grpcCode = cr.GetHttpStatus(), cr.GetGrpcCode()
+		if !m.callerRecovery {
+			m.action, m.sameArgs = cr.GetAction(), cr.GetSameArguments()
+		}
+		m.note(errsvcv1.NoteCode_NOTE_CODE_CALLER_OVERRIDE, "class %s produced by the source overrides kind %s's %q: statuses, recovery and the agent error follow the class", m.class, m.kind, m.krow.GetClass())
+	}
+}
+
 // deriveAgent fills the agent projection from the model's kind and class.
 func deriveAgent(m *model) {
 	row := m.krow
@@ -126,11 +148,11 @@ func deriveAgent(m *model) {
 		row = catchAll
 	}
 	code := row.GetAgentCode()
-	if m.krow == nil && m.hasClass && m.recognized {
-		code = classRow(m.class).GetAgentCode()
+	reason := row.GetAgentReason()
+	if m.krow == nil && m.hasClass && m.recognized || classOverridesRow(m) {
+		code, reason = classRow(m.class).GetAgentCode(), ""
 	}
 	ar := agentCodeRow(code)
-	reason := row.GetAgentReason()
 	transient := m.hasClass && m.class == classTransient
 	m.agentCode = code
 	m.agentRetry = agentRetryFor(ar, reason, m.action, m.idempotent, transient)

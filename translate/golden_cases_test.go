@@ -128,7 +128,7 @@ func goldenCases() []goldenCase {
 			obj("agent_error", obj("code", "QUANTUM_FAILURE", "message", "m", "retry", "no"))},
 		{"rule.unknown_agent_retry", "an unknown retry hint passes through with a note",
 			obj("agent_error", obj("code", "RATE_LIMITED", "message", "m", "retry", "after-coffee"))},
-		{"rule.retry_outside_matrix", "a known hint outside the code's matrix is kept as given, with a note",
+		{"rule.retry_outside_matrix", "a known hint outside the code's matrix is replaced by the code's own, with a note: a denial never becomes a retry",
 			obj("agent_error", obj("code", "NOT_AUTHORIZED", "message", "m", "retry", "yes"))},
 		{"rule.agent_message_not_passed", "agent_error.message is built from templates, never from upstream text",
 			obj("labby_error", obj("kind", "internal_error", "message", "SELECT * FROM users; stack at /srv/app/main.go:42"))},

@@ -35,6 +35,7 @@ func decodeLabby(m *model, e *errsvcv1.LabbyError) error {
 	}
 	override(m, &m.sideEffects, e.GetSideEffects(), "side_effects", SideEffects)
 	if r := e.GetRecovery(); r != nil {
+		m.callerRecovery = true
 		override(m, &m.action, r.GetAction(), "recovery.action", RecoveryActions)
 		override(m, &m.sameArgs, r.GetSameArguments(), "recovery.same_arguments", SameArgs)
 		m.guidance = sanitizeCause(r.GetGuidance())
@@ -68,6 +69,9 @@ func decodeLabby(m *model, e *errsvcv1.LabbyError) error {
 
 	if a := e.GetAgentError(); a.GetCode() != "" {
 		return decodeAgentProjection(m, a)
+	}
+	if m.classFromSource {
+		followClass(m)
 	}
 	deriveAgent(m)
 	return nil

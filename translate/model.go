@@ -53,6 +53,10 @@ type model struct {
 	// detail is producer detail kept verbatim (sanitised).
 	detail *structpb.Struct
 
+	// callerRecovery is true when the caller supplied the recovery, which
+	// then wins over anything derived.
+	callerRecovery bool
+
 	// hints from the request context and the tool annotations.
 	idempotent, readOnly bool
 

@@ -133,6 +133,12 @@ func TestRetryMeaningAgreesAcrossTargets(t *testing.T) {
 				t.Errorf("%s: a %q confirmation became retry %q", name, reason, a.GetRetry())
 			}
 		}
+		if c := resp.GetClassification().GetClass(); c != "" && c != classTransient && (a.GetRetry() == "after-delay" || a.GetRetry() == "yes") {
+			t.Errorf("%s: class %s but the agent is told %q", name, c, a.GetRetry())
+		}
+		if c := resp.GetClassification().GetClass(); c != "" && c != classTransient && l.GetRecovery().GetAction() == "retry_later" {
+			t.Errorf("%s: class %s but labby says retry_later", name, c)
+		}
 		if n := len([]rune(a.GetMessage())); n == 0 || n > AgentMessageCap {
 			t.Errorf("%s: agent message has %d characters", name, n)
 		}

@@ -1,0 +1,123 @@
+package errsvcclient
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// serviceName is the fully-qualified errsvc service the retry policy covers.
+const serviceName = "errsvc.v1.TranslationService"
+
+// serviceConfig renders the gRPC service config that retries UNAVAILABLE on
+// every method of errsvc (all of them are pure, hence safe to repeat).
+func serviceConfig(maxAttempts int, initialBackoff, maxBackoff time.Duration) string {
+	if initialBackoff <= 0 {
+		initialBackoff = DefaultInitialBackoff
+	}
+	if maxBackoff < initialBackoff {
+		maxBackoff = initialBackoff
+	}
+	type retryPolicy struct {
+		MaxAttempts          int      `json:"maxAttempts"`
+		InitialBackoff       string   `json:"initialBackoff"`
+		MaxBackoff           string   `json:"maxBackoff"`
+		BackoffMultiplier    float64  `json:"backoffMultiplier"`
+		RetryableStatusCodes []string `json:"retryableStatusCodes"`
+	}
+	type name struct {
+		Service string `json:"service"`
+	}
+	type methodConfig struct {
+		Name        []name      `json:"name"`
+		RetryPolicy retryPolicy `json:"retryPolicy"`
+	}
+	cfg := struct {
+		MethodConfig []methodConfig `json:"methodConfig"`
+	}{[]methodConfig{{
+		Name: []name{{Service: serviceName}},
+		RetryPolicy: retryPolicy{
+			MaxAttempts:          maxAttempts,
+			InitialBackoff:       seconds(initialBackoff),
+			MaxBackoff:           seconds(maxBackoff),
+			BackoffMultiplier:    2,
+			RetryableStatusCodes: []string{"UNAVAILABLE"},
+		},
+	}}}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		// Unreachable: the struct above always marshals.
+		panic(fmt.Sprintf("errsvcclient: service config: %v", err))
+	}
+	return string(b)
+}
+
+// seconds renders d as a proto3 JSON Duration ("0.1s").
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+}
+
+// retryInfoCodes are the codes after which a server's RetryInfo is honoured
+// (AIP-194: the request may succeed unchanged later).
+var retryInfoCodes = map[codes.Code]bool{
+	codes.Unavailable:       true,
+	codes.ResourceExhausted: true,
+	codes.Aborted:           true,
+}
+
+// retryDelay returns the wait a retryable error's google.rpc.RetryInfo asks
+// for, and whether it carries one.
+func retryDelay(err error) (time.Duration, bool) {
+	st, ok := status.FromError(err)
+	if !ok || !retryInfoCodes[st.Code()] {
+		return 0, false
+	}
+	for _, d := range st.Details() {
+		if ri, ok := d.(*errdetails.RetryInfo); ok {
+			delay := ri.GetRetryDelay().AsDuration()
+			if delay < 0 {
+				delay = 0
+			}
+			return delay, true
+		}
+	}
+	return 0, false
+}
+
+// retryInfoInterceptor makes a unary call again after an error that carries
+// google.rpc.RetryInfo, waiting the delay the server asks for, capped at
+// maxDelay; at most retries more times, and never past the call's deadline.
+// It sits outside the service config's retries, which handle UNAVAILABLE
+// without RetryInfo (a connection refused, a server restarting).
+func retryInfoInterceptor(retries int, maxDelay time.Duration) grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		err := invoker(ctx, method, req, reply, cc, opts...)
+		for attempt := 0; attempt < retries && err != nil; attempt++ {
+			delay, ok := retryDelay(err)
+			if !ok {
+				return err
+			}
+			delay = min(delay, maxDelay)
+			if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) <= delay {
+				// Waiting would outlive the call: the server's answer stands.
+				return err
+			}
+			t := time.NewTimer(delay)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return err
+			case <-t.C:
+			}
+			err = invoker(ctx, method, req, reply, cc, opts...)
+		}
+		return err
+	}
+}

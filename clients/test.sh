@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Runs every SDK's tests against a live errsvc:
+#   1. builds errsvc (go build -o into a temp dir) and starts it on free
+#      loopback ports, waiting for GET /readyz;
+#   2. Go:         go test ./clients/go/...           (ERRSVC_GRPC_ADDR/ERRSVC_HTTP_ADDR set)
+#   3. TypeScript: npm ci (when the lock changed) && npm test   in clients/typescript
+#   4. Python:     pip install clients/python into its venv, then pytest
+#                  (exit 5, no tests collected, is a failure like any other non-zero);
+#   5. stops errsvc (trap) and exits non-zero if any suite failed.
+#
+#   bash clients/test.sh [go|typescript|python]...   (default: all three)
+#
+# Needs only Go, Node/npm and Python 3 with venv/pip; everything else is
+# installed, pinned, from the package registries (see clients/scripts/lib.sh).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/scripts/lib.sh"
+cd "$ROOT"
+
+suites=("$@")
+[ ${#suites[@]} -gt 0 ] || suites=(go typescript python)
+for s in "${suites[@]}"; do
+	case "$s" in
+	go | typescript | python) ;;
+	*)
+		echo "usage: $0 [go|typescript|python]..." >&2
+		exit 2
+		;;
+	esac
+done
+
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/errsvc-clients.XXXXXX")"
+SERVER_PID=""
+cleanup() {
+	local rc=$?
+	if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+		kill -TERM "$SERVER_PID" 2>/dev/null || true
+		for _ in $(seq 1 50); do
+			kill -0 "$SERVER_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$SERVER_PID" 2>/dev/null || true
+		wait "$SERVER_PID" 2>/dev/null || true
+	fi
+	if [ "$rc" -ne 0 ] && [ -s "$TMP/errsvc.log" ]; then
+		echo "---- errsvc log (last 40 lines) ----" >&2
+		tail -n 40 "$TMP/errsvc.log" >&2 || true
+	fi
+	rm -rf "$TMP"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+log "go build -o $TMP/errsvc ./cmd/errsvc"
+go build -o "$TMP/errsvc" ./cmd/errsvc
+
+# free_ports N: N distinct free loopback ports (bound together, then released).
+free_ports() {
+	"$PYTHON" - "$1" <<'PY'
+import socket, sys
+socks = []
+for _ in range(int(sys.argv[1])):
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    socks.append(s)
+print(" ".join(str(s.getsockname()[1]) for s in socks))
+for s in socks:
+    s.close()
+PY
+}
+
+# wait_ready URL PID: polls URL until it answers 200, while PID lives.
+wait_ready() {
+	"$PYTHON" - "$1" "$2" <<'PY'
+import os, sys, time, urllib.request
+url, pid = sys.argv[1], int(sys.argv[2])
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline:
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        sys.exit("errsvc exited before it was ready")
+    try:
+        with urllib.request.urlopen(url, timeout=2) as r:
+            if r.status == 200:
+                sys.exit(0)
+    except Exception:
+        pass
+    time.sleep(0.1)
+sys.exit("errsvc was not ready after 60s")
+PY
+}
+
+start_server() {
+	local attempt
+	for attempt in 1 2 3; do
+		read -r GRPC_PORT HTTP_PORT <<<"$(free_ports 2)"
+		export ERRSVC_GRPC_ADDR="127.0.0.1:$GRPC_PORT" ERRSVC_HTTP_ADDR="127.0.0.1:$HTTP_PORT"
+		log "starting errsvc: gRPC $ERRSVC_GRPC_ADDR, HTTP $ERRSVC_HTTP_ADDR (attempt $attempt)"
+		"$TMP/errsvc" --grpc-addr "$ERRSVC_GRPC_ADDR" --http-addr "$ERRSVC_HTTP_ADDR" >"$TMP/errsvc.log" 2>&1 &
+		SERVER_PID=$!
+		if wait_ready "http://$ERRSVC_HTTP_ADDR/readyz" "$SERVER_PID"; then
+			return 0
+		fi
+		kill -KILL "$SERVER_PID" 2>/dev/null || true
+		wait "$SERVER_PID" 2>/dev/null || true
+		SERVER_PID=""
+	done
+	echo "errsvc did not start" >&2
+	return 1
+}
+
+start_server
+# The TypeScript and Python suites fail, rather than skip, without a server.
+export ERRSVC_REQUIRE_SERVER=1
+
+run_go() {
+	go test -count=1 ./clients/go/...
+}
+
+run_typescript() {
+	ensure_node_modules || return 1
+	(cd "$TS_DIR" && npm test)
+}
+
+run_python() {
+	ensure_venv || return 1
+	# Test the package as installed (wheel layout, generated code included),
+	# not the source tree.
+	"$PY_VENV/bin/python" -m pip install --disable-pip-version-check --no-input -q \
+		--no-deps --no-build-isolation --force-reinstall "$PY_DIR" || return 1
+	local rc=0
+	(cd "$PY_DIR" && "$PY_VENV/bin/python" -m pytest -q) || rc=$?
+	if [ "$rc" -eq 5 ]; then
+		echo "pytest collected no tests (exit 5): counted as a failure" >&2
+	fi
+	return "$rc"
+}
+
+results=()
+failed=0
+for s in "${suites[@]}"; do
+	log "$s SDK tests"
+	start=$SECONDS
+	if "run_$s"; then
+		results+=("$(printf '%-11s ok (%ss)' "$s" $((SECONDS - start)))")
+	else
+		results+=("$(printf '%-11s FAILED (%ss)' "$s" $((SECONDS - start)))")
+		failed=1
+	fi
+	if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+		echo "errsvc died during the $s suite" >&2
+		failed=1
+		break
+	fi
+done
+
+echo
+echo "clients/test.sh summary:"
+for r in "${results[@]}"; do
+	echo "  $r"
+done
+exit "$failed"
