@@ -125,7 +125,9 @@ func agentRowOrFallback(code string) *errsvcv1.AgentCodeRow {
 // encodeAgent writes the agent projection with an agent-safe message.
 func encodeAgent(m *model, resp *errsvcv1.TranslateResponse) {
 	noteAgentLoss(m)
-	resp.AgentError = agentPayload(m)
+	a := &m.store.agent
+	a.Code, a.Message, a.Retry, a.Details = m.agentCode, agentMessage(m), m.agentRetry, m.agentDetails
+	resp.AgentError = a
 }
 
 // noteAgentLoss records what the agent projection cannot carry: the Labby

@@ -141,6 +141,51 @@ func followClass(m *model) {
 	}
 }
 
+// detailsKey names a derived details object that depends on nothing but
+// the row: no wait (which is per call).
+type detailsKey struct {
+	code, reason          string
+	transient, idempotent bool
+}
+
+// staticDetails holds every wait-free derived details object, built once
+// from the rows. Responses share them: they are never mutated after init.
+var staticDetails = func() map[detailsKey]*structpb.Struct {
+	out := map[detailsKey]*structpb.Struct{}
+	reasons := map[string][]string{}
+	for _, t := range LabbyKinds.Terms {
+		r := t.Row.(*errsvcv1.KindRow)
+		reasons[r.GetAgentCode()] = append(reasons[r.GetAgentCode()], r.GetAgentReason())
+	}
+	for _, t := range AgentCodes.Terms {
+		row := t.Row.(*errsvcv1.AgentCodeRow)
+		for _, reason := range append(reasons[t.Wire], "") {
+			for _, transient := range []bool{false, true} {
+				for _, idem := range []bool{false, true} {
+					m := &model{idempotent: idem, hasClass: transient}
+					if transient {
+						m.class = classTransient
+					}
+					out[detailsKey{t.Wire, reason, transient, idem}] = agentDetailsFor(m, row, reason)
+				}
+			}
+		}
+	}
+	return out
+}()
+
+// cachedAgentDetails returns the shared details object when the model has
+// no wait, else builds one.
+func cachedAgentDetails(m *model, code string, row *errsvcv1.AgentCodeRow, reason string) *structpb.Struct {
+	if m.waitMs == nil {
+		key := detailsKey{code, reason, m.hasClass && m.class == classTransient, m.idempotent}
+		if d, ok := staticDetails[key]; ok {
+			return d
+		}
+	}
+	return agentDetailsFor(m, row, reason)
+}
+
 // deriveAgent fills the agent projection from the model's kind and class.
 func deriveAgent(m *model) {
 	row := m.krow
@@ -156,7 +201,7 @@ func deriveAgent(m *model) {
 	transient := m.hasClass && m.class == classTransient
 	m.agentCode = code
 	m.agentRetry = agentRetryFor(ar, reason, m.action, m.idempotent, transient)
-	m.agentDetails = agentDetailsFor(m, ar, reason)
+	m.agentDetails = cachedAgentDetails(m, code, ar, reason)
 }
 
 // setWaitMs records a wait given in milliseconds and its whole seconds.

@@ -26,7 +26,7 @@ func decodeLabby(m *model, e *errsvcv1.LabbyError) error {
 	}
 	completeFromKind(m)
 	if e.GetOrigin() == "" && e.GetRecovery() == nil && e.GetSideEffects() == "" {
-		m.note(errsvcv1.NoteCode_NOTE_CODE_DEFAULT_ASSUMED, "origin, recovery and side_effects completed from kind %q", clip(m.kind))
+		m.note(errsvcv1.NoteCode_NOTE_CODE_DEFAULT_ASSUMED, "origin, recovery and side_effects completed from the kind")
 	}
 	if o := e.GetOrigin(); o != "" {
 		if override(m, &m.origin, o, "origin", Origins) && e.GetSideEffects() == "" {
@@ -102,8 +102,13 @@ func orCatchAll(row *errsvcv1.KindRow) *errsvcv1.KindRow {
 	return row
 }
 
-// contextFields copies the envelope's optional context fields, sanitised.
+// contextFields copies the envelope's optional context fields, sanitised;
+// nil when there are none (the common legacy {kind, message}).
 func contextFields(e *errsvcv1.LabbyError) *errsvcv1.LabbyError {
+	if e.Service == "" && e.Action == "" && e.Tool == "" && e.Upstream == "" && e.Command == "" && e.Prompt == "" &&
+		e.Resource == "" && e.Cause == "" && e.OriginalKind == "" && e.Safety == nil && e.Evidence == nil {
+		return nil
+	}
 	return &errsvcv1.LabbyError{
 		Service:      sanitizeShort(e.GetService()),
 		Action:       sanitizeShort(e.GetAction()),
@@ -126,7 +131,17 @@ func encodeLabby(m *model, resp *errsvcv1.TranslateResponse) {
 }
 
 func labbyEnvelope(m *model) *errsvcv1.LabbyError {
-	e := copyContext(m.envelope)
+	var e *errsvcv1.LabbyError
+	if m.store.labbyUsed {
+		e = copyContext(m.envelope)
+		e.Recovery = &errsvcv1.Recovery{}
+	} else {
+		// The first envelope of a response comes from the storage.
+		m.store.labbyUsed = true
+		e = &m.store.labby
+		copyContextInto(e, m.envelope)
+		e.Recovery = &m.store.recovery
+	}
 	e.ContractVersion = 1
 	e.Kind = m.kind
 	e.Message = m.message
@@ -136,12 +151,8 @@ func labbyEnvelope(m *model) *errsvcv1.LabbyError {
 	}
 	e.Origin = m.origin
 	e.SideEffects = m.sideEffects
-	e.Recovery = &errsvcv1.Recovery{
-		Action:        m.action,
-		SameArguments: m.sameArgs,
-		Guidance:      m.guidance,
-		RetryAfterMs:  m.waitMs,
-	}
+	r := e.Recovery
+	r.Action, r.SameArguments, r.Guidance, r.RetryAfterMs = m.action, m.sameArgs, m.guidance, m.waitMs
 	if e.Recovery.Guidance == "" {
 		e.Recovery.Guidance = actionRow(m.action).GetGuidance()
 	}
@@ -161,14 +172,18 @@ func labbyEnvelope(m *model) *errsvcv1.LabbyError {
 // Labby and Code Mode targets never share a message (a field-by-field copy:
 // proto.Clone's reflection costs more than the whole translation).
 func copyContext(src *errsvcv1.LabbyError) *errsvcv1.LabbyError {
+	e := &errsvcv1.LabbyError{}
+	copyContextInto(e, src)
+	return e
+}
+
+func copyContextInto(e, src *errsvcv1.LabbyError) {
 	if src == nil {
-		return &errsvcv1.LabbyError{}
+		return
 	}
-	return &errsvcv1.LabbyError{
-		Service: src.Service, Action: src.Action, Tool: src.Tool, Upstream: src.Upstream,
-		Command: src.Command, Prompt: src.Prompt, Resource: src.Resource, Cause: src.Cause,
-		OriginalKind: src.OriginalKind, Safety: src.Safety, Evidence: src.Evidence,
-	}
+	e.Service, e.Action, e.Tool, e.Upstream = src.Service, src.Action, src.Tool, src.Upstream
+	e.Command, e.Prompt, e.Resource, e.Cause = src.Command, src.Prompt, src.Resource, src.Cause
+	e.OriginalKind, e.Safety, e.Evidence = src.OriginalKind, src.Safety, src.Evidence
 }
 
 // defaultMessage is the kind's meaning, for a source that carried no text.

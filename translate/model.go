@@ -3,6 +3,9 @@ package translate
 import (
 	"fmt"
 
+	"google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/protobuf/types/known/anypb"
+
 	"google.golang.org/protobuf/types/known/structpb"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
@@ -61,10 +64,42 @@ type model struct {
 	idempotent, readOnly bool
 
 	notes []*errsvcv1.Note
+
+	// store is where the response's messages are carved from: one
+	// allocation per translation instead of one per message.
+	store storage
+}
+
+// storage holds the messages of one response. A response points into it,
+// so it lives as long as the response does.
+type storage struct {
+	resp       errsvcv1.TranslateResponse
+	labby      errsvcv1.LabbyError
+	labbyUsed  bool
+	recovery   errsvcv1.Recovery
+	agent      errsvcv1.AgentError
+	class      errsvcv1.Classification
+	recognized bool
+	http       int32
+	status     status.Status
+	info       anypb.Any
+	details    [2]*anypb.Any
+	notes      [4]*errsvcv1.Note
+}
+
+// newModel allocates a model with its response storage.
+func newModel() *model {
+	m := &model{}
+	m.notes = m.store.notes[:0]
+	return m
 }
 
 // note records a step that lost information, assumed a default or
 // recognised an alias. code is a NoteCode wire string.
 func (m *model) note(code errsvcv1.NoteCode, format string, args ...any) {
-	m.notes = append(m.notes, &errsvcv1.Note{Code: Wire(code), Message: fmt.Sprintf(format, args...)})
+	msg := format
+	if len(args) > 0 {
+		msg = fmt.Sprintf(format, args...)
+	}
+	m.notes = append(m.notes, &errsvcv1.Note{Code: Wire(code), Message: msg})
 }

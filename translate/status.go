@@ -1,11 +1,11 @@
 package translate
 
 import (
+	"slices"
 	"strings"
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/code"
-	"google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/types/known/anypb"
 
@@ -17,7 +17,10 @@ const ErrorInfoDomain = "errsvc.dev"
 
 func encodeClassification(m *model, resp *errsvcv1.TranslateResponse) {
 	if m.hasClass {
-		resp.Classification = classification(m)
+		m.store.recognized = m.recognized
+		c := &m.store.class
+		c.Class, c.RetryAfterSecs, c.Recognized = m.class, m.waitSecs, &m.store.recognized
+		resp.Classification = c
 	}
 }
 
@@ -27,8 +30,8 @@ func classification(m *model) *errsvcv1.Classification {
 }
 
 func encodeHTTPStatus(m *model, resp *errsvcv1.TranslateResponse) {
-	s := m.httpStatus
-	resp.HttpStatus = &s
+	m.store.http = m.httpStatus
+	resp.HttpStatus = &m.store.http
 }
 
 // encodeGRPCStatus writes google.rpc.Status with exactly one ErrorInfo
@@ -47,11 +50,11 @@ func encodeGRPCStatus(m *model, resp *errsvcv1.TranslateResponse) {
 		{"originalTerm", m.originalTerm},
 		{"retry", m.agentRetry},
 	}
-	st := &status.Status{
-		Code:    grpcCodeNumber(grpcCodeFor(m)),
-		Message: agentMessage(m),
-		Details: []*anypb.Any{{TypeUrl: errorInfoTypeURL, Value: appendErrorInfo(nil, errorInfoReason(m.kind), ErrorInfoDomain, md[:])}},
-	}
+	info := &m.store.info
+	info.TypeUrl, info.Value = errorInfoTypeURL, appendErrorInfo(nil, errorInfoReason(m.kind), ErrorInfoDomain, md[:])
+	m.store.details[0] = info
+	st := &m.store.status
+	st.Code, st.Message, st.Details = grpcCodeNumber(grpcCodeFor(m)), agentMessage(m), m.store.details[:1]
 	if m.waitSecs != nil {
 		delay := time.Duration(*m.waitSecs) * time.Second
 		if m.waitMs != nil {
@@ -73,6 +76,11 @@ const (
 // appendErrorInfo encodes ErrorInfo{reason=1, domain=2, metadata=3}, leaving
 // out empty metadata values.
 func appendErrorInfo(b []byte, reason, domain string, md [][2]string) []byte {
+	size := 2 + protowire.SizeBytes(len(reason)) + protowire.SizeBytes(len(domain))
+	for _, kv := range md {
+		size += 5 + protowire.SizeBytes(len(kv[0])) + protowire.SizeBytes(len(kv[1]))
+	}
+	b = slices.Grow(b, size)
 	b = protowire.AppendTag(b, 1, protowire.BytesType)
 	b = protowire.AppendString(b, reason)
 	b = protowire.AppendTag(b, 2, protowire.BytesType)
@@ -115,9 +123,28 @@ func appendRetryInfo(b []byte, d time.Duration) []byte {
 	return b
 }
 
+// knownReasons holds the reason of every known kind, spelled once.
+var knownReasons = func() map[string]string {
+	out := map[string]string{}
+	for _, t := range LabbyKinds.Terms {
+		out[t.Wire] = spellReason(t.Wire)
+	}
+	for _, t := range ClassifiedCodes.Terms {
+		out[t.Wire] = spellReason(t.Wire)
+	}
+	return out
+}()
+
 // errorInfoReason spells a kind as an AIP-193 reason: UPPER_SNAKE, starting
 // with a letter, at most 63 characters.
 func errorInfoReason(kind string) string {
+	if r, ok := knownReasons[kind]; ok {
+		return r
+	}
+	return spellReason(kind)
+}
+
+func spellReason(kind string) string {
 	var b strings.Builder
 	for _, r := range strings.ToUpper(kind) {
 		if b.Len() == 63 {

@@ -1,6 +1,8 @@
 package translate
 
 import (
+	"slices"
+
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 )
 
@@ -34,6 +36,8 @@ var targets = []target{
 }
 
 // Translate turns the request's one source into every requested target.
+// The response may share immutable parts (derived details) with other
+// responses: proto.Clone it before mutating it.
 // A malformed request (no source, a missing required field, a value out of
 // range) returns a *RequestError naming the field; an unknown term never
 // does: it passes through with a note.
@@ -42,13 +46,10 @@ func Translate(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, err
 	if err != nil {
 		return nil, err
 	}
-	resp := &errsvcv1.TranslateResponse{}
-	wanted, err := selectTargets(req, m)
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range targets {
-		if wanted[t.name] {
+	resp := &m.store.resp
+	wanted := selectTargets(req, m)
+	for i, t := range targets {
+		if wanted&(1<<i) != 0 {
 			t.encode(m, resp)
 		}
 	}
@@ -60,30 +61,28 @@ func isToolResult(req *errsvcv1.TranslateRequest) bool {
 	return req.GetMcpToolResult() != nil
 }
 
-// selectTargets resolves the request's target list; unknown names are
-// noted and ignored, so a client built against a newer contract still works.
-func selectTargets(req *errsvcv1.TranslateRequest, m *model) (map[string]bool, error) {
-	wanted := map[string]bool{}
+// selectTargets resolves the request's target list into a bit per entry
+// of targets; unknown names are noted and ignored, so a client built
+// against a newer contract still works.
+func selectTargets(req *errsvcv1.TranslateRequest, m *model) uint {
+	var wanted uint
 	if len(req.GetTargets()) == 0 {
-		for _, t := range targets {
+		for i, t := range targets {
 			if t.applies(req) {
-				wanted[t.name] = true
+				wanted |= 1 << i
 			}
 		}
-		return wanted, nil
-	}
-	known := map[string]bool{}
-	for _, t := range targets {
-		known[t.name] = true
+		return wanted
 	}
 	for _, name := range req.GetTargets() {
-		if known[name] {
-			wanted[name] = true
-		} else {
+		i := slices.IndexFunc(targets, func(t target) bool { return t.name == name })
+		if i < 0 {
 			m.note(errsvcv1.NoteCode_NOTE_CODE_TARGET_UNKNOWN, "target %q is not a response field; ignored", clip(name))
+			continue
 		}
+		wanted |= 1 << i
 	}
-	return wanted, nil
+	return wanted
 }
 
 // decode reads the request's one source into the model.
@@ -91,7 +90,7 @@ func decode(req *errsvcv1.TranslateRequest) (*model, error) {
 	if req == nil {
 		return nil, &RequestError{Field: "source", Description: "the request is empty: set exactly one source (labby_error, agent_error, classified_error, provider_response or mcp_tool_result)"}
 	}
-	m := &model{}
+	m := newModel()
 	if c := req.GetContext(); c != nil {
 		m.idempotent = c.GetIdempotent()
 		m.readOnly = c.GetReadOnly()
