@@ -20,7 +20,7 @@ func decodeAgent(m *model, a *errsvcv1.AgentError) error {
 	if a.GetCode() == "" {
 		return &RequestError{Field: "agent_error.code", Description: "required: one of the 16 AgentCapabilityErrorCode strings"}
 	}
-	if err := decodeAgentProjection(m, a); err != nil {
+	if err := decodeAgentProjection(m, a, "agent_error"); err != nil {
 		return err
 	}
 	m.originalTerm = m.agentCode
@@ -54,8 +54,11 @@ func decodeAgent(m *model, a *errsvcv1.AgentError) error {
 // payload (the source itself, or the additive agent_error of an envelope):
 // code, retry and details are preserved losslessly, as seed 002 asks of
 // adapters, except that a per-reason rule beats a contradicting hint.
-func decodeAgentProjection(m *model, a *errsvcv1.AgentError) error {
-	code := term(m, a.GetCode(), "agent_error.code")
+func decodeAgentProjection(m *model, a *errsvcv1.AgentError, field string) error {
+	code := term(m, a.GetCode(), field+".code")
+	if code == "" {
+		return &RequestError{Field: field + ".code", Description: "nothing is left of the code once control characters are removed"}
+	}
 	row := agentCodeRow(code)
 	if row == nil {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_CODE, "agent code %q is not one of the 16; it passes through with %s's meaning", clip(code), fallbackAgentCode)
@@ -68,13 +71,13 @@ func decodeAgentProjection(m *model, a *errsvcv1.AgentError) error {
 	m.idempotent = idempotent
 	if v, ok := numberField(details, "retryAfterMs"); ok {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) || v > math.MaxUint32 {
-			return &RequestError{Field: "agent_error.details.retryAfterMs", Description: "must be a non-negative number of milliseconds below 2^32"}
+			return &RequestError{Field: field + ".details.retryAfterMs", Description: "must be a non-negative number of milliseconds below 2^32"}
 		}
 		setWaitMs(m, uint32(math.Ceil(v)))
 	}
 
 	derived := agentRetryFor(row, reason, "", idempotent, transient)
-	given := term(m, a.GetRetry(), "agent_error.retry")
+	given := term(m, a.GetRetry(), field+".retry")
 	retry := given
 	switch rule, hasRule := row.GetRetryByReason()[reason]; {
 	case hasRule && given != rule:

@@ -15,6 +15,9 @@ func decodeLabby(m *model, e *errsvcv1.LabbyError) error {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_CONTRACT_VERSION, "contract_version %d read as version 1", v)
 	}
 	m.kind = term(m, e.GetKind(), "labby_error.kind")
+	if m.kind == "" {
+		return &RequestError{Field: "labby_error.kind", Description: "nothing is left of the kind once control characters are removed"}
+	}
 	m.originalTerm = m.kind
 	m.krow = kindRow(m.kind)
 	if m.krow == nil {
@@ -68,7 +71,7 @@ func decodeLabby(m *model, e *errsvcv1.LabbyError) error {
 	}
 
 	if a := e.GetAgentError(); a.GetCode() != "" {
-		return decodeAgentProjection(m, a)
+		return decodeAgentProjection(m, a, "labby_error.agent_error")
 	}
 	if m.classFromSource {
 		followClass(m)
