@@ -1,8 +1,6 @@
 package translate
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/errsvc/errsvc/internal/golden"
@@ -11,27 +9,7 @@ import (
 // docs/VOCABULARIES.md is rendered from the matrix; the committed copy must
 // not drift from it. `make docs` (this test with -update) rewrites it.
 func TestVocabulariesDocIsCurrent(t *testing.T) {
-	root, err := golden.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(root, "docs", "VOCABULARIES.md")
-	want := VocabulariesMarkdown()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != want {
-		t.Error("docs/VOCABULARIES.md is out of date with the matrix: run make docs")
-	}
+	golden.CheckGenerated(t, "docs/VOCABULARIES.md", VocabulariesMarkdown(), *update, "run make docs")
 }
 
 // ListVocabularies serves every term of every vocabulary the docs render.

@@ -3,8 +3,6 @@ package translate
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/errsvc/errsvc/internal/golden"
@@ -250,45 +248,14 @@ func mustJSON(v any) json.RawMessage {
 	return b
 }
 
-// providerFixture is one file of testdata/providers (the provider package's
-// fixture corpus): a raw answer and the class it must get.
-type providerFixture struct {
-	Name   string `json:"name"`
-	Why    string `json:"why"`
-	Answer struct {
-		Provider   string            `json:"provider"`
-		Status     int               `json:"status"`
-		Headers    map[string]string `json:"headers"`
-		Body       string            `json:"body"`
-		ReceivedAt string            `json:"received_at,omitempty"`
-	} `json:"answer"`
-	Now  string `json:"now"`
-	Want struct {
-		Class          string  `json:"class"`
-		RetryAfterSecs *uint32 `json:"retry_after_secs"`
-		Kind           string  `json:"kind"`
-	} `json:"want"`
-}
+type providerFixture = golden.ProviderFixture
 
 func providerFixtures() []providerFixture {
-	root, err := golden.ModuleRoot()
+	fs, err := golden.LoadProviderFixtures()
 	if err != nil {
 		panic(err)
 	}
-	files, _ := filepath.Glob(filepath.Join(root, "testdata", "providers", "*.json"))
-	var out []providerFixture
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			panic(err)
-		}
-		var fx providerFixture
-		if err := json.Unmarshal(b, &fx); err != nil {
-			panic(f + ": " + err.Error())
-		}
-		out = append(out, fx)
-	}
-	return out
+	return fs
 }
 
 // providerCases turns every provider fixture into a golden vector, with

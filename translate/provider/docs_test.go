@@ -3,11 +3,11 @@ package provider
 import (
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/errsvc/errsvc/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/PROVIDERS.md from the fixtures and tables")
@@ -16,27 +16,8 @@ var update = flag.Bool("update", false, "rewrite docs/PROVIDERS.md from the fixt
 // committed copy must not drift. Rewrite it with
 // go test ./translate/provider -run TestProvidersDoc -update
 func TestProvidersDoc(t *testing.T) {
-	root, err := moduleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(root, "docs", "PROVIDERS.md")
-	want := providersMarkdown(t)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != want {
-		t.Error("docs/PROVIDERS.md is out of date: run go test ./translate/provider -run TestProvidersDoc -update")
-	}
+	golden.CheckGenerated(t, "docs/PROVIDERS.md", providersMarkdown(t), *update,
+		"run go test ./translate/provider -run TestProvidersDoc -update")
 }
 
 // docRow is one fixture's line of the comparison.

@@ -1,39 +1,18 @@
 package provider
 
 import (
-	"encoding/json"
-	"errors"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/errsvc/errsvc/internal/golden"
 )
 
-// fixture is one file of testdata/providers: a real-shaped provider answer
-// and the classification errsvc must give it.
+// fixture is one file of testdata/providers (golden.ProviderFixture) and
+// the file it came from.
 type fixture struct {
-	Name   string `json:"name"`
-	Why    string `json:"why"`
-	Answer struct {
-		Provider   string            `json:"provider"`
-		Status     int               `json:"status"`
-		Headers    map[string]string `json:"headers"`
-		Body       string            `json:"body"`
-		ReceivedAt string            `json:"received_at,omitempty"`
-	} `json:"answer"`
-	Now  string `json:"now"`
-	Want struct {
-		Class          string  `json:"class"`
-		RetryAfterSecs *uint32 `json:"retry_after_secs,omitempty"`
-		Kind           string  `json:"kind"`
-		// Optional: asserted only when present.
-		Rule       string `json:"rule,omitempty"`
-		Code       string `json:"code,omitempty"`
-		WaitSource string `json:"wait_source,omitempty"`
-		Stream     *bool  `json:"stream,omitempty"`
-	} `json:"want"`
+	golden.ProviderFixture
 	file string
 }
 
@@ -57,52 +36,16 @@ func (f *fixture) answer(t testing.TB) Answer {
 	return a
 }
 
-// moduleRoot walks up from the package directory to go.mod.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("go.mod not found above " + dir)
-		}
-		dir = parent
-	}
-}
-
 // loadFixtures reads every fixture, in family order then by name.
 func loadFixtures(t testing.TB) []fixture {
 	t.Helper()
-	root, err := moduleRoot()
+	all, err := golden.LoadProviderFixtures()
 	if err != nil {
 		t.Fatal(err)
 	}
-	paths, err := filepath.Glob(filepath.Join(root, "testdata", "providers", "*.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fs []fixture
-	for _, p := range paths {
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var f fixture
-		d := json.NewDecoder(strings.NewReader(string(raw)))
-		d.DisallowUnknownFields()
-		if err := d.Decode(&f); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		f.file = filepath.Base(p)
-		if f.Name+".json" != f.file {
-			t.Errorf("%s: name %q does not match the file name", f.file, f.Name)
-		}
-		fs = append(fs, f)
+	fs := make([]fixture, len(all))
+	for i, f := range all {
+		fs[i] = fixture{ProviderFixture: f, file: f.Name + ".json"}
 	}
 	sort.SliceStable(fs, func(i, j int) bool {
 		fi, fj := familyOf(fs[i].Answer.Provider), familyOf(fs[j].Answer.Provider)

@@ -1,0 +1,67 @@
+package golden
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ProviderFixture is one file of testdata/providers: a real-shaped provider
+// answer and the classification errsvc must give it. The provider package's
+// tests and the engine's golden vectors both read them.
+type ProviderFixture struct {
+	Name   string `json:"name"`
+	Why    string `json:"why"`
+	Answer struct {
+		Provider   string            `json:"provider"`
+		Status     int               `json:"status"`
+		Headers    map[string]string `json:"headers"`
+		Body       string            `json:"body"`
+		ReceivedAt string            `json:"received_at,omitempty"`
+	} `json:"answer"`
+	// Now is the clock of the fixture (RFC 3339).
+	Now  string `json:"now"`
+	Want struct {
+		Class          string  `json:"class"`
+		RetryAfterSecs *uint32 `json:"retry_after_secs,omitempty"`
+		Kind           string  `json:"kind"`
+		// Optional: asserted only when present.
+		Rule       string `json:"rule,omitempty"`
+		Code       string `json:"code,omitempty"`
+		WaitSource string `json:"wait_source,omitempty"`
+		Stream     *bool  `json:"stream,omitempty"`
+	} `json:"want"`
+}
+
+// LoadProviderFixtures reads every fixture of testdata/providers, sorted
+// by file name; unknown fields are an error, so a typo cannot hide.
+func LoadProviderFixtures() ([]ProviderFixture, error) {
+	root, err := ModuleRoot()
+	if err != nil {
+		return nil, err
+	}
+	paths, err := filepath.Glob(filepath.Join(root, "testdata", "providers", "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var fs []ProviderFixture
+	for _, p := range paths {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		var f ProviderFixture
+		d := json.NewDecoder(strings.NewReader(string(raw)))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&f); err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		if f.Name+".json" != filepath.Base(p) {
+			return nil, fmt.Errorf("%s: name %q does not match the file name", p, f.Name)
+		}
+		fs = append(fs, f)
+	}
+	return fs, nil
+}
