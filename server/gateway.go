@@ -19,8 +19,10 @@ import (
 // instead of dialling the gRPC port: no second hop, no loopback connection to
 // keep alive or secure, and the HTTP port works even where the gRPC port is
 // not reachable. The price is that gRPC interceptors do not run for REST, so
-// the REST path recovers panics in recoveringService and is measured by
-// restHandler; both share their code with the gRPC side.
+// the REST path recovers panics in recoveringService and is limited,
+// measured and logged by restHandler; both share their code with the gRPC
+// side. /healthz, /readyz, /metrics and /openapi.json bypass restHandler, so
+// no limit ever refuses a probe or a scrape.
 func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 	opts = opts.withDefaults()
 	gw := runtime.NewServeMux(
@@ -38,7 +40,9 @@ func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 	}
 
 	mux := http.NewServeMux()
-	mux.Handle("/", &restHandler{gateway: gw, maxBytes: opts.MaxRequestBytes, metrics: opts.Metrics})
+	mux.Handle("/", &restHandler{
+		gateway: gw, maxBytes: opts.MaxRequestBytes, metrics: opts.Metrics, limiter: opts.limiter, logger: opts.Logger,
+	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeText(w, http.StatusOK, "ok")
 	})

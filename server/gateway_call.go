@@ -4,35 +4,18 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
-	"time"
 
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/proto"
 )
-
-// restCall is what one REST call learns about itself on its way through the
-// gateway. The gateway only hands our hooks a context, so this is how the
-// body limit reaches the error handler and the outcome reaches the metrics.
-// A call runs on one goroutine, so the fields need no locking.
-type restCall struct {
-	rpc          string
-	code         codes.Code
-	bodyTooLarge bool
-}
-
-type restCallKey struct{}
-
-func restCallFrom(ctx context.Context) *restCall {
-	c, _ := ctx.Value(restCallKey{}).(*restCall)
-	return c
-}
 
 // recordRPC is a forward-response option: it runs on success with the
 // context the gateway annotated with the method name.
 func recordRPC(ctx context.Context, _ http.ResponseWriter, _ proto.Message) error {
-	if c := restCallFrom(ctx); c != nil {
+	if c := callFrom(ctx); c != nil {
 		if rpc, ok := runtime.RPCMethod(ctx); ok {
 			c.rpc = rpc
 		}
@@ -40,19 +23,34 @@ func recordRPC(ctx context.Context, _ http.ResponseWriter, _ proto.Message) erro
 	return nil
 }
 
-// restHandler bounds the request body and measures each REST call around
-// the grpc-gateway mux.
+// restHandler bounds the request body and the calls in flight, and counts
+// and logs each REST call around the grpc-gateway mux. The gateway only
+// hands our hooks a context, so the call record (see call) is how the body
+// limit reaches the error handler and the outcome reaches the metrics.
 type restHandler struct {
 	gateway  *runtime.ServeMux
 	maxBytes int64
 	metrics  *Metrics
+	limiter  *limiter
+	logger   *slog.Logger
 }
 
 func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	call := &restCall{rpc: "unknown", code: codes.OK}
-	r = r.WithContext(context.WithValue(r.Context(), restCallKey{}, call))
-	defer func() { h.metrics.observe(transportHTTP, call.rpc, call.code, start) }()
+	call := newCall(transportHTTP, "unknown")
+	r = r.WithContext(withCall(r.Context(), call))
+	defer call.finish(r.Context(), h.logger, h.metrics)
+
+	// Refused before the body is read, so a full server spends nothing on
+	// the calls it turns away.
+	if !h.limiter.acquireRequest() {
+		call.rpc = restRPC(r)
+		call.limit = limitConcurrentRequests
+		w.Header().Set("Retry-After", "1")
+		_, m := runtime.MarshalerForRequest(h.gateway, r)
+		runtime.HTTPError(r.Context(), h.gateway, m, w, r, h.limiter.requestsExhausted().Err())
+		return
+	}
+	defer h.limiter.releaseRequest()
 
 	// Even a declared Content-Length over the limit is read up to the limit
 	// rather than refused up front: the refusal then comes from inside the
@@ -63,12 +61,25 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.gateway.ServeHTTP(w, r)
 }
 
+// restRPC names the RPC of a REST path for a call refused before routing.
+func restRPC(r *http.Request) string {
+	switch r.URL.Path {
+	case "/v1/translate":
+		return errsvcv1.TranslationService_Translate_FullMethodName
+	case "/v1/translate:batch":
+		return errsvcv1.TranslationService_TranslateBatch_FullMethodName
+	case "/v1/vocabularies":
+		return errsvcv1.TranslationService_ListVocabularies_FullMethodName
+	}
+	return "unknown"
+}
+
 // limitedBody notes when the limit was hit: the gateway flattens the read
 // error into an INVALID_ARGUMENT string, which would otherwise be
 // indistinguishable from bad JSON.
 type limitedBody struct {
 	io.ReadCloser
-	call *restCall
+	call *call
 }
 
 func (b *limitedBody) Read(p []byte) (int, error) {

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -18,8 +17,11 @@ import (
 func restErrorHandler(maxBytes int64) runtime.ErrorHandlerFunc {
 	return func(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
 		st, httpStatus := restError(ctx, maxBytes, err)
-		if c := restCallFrom(ctx); c != nil {
-			c.code = st.Code()
+		if c := callFrom(ctx); c != nil {
+			c.setStatus(st)
+			if httpStatus == http.StatusRequestEntityTooLarge && c.limit == "" {
+				c.limit = limitRequestBytes
+			}
 			if rpc, ok := runtime.RPCMethod(ctx); ok {
 				c.rpc = rpc
 			}
@@ -29,8 +31,8 @@ func restErrorHandler(maxBytes int64) runtime.ErrorHandlerFunc {
 }
 
 func restError(ctx context.Context, maxBytes int64, err error) (*status.Status, int) {
-	if c := restCallFrom(ctx); c != nil && c.bodyTooLarge {
-		return resourceExhausted("body", fmt.Sprintf("request body exceeds %d bytes", maxBytes)), http.StatusRequestEntityTooLarge
+	if c := callFrom(ctx); c != nil && c.bodyTooLarge {
+		return tooLarge(maxBytes), http.StatusRequestEntityTooLarge
 	}
 	var withStatus *runtime.HTTPStatusError
 	if errors.As(err, &withStatus) {

@@ -3,28 +3,47 @@ package server
 import (
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 )
 
 // NewGRPCServer returns a gRPC server carrying TranslationService, the
 // grpc.health.v1 service backed by opts.Health (flip it with
-// Health.SetNotServing), and server reflection. Panics become INTERNAL and
-// every call is counted in opts.Metrics.
+// Health.SetNotServing), and server reflection. Panics become INTERNAL,
+// every call is counted in opts.Metrics and a failed one logged, and the
+// limits of opts apply. With opts.TLS it serves TLS only.
 func NewGRPCServer(opts Options) *grpc.Server {
 	opts = opts.withDefaults()
-	// Metrics is outermost so a recovered panic is counted as INTERNAL.
-	s := grpc.NewServer(
-		grpc.MaxRecvMsgSize(int(opts.MaxRequestBytes)),
+	// Observe is outermost so a recovered panic and a refusal by a limit are
+	// counted and logged like any other outcome; grpcStats catches the calls
+	// grpc-go refuses before the interceptors. The limits release their
+	// slots on the way out, panic or not.
+	serverOpts := []grpc.ServerOption{
+		grpc.MaxRecvMsgSize(grpcTransportLimit(opts.MaxRequestBytes)),
+		grpc.StatsHandler(grpcStats{metrics: opts.Metrics, logger: opts.Logger}),
 		grpc.ChainUnaryInterceptor(
-			unaryMetrics(opts.Metrics),
+			unaryObserve(opts.Metrics, opts.Logger),
 			unaryRecover(opts.Logger),
+			unaryLimits(opts.limiter, opts.MaxRequestBytes),
 		),
 		grpc.ChainStreamInterceptor(
-			streamMetrics(opts.Metrics),
+			streamObserve(opts.Metrics, opts.Logger),
 			streamRecover(opts.Logger),
+			streamLimits(opts.limiter),
 		),
-	)
+	}
+	if opts.TLS != nil {
+		serverOpts = append(serverOpts, grpc.Creds(credentials.NewTLS(opts.TLS)))
+	}
+	if opts.MaxConnectionAge > 0 {
+		serverOpts = append(serverOpts, grpc.KeepaliveParams(keepalive.ServerParameters{
+			MaxConnectionAge:      opts.MaxConnectionAge,
+			MaxConnectionAgeGrace: opts.ShutdownTimeout,
+		}))
+	}
+	s := grpc.NewServer(serverOpts...)
 	errsvcv1.RegisterTranslationServiceServer(s, NewService(opts))
 	healthpb.RegisterHealthServer(s, opts.Health.grpc)
 	reflection.Register(s)

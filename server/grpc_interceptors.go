@@ -3,9 +3,11 @@ package server
 import (
 	"context"
 	"log/slog"
-	"time"
+	"strings"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/stats"
 	"google.golang.org/grpc/status"
 )
 
@@ -23,22 +25,74 @@ func streamRecover(logger *slog.Logger) grpc.StreamServerInterceptor {
 	}
 }
 
-func unaryMetrics(m *Metrics) grpc.UnaryServerInterceptor {
+// gRPC calls are counted and logged once each, by whichever of two hooks
+// sees them end first. Calls that reach the interceptors end in
+// unaryObserve/streamObserve, before the status goes out, so /metrics and
+// the log already show a call when its client sees the answer. grpc-go
+// refuses some calls before any interceptor runs (a message over its size
+// cap, one that does not decode); grpcStats catches those from the
+// transport's side. Its TagRPC also opens the call record, which the
+// stream's context then carries to the interceptors and the service.
+
+func unaryObserve(m *Metrics, logger *slog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-		start := time.Now()
 		resp, err := handler(ctx, req)
-		m.observe(transportGRPC, info.FullMethod, status.Code(err), start)
+		endGRPC(ctx, err, logger, m)
 		return resp, err
 	}
 }
 
-// streamMetrics counts a stream once, with the status it ended on; per-item
-// outcomes travel inside the responses.
-func streamMetrics(m *Metrics) grpc.StreamServerInterceptor {
+func streamObserve(m *Metrics, logger *slog.Logger) grpc.StreamServerInterceptor {
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-		start := time.Now()
 		err := handler(srv, ss)
-		m.observe(transportGRPC, info.FullMethod, status.Code(err), start)
+		endGRPC(ss.Context(), err, logger, m)
 		return err
 	}
 }
+
+// grpc-go's own wording for the refusals it makes before our code runs.
+const (
+	grpcTooLargePrefix = "grpc: received message larger than max"
+	grpcUndecodable    = "grpc: failed to unmarshal the received message"
+)
+
+// endGRPC closes the call record of ctx with err, once.
+func endGRPC(ctx context.Context, err error, logger *slog.Logger, m *Metrics) {
+	c := callFrom(ctx)
+	if c == nil || c.finished {
+		return
+	}
+	c.finished = true
+	st := status.Convert(err)
+	c.setStatus(st)
+	switch {
+	case c.code == codes.ResourceExhausted && c.limit == "" && strings.HasPrefix(st.Message(), grpcTooLargePrefix):
+		c.limit, c.field = limitRequestBytes, "body"
+	case c.code == codes.Internal && strings.HasPrefix(st.Message(), grpcUndecodable):
+		// INTERNAL on the wire, but the caller's fault: logged at WARN.
+		c.callerFault, c.field = true, "body"
+	}
+	c.finish(ctx, logger, m)
+}
+
+// grpcStats is the transport-side hook described above.
+type grpcStats struct {
+	metrics *Metrics
+	logger  *slog.Logger
+}
+
+func (h grpcStats) TagRPC(ctx context.Context, info *stats.RPCTagInfo) context.Context {
+	// Only registered methods reach an end (grpc-go answers the others
+	// UNIMPLEMENTED on its own), so the rpc label stays bounded.
+	return withCall(ctx, newCall(transportGRPC, info.FullMethodName))
+}
+
+func (h grpcStats) HandleRPC(ctx context.Context, s stats.RPCStats) {
+	if end, ok := s.(*stats.End); ok {
+		endGRPC(ctx, end.Error, h.logger, h.metrics)
+	}
+}
+
+func (grpcStats) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
+
+func (grpcStats) HandleConn(context.Context, stats.ConnStats) {}

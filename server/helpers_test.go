@@ -54,7 +54,9 @@ func start(t *testing.T, opts Options) *running {
 	t.Helper()
 	logs := &syncBuffer{}
 	opts.GRPCAddr, opts.HTTPAddr = "127.0.0.1:0", "127.0.0.1:0"
-	opts.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	// JSON at DEBUG: every call writes a line, so the log assertions (and
+	// the secrets check) see everything the server can write.
+	opts.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srv, err := New(opts)
 	if err != nil {
 		t.Fatal(err)

@@ -4,16 +4,33 @@ import (
 	"net/http"
 	"time"
 
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Transport label values.
 const (
 	transportGRPC = "grpc"
 	transportHTTP = "http"
+)
+
+// Limit label values of errsvc_limit_exceeded_total, also logged as "limit".
+const (
+	limitRequestBytes       = "request_bytes"
+	limitBatchItems         = "batch_items"
+	limitConcurrentRequests = "concurrent_requests"
+	limitConcurrentStreams  = "concurrent_streams"
+	limitStreamRate         = "stream_rate"
+)
+
+// Scope label values of errsvc_errors_total.
+const (
+	scopeCall = "call" // the whole call failed
+	scopeItem = "item" // one batch item or stream message carries the error
 )
 
 // Metrics is a private Prometheus registry rather than the global one, so
@@ -25,14 +42,26 @@ const (
 // interceptors see only gRPC calls and the gateway middleware only REST
 // calls. The transport label tells them apart; rpc is the full gRPC method
 // name on both, so they can be summed.
+//
+// Every label value comes from a fixed set (transport, method names
+// registered on the server, gRPC code names, the TranslateRequest oneof
+// members, the four classes): nothing a caller or an upstream wrote ever
+// becomes a label.
 type Metrics struct {
-	registry *prometheus.Registry
-	requests *prometheus.CounterVec
-	latency  *prometheus.HistogramVec
+	registry     *prometheus.Registry
+	requests     *prometheus.CounterVec
+	latency      *prometheus.HistogramVec
+	translations *prometheus.CounterVec
+	translateDur *prometheus.HistogramVec
+	errors       *prometheus.CounterVec
+	limits       *prometheus.CounterVec
+	panics       *prometheus.CounterVec
+	inFlight     prometheus.Gauge
+	streams      prometheus.Gauge
 }
 
-// NewMetrics returns an empty registry with errsvc's collectors and the Go
-// runtime collector.
+// NewMetrics returns an empty registry with errsvc's collectors, the Go
+// runtime collector and the process collector (RSS, CPU, open files).
 func NewMetrics() *Metrics {
 	m := &Metrics{
 		registry: prometheus.NewRegistry(),
@@ -45,8 +74,45 @@ func NewMetrics() *Metrics {
 			Help:    "Call latency, by transport and full RPC method.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 8),
 		}, []string{"transport", "rpc"}),
+		translations: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "errsvc_translations_total",
+			Help: "Translation requests (a unary call, each batch item, each stream message), by transport, RPC, " +
+				"source vocabulary (none when absent), resulting class (transient, permanent, auth_required, " +
+				"context_overflow, other for an unrecognised class, none when absent) and gRPC code of the item.",
+		}, []string{"transport", "rpc", "source", "class", "code"}),
+		translateDur: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "errsvc_translation_duration_seconds",
+			Help:    "Time spent in the translation core for one request, by source vocabulary.",
+			Buckets: prometheus.ExponentialBuckets(0.00001, 4, 9),
+		}, []string{"source"}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "errsvc_errors_total",
+			Help: "Errors answered, by transport, RPC, gRPC code and scope (call: the whole call failed; " +
+				"item: one batch item or stream message carries its own error).",
+		}, []string{"transport", "rpc", "code", "scope"}),
+		limits: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "errsvc_limit_exceeded_total",
+			Help: "Requests refused by a limit: request_bytes, batch_items, concurrent_requests, concurrent_streams, stream_rate.",
+		}, []string{"limit"}),
+		panics: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "errsvc_panics_total",
+			Help: "Panics recovered and answered as INTERNAL, by transport and RPC.",
+		}, []string{"transport", "rpc"}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "errsvc_in_flight_requests",
+			Help: "Unary calls (gRPC and REST) being handled now.",
+		}),
+		streams: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "errsvc_active_streams",
+			Help: "Streaming gRPC calls open now.",
+		}),
 	}
-	m.registry.MustRegister(m.requests, m.latency, collectors.NewGoCollector())
+	m.registry.MustRegister(m.requests, m.latency, m.translations, m.translateDur, m.errors, m.limits,
+		m.panics, m.inFlight, m.streams,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	for _, l := range []string{limitRequestBytes, limitBatchItems, limitConcurrentRequests, limitConcurrentStreams, limitStreamRate} {
+		m.limits.WithLabelValues(l) // expose zeros so alerts can use rate() from the start
+	}
 	return m
 }
 
@@ -55,7 +121,74 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{Registry: m.registry})
 }
 
-func (m *Metrics) observe(transport, rpc string, code codes.Code, start time.Time) {
-	m.requests.WithLabelValues(transport, rpc, code.String()).Inc()
-	m.latency.WithLabelValues(transport, rpc).Observe(time.Since(start).Seconds())
+// observeCall counts one finished call.
+func (m *Metrics) observeCall(c *call) {
+	m.requests.WithLabelValues(c.transport, c.rpc, c.code.String()).Inc()
+	m.latency.WithLabelValues(c.transport, c.rpc).Observe(time.Since(c.start).Seconds())
+	if c.code != codes.OK {
+		m.errors.WithLabelValues(c.transport, c.rpc, c.code.String(), scopeCall).Inc()
+	}
+	if c.limit != "" {
+		m.limits.WithLabelValues(c.limit).Inc()
+	}
+	if c.panicked {
+		m.panics.WithLabelValues(c.transport, c.rpc).Inc()
+	}
+}
+
+// observeItem counts one translation request inside a call. For a unary
+// Translate the call's own error is counted by observeCall; items of a batch
+// or a stream count their errors here.
+func (m *Metrics) observeItem(c *call, source, class string, code codes.Code, item bool, limit string) {
+	transport, rpc := transportGRPC, "unknown"
+	if c != nil {
+		transport, rpc = c.transport, c.rpc
+	}
+	m.translations.WithLabelValues(transport, rpc, source, class, code.String()).Inc()
+	if item && code != codes.OK {
+		m.errors.WithLabelValues(transport, rpc, code.String(), scopeItem).Inc()
+		if limit != "" {
+			m.limits.WithLabelValues(limit).Inc()
+		}
+	}
+}
+
+// Source and class label values.
+const (
+	labelNone  = "none"
+	labelOther = "other"
+)
+
+var sourceOneof = (&errsvcv1.TranslateRequest{}).ProtoReflect().Descriptor().Oneofs().ByName(sourceField)
+
+// sourceLabel names the request's source oneof member, from the compiled
+// descriptor, so the value set is the contract's and nothing else.
+func sourceLabel(req *errsvcv1.TranslateRequest) string {
+	if req == nil {
+		return labelNone
+	}
+	var fd protoreflect.FieldDescriptor = req.ProtoReflect().WhichOneof(sourceOneof)
+	if fd == nil {
+		return labelNone
+	}
+	return string(fd.Name())
+}
+
+// knownClasses are the four classes of seed 004.
+var knownClasses = map[string]bool{
+	"transient": true, "permanent": true, "auth_required": true, "context_overflow": true,
+}
+
+// classLabel maps the response's class onto a bounded set: the class when it
+// is one of the four, "other" for anything passed through verbatim, "none"
+// when the response carries no class.
+func classLabel(resp *errsvcv1.TranslateResponse) string {
+	cl := resp.GetClassification()
+	switch {
+	case cl == nil || cl.GetClass() == "":
+		return labelNone
+	case knownClasses[cl.GetClass()]:
+		return cl.GetClass()
+	}
+	return labelOther
 }

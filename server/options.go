@@ -4,6 +4,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"log/slog"
 	"time"
 
@@ -12,11 +13,15 @@ import (
 
 // Defaults applied to zero-valued Options fields.
 const (
-	DefaultGRPCAddr        = "127.0.0.1:9090"
-	DefaultHTTPAddr        = "127.0.0.1:8080"
-	DefaultMaxRequestBytes = 4 << 20
-	DefaultMaxBatchItems   = 1000
-	DefaultShutdownTimeout = 15 * time.Second
+	DefaultGRPCAddr              = "127.0.0.1:9090"
+	DefaultHTTPAddr              = "127.0.0.1:8080"
+	DefaultMaxRequestBytes       = 4 << 20
+	DefaultMaxBatchItems         = 1000
+	DefaultMaxConcurrentRequests = 512
+	DefaultMaxConcurrentStreams  = 256
+	DefaultStreamRate            = 500
+	DefaultStreamBurst           = 100
+	DefaultShutdownTimeout       = 15 * time.Second
 )
 
 // Options configures the service, its gRPC server, its HTTP handler and the
@@ -24,12 +29,42 @@ const (
 type Options struct {
 	GRPCAddr string
 	HTTPAddr string
-	// MaxRequestBytes bounds one REST body and one received gRPC message, so
-	// both transports refuse the same oversize input.
+	// MaxRequestBytes bounds one REST body and one received gRPC message
+	// (each stream message on its own), so both transports refuse the same
+	// oversize input: RESOURCE_EXHAUSTED with a BadRequest on "body", REST 413.
 	MaxRequestBytes int64
-	// MaxBatchItems bounds TranslateBatch.requests.
+	// MaxBatchItems bounds TranslateBatch.requests: RESOURCE_EXHAUSTED with
+	// a BadRequest on "requests", REST 413.
 	MaxBatchItems int
-	Logger        *slog.Logger
+	// MaxConcurrentRequests bounds the unary calls (gRPC and REST together)
+	// handled at once; one more is refused with RESOURCE_EXHAUSTED and a
+	// QuotaFailure, REST 429. Health, probes and /metrics are never refused.
+	MaxConcurrentRequests int
+	// MaxConcurrentStreams bounds the streaming gRPC calls open at once
+	// (health watches aside); one more is refused with RESOURCE_EXHAUSTED
+	// and a QuotaFailure.
+	MaxConcurrentStreams int
+	// StreamRate is the sustained messages per second one TranslateStream
+	// may send, with bursts of StreamBurst; a message over the rate is
+	// answered, in order, by a response whose error is RESOURCE_EXHAUSTED
+	// with a QuotaFailure and a RetryInfo, and the stream goes on. Negative
+	// means unlimited.
+	StreamRate  float64
+	StreamBurst int
+	// TLS, when set, serves both ports over TLS with this configuration
+	// (see LoadTLSConfig; ClientAuth makes it mutual). Nil serves plaintext,
+	// which is meant for loopback: Serve warns on any other address.
+	TLS *tls.Config
+	// MaxConnectionAge, when positive, makes the gRPC server close each
+	// connection gracefully after about this long, so long-lived clients
+	// spread onto replicas added since they connected.
+	MaxConnectionAge time.Duration
+	Logger           *slog.Logger
+	// DrainDelay is how long shutdown keeps serving normally after readiness
+	// turns false, so load balancers that poll /readyz stop sending first.
+	// Zero (the default) stops accepting at once; Kubernetes gets the same
+	// effect from the Deployment's preStop sleep.
+	DrainDelay time.Duration
 	// ShutdownTimeout bounds the graceful drain; in-flight calls still running
 	// after it are cut off.
 	ShutdownTimeout time.Duration
@@ -41,6 +76,9 @@ type Options struct {
 	Health  *Health
 	Metrics *Metrics
 
+	// limiter holds the concurrency limits; New shares one between both
+	// transports, like Health and Metrics.
+	limiter *limiter
 	// translate replaces translate.Translate; tests use it to inject faults.
 	translate func(*errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, error)
 }
@@ -58,6 +96,18 @@ func (o Options) withDefaults() Options {
 	if o.MaxBatchItems <= 0 {
 		o.MaxBatchItems = DefaultMaxBatchItems
 	}
+	if o.MaxConcurrentRequests <= 0 {
+		o.MaxConcurrentRequests = DefaultMaxConcurrentRequests
+	}
+	if o.MaxConcurrentStreams <= 0 {
+		o.MaxConcurrentStreams = DefaultMaxConcurrentStreams
+	}
+	if o.StreamRate == 0 {
+		o.StreamRate = DefaultStreamRate
+	}
+	if o.StreamBurst <= 0 {
+		o.StreamBurst = DefaultStreamBurst
+	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -69,6 +119,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics()
+	}
+	if o.limiter == nil {
+		o.limiter = newLimiter(o.MaxConcurrentRequests, o.MaxConcurrentStreams, o.Metrics)
 	}
 	return o
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -45,8 +46,13 @@ func New(opts Options) (*Server, error) {
 		grpc: NewGRPCServer(opts),
 		http: &http.Server{
 			Handler: handler,
-			// Without it a client can hold a connection open by trickling headers.
+			// Without them a client can hold a connection open by trickling
+			// headers or a body, or by idling forever.
 			ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout:       60 * time.Second,
+			IdleTimeout:       2 * time.Minute,
+			MaxHeaderBytes:    64 << 10,
+			TLSConfig:         opts.TLS,
 			ErrorLog:          slogErrorLog(opts.Logger),
 		},
 		grpcLis: grpcLis,
@@ -64,36 +70,58 @@ func (s *Server) HTTPAddr() string { return s.httpLis.Addr().String() }
 func (s *Server) Health() *Health { return s.opts.Health }
 
 // Serve serves until ctx is cancelled or a server fails, then shuts down
-// gracefully: it first reports not ready (so probes steer traffic away
-// while in-flight calls finish), then stops accepting and drains both
-// servers for at most Options.ShutdownTimeout before cutting the rest off.
+// gracefully: it first reports not ready (so probes steer traffic away),
+// keeps serving for Options.DrainDelay, then stops accepting (new
+// connections are refused, new gRPC calls on open connections answered
+// UNAVAILABLE, which clients retry elsewhere) and lets in-flight calls
+// finish for at most Options.ShutdownTimeout before cutting the rest off.
 // It returns nil after a shutdown asked for through ctx.
 func (s *Server) Serve(ctx context.Context) error {
 	errc := make(chan error, 2)
 	go func() { errc <- s.grpc.Serve(s.grpcLis) }()
 	go func() {
-		if err := s.http.Serve(s.httpLis); !errors.Is(err, http.ErrServerClosed) {
+		var err error
+		if s.opts.TLS != nil {
+			// The certificates come from TLSConfig.
+			err = s.http.ServeTLS(s.httpLis, "", "")
+		} else {
+			err = s.http.Serve(s.httpLis)
+		}
+		if !errors.Is(err, http.ErrServerClosed) {
 			errc <- err
 			return
 		}
 		errc <- nil
 	}()
-	s.opts.Logger.InfoContext(ctx, "errsvc listening", "grpc_addr", s.GRPCAddr(), "http_addr", s.HTTPAddr())
+	s.opts.Logger.InfoContext(ctx, "errsvc listening", "grpc_addr", s.GRPCAddr(), "http_addr", s.HTTPAddr(),
+		"tls", s.opts.TLS != nil, "mtls", s.opts.TLS != nil && s.opts.TLS.ClientAuth == tls.RequireAndVerifyClientCert)
+	if s.opts.TLS == nil && (!isLoopback(s.grpcLis.Addr()) || !isLoopback(s.httpLis.Addr())) {
+		s.opts.Logger.WarnContext(ctx, "serving plaintext on a non-loopback address; set --tls-cert and --tls-key "+
+			"unless a service mesh or private network encrypts the traffic")
+	}
 
 	var serveErr error
 	select {
 	case <-ctx.Done():
 	case serveErr = <-errc:
 		// One server stopped on its own; take the other down with it.
-		s.opts.Logger.ErrorContext(ctx, "server failed", "error", serveErr)
+		if serveErr != nil {
+			s.opts.Logger.ErrorContext(ctx, "server failed", "error", serveErr)
+		} else {
+			s.opts.Logger.WarnContext(ctx, "a server stopped on its own")
+		}
 	}
 	s.shutdown()
 	return serveErr
 }
 
 func (s *Server) shutdown() {
-	s.opts.Logger.Info("errsvc shutting down", "timeout", s.opts.ShutdownTimeout.String())
+	s.opts.Logger.Info("errsvc shutting down", "drain_delay", s.opts.DrainDelay.String(),
+		"timeout", s.opts.ShutdownTimeout.String())
 	s.opts.Health.SetNotServing()
+	if s.opts.DrainDelay > 0 {
+		time.Sleep(s.opts.DrainDelay)
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
 	defer cancel()
@@ -115,4 +143,11 @@ func (s *Server) shutdown() {
 		<-grpcDone
 	}
 	s.opts.Logger.Info("errsvc stopped")
+}
+
+// kill stops both servers at once, as a crash would: connections are cut
+// and in-flight calls fail. Tests use it to take a replica down abruptly.
+func (s *Server) kill() {
+	s.grpc.Stop()
+	_ = s.http.Close()
 }

@@ -7,12 +7,15 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/translate"
+	"golang.org/x/time/rate"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 )
 
 // Service implements errsvcv1.TranslationServiceServer on top of the pure
@@ -22,26 +25,41 @@ type Service struct {
 	errsvcv1.UnimplementedTranslationServiceServer
 
 	maxBatchItems int
+	maxBytes      int64
+	streamRate    float64
+	streamBurst   int
 	logger        *slog.Logger
+	metrics       *Metrics
 	translate     func(*errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, error)
 }
 
 var _ errsvcv1.TranslationServiceServer = (*Service)(nil)
 
-// NewService returns the service configured by opts (MaxBatchItems, Logger).
+// NewService returns the service configured by opts (MaxBatchItems,
+// MaxRequestBytes and StreamRate/StreamBurst for stream messages, Logger,
+// Metrics).
 func NewService(opts Options) *Service {
 	opts = opts.withDefaults()
 	fn := opts.translate
 	if fn == nil {
 		fn = translate.Translate
 	}
-	return &Service{maxBatchItems: opts.MaxBatchItems, logger: opts.Logger, translate: fn}
+	return &Service{
+		maxBatchItems: opts.MaxBatchItems,
+		maxBytes:      opts.MaxRequestBytes,
+		streamRate:    opts.StreamRate,
+		streamBurst:   opts.StreamBurst,
+		logger:        opts.Logger,
+		metrics:       opts.Metrics,
+		translate:     fn,
+	}
 }
 
 // Translate answers one request, or INVALID_ARGUMENT with a BadRequest detail
 // when it is malformed.
 func (s *Service) Translate(ctx context.Context, req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, error) {
 	resp, st := s.translateOne(ctx, req)
+	s.metrics.observeItem(callFrom(ctx), sourceLabel(req), itemClass(resp, st), itemCode(st), false, "")
 	if st != nil {
 		return nil, st.Err()
 	}
@@ -53,11 +71,18 @@ func (s *Service) Translate(ctx context.Context, req *errsvcv1.TranslateRequest)
 func (s *Service) TranslateBatch(ctx context.Context, req *errsvcv1.TranslateBatchRequest) (*errsvcv1.TranslateBatchResponse, error) {
 	items := req.GetRequests()
 	if len(items) > s.maxBatchItems {
+		if c := callFrom(ctx); c != nil {
+			c.limit = limitBatchItems
+		}
 		return nil, resourceExhausted("requests",
 			fmt.Sprintf("a batch holds at most %d requests, got %d", s.maxBatchItems, len(items))).Err()
 	}
 	out := &errsvcv1.TranslateBatchResponse{Responses: make([]*errsvcv1.TranslateResponse, len(items))}
 	for i, item := range items {
+		// A caller that gave up (deadline, cancel) gets no more work done.
+		if err := ctx.Err(); err != nil {
+			return nil, status.FromContextError(err).Err()
+		}
 		out.Responses[i] = s.translateItem(ctx, item)
 	}
 	return out, nil
@@ -65,8 +90,16 @@ func (s *Service) TranslateBatch(ctx context.Context, req *errsvcv1.TranslateBat
 
 // TranslateStream answers each received request in order. Like a batch item,
 // a malformed request gets a response carrying its error and the stream goes
-// on; only transport errors end it.
+// on; only transport errors end it. So do the stream's limits: a message
+// over MaxRequestBytes, or over the stream's rate (StreamRate, StreamBurst),
+// is answered by a response carrying RESOURCE_EXHAUSTED (a BadRequest on
+// "body", or a QuotaFailure and a RetryInfo) without being translated.
 func (s *Service) TranslateStream(stream grpc.BidiStreamingServer[errsvcv1.TranslateRequest, errsvcv1.TranslateResponse]) error {
+	ctx := stream.Context()
+	var limiter *rate.Limiter
+	if s.streamRate > 0 {
+		limiter = rate.NewLimiter(rate.Limit(s.streamRate), s.streamBurst)
+	}
 	for {
 		req, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
@@ -75,10 +108,30 @@ func (s *Service) TranslateStream(stream grpc.BidiStreamingServer[errsvcv1.Trans
 		if err != nil {
 			return err
 		}
-		if err := stream.Send(s.translateItem(stream.Context(), req)); err != nil {
+		var resp *errsvcv1.TranslateResponse
+		switch {
+		case limiter != nil && !limiter.Allow():
+			resp = s.refuseItem(ctx, req, limitStreamRate, quotaExceeded(quotaStreamMessages,
+				fmt.Sprintf("a stream may send %g messages per second (bursts of %d)", s.streamRate, s.streamBurst),
+				time.Duration(float64(time.Second)/s.streamRate)))
+		case int64(proto.Size(req)) > s.maxBytes:
+			resp = s.refuseItem(ctx, req, limitRequestBytes, tooLarge(s.maxBytes))
+		default:
+			resp = s.translateItem(ctx, req)
+		}
+		if err := stream.Send(resp); err != nil {
 			return err
 		}
 	}
+}
+
+// refuseItem answers a stream message a limit refused.
+func (s *Service) refuseItem(ctx context.Context, req *errsvcv1.TranslateRequest, limit string, st *status.Status) *errsvcv1.TranslateResponse {
+	if c := callFrom(ctx); c != nil {
+		c.itemDone(st, limit)
+	}
+	s.metrics.observeItem(callFrom(ctx), sourceLabel(req), labelNone, st.Code(), true, limit)
+	return &errsvcv1.TranslateResponse{Error: st.Proto()}
 }
 
 // ListVocabularies renders the matrix the translator itself reads.
@@ -90,6 +143,11 @@ func (s *Service) ListVocabularies(context.Context, *errsvcv1.ListVocabulariesRe
 // report their own errors.
 func (s *Service) translateItem(ctx context.Context, req *errsvcv1.TranslateRequest) *errsvcv1.TranslateResponse {
 	resp, st := s.translateOne(ctx, req)
+	c := callFrom(ctx)
+	if c != nil {
+		c.itemDone(st, "")
+	}
+	s.metrics.observeItem(c, sourceLabel(req), itemClass(resp, st), itemCode(st), true, "")
 	if st != nil {
 		return &errsvcv1.TranslateResponse{Error: st.Proto()}
 	}
@@ -107,15 +165,23 @@ func (s *Service) translateOne(ctx context.Context, req *errsvcv1.TranslateReque
 	if req.GetSource() == nil {
 		return nil, invalidArgument(sourceField, "exactly one of "+sourceChoices()+" is required")
 	}
+	// A caller that already gave up gets no work done: its deadline is
+	// honoured here, and between the items of a batch.
+	if err := ctx.Err(); err != nil {
+		return nil, status.FromContextError(err)
+	}
+	began := time.Now()
 	resp, err := s.translate(req)
+	s.metrics.translateDur.WithLabelValues(sourceLabel(req)).Observe(time.Since(began).Seconds())
 	var reqErr *translate.RequestError
 	switch {
 	case errors.As(err, &reqErr):
 		return nil, invalidArgument(reqErr.Field, reqErr.Description)
 	case err != nil:
-		// The error text is the core's own diagnosis; the request is not
-		// logged because it may carry user data.
-		s.logger.ErrorContext(ctx, "translate failed", "error", err)
+		// Only the error's type: its text may quote the request or upstream
+		// text, and neither belongs in a log. The call's own ERROR line
+		// follows from the INTERNAL code.
+		s.logger.ErrorContext(ctx, "translate failed", "error_type", fmt.Sprintf("%T", err))
 		return nil, status.New(codes.Internal, "translation failed")
 	case resp == nil:
 		return &errsvcv1.TranslateResponse{}, nil
@@ -136,4 +202,20 @@ func sourceChoices() string {
 		names[i] = string(fields.Get(i).Name())
 	}
 	return strings.Join(names, ", ")
+}
+
+// itemCode is the code an item ends with.
+func itemCode(st *status.Status) codes.Code {
+	if st == nil {
+		return codes.OK
+	}
+	return st.Code()
+}
+
+// itemClass is the class label of an item: none when it failed.
+func itemClass(resp *errsvcv1.TranslateResponse, st *status.Status) string {
+	if st != nil {
+		return labelNone
+	}
+	return classLabel(resp)
 }

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"io"
+	"log/slog"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/errsvc/errsvc/server"
+	"go.yaml.in/yaml/v3"
+)
+
+func TestOperationalFlags(t *testing.T) {
+	opts, err := parseServeFlags([]string{
+		"--max-concurrent-requests", "7", "--max-concurrent-streams", "3", "--stream-rate", "2.5", "--stream-burst", "4",
+		"--drain-delay", "5s", "--shutdown-timeout", "20s", "--max-connection-age", "5m", "--log-level", "warn",
+	}, os.Getenv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.MaxConcurrentRequests != 7 || opts.MaxConcurrentStreams != 3 || opts.StreamRate != 2.5 || opts.StreamBurst != 4 ||
+		opts.DrainDelay != 5*time.Second || opts.ShutdownTimeout != 20*time.Second || opts.MaxConnectionAge != 5*time.Minute {
+		t.Errorf("limits: %+v", opts)
+	}
+	if opts.Logger == nil || opts.Logger.Enabled(t.Context(), slog.LevelInfo) || !opts.Logger.Enabled(t.Context(), slog.LevelWarn) {
+		t.Error("--log-level warn not applied")
+	}
+	if opts.TLS != nil {
+		t.Error("TLS without --tls-cert")
+	}
+
+	defaults, err := parseServeFlags(nil, os.Getenv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if defaults.MaxConcurrentRequests != server.DefaultMaxConcurrentRequests || defaults.StreamRate != server.DefaultStreamRate ||
+		defaults.MaxRequestBytes != server.DefaultMaxRequestBytes || defaults.ShutdownTimeout != server.DefaultShutdownTimeout {
+		t.Errorf("defaults: %+v", defaults)
+	}
+
+	var help strings.Builder
+	_, _ = parseServeFlags([]string{"-h"}, os.Getenv, &help)
+	for _, flag := range []string{"max-request-bytes", "max-batch-items", "max-concurrent-requests", "max-concurrent-streams",
+		"stream-rate", "stream-burst", "tls-cert", "tls-key", "tls-client-ca", "drain-delay", "shutdown-timeout", "log-level"} {
+		if !strings.Contains(help.String(), "-"+flag) {
+			t.Errorf("--help lacks --%s", flag)
+		}
+	}
+}
+
+func TestTLSFlags(t *testing.T) {
+	dir := t.TempDir()
+	cert, key := selfSigned(t, dir)
+	opts, err := parseServeFlags([]string{"--tls-cert", cert, "--tls-key", key}, os.Getenv, io.Discard)
+	if err != nil || opts.TLS == nil || opts.TLS.ClientAuth != tls.NoClientCert {
+		t.Fatalf("TLS: %v %v", opts.TLS, err)
+	}
+	opts, err = parseServeFlags([]string{"--tls-cert", cert, "--tls-key", key, "--tls-client-ca", cert}, os.Getenv, io.Discard)
+	if err != nil || opts.TLS == nil || opts.TLS.ClientAuth != tls.RequireAndVerifyClientCert {
+		t.Fatalf("mutual TLS: %v %v", opts.TLS, err)
+	}
+	for _, args := range [][]string{
+		{"--tls-client-ca", cert},
+		{"--tls-cert", cert},
+		{"--tls-key", key},
+		{"--tls-cert", filepath.Join(dir, "missing.pem"), "--tls-key", key},
+		{"--tls-cert", cert, "--tls-key", key, "--tls-client-ca", filepath.Join(dir, "missing.pem")},
+	} {
+		if _, err := parseServeFlags(args, os.Getenv, io.Discard); err == nil {
+			t.Errorf("%v accepted", args)
+		}
+	}
+}
+
+// selfSigned writes a throwaway self-signed certificate and key.
+func selfSigned(t *testing.T, dir string) (certFile, keyFile string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "errsvc"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, DNSNames: []string{"localhost"},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return certFile, keyFile
+}
+
+// TestDeploymentArgs parses the container args of the Kubernetes Deployment
+// with the real flag set, so a renamed or mistyped flag fails here rather
+// than in a crash-looping pod.
+func TestDeploymentArgs(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "deploy", "kubernetes", "deployment.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dep struct {
+		Spec struct {
+			Template struct {
+				Spec struct {
+					Containers []struct {
+						Args []string `yaml:"args"`
+					} `yaml:"containers"`
+				} `yaml:"spec"`
+			} `yaml:"template"`
+		} `yaml:"spec"`
+	}
+	if err := yaml.Unmarshal(data, &dep); err != nil {
+		t.Fatal(err)
+	}
+	if len(dep.Spec.Template.Spec.Containers) == 0 {
+		t.Fatal("no container")
+	}
+	var errOut strings.Builder
+	opts, err := parseServeFlags(dep.Spec.Template.Spec.Containers[0].Args, func(string) string { return "" }, &errOut)
+	if err != nil {
+		t.Fatalf("deployment args rejected: %v\n%s", err, errOut.String())
+	}
+	if opts.GRPCAddr != "0.0.0.0:9090" || opts.HTTPAddr != "0.0.0.0:8080" {
+		t.Errorf("addresses %s %s", opts.GRPCAddr, opts.HTTPAddr)
+	}
+}

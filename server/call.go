@@ -1,0 +1,214 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+)
+
+// call is what one call (gRPC or REST) learns about itself on its way
+// through the server: the outermost layer of each transport (the gRPC
+// interceptors, restHandler) puts it in the context, inner layers fill it
+// in, and the outermost layer counts and logs it when the call ends.
+//
+// A call runs its handler on one goroutine (a stream's messages are handled
+// one after another), and the outermost layer reads the record only after
+// the handler returned, so the fields need no locking.
+type call struct {
+	transport string
+	rpc       string
+	start     time.Time
+
+	code codes.Code
+	// field is the violated field (BadRequest) or the quota subject
+	// (QuotaFailure) of the call's error, already made safe to log.
+	field string
+	// limit names the limit that refused the call, if one did.
+	limit        string
+	bodyTooLarge bool
+	panicked     bool
+	// finished is set once the call is counted and logged.
+	finished bool
+	// callerFault marks an error the caller caused although its code says
+	// otherwise (grpc-go answers an undecodable message INTERNAL).
+	callerFault bool
+
+	// Batch items and stream messages carry their own errors.
+	items       int
+	failedItems int
+	itemCode    codes.Code // of the first failed item
+	itemField   string     // of the first failed item, safe to log
+	itemLimit   string     // of the first failed item
+}
+
+type callKey struct{}
+
+func newCall(transport, rpc string) *call {
+	return &call{transport: transport, rpc: rpc, start: time.Now(), code: codes.OK}
+}
+
+func withCall(ctx context.Context, c *call) context.Context {
+	return context.WithValue(ctx, callKey{}, c)
+}
+
+func callFrom(ctx context.Context) *call {
+	c, _ := ctx.Value(callKey{}).(*call)
+	return c
+}
+
+// setStatus records the status a call ends with.
+func (c *call) setStatus(st *status.Status) {
+	c.code = st.Code()
+	c.field = statusField(st)
+}
+
+// itemDone records the outcome of one batch item or stream message.
+func (c *call) itemDone(st *status.Status, limit string) {
+	c.items++
+	if st == nil || st.Code() == codes.OK {
+		return
+	}
+	c.failedItems++
+	if c.failedItems == 1 || (st.Code() == codes.Internal && c.itemCode != codes.Internal) {
+		c.itemCode, c.itemField, c.itemLimit = st.Code(), statusField(st), limit
+	}
+}
+
+// finish counts the call and writes its one log line: nothing at INFO for a
+// call that went well (DEBUG only), WARN for an error the caller can fix,
+// ERROR for one that needs an operator. The line names the RPC, the code,
+// the duration and the violated field or quota, never the request, the
+// error's message or anything an upstream wrote.
+func (c *call) finish(ctx context.Context, logger *slog.Logger, m *Metrics) {
+	m.observeCall(c)
+	level := logLevel(c.code)
+	if c.callerFault {
+		level = slog.LevelWarn
+	}
+	msg := "call"
+	switch {
+	case c.code != codes.OK:
+		msg = "call failed"
+	case c.failedItems > 0:
+		msg = "call answered items with errors"
+		level = max(slog.LevelWarn, logLevel(c.itemCode))
+	}
+	if !logger.Enabled(ctx, level) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("transport", c.transport),
+		slog.String("rpc", c.rpc),
+		slog.String("code", c.code.String()),
+		slog.Float64("duration_ms", float64(time.Since(c.start).Microseconds())/1000),
+	}
+	if c.field != "" {
+		attrs = append(attrs, slog.String("field", c.field))
+	}
+	if c.limit != "" {
+		attrs = append(attrs, slog.String("limit", c.limit))
+	}
+	if c.panicked {
+		attrs = append(attrs, slog.Bool("panic", true))
+	}
+	if c.items > 0 {
+		attrs = append(attrs, slog.Int("items", c.items), slog.Int("failed_items", c.failedItems))
+	}
+	if c.failedItems > 0 {
+		attrs = append(attrs, slog.String("item_code", c.itemCode.String()))
+		if c.itemField != "" {
+			attrs = append(attrs, slog.String("item_field", c.itemField))
+		}
+		if c.itemLimit != "" {
+			attrs = append(attrs, slog.String("item_limit", c.itemLimit))
+		}
+	}
+	logger.LogAttrs(ctx, level, msg, attrs...)
+}
+
+// logLevel follows seed 000: caller-fixable errors at WARN, internal
+// failures that need an operator at ERROR.
+func logLevel(code codes.Code) slog.Level {
+	switch code {
+	case codes.OK:
+		return slog.LevelDebug
+	case codes.Internal, codes.Unknown, codes.DataLoss, codes.Unavailable:
+		return slog.LevelError
+	}
+	return slog.LevelWarn
+}
+
+// statusField is the field a BadRequest names or the subject a QuotaFailure
+// names, made safe to log.
+func statusField(st *status.Status) string {
+	for _, d := range st.Details() {
+		switch d := d.(type) {
+		case *errdetails.BadRequest:
+			if v := d.GetFieldViolations(); len(v) > 0 {
+				return logSafeField(v[0].GetField())
+			}
+		case *errdetails.QuotaFailure:
+			if v := d.GetViolations(); len(v) > 0 {
+				return logSafeField(v[0].GetSubject())
+			}
+		}
+	}
+	return ""
+}
+
+// logSafeField keeps each dotted segment of a field path only if it is a
+// name the contract declares; anything else becomes "*". A violation can
+// name a key the caller wrote (an unknown JSON field, a key inside details),
+// and a caller can write a secret there.
+func logSafeField(path string) string {
+	if path == "" {
+		return ""
+	}
+	segs := strings.Split(path, ".")
+	if len(segs) > 8 {
+		segs = append(segs[:8], "*")
+	}
+	for i, s := range segs {
+		if !knownFieldNames[s] {
+			segs[i] = "*"
+		}
+	}
+	return strings.Join(segs, ".")
+}
+
+// knownFieldNames holds every field name (proto and JSON spelling) of the
+// errsvc.v1 messages, plus the pseudo-fields and quota subjects the server
+// names itself.
+var knownFieldNames = func() map[string]bool {
+	names := map[string]bool{
+		"body": true, sourceField: true, "requests": true,
+		quotaConcurrentRequests: true, quotaConcurrentStreams: true, quotaStreamMessages: true,
+	}
+	var addMessages func(protoreflect.MessageDescriptors)
+	addMessages = func(ms protoreflect.MessageDescriptors) {
+		for i := range ms.Len() {
+			md := ms.Get(i)
+			for j := range md.Fields().Len() {
+				fd := md.Fields().Get(j)
+				names[string(fd.Name())] = true
+				names[fd.JSONName()] = true
+			}
+			for j := range md.Oneofs().Len() {
+				names[string(md.Oneofs().Get(j).Name())] = true
+			}
+			addMessages(md.Messages())
+		}
+	}
+	protoregistry.GlobalFiles.RangeFilesByPackage("errsvc.v1", func(fd protoreflect.FileDescriptor) bool {
+		addMessages(fd.Messages())
+		return true
+	})
+	return names
+}()
