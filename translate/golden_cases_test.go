@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/errsvc/errsvc/internal/golden"
 
@@ -204,6 +205,21 @@ func goldenCases() []goldenCase {
 	}
 	mcp = append(mcp, goldenCase{"mcp.many_blocks", "at most 16 content blocks are kept; the rest are counted",
 		obj("mcp_tool_result", obj("tool", "shell::run", "is_error", true, "content", many))})
+	long := strings.Repeat("build log line with details; ", 400) // ~11.6 KiB of text
+	var bigItems []any
+	for i := 0; i < 100; i++ {
+		bigItems = append(bigItems, obj("line", i, "text", strings.Repeat("x", 120)))
+	}
+	mcp = append(mcp,
+		goldenCase{"mcp.evidence_text_capped", "evidence text is sanitised and capped at 8192 characters with the truncation marker",
+			obj("mcp_tool_result", obj("tool", "ci::build", "is_error", true, "content", []any{obj("type", "text", "text", long)}))},
+		goldenCase{"mcp.structured_content_capped", "structured content is redacted by key and capped (items, size)",
+			obj("mcp_tool_result", obj("tool", "ci::build", "is_error", true,
+				"structured_content", obj("kind", "validation_failed", "message", "bad input", "api_key", "not-a-real-key-but-redacted", "items", bigItems)))},
+		goldenCase{"mcp.secret_in_evidence", "secrets in evidence and in the parsed error are redacted",
+			obj("mcp_tool_result", obj("tool", "http::fetch", "is_error", true,
+				"content", []any{obj("type", "text", "text", `{"kind":"auth_failed","message":"upstream rejected Bearer abcdefghijklmnop1234 for https://bob:hunter22@api.example.com/v1"}`)}))},
+	)
 	cs = append(cs, mcp...)
 
 	cs = append(cs, providerCases()...)
