@@ -38,6 +38,11 @@ func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 	if err := errsvcv1.RegisterTranslationServiceHandlerServer(ctx, gw, svc); err != nil {
 		return nil, fmt.Errorf("register REST handlers: %w", err)
 	}
+	if opts.RegisterGateway != nil {
+		if err := opts.RegisterGateway(gw); err != nil {
+			return nil, fmt.Errorf("register extra REST handlers: %w", err)
+		}
+	}
 
 	mux := http.NewServeMux()
 	mux.Handle("/", &restHandler{

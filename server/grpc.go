@@ -47,5 +47,8 @@ func NewGRPCServer(opts Options) *grpc.Server {
 	errsvcv1.RegisterTranslationServiceServer(s, NewService(opts))
 	healthpb.RegisterHealthServer(s, opts.Health.grpc)
 	reflection.Register(s)
+	if opts.RegisterGRPC != nil {
+		opts.RegisterGRPC(s)
+	}
 	return s
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc"
 )
 
 // Defaults applied to zero-valued Options fields.
@@ -75,6 +77,20 @@ type Options struct {
 	// both.
 	Health  *Health
 	Metrics *Metrics
+
+	// RegisterGRPC, when set, is called by NewGRPCServer after errsvc's own
+	// services are registered and before the server is returned (so before
+	// it serves), to register more services on the same server: they get
+	// the same interceptors, stats handler and transport options. The
+	// benchmark server (bench/cmd/benchserver) uses it for its empty RPC.
+	RegisterGRPC func(*grpc.Server)
+	// RegisterGateway, when set, is called by NewHTTPHandler on the
+	// grpc-gateway mux after the TranslationService routes are registered,
+	// to add routes (e.g. with runtime.ServeMux.HandlePath) behind the same
+	// REST middleware: body limit, concurrency limit, metrics, logging. An
+	// error fails NewHTTPHandler (and New). The benchmark server uses it
+	// for its empty REST route.
+	RegisterGateway func(*runtime.ServeMux) error
 
 	// limiter holds the concurrency limits; New shares one between both
 	// transports, like Health and Metrics.

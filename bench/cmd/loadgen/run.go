@@ -1,0 +1,548 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	testgrpc "google.golang.org/grpc/interop/grpc_testing"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+)
+
+// sources are real request bodies, one per source vocabulary (the same as
+// translate/bench_test.go). Workers rotate through them.
+var sources = []string{
+	`{"labby_error":{"kind":"rate_limited","message":"slow down"}}`,
+	`{"agent_error":{"code":"TIMEOUT","message":"timed out","retry":"no","details":{"timeoutMs":30000,"idempotent":false}}}`,
+	`{"classified_error":{"code":"account_selection_refused","message":"no account","detail":{"routing_code":"account_hold","retry_after_secs":12}}}`,
+	`{"mcp_tool_result":{"tool":"github::create_issue","is_error":true,"content":[{"type":"text","text":"{\"kind\":\"upstream_error\",\"message\":\"backend 502\"}"}]}}`,
+}
+
+type config struct {
+	grpcAddr, httpAddr string
+	serverPID          int
+	warmup, duration   time.Duration
+	conc               []int
+	conns              int
+	streamConc         []int
+	window             int
+	batchItems         int
+	batchConc          []int
+	rssDuration        time.Duration
+	rssInterval        time.Duration
+	rssGRPCConc        int
+	rssHTTPConc        int
+	wrk                string
+	wrkThreads         int
+	workdir            string
+	profileURL         string
+	profileOut         string
+	profileSeconds     int
+	out                string
+}
+
+// Result is one measured scenario.
+type Result struct {
+	ID          string  `json:"id"`
+	Name        string  `json:"name"`
+	Tool        string  `json:"tool"`
+	Concurrency int     `json:"concurrency"`
+	Conns       int     `json:"conns"`
+	Window      int     `json:"window,omitempty"`
+	ItemsPer    int     `json:"items_per_call"`
+	Calls       int64   `json:"calls"`
+	Errors      int64   `json:"errors"`
+	Seconds     float64 `json:"seconds"`
+	CallsPerSec float64 `json:"calls_per_sec"`
+	ItemsPerSec float64 `json:"items_per_sec"`
+	P50us       float64 `json:"p50_us"`
+	P99us       float64 `json:"p99_us"`
+	// ServerCPUus is the server process's CPU time (user+system, from
+	// /proc/<pid>/stat) over the measured window divided by the items.
+	ServerCPUus float64 `json:"server_cpu_us_per_item,omitempty"`
+	// ServerCores is the server's CPU time over the window's wall time.
+	ServerCores float64 `json:"server_cores,omitempty"`
+	Command     string  `json:"command,omitempty"`
+}
+
+// RSS is the sustained-load memory run.
+type RSS struct {
+	Seconds      float64   `json:"seconds"`
+	IntervalSec  float64   `json:"interval_sec"`
+	SamplesMiB   []float64 `json:"samples_mib"`
+	StartMiB     float64   `json:"start_mib"`
+	EndMiB       float64   `json:"end_mib"`
+	MaxMiB       float64   `json:"max_mib"`
+	SlopeMiBMin  float64   `json:"slope_mib_per_min"`
+	FittedGrowth float64   `json:"fitted_growth_mib"`
+	GRPC         Result    `json:"grpc"`
+	HTTP         Result    `json:"http"`
+}
+
+// Results is everything one run measured.
+type Results struct {
+	Started    time.Time `json:"started"`
+	Warmup     float64   `json:"warmup_sec"`
+	Duration   float64   `json:"duration_sec"`
+	Scenarios  []Result  `json:"scenarios"`
+	RSS        *RSS      `json:"rss,omitempty"`
+	ProfileFor string    `json:"profile_for,omitempty"`
+}
+
+func intList(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("bad count %q", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func runCmd(args []string) error {
+	var cfg config
+	var conc, streamConc, batchConc string
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.StringVar(&cfg.grpcAddr, "grpc", "127.0.0.1:19090", "benchserver gRPC address (loopback)")
+	fs.StringVar(&cfg.httpAddr, "http", "127.0.0.1:18080", "benchserver HTTP address (loopback)")
+	fs.IntVar(&cfg.serverPID, "server-pid", 0, "benchserver process id, for /proc/<pid>/status (0: no RSS run)")
+	fs.DurationVar(&cfg.warmup, "warmup", 2*time.Second, "warm-up before each measured window")
+	fs.DurationVar(&cfg.duration, "duration", 10*time.Second, "measured window of each scenario")
+	fs.StringVar(&conc, "conc", "16,64", "unary concurrency levels (gRPC workers, wrk connections)")
+	fs.IntVar(&cfg.conns, "conns", 4, "gRPC connections shared by the workers")
+	fs.StringVar(&streamConc, "stream-conc", "4,16", "concurrent TranslateStream streams")
+	fs.IntVar(&cfg.window, "window", 32, "requests in flight per stream (pipelining window)")
+	fs.IntVar(&cfg.batchItems, "batch-items", 100, "TranslateBatch items per call")
+	fs.StringVar(&batchConc, "batch-conc", "4,16", "TranslateBatch concurrency levels")
+	fs.DurationVar(&cfg.rssDuration, "rss-duration", 5*time.Minute, "sustained-load RSS run (0: skip)")
+	fs.DurationVar(&cfg.rssInterval, "rss-interval", 10*time.Second, "VmRSS sampling interval")
+	fs.IntVar(&cfg.rssGRPCConc, "rss-grpc-conc", 32, "gRPC Translate workers during the RSS run")
+	fs.IntVar(&cfg.rssHTTPConc, "rss-http-conc", 16, "wrk connections (REST Translate) during the RSS run")
+	fs.StringVar(&cfg.wrk, "wrk", "wrk", "wrk binary")
+	fs.IntVar(&cfg.wrkThreads, "wrk-threads", 2, "wrk threads")
+	fs.StringVar(&cfg.workdir, "workdir", os.TempDir(), "where the wrk Lua script and outputs go")
+	fs.StringVar(&cfg.profileURL, "profile-url", "", "pprof CPU profile URL of the server (loopback), taken during scenarios a and c at the highest concurrency")
+	fs.StringVar(&cfg.profileOut, "profile-out", "", "file prefix of the CPU profiles (<prefix>-a.pprof, <prefix>-c.pprof)")
+	fs.IntVar(&cfg.profileSeconds, "profile-seconds", 8, "length of each CPU profile")
+	fs.StringVar(&cfg.out, "out", "results.json", "results file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var err error
+	if cfg.conc, err = intList(conc); err != nil {
+		return err
+	}
+	if cfg.streamConc, err = intList(streamConc); err != nil {
+		return err
+	}
+	if cfg.batchConc, err = intList(batchConc); err != nil {
+		return err
+	}
+	for _, a := range []string{cfg.grpcAddr, cfg.httpAddr} {
+		if err := mustLoopback(a); err != nil {
+			return err
+		}
+	}
+	if cfg.duration <= 0 || cfg.duration > 2*time.Minute || cfg.warmup < 0 || cfg.warmup > time.Minute ||
+		cfg.rssDuration < 0 || cfg.rssDuration > 15*time.Minute {
+		return errors.New("durations out of bounds (scenario ≤ 2m, warm-up ≤ 1m, RSS ≤ 15m)")
+	}
+
+	reqs := make([]*errsvcv1.TranslateRequest, len(sources))
+	for i, s := range sources {
+		reqs[i] = &errsvcv1.TranslateRequest{}
+		if err := protojson.Unmarshal([]byte(s), reqs[i]); err != nil {
+			return fmt.Errorf("source %d: %w", i, err)
+		}
+	}
+	conns := make([]*grpc.ClientConn, cfg.conns)
+	for i := range conns {
+		c, err := grpc.NewClient(cfg.grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		conns[i] = c
+	}
+	lua, err := writeLua(cfg.workdir)
+	if err != nil {
+		return err
+	}
+
+	res := Results{Started: time.Now().UTC(), Warmup: cfg.warmup.Seconds(), Duration: cfg.duration.Seconds()}
+	var cpuStart float64
+	mark := func() { cpuStart = procCPU(cfg.serverPID) }
+	add := func(r Result, err error) error {
+		if cpu := procCPU(cfg.serverPID); cpu > 0 && cpuStart > 0 && r.ItemsPerSec > 0 {
+			// Only the measured window: the warm-up's share is removed by
+			// scaling, as the load is steady.
+			total := (cpu - cpuStart) * r.Seconds / (r.Seconds + cfg.warmup.Seconds())
+			r.ServerCPUus = total * 1e6 / (r.ItemsPerSec * r.Seconds)
+			r.ServerCores = total / r.Seconds
+		}
+		if err != nil {
+			return fmt.Errorf("%s (%s, c=%d): %w", r.ID, r.Name, r.Concurrency, err)
+		}
+		fmt.Fprintf(os.Stderr, "%-2s %-36s c=%-3d %9.0f calls/s %9.0f items/s  p50 %8.1fµs  p99 %8.1fµs  server %5.1fµs/item %.2f cores  errors %d\n",
+			r.ID, r.Name, r.Concurrency, r.CallsPerSec, r.ItemsPerSec, r.P50us, r.P99us, r.ServerCPUus, r.ServerCores, r.Errors)
+		if r.Errors > 0 {
+			return fmt.Errorf("%s (%s, c=%d): %d errors", r.ID, r.Name, r.Concurrency, r.Errors)
+		}
+		res.Scenarios = append(res.Scenarios, r)
+		return nil
+	}
+	maxConc := cfg.conc[len(cfg.conc)-1]
+
+	translateOp := func(worker int, n uint64) (func(ctx context.Context) (int, error), error) {
+		client := errsvcv1.NewTranslationServiceClient(conns[worker%len(conns)])
+		return func(ctx context.Context) (int, error) {
+			n++
+			resp, err := client.Translate(ctx, reqs[n%uint64(len(reqs))])
+			if err == nil && (resp.GetError() != nil || resp.GetLabbyError() == nil) {
+				err = fmt.Errorf("unexpected response: %v", resp)
+			}
+			return 1, err
+		}, nil
+	}
+	reqsMin := make([]*errsvcv1.TranslateRequest, len(reqs))
+	for i, r := range reqs {
+		reqsMin[i] = proto.CloneOf(r)
+		reqsMin[i].Targets = []string{"classification", "http_status"}
+	}
+	translateMinOp := func(worker int, n uint64) (func(ctx context.Context) (int, error), error) {
+		client := errsvcv1.NewTranslationServiceClient(conns[worker%len(conns)])
+		return func(ctx context.Context) (int, error) {
+			n++
+			resp, err := client.Translate(ctx, reqsMin[n%uint64(len(reqsMin))])
+			if err == nil && (resp.GetError() != nil || resp.GetHttpStatus() == 0) {
+				err = fmt.Errorf("unexpected response: %v", resp)
+			}
+			return 1, err
+		}, nil
+	}
+	emptyOp := func(worker int, _ uint64) (func(ctx context.Context) (int, error), error) {
+		client := testgrpc.NewTestServiceClient(conns[worker%len(conns)])
+		return func(ctx context.Context) (int, error) {
+			_, err := client.EmptyCall(ctx, &testgrpc.Empty{})
+			return 1, err
+		}, nil
+	}
+	batch := &errsvcv1.TranslateBatchRequest{}
+	for i := range cfg.batchItems {
+		batch.Requests = append(batch.Requests, reqs[i%len(reqs)])
+	}
+	batchOp := func(worker int, _ uint64) (func(ctx context.Context) (int, error), error) {
+		client := errsvcv1.NewTranslationServiceClient(conns[worker%len(conns)])
+		return func(ctx context.Context) (int, error) {
+			resp, err := client.TranslateBatch(ctx, batch)
+			if err != nil {
+				return 0, err
+			}
+			for _, r := range resp.GetResponses() {
+				if r.GetError() != nil {
+					return 0, fmt.Errorf("batch item error: %v", r.GetError().GetMessage())
+				}
+			}
+			return len(resp.GetResponses()), nil
+		}, nil
+	}
+
+	for _, c := range cfg.conc {
+		profile := func(letter string) func() {
+			if c != maxConc || cfg.profileURL == "" || cfg.profileOut == "" {
+				return nil
+			}
+			return func() {
+				if err := fetchProfile(cfg.profileURL, cfg.profileSeconds, cfg.profileOut+"-"+letter+".pprof"); err != nil {
+					fmt.Fprintln(os.Stderr, "profile:", err)
+				}
+			}
+		}
+		mark()
+		if err := add(runUnary(cfg, "a", "gRPC Translate", c, translateOp, profile("a"))); err != nil {
+			return err
+		}
+		mark()
+		if err := add(runUnary(cfg, "b", "gRPC EmptyCall (floor)", c, emptyOp, nil)); err != nil {
+			return err
+		}
+		mark()
+		if err := add(runWrk(cfg, lua, "c", "REST POST /v1/translate", "/v1/translate", c, cfg.warmup, cfg.duration, profile("c"))); err != nil {
+			return err
+		}
+		mark()
+		if err := add(runWrk(cfg, lua, "d", "REST POST /v1/bench/empty (floor)", "/v1/bench/empty", c, cfg.warmup, cfg.duration, nil)); err != nil {
+			return err
+		}
+	}
+	// Diagnostic, not a goal: Translate asking only for the class and the
+	// HTTP status, i.e. the same call with a small answer.
+	mark()
+	if err := add(runUnary(cfg, "a*", "gRPC Translate, 2 targets (diag.)", maxConc, translateMinOp, nil)); err != nil {
+		return err
+	}
+	for _, s := range cfg.streamConc {
+		mark()
+		if err := add(runStream(cfg, conns, reqs, s)); err != nil {
+			return err
+		}
+	}
+	for _, c := range cfg.batchConc {
+		mark()
+		r, err := runUnary(cfg, "e", fmt.Sprintf("gRPC TranslateBatch ×%d", cfg.batchItems), c, batchOp, nil)
+		r.ItemsPer = cfg.batchItems
+		if err := add(r, err); err != nil {
+			return err
+		}
+	}
+	if cfg.profileURL != "" {
+		res.ProfileFor = fmt.Sprintf("scenarios a and c at concurrency %d", maxConc)
+	}
+
+	if cfg.rssDuration > 0 && cfg.serverPID > 0 {
+		rss, err := runRSS(cfg, lua, translateOp)
+		if err != nil {
+			return fmt.Errorf("RSS run: %w", err)
+		}
+		res.RSS = rss
+	}
+
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(cfg.out, append(b, '\n'), 0o644)
+}
+
+func mustLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("%s is not a loopback address", addr)
+	}
+	return nil
+}
+
+func newHist() *hdrhistogram.Histogram {
+	// Microseconds, 1 µs to 60 s, 3 significant digits.
+	return hdrhistogram.New(1, 60_000_000, 3)
+}
+
+type opFactory func(worker int, seed uint64) (func(ctx context.Context) (int, error), error)
+
+// runUnary runs c workers, each making one call at a time, for warm-up plus
+// the measured window; only calls that start inside the window are counted.
+func runUnary(cfg config, id, name string, c int, factory opFactory, during func()) (Result, error) {
+	r := Result{ID: id, Name: name, Tool: "grpc-go harness", Concurrency: c, Conns: min(c, cfg.conns), ItemsPer: 1}
+	start := time.Now()
+	measureFrom := start.Add(cfg.warmup)
+	measureTo := measureFrom.Add(cfg.duration)
+	ctx, cancel := context.WithDeadline(context.Background(), measureTo.Add(5*time.Second))
+	defer cancel()
+	hists := make([]*hdrhistogram.Histogram, c)
+	var calls, items, errs atomic.Int64
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	for w := range c {
+		op, err := factory(w, uint64(w))
+		if err != nil {
+			return r, err
+		}
+		h := newHist()
+		hists[w] = h
+		wg.Go(func() {
+			for {
+				t0 := time.Now()
+				if !t0.Before(measureTo) {
+					return
+				}
+				n, err := op(ctx)
+				if t0.Before(measureFrom) {
+					continue
+				}
+				if err != nil {
+					errs.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+					continue
+				}
+				_ = h.RecordValue(max(1, time.Since(t0).Microseconds()))
+				calls.Add(1)
+				items.Add(int64(n))
+			}
+		})
+	}
+	if during != nil {
+		go func() {
+			time.Sleep(time.Until(measureFrom))
+			during()
+		}()
+	}
+	wg.Wait()
+	all := newHist()
+	for _, h := range hists {
+		all.Merge(h)
+	}
+	r.Calls, r.Errors = calls.Load(), errs.Load()
+	r.Seconds = cfg.duration.Seconds()
+	r.CallsPerSec = float64(r.Calls) / r.Seconds
+	r.ItemsPerSec = float64(items.Load()) / r.Seconds
+	r.P50us, r.P99us = float64(all.ValueAtQuantile(50)), float64(all.ValueAtQuantile(99))
+	if e := firstErr.Load(); e != nil {
+		fmt.Fprintln(os.Stderr, "first error:", e)
+	}
+	return r, nil
+}
+
+// runStream opens s TranslateStream streams; each keeps window requests in
+// flight (a sender waits for a slot, the receiver frees one per response)
+// and responses are counted while the measured window is open. Latency is
+// send to response, so it includes the time queued behind the window.
+func runStream(cfg config, conns []*grpc.ClientConn, reqs []*errsvcv1.TranslateRequest, s int) (Result, error) {
+	r := Result{ID: "e", Name: "gRPC TranslateStream", Tool: "grpc-go harness", Concurrency: s,
+		Conns: min(s, len(conns)), Window: cfg.window, ItemsPer: 1}
+	start := time.Now()
+	measureFrom := start.Add(cfg.warmup)
+	measureTo := measureFrom.Add(cfg.duration)
+	ctx, cancel := context.WithDeadline(context.Background(), measureTo.Add(10*time.Second))
+	defer cancel()
+	var calls, errs atomic.Int64
+	var firstErr atomic.Value
+	hists := make([]*hdrhistogram.Histogram, s)
+	var wg sync.WaitGroup
+	for i := range s {
+		client := errsvcv1.NewTranslationServiceClient(conns[i%len(conns)])
+		stream, err := client.TranslateStream(ctx)
+		if err != nil {
+			return r, err
+		}
+		h := newHist()
+		hists[i] = h
+		slots := make(chan time.Time, cfg.window)
+		wg.Go(func() { // sender
+			for n := i; ; n++ {
+				t0 := time.Now()
+				if !t0.Before(measureTo) {
+					_ = stream.CloseSend()
+					return
+				}
+				select {
+				case slots <- t0:
+				case <-ctx.Done():
+					return
+				}
+				if err := stream.Send(reqs[n%len(reqs)]); err != nil {
+					errs.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+					return
+				}
+			}
+		})
+		wg.Go(func() { // receiver
+			for {
+				resp, err := stream.Recv()
+				if errors.Is(err, io.EOF) {
+					return
+				}
+				if err != nil {
+					errs.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+					return
+				}
+				t0 := <-slots
+				now := time.Now()
+				if now.Before(measureFrom) || !now.Before(measureTo) {
+					continue
+				}
+				if resp.GetError() != nil {
+					errs.Add(1)
+					firstErr.CompareAndSwap(nil, resp.GetError().GetMessage())
+					continue
+				}
+				_ = h.RecordValue(max(1, now.Sub(t0).Microseconds()))
+				calls.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	all := newHist()
+	for _, h := range hists {
+		all.Merge(h)
+	}
+	r.Calls, r.Errors = calls.Load(), errs.Load()
+	r.Seconds = cfg.duration.Seconds()
+	r.CallsPerSec = float64(r.Calls) / r.Seconds
+	r.ItemsPerSec = r.CallsPerSec
+	r.P50us, r.P99us = float64(all.ValueAtQuantile(50)), float64(all.ValueAtQuantile(99))
+	if e := firstErr.Load(); e != nil {
+		fmt.Fprintln(os.Stderr, "first error:", e)
+	}
+	return r, nil
+}
+
+// fetchProfile takes a CPU profile of the server over its loopback pprof
+// listener.
+func fetchProfile(url string, seconds int, out string) error {
+	client := &http.Client{Timeout: time.Duration(seconds+30) * time.Second}
+	resp, err := client.Get(fmt.Sprintf("%s?seconds=%d", url, seconds))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: HTTP %d", url, resp.StatusCode)
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// procCPU is the user+system CPU seconds of pid so far, 0 when unknown.
+func procCPU(pid int) float64 {
+	if pid <= 0 {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the parenthesised command name; utime and stime are
+	// fields 14 and 15 of the whole line, in clock ticks (USER_HZ = 100).
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (ut + st) / 100
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# bench/run.sh: reproduces docs/BENCHMARKS.md in one run (about 10 minutes).
+#
+# Builds bench/cmd/benchserver (the errsvc stack plus an empty gRPC RPC and an
+# empty REST route on the same server) and bench/cmd/loadgen, runs the core
+# benchmarks, starts the benchserver on loopback, drives scenarios a–e and a
+# 5-minute RSS run against it, profiles it, and writes docs/BENCHMARKS.md.
+# All load goes to 127.0.0.1; every scenario is bounded in time and stops by
+# itself. Overridable (for a quick smoke run only): DURATION, WARMUP,
+# RSS_DURATION, COUNT.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUT=$ROOT/bench/out
+DURATION=${DURATION:-10s}
+WARMUP=${WARMUP:-2s}
+RSS_DURATION=${RSS_DURATION:-5m}
+COUNT=${COUNT:-5}
+GRPC_ADDR=127.0.0.1:19090
+HTTP_ADDR=127.0.0.1:18080
+PPROF_ADDR=127.0.0.1:16060
+rm -rf "$OUT" && mkdir -p "$OUT"
+: >"$OUT/commands.txt"
+
+# run records a command in commands.txt (as written, relative to the repo)
+# and runs it.
+run() {
+	echo "$*" | sed "s#$ROOT/##g" >>"$OUT/commands.txt"
+	"$@"
+}
+
+# wrk from Debian, installed once.
+if ! command -v wrk >/dev/null; then
+	echo "== installing wrk (apt-get)"
+	apt-get update -qq && apt-get install -y -qq wrk >/dev/null
+fi
+
+echo "== machine"
+{
+	echo "nproc:      $(nproc)"
+	echo "CPU:        $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+	echo "memory:     $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+	echo "kernel:     $(uname -sr)"
+	echo "Go:         $(go version)"
+	echo "wrk:        $(wrk -v 2>&1 | head -1)"
+	echo "GOMAXPROCS: default (= nproc)"
+} | tee "$OUT/machine.txt"
+
+echo "== build"
+(cd bench && run go build -o "$OUT/benchserver" ./cmd/benchserver && run go build -o "$OUT/loadgen" ./cmd/loadgen)
+
+echo "== core benchmarks (count $COUNT)"
+run go test ./translate/ ./translate/sanitize/ -run '^$' -bench . -benchmem -count "$COUNT" | tee "$OUT/core.txt"
+if (cd bench && go build -o "$OUT/benchstat" golang.org/x/perf/cmd/benchstat) 2>/dev/null ||
+	GOFLAGS=-mod=mod go install golang.org/x/perf/cmd/benchstat@latest 2>/dev/null; then
+	BENCHSTAT=$OUT/benchstat
+	[ -x "$BENCHSTAT" ] || BENCHSTAT=$(go env GOPATH)/bin/benchstat
+	echo "go run golang.org/x/perf/cmd/benchstat@latest bench/out/core.txt" >>"$OUT/commands.txt"
+	"$BENCHSTAT" "$OUT/core.txt" | tee "$OUT/benchstat.txt" || true
+fi
+echo "== core profile (Labby)"
+run go test ./translate/ -run '^$' -bench '^BenchmarkTranslate$/^labby$' -benchtime 3s \
+	-cpuprofile "$OUT/core.pprof" -o "$OUT/translate.test" >/dev/null
+run go tool pprof -top -nodecount 25 "$OUT/translate.test" "$OUT/core.pprof" 2>/dev/null | sed -n '4,40p' >"$OUT/top-core.txt"
+
+echo "== benchserver"
+echo "$OUT/benchserver --grpc-addr $GRPC_ADDR --http-addr $HTTP_ADDR --pprof-addr $PPROF_ADDR --stream-rate -1 &" | sed "s#$ROOT/##g" >>"$OUT/commands.txt"
+"$OUT/benchserver" --grpc-addr "$GRPC_ADDR" --http-addr "$HTTP_ADDR" --pprof-addr "$PPROF_ADDR" --stream-rate -1 \
+	2>"$OUT/benchserver.log" &
+SERVER_PID=$!
+trap 'kill "$SERVER_PID" 2>/dev/null || true' EXIT
+for _ in $(seq 1 50); do
+	curl -fsS "http://$HTTP_ADDR/readyz" >/dev/null 2>&1 && break
+	sleep 0.2
+done
+curl -fsS "http://$HTTP_ADDR/readyz" >/dev/null
+
+echo "== load scenarios and RSS run"
+run "$OUT/loadgen" run -grpc "$GRPC_ADDR" -http "$HTTP_ADDR" -server-pid "$SERVER_PID" \
+	-warmup "$WARMUP" -duration "$DURATION" -conc 16,64 -conns 4 -stream-conc 4,16 -window 32 \
+	-batch-items 100 -batch-conc 4,16 -rss-duration "$RSS_DURATION" -rss-interval 10s \
+	-rss-grpc-conc 32 -rss-http-conc 16 -workdir "$OUT" \
+	-profile-url "http://$PPROF_ADDR/debug/pprof/profile" -profile-out "$OUT/cpu" -profile-seconds 8 \
+	-out "$OUT/results.json"
+
+kill "$SERVER_PID" && wait "$SERVER_PID" 2>/dev/null || true
+trap - EXIT
+
+for s in a c; do
+	run go tool pprof -top -nodecount 30 "$OUT/benchserver" "$OUT/cpu-$s.pprof" 2>/dev/null | sed -n '4,40p' >"$OUT/top-$s.txt" || true
+done
+
+echo "== report"
+(cd bench && go run ./cmd/loadgen report -results "$OUT/results.json" -core "$OUT/core.txt" \
+	-benchstat "$OUT/benchstat.txt" -machine "$OUT/machine.txt" -commands "$OUT/commands.txt" \
+	-profile-a "$OUT/cpu-a.pprof" -profile-c "$OUT/cpu-c.pprof" -profile-core "$OUT/core.pprof" \
+	-top-a "$OUT/top-a.txt" -top-c "$OUT/top-c.txt" -top-core "$OUT/top-core.txt" \
+	-out "$ROOT/docs/BENCHMARKS.md")
+echo "wrote docs/BENCHMARKS.md"
