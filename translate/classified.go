@@ -64,10 +64,6 @@ func decodeClassified(m *model, c *errsvcv1.ClassifiedError) error {
 	if m.message != c.GetMessage() {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_SANITIZED, "classified_error.message was sanitised")
 	}
-	if m.krow == nil && m.hasClass && m.recognized {
-		cr := classRow(m.class)
-		m.httpStatus, m.grpcCode = cr.GetHttpStatus(), cr.GetGrpcCode()
-	}
 	followClass(m)
 	deriveAgent(m)
 	return nil
