@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/errsvc/errsvc/codec"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
@@ -22,6 +23,13 @@ func NewGRPCServer(opts Options) *grpc.Server {
 	// slots on the way out, panic or not.
 	serverOpts := []grpc.ServerOption{
 		grpc.MaxRecvMsgSize(grpcTransportLimit(opts.MaxRequestBytes)),
+		// Answers are encoded by generated code (see package codec);
+		// requests still go through protobuf-go, which checks UTF-8.
+		grpc.ForceServerCodecV2(codec.Server),
+		// Calls run on a fixed set of goroutines whose stacks have already
+		// grown, instead of a fresh goroutine per call that grows its stack
+		// (copystack) on the way down to the translator.
+		grpc.NumStreamWorkers(64),
 		grpc.StatsHandler(grpcStats{metrics: opts.Metrics, logger: opts.Logger}),
 		grpc.ChainUnaryInterceptor(
 			unaryObserve(opts.Metrics, opts.Logger),

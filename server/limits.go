@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"github.com/errsvc/errsvc/codec"
 	"math"
 	"strings"
 	"sync/atomic"
@@ -120,7 +121,7 @@ func unaryLimits(l *limiter, maxBytes int64) grpc.UnaryServerInterceptor {
 		if !isTranslationService(info.FullMethod) {
 			return handler(ctx, req)
 		}
-		if m, ok := req.(proto.Message); ok && int64(proto.Size(m)) > maxBytes {
+		if m, ok := req.(proto.Message); ok && int64(codec.Size(m)) > maxBytes {
 			if c := callFrom(ctx); c != nil {
 				c.limit = limitRequestBytes
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/errsvc/errsvc/codec"
 	"io"
 	"log/slog"
 	"strings"
@@ -15,7 +16,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/proto"
 )
 
 // Service implements errsvcv1.TranslationServiceServer on top of the pure
@@ -114,7 +114,7 @@ func (s *Service) TranslateStream(stream grpc.BidiStreamingServer[errsvcv1.Trans
 			resp = s.refuseItem(ctx, req, limitStreamRate, quotaExceeded(quotaStreamMessages,
 				fmt.Sprintf("a stream may send %g messages per second (bursts of %d)", s.streamRate, s.streamBurst),
 				time.Duration(float64(time.Second)/s.streamRate)))
-		case int64(proto.Size(req)) > s.maxBytes:
+		case int64(codec.Size(req)) > s.maxBytes:
 			resp = s.refuseItem(ctx, req, limitRequestBytes, tooLarge(s.maxBytes))
 		default:
 			resp = s.translateItem(ctx, req)

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/errsvc/errsvc/codec"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -139,7 +141,7 @@ func runCmd(args []string) error {
 	fs.StringVar(&cfg.wrk, "wrk", "wrk", "wrk binary")
 	fs.IntVar(&cfg.wrkThreads, "wrk-threads", 2, "wrk threads")
 	fs.StringVar(&cfg.workdir, "workdir", os.TempDir(), "where the wrk Lua script and outputs go")
-	fs.StringVar(&cfg.profileURL, "profile-url", "", "pprof CPU profile URL of the server (loopback), taken during scenarios a and c at the highest concurrency")
+	fs.StringVar(&cfg.profileURL, "profile-url", "", "pprof CPU profile URL of the server (loopback), taken during scenarios a, b, c and d at the highest concurrency")
 	fs.StringVar(&cfg.profileOut, "profile-out", "", "file prefix of the CPU profiles (<prefix>-a.pprof, <prefix>-c.pprof)")
 	fs.IntVar(&cfg.profileSeconds, "profile-seconds", 8, "length of each CPU profile")
 	fs.StringVar(&cfg.out, "out", "results.json", "results file")
@@ -175,7 +177,9 @@ func runCmd(args []string) error {
 	}
 	conns := make([]*grpc.ClientConn, cfg.conns)
 	for i := range conns {
-		c, err := grpc.NewClient(cfg.grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		// The codec of errsvc's Go SDK (clients/go), as a Go caller gets it.
+		c, err := grpc.NewClient(cfg.grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithDefaultCallOptions(grpc.ForceCodecV2(codec.Client)))
 		if err != nil {
 			return err
 		}
@@ -191,7 +195,7 @@ func runCmd(args []string) error {
 	var cpuStart float64
 	mark := func() { cpuStart = procCPU(cfg.serverPID) }
 	add := func(r Result, err error) error {
-		if cpu := procCPU(cfg.serverPID); cpu > 0 && cpuStart > 0 && r.ItemsPerSec > 0 {
+		if cpu := procCPU(cfg.serverPID); cpu >= 0 && cpuStart >= 0 && r.ItemsPerSec > 0 {
 			// Only the measured window: the warm-up's share is removed by
 			// scaling, as the load is steady.
 			total := (cpu - cpuStart) * r.Seconds / (r.Seconds + cfg.warmup.Seconds())
@@ -265,23 +269,39 @@ func runCmd(args []string) error {
 		}, nil
 	}
 
-	for _, c := range cfg.conc {
-		profile := func(letter string) func() {
-			if c != maxConc || cfg.profileURL == "" || cfg.profileOut == "" {
-				return nil
-			}
-			return func() {
-				if err := fetchProfile(cfg.profileURL, cfg.profileSeconds, cfg.profileOut+"-"+letter+".pprof"); err != nil {
-					fmt.Fprintln(os.Stderr, "profile:", err)
+	// takeProfile returns what profiles the server (and the load generator
+	// itself) during a scenario's measured window, nil without -profile-url.
+	takeProfile := func(letter string) func() {
+		if cfg.profileURL == "" || cfg.profileOut == "" {
+			return nil
+		}
+		return func() {
+			// The load generator's own profile over the same seconds:
+			// the client's share of the cost is half the picture on a
+			// machine both share.
+			if f, err := os.Create(cfg.profileOut + "-client-" + letter + ".pprof"); err == nil {
+				if pprof.StartCPUProfile(f) == nil {
+					defer func() { pprof.StopCPUProfile(); f.Close() }()
 				}
 			}
+			if err := fetchProfile(cfg.profileURL, cfg.profileSeconds, cfg.profileOut+"-"+letter+".pprof"); err != nil {
+				fmt.Fprintln(os.Stderr, "profile:", err)
+			}
+		}
+	}
+	for _, c := range cfg.conc {
+		profile := func(letter string) func() {
+			if c != maxConc {
+				return nil
+			}
+			return takeProfile(letter)
 		}
 		mark()
 		if err := add(runUnary(cfg, "a", "gRPC Translate", c, translateOp, profile("a"))); err != nil {
 			return err
 		}
 		mark()
-		if err := add(runUnary(cfg, "b", "gRPC EmptyCall (floor)", c, emptyOp, nil)); err != nil {
+		if err := add(runUnary(cfg, "b", "gRPC EmptyCall (floor)", c, emptyOp, profile("b"))); err != nil {
 			return err
 		}
 		mark()
@@ -289,7 +309,7 @@ func runCmd(args []string) error {
 			return err
 		}
 		mark()
-		if err := add(runWrk(cfg, lua, "d", "REST POST /v1/bench/empty (floor)", "/v1/bench/empty", c, cfg.warmup, cfg.duration, nil)); err != nil {
+		if err := add(runWrk(cfg, lua, "d", "REST POST /v1/bench/empty (floor)", "/v1/bench/empty", c, cfg.warmup, cfg.duration, profile("d"))); err != nil {
 			return err
 		}
 	}
@@ -299,9 +319,13 @@ func runCmd(args []string) error {
 	if err := add(runUnary(cfg, "a*", "gRPC Translate, 2 targets (diag.)", maxConc, translateMinOp, nil)); err != nil {
 		return err
 	}
-	for _, s := range cfg.streamConc {
+	for i, s := range cfg.streamConc {
+		var during func()
+		if i == 0 {
+			during = takeProfile("e")
+		}
 		mark()
-		if err := add(runStream(cfg, conns, reqs, s)); err != nil {
+		if err := add(runStream(cfg, conns, reqs, s, during)); err != nil {
 			return err
 		}
 	}
@@ -417,7 +441,7 @@ func runUnary(cfg config, id, name string, c int, factory opFactory, during func
 // flight (a sender waits for a slot, the receiver frees one per response)
 // and responses are counted while the measured window is open. Latency is
 // send to response, so it includes the time queued behind the window.
-func runStream(cfg config, conns []*grpc.ClientConn, reqs []*errsvcv1.TranslateRequest, s int) (Result, error) {
+func runStream(cfg config, conns []*grpc.ClientConn, reqs []*errsvcv1.TranslateRequest, s int, during func()) (Result, error) {
 	r := Result{ID: "e", Name: "gRPC TranslateStream", Tool: "grpc-go harness", Concurrency: s,
 		Conns: min(s, len(conns)), Window: cfg.window, ItemsPer: 1}
 	start := time.Now()
@@ -483,6 +507,12 @@ func runStream(cfg config, conns []*grpc.ClientConn, reqs []*errsvcv1.TranslateR
 			}
 		})
 	}
+	if during != nil {
+		go func() {
+			time.Sleep(time.Until(measureFrom))
+			during()
+		}()
+	}
 	wg.Wait()
 	all := newHist()
 	for _, h := range hists {
@@ -522,25 +552,25 @@ func fetchProfile(url string, seconds int, out string) error {
 	return f.Close()
 }
 
-// procCPU is the user+system CPU seconds of pid so far, 0 when unknown.
+// procCPU is the user+system CPU seconds of pid so far, -1 when unknown.
 func procCPU(pid int) float64 {
 	if pid <= 0 {
-		return 0
+		return -1
 	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0
+		return -1
 	}
 	// Fields after the parenthesised command name; utime and stime are
 	// fields 14 and 15 of the whole line, in clock ticks (USER_HZ = 100).
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return 0
+		return -1
 	}
 	f := strings.Fields(s[i+1:])
 	if len(f) < 13 {
-		return 0
+		return -1
 	}
 	ut, _ := strconv.ParseFloat(f[11], 64)
 	st, _ := strconv.ParseFloat(f[12], 64)
