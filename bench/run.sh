@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench/run.sh: reproduces docs/BENCHMARKS.md in one run (about 10 minutes).
 #
-# Builds bench/cmd/benchserver (the errsvc stack plus an empty gRPC RPC and an
-# empty REST route on the same server) and bench/cmd/loadgen, runs the core
+# Builds bench/cmd/benchserver (the errsvc stack plus an empty gRPC RPC, an
+# empty REST route and two canned-answer diagnostics on the same server) and bench/cmd/loadgen, runs the core
 # benchmarks, starts the benchserver on loopback, drives scenarios a–e and a
 # 5-minute RSS run against it, profiles it, and writes docs/BENCHMARKS.md.
 # All load goes to 127.0.0.1; every scenario is bounded in time and stops by
@@ -94,6 +94,7 @@ echo "== report"
 (cd bench && go run ./cmd/loadgen report -results "$OUT/results.json" -core "$OUT/core.txt" \
 	-benchstat "$OUT/benchstat.txt" -machine "$OUT/machine.txt" -commands "$OUT/commands.txt" \
 	-profile-a "$OUT/cpu-a.pprof" -profile-c "$OUT/cpu-c.pprof" -profile-core "$OUT/core.pprof" \
+	-profile-client-a "$OUT/cpu-client-a.pprof" -profile-client-b "$OUT/cpu-client-b.pprof" \
 	-top-a "$OUT/top-a.txt" -top-c "$OUT/top-c.txt" -top-core "$OUT/top-core.txt" \
 	-out "$ROOT/docs/BENCHMARKS.md")
 echo "wrote docs/BENCHMARKS.md"

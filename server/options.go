@@ -26,6 +26,15 @@ const (
 	DefaultShutdownTimeout       = 15 * time.Second
 )
 
+// DefaultGCPercent is the garbage collector target (GOGC) cmd/errsvc sets
+// when the environment sets no GOGC. Every translation allocates a few KiB
+// that die when the answer is written, over a live heap of a few MiB, so
+// Go's default of 100 collects very often for little: at 400 the heap may
+// grow to about five times the live set (still a few tens of MiB; set
+// GOMEMLIMIT, as deploy/kubernetes does, to cap it) and the server spends
+// about a quarter less CPU per Translate (docs/BENCHMARKS.md).
+const DefaultGCPercent = 400
+
 // Options configures the service, its gRPC server, its HTTP handler and the
 // Server that runs both. Zero values mean the defaults above.
 type Options struct {

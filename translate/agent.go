@@ -201,7 +201,9 @@ func renderAgentMessage(code, retry string) string {
 }
 
 func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
+	// A string of at most n bytes has at most n runes: the common case
+	// needs no counting.
+	if len(s) <= n || utf8.RuneCountInString(s) <= n {
 		return s
 	}
 	r := []rune(s)

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/errsvc/errsvc/server"
@@ -29,6 +30,9 @@ func runServe(args []string) int {
 		return 2
 	}
 	logger := opts.Logger
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(server.DefaultGCPercent)
+	}
 
 	// SIGINT/SIGTERM cancel ctx, which makes Serve drain and return.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -11,6 +11,10 @@
 //     limit, concurrency limit, metrics, logging); it reads the body and
 //     answers "{}".
 //
+// and two diagnostics that answer errsvc's own answer without translating
+// (package floors): gRPC errsvc.bench.v1.Canned/Translate and REST
+// POST /v1/bench/canned.
+//
 // Differences from a production errsvc, all deliberate: --stream-rate
 // defaults to -1 (unlimited), or the streaming figure would measure the
 // per-stream limiter (500/s by default) instead of the server; the log
@@ -33,13 +37,16 @@ import (
 	_ "net/http/pprof" // served on --pprof-addr only
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
+	"github.com/errsvc/errsvc/bench/internal/floors"
 	"github.com/errsvc/errsvc/server"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
 	testgrpc "google.golang.org/grpc/interop/grpc_testing"
+	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // EmptyPath is the empty REST route.
@@ -89,10 +96,26 @@ func main() {
 		}
 	}
 
+	// As cmd/errsvc does.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(server.DefaultGCPercent)
+	}
 	opts.Logger = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel}))
 	opts.ShutdownTimeout = 5 * time.Second
-	opts.RegisterGRPC = func(s *grpc.Server) { testgrpc.RegisterTestServiceServer(s, emptyService{}) }
+	// The same JSON options as the gateway (server.NewHTTPHandler).
+	canned, err := floors.NewCanned(protojson.MarshalOptions{UseProtoNames: true})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchserver:", err)
+		os.Exit(1)
+	}
+	opts.RegisterGRPC = func(s *grpc.Server) {
+		testgrpc.RegisterTestServiceServer(s, emptyService{})
+		canned.RegisterGRPC(s)
+	}
 	opts.RegisterGateway = func(mux *runtime.ServeMux) error {
+		if err := mux.HandlePath(http.MethodPost, floors.CannedPath, canned.ServeREST); err != nil {
+			return err
+		}
 		return mux.HandlePath(http.MethodPost, EmptyPath, emptyREST)
 	}
 

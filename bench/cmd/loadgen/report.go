@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/errsvc/errsvc/bench/internal/floors"
 	"os"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -22,6 +24,7 @@ import (
 type reportFiles struct {
 	results, core, benchstat, machine, commands string
 	profA, profC, profCore                      string
+	profClientA, profClientB                    string
 	topA, topC, topCore                         string
 	out                                         string
 }
@@ -87,22 +90,37 @@ func parseCore(text string) map[string]coreBench {
 }
 
 // category splits a server CPU profile: each sample goes to the first
-// category with a frame matching one of its substrings.
+// category with a frame matching one of its substrings. A leaf category
+// only looks at the sample's innermost frame outside the runtime: errsvc's
+// REST middleware is an ancestor of every REST sample, and must only count
+// its own work.
 type category struct {
 	name  string
 	match []string
+	leaf  bool
 }
 
 var serverCategories = []category{
-	{"translate core (errsvc/translate.*)", []string{"errsvc/errsvc/translate."}},
-	{"Prometheus metrics (client_golang)", []string{"prometheus/client_golang"}},
-	{"protojson (REST JSON decode/encode)", []string{"protobuf/encoding/protojson"}},
-	{"protobuf binary (gRPC decode/encode, proto.Size)", []string{"google.golang.org/protobuf/"}},
-	{"errsvc server layers (interceptors, call record, limits, logging)", []string{"errsvc/errsvc/server.", "log/slog"}},
-	{"background GC (gcBgMarkWorker)", []string{"runtime.gcBgMarkWorker"}},
-	{"other allocation (mallocgc outside the above)", []string{"runtime.mallocgc"}},
+	{"translate core (errsvc/translate.*)", []string{"errsvc/errsvc/translate."}, false},
+	{"Prometheus metrics (client_golang)", []string{"prometheus/client_golang"}, false},
+	{"protojson (REST JSON decode/encode)", []string{"protobuf/encoding/protojson"}, false},
+	{"protobuf binary (requests: protobuf-go; answers: generated code)", []string{"google.golang.org/protobuf/",
+		"MarshalToSizedBufferVT", "UnmarshalVT", "SizeVT", "errsvc/errsvc/codec.", "planetscale/vtprotobuf"}, false},
+	{"errsvc server layers (interceptors, call record, limits, logging)", []string{"errsvc/errsvc/server.", "log/slog"}, true},
+	{"background GC (gcBgMarkWorker)", []string{"runtime.gcBgMarkWorker"}, false},
+	{"other allocation (mallocgc outside the above)", []string{"runtime.mallocgc"}, false},
 	{"transport (grpc-go, x/net/http2, net/http, grpc-gateway mux, syscalls)", []string{
-		"google.golang.org/grpc", "golang.org/x/net/http2", "net/http.", "grpc-gateway", "syscall", "internal/poll", "runtime.netpoll"}},
+		"google.golang.org/grpc", "golang.org/x/net/http2", "net/http.", "grpc-gateway", "syscall", "internal/poll", "runtime.netpoll"}, false},
+}
+
+// clientCategories split the load generator's own CPU profile.
+var clientCategories = []category{
+	{"decoding answers (generated code, package codec)", []string{"UnmarshalVT", "errsvc/errsvc/codec.vtCodec.Unmarshal", "planetscale/vtprotobuf"}, false},
+	{"encoding requests", []string{"MarshalToSizedBufferVT", "SizeVT", "vtCodec.Marshal", "google.golang.org/protobuf/"}, false},
+	{"background GC (gcBgMarkWorker)", []string{"runtime.gcBgMarkWorker"}, false},
+	{"other allocation (mallocgc outside the above)", []string{"runtime.mallocgc"}, false},
+	{"gRPC client transport (grpc-go, x/net/http2, syscalls)", []string{"google.golang.org/grpc", "golang.org/x/net/http2", "syscall", "internal/poll", "runtime.netpoll"}, false},
+	{"load generator (workers, histograms)", []string{"main.", "hdrhistogram"}, false},
 }
 
 type share struct {
@@ -129,7 +147,10 @@ func profileShares(path string, cats []category) ([]share, error) {
 		idx := len(cats)
 	find:
 		for ci, c := range cats {
-			for _, loc := range s.Location {
+			for li, loc := range s.Location {
+				if c.leaf && li != innermost(s) {
+					continue
+				}
 				for _, ln := range loc.Line {
 					if ln.Function == nil {
 						continue
@@ -156,6 +177,19 @@ func profileShares(path string, cats []category) ([]share, error) {
 		}
 	}
 	return out, nil
+}
+
+// innermost is the index of the sample's leaf-most location outside the
+// Go runtime (its first location when all are runtime).
+func innermost(s *profile.Sample) int {
+	for i, loc := range s.Location {
+		for _, ln := range loc.Line {
+			if ln.Function != nil && !strings.HasPrefix(ln.Function.Name, "runtime.") && !strings.HasPrefix(ln.Function.Name, "internal/") {
+				return i
+			}
+		}
+	}
+	return 0
 }
 
 // cumShares lists the functions whose name contains pkg by cumulative share.
@@ -207,6 +241,8 @@ func reportCmd(args []string) error {
 	fs.StringVar(&rf.profA, "profile-a", "", "server CPU profile during scenario a")
 	fs.StringVar(&rf.profC, "profile-c", "", "server CPU profile during scenario c")
 	fs.StringVar(&rf.profCore, "profile-core", "", "CPU profile of BenchmarkTranslate/labby")
+	fs.StringVar(&rf.profClientA, "profile-client-a", "", "the load generator's own CPU profile during scenario a")
+	fs.StringVar(&rf.profClientB, "profile-client-b", "", "the load generator's own CPU profile during scenario b")
 	fs.StringVar(&rf.topA, "top-a", "", "go tool pprof -top excerpt of -profile-a")
 	fs.StringVar(&rf.topC, "top-c", "", "go tool pprof -top excerpt of -profile-c")
 	fs.StringVar(&rf.topCore, "top-core", "", "go tool pprof -top excerpt of -profile-core")
@@ -264,7 +300,7 @@ func metStr(ok bool) string {
 // the answer: binary protobuf (gRPC) and JSON as the gateway writes it.
 func responseSizes() (bin, js float64) {
 	m := protojson.MarshalOptions{UseProtoNames: true}
-	for _, s := range sources {
+	for _, s := range floors.Sources {
 		req := &errsvcv1.TranslateRequest{}
 		_ = protojson.Unmarshal([]byte(s), req)
 		resp, err := translate.Translate(req)
@@ -275,7 +311,7 @@ func responseSizes() (bin, js float64) {
 		j, _ := m.Marshal(resp)
 		js += float64(len(j))
 	}
-	n := float64(len(sources))
+	n := float64(len(floors.Sources))
 	return bin / n, js / n
 }
 
@@ -303,13 +339,19 @@ func render(rf reportFiles, res Results) string {
 	p("  `grpc.testing.TestService/EmptyCall` (grpc-go's generated test service; an empty handler behind the same\n")
 	p("  interceptors) and `POST /v1/bench/empty` (`runtime.ServeMux.HandlePath` on the same gateway mux, behind\n")
 	p("  the same body limit, concurrency limit, metrics and logging; it reads the body and answers `{}`).\n")
+	p("  Two diagnostic floors (package `bench/internal/floors`) answer errsvc's own answer without translating it:\n")
+	p("  `b*`, gRPC `errsvc.bench.v1.Canned/Translate`, decodes the `TranslateRequest` with errsvc's codec and returns\n")
+	p("  the answer computed for that body at start-up; `d*`, REST `POST /v1/bench/canned`, reads the body and writes the\n")
+	p("  JSON errsvc gives for it. They split each gap into carrying the answer (floor → canned) and computing it\n")
+	p("  (canned → Translate).\n")
 	p("  The floors skip the concurrency limiter of the gRPC interceptor (it only guards errsvc's RPCs: two atomic\n")
 	p("  adds and a gauge), nothing else. `--stream-rate -1` (unlimited; errsvc's default is 500 messages/s per\n")
 	p("  stream, which would make the streaming figure measure the limiter). Log level WARN: successful calls\n")
-	p("  log nothing, as at errsvc's default INFO.\n")
+	p("  log nothing, as at errsvc's default INFO. GOGC unset, so the server runs at errsvc's `server.DefaultGCPercent`.\n")
 	p("- gRPC load: `bench/cmd/loadgen`, a harness on grpc-go's client: a fixed number of workers, each with one\n")
-	p("  call in flight, sharing 4 connections; latency of every call recorded in an HDR histogram\n")
-	p("  (hdrhistogram-go, µs, 3 significant digits).\n")
+	p("  call in flight, sharing 4 connections, with the codec of errsvc's Go SDK (`codec.Client`); latency of every\n")
+	p("  call recorded in an HDR histogram (hdrhistogram-go, µs, 3 significant digits). It profiles itself alongside\n")
+	p("  the server in scenarios a and b.\n")
 	p("- REST load: wrk (Debian package), 2 threads, `-c` connections, a Lua script rotating the same bodies and\n")
 	p("  printing wrk's own HDR percentiles.\n")
 	p("- Bodies: one request per source vocabulary, rotated: Labby `{\"labby_error\":{\"kind\":\"rate_limited\",\"message\":\"slow down\"}}`,\n")
@@ -354,8 +396,8 @@ func render(rf reportFiles, res Results) string {
 		p("| %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %.2f |\n", r.ID, r.Name, r.Tool, conc, r.CallsPerSec, items,
 			us(r.P50us), us(r.P99us), fmt.Sprintf("%.1f µs", r.ServerCPUus), r.ServerCores)
 	}
-	p("\n`a*` is a diagnostic, not a goal: the same Translate asking only for `targets: [classification, http_status]`,\n")
-	p("i.e. the same translation with a small answer.\n\n")
+	p("\n`a*`, `b*` and `d*` are diagnostics, not goals: `a*` is the same Translate asking only for\n")
+	p("`targets: [classification, http_status]` (the same translation, a small answer); `b*` and `d*` are the canned floors above.\n\n")
 
 	// Ratios.
 	p("## Ratios\n\n| ratio | concurrency | value | goal |\n|---|---|---:|---|\n")
@@ -396,8 +438,17 @@ func render(rf reportFiles, res Results) string {
 		p("| batch/unary: best TranslateBatch translations/s / best gRPC Translate calls/s | %d workers vs %d | %.2f× | (reported) |\n",
 			bestB.Concurrency, bestA.Concurrency, batchRatio)
 	}
-	if am, b := best(res, "a*", ""), find(res, "b", concs[len(concs)-1]); am != nil && b != nil {
+	top := concs[len(concs)-1]
+	if am, b := best(res, "a*", ""), find(res, "b", top); am != nil && b != nil {
 		p("| a*/b (diagnostic: small answer) | %d | %.2f | – |\n", am.Concurrency, am.CallsPerSec/b.CallsPerSec)
+	}
+	if bc, b, a := find(res, "b*", top), find(res, "b", top), find(res, "a", top); bc != nil && b != nil && a != nil {
+		p("| b*/b (diagnostic: carrying the request and the full answer) | %d | %.2f | – |\n", top, bc.CallsPerSec/b.CallsPerSec)
+		p("| a/b* (diagnostic: translating) | %d | %.2f | – |\n", top, a.CallsPerSec/bc.CallsPerSec)
+	}
+	if dc, d, c := find(res, "d*", top), find(res, "d", top), find(res, "c", top); dc != nil && d != nil && c != nil {
+		p("| d*/d (diagnostic: carrying the JSON answer) | %d | %.2f | – |\n", top, dc.CallsPerSec/d.CallsPerSec)
+		p("| c/d* (diagnostic: protojson and translating) | %d | %.2f | – |\n", top, c.CallsPerSec/dc.CallsPerSec)
 	}
 	p("\n")
 
@@ -462,19 +513,40 @@ func render(rf reportFiles, res Results) string {
 	p("\n")
 
 	// Gaps and causes.
-	p("## Gaps, causes and recommended fixes\n\n")
+	a := find(res, "a", top)
+	bb := find(res, "b", top)
+	cc := find(res, "c", top)
+	dd := find(res, "d", top)
+	bc := find(res, "b*", top)
+	dc := find(res, "d*", top)
+	aClient, errCA := profileShares(rf.profClientA, clientCategories)
+	bClient, errCB := profileShares(rf.profClientB, clientCategories)
+	// perCall is the machine's CPU per call: both processes keep the cores
+	// busy, so it is cores / calls per second.
+	cores := float64(runtime.NumCPU())
+	perCall := func(r *Result) float64 { return cores * 1e6 / r.CallsPerSec }
+
+	p("## Gaps, causes and what was done\n\n")
+	p("### What changed since the first measurement\n\n")
+	p("The first run of this script (session 1) measured a/b 0.63 / 0.51, c/d 0.26 / 0.34 and stream/unary 2.17×. Since:\n\n")
+	p("- **Answers are encoded by generated code.** `protoc-gen-go-vtproto` (vtprotobuf, pinned as a `go tool` and run by\n")
+	p("  `make generate`) writes `MarshalVT`/`UnmarshalVT`/`SizeVT` into `gen/`; package `codec` is a grpc-go codec that uses\n")
+	p("  them and falls back to protobuf-go for every other message. The server encodes answers with it and still decodes\n")
+	p("  requests with protobuf-go (which refuses invalid UTF-8; the generated decoder does not check); the Go SDK and this\n")
+	p("  load generator decode answers with it. Same bytes on the wire (`codec/codec_test.go` round-trips every golden\n")
+	p("  message through both implementations; `FuzzClientDecode` compares them on arbitrary input).\n")
+	p("- **GC target 400** (`server.DefaultGCPercent`, unless GOGC is set): a translation's garbage dies with its answer.\n")
+	p("- **Stream workers**: grpc-go runs calls on 64 reused goroutines whose stacks have already grown (copystack was\n")
+	p("  5–12 %% of the server's CPU).\n")
+	p("- `SizeVT` instead of `proto.Size` for the request size limits.\n\n")
+
 	if haveLabby {
 		p("### Core: Labby translation\n\n")
 		if labbyOK {
-			p("Met: %.0f ns/op and %.0f allocs/op, with little margin (the figure moves by several hundred ns between runs on\n", labby.ns, labby.allocs)
-			p("this shared 2-core machine). Hot spots, from a CPU profile of `BenchmarkTranslate/labby` taken by the script,\n")
-			p("reported rather than fixed (`translate/` is outside this change):\n\n")
+			p("Met: %.0f ns/op and %.0f allocs/op (median of 5; the figure moves by a few hundred ns between runs on this\n", labby.ns, labby.allocs)
+			p("shared machine). Hot spots, from a CPU profile of `BenchmarkTranslate/labby` taken by the script:\n\n")
 		} else {
-			p("%.0f ns/op against 2,000 (gap %.0f ns, %.0f %%); allocations (%.0f/op) are within the goal. ", labby.ns, labby.ns-2000, 100*(labby.ns-2000)/2000, labby.allocs)
-			if lt, ok := core["BenchmarkTranslateLabbyTargets"]; ok {
-				p("Asking only for the class and HTTP status (`BenchmarkTranslateLabbyTargets`) takes %.0f ns, so about %.0f ns go to building and encoding the targets nobody asked to skip. ", lt.ns, labby.ns-lt.ns)
-			}
-			p("The time is spread over the translate core (`translate/` is not changed by this work); the hot spots below are from a CPU profile of `BenchmarkTranslate/labby` taken by the script.\n\n")
+			p("%.0f ns/op against 2,000 (gap %.0f ns); allocations %.0f/op. Hot spots from the script's CPU profile:\n\n", labby.ns, labby.ns-2000, labby.allocs)
 		}
 		if errCore == nil {
 			p("| function (translate/...) | cumulative share of the benchmark's CPU |\n|---|---:|\n")
@@ -484,68 +556,72 @@ func render(rf reportFiles, res Results) string {
 			p("\n")
 		}
 		p("```\n%s\n```\n\n", readOr(rf.topCore, "(no profile)"))
-		p("Recommended in `translate/` (reported, not done here): (1) the Labby answer for a known `kind` is mostly constant —\n")
-		p("origin, recovery, guidance, the Agent Surface code, retry and message, the class and the HTTP status — so build one\n")
-		p("template per kind at init and copy it (`proto.Merge` into a fresh response, or a hand-written shallow copy) instead\n")
-		p("of deriving and allocating every field per call; (2) pre-marshal the `google.rpc.ErrorInfo` `Any` of `grpc_status` per\n")
-		p("(reason, domain, metadata) — `anypb.New` marshals the same bytes every call; (3) give `sanitize.Text` a fast path\n")
-		p("for short printable ASCII with no byte that can start a secret pattern (no `=`, `:`, `/`, `@`, digits runs, …), which\n")
-		p("skips the redaction passes for messages like \"slow down\"; (4) skip `code_mode_error` and `grpc_status` work when\n")
-		p("`targets` excludes them (already the case for the cheap path shown by `BenchmarkTranslateLabbyTargets`).\n\n")
+		p("The other sources cost more (see the benchstat table): Agent Surface details, classified details and MCP results carry\n")
+		p("`google.protobuf.Struct` values that the sanitiser copies node by node, and an MCP result's text is parsed as JSON\n")
+		p("(`encoding/json` into a map, then into a `Struct`). Next in `translate/`: copy-on-write in `sanitize.Struct` (return the\n")
+		p("input node when nothing in it changed), and a per-kind answer template for Labby.\n\n")
 	}
 
-	a := find(res, "a", concs[len(concs)-1])
-	bb := find(res, "b", concs[len(concs)-1])
-	cc := find(res, "c", concs[len(concs)-1])
-	dd := find(res, "d", concs[len(concs)-1])
 	p("### a/b: gRPC Translate against the empty RPC\n\n")
 	if abOK {
 		p("Met.\n\n")
 	}
 	if a != nil && bb != nil {
-		p("At %d workers, Translate costs the server %.1f µs of CPU per call against %.1f µs for EmptyCall (+%.1f µs), and the\n",
-			a.Concurrency, a.ServerCPUus, bb.ServerCPUus, a.ServerCPUus-bb.ServerCPUus)
-		p("client, on the same 2 cores, decodes a %.0f-byte answer instead of an empty one. With both sides CPU-bound,\n", binSize)
-		p("throughput follows total CPU per call, so the ratio is roughly the floor's cost over Translate's. The empty RPC is\n")
-		p("a true floor for grpc-go here: it already spends its time in HTTP/2 framing, HPACK, syscalls and the scheduler.\n\n")
+		p("Client and server share %d cores and both stay busy, so throughput follows the machine's CPU per call: %.1f µs for\n", int(cores), perCall(a))
+		p("Translate (server %.1f µs, load generator the rest) against %.1f µs for EmptyCall (server %.1f µs).\n", a.ServerCPUus, perCall(bb), bb.ServerCPUus)
+		if bc != nil {
+			p("The canned floor splits the difference: **carrying** the request and the %.0f-byte answer, with no translation, costs\n", binSize)
+			p("%.1f µs per call more than EmptyCall (b*/b = %.2f); **translating** it costs %.1f µs more than that (a/b* = %.2f), of\n",
+				perCall(bc)-perCall(bb), bc.CallsPerSec/bb.CallsPerSec, perCall(a)-perCall(bc), a.CallsPerSec/bc.CallsPerSec)
+			p("which %.1f µs is the server's (%.1f µs in Translate against %.1f µs in the canned handler).\n\n", a.ServerCPUus-bc.ServerCPUus, a.ServerCPUus, bc.ServerCPUus)
+			p("So the goal is out of reach for the default answer even at zero translation cost: b*/b is the ceiling of a/b. The\n")
+			p("default answer is every vocabulary at once (Labby envelope, Agent Surface error, class, HTTP status, google.rpc.Status\n")
+			p("with an ErrorInfo), which is the product; each of its ~40 fields is a string the client must allocate.\n")
+		}
 		if am := best(res, "a*", ""); am != nil {
-			p("The diagnostic `a*` (same translation, answer cut to class and HTTP status) reaches %.0f calls/s, a*/b = %.2f:\n", am.CallsPerSec, am.CallsPerSec/bb.CallsPerSec)
-			p("the size of the full answer, encoded by the server and decoded by the client, is a large part of the gap.\n\n")
+			p("A caller that sends `targets` gets a small answer: `a*` reaches %.0f calls/s, a*/b = %.2f.\n\n", am.CallsPerSec, am.CallsPerSec/bb.CallsPerSec)
 		}
 	}
 	if errA == nil {
 		writeShares(fmt.Sprintf("Where the server's CPU goes during scenario a (CPU profile of the benchserver, %s):", res.ProfileFor), aShares, a)
 		p("`go tool pprof -top` excerpt of the same profile:\n\n```\n%s\n```\n\n", readOr(rf.topA, ""))
-		p("Recommended fixes: the translate core (%.0f %% of the server's CPU here) and protobuf encoding of the large answer\n", shareOf(aShares, "translate core"))
-		p("(%.0f %%) plus the garbage both create (GC %.0f %%) are the extra cost. (1) The core fixes above shrink the first and\n", shareOf(aShares, "protobuf binary"), shareOf(aShares, "background GC"))
-		p("the third. (2) Callers that need only part of the answer should send `targets` (see a*). (3) In `server/` (outside\n")
-		p("this change's remit, which only adds the two hooks): `Metrics.observeItem`, `observeCall` and the `translateDur`\n")
-		p("histogram resolve their label children with `WithLabelValues` on every call (%.0f %% here); cache the children per\n", shareOf(aShares, "Prometheus"))
-		p("(transport, rpc, source, class, code) in a small sync.Map or pre-curry the vectors, and drop the per-call\n")
-		p("`proto.Size(req)` in `unaryLimits` when the transport cap already equals MaxRequestBytes. (4) Operationally, GOGC=200\n")
-		p("(or a GOMEMLIMIT well under the 100 MiB budget) trades some of the RSS headroom measured below for less GC CPU.\n\n")
 	} else {
 		p("(no CPU profile of scenario a: %v)\n\n", errA)
 	}
+	if errCA == nil && errCB == nil && a != nil && bb != nil {
+		p("Where the load generator's own CPU goes (its profile over the same seconds; per call = share × (machine − server) CPU):\n\n")
+		p("| where | a: share | a: ≈ per call | b: share | b: ≈ per call |\n|---|---:|---:|---:|---:|\n")
+		for i := range aClient {
+			ca, cb := aClient[i], bClient[i]
+			p("| %s | %.1f %% | %.1f µs | %.1f %% | %.1f µs |\n", ca.name, ca.pct, ca.pct/100*(perCall(a)-a.ServerCPUus), cb.pct, cb.pct/100*(perCall(bb)-bb.ServerCPUus))
+		}
+		p("\n")
+	}
+	p("Remaining, in order of size: (1) the answer's size for callers that need one vocabulary (send `targets`); (2) the\n")
+	p("translation's allocations (GC is still a visible share above; see the core section); (3) the request decode by\n")
+	p("protobuf-go, kept for its UTF-8 check: a generated decoder plus an explicit UTF-8 check of the request's strings\n")
+	p("would remove most of it.\n\n")
 
 	p("### c/d: REST Translate against the empty route\n\n")
 	if cdOK {
 		p("Met.\n\n")
 	}
 	if cc != nil && dd != nil {
-		p("At %d connections, REST Translate costs the server %.1f µs of CPU per call against %.1f µs for the empty route\n", cc.Concurrency, cc.ServerCPUus, dd.ServerCPUus)
-		p("(+%.1f µs). The empty route goes through the same `http.Server`, `restHandler` (limits, call record, metrics) and\n", cc.ServerCPUus-dd.ServerCPUus)
-		p("gateway mux, but the gateway never decodes a request with protojson nor encodes the %.0f-byte JSON answer.\n\n", jsonSize)
+		p("At %d connections REST Translate costs the server %.1f µs of CPU per call against %.1f µs for the empty route.\n", cc.Concurrency, cc.ServerCPUus, dd.ServerCPUus)
+		if dc != nil {
+			p("Carrying the %.0f-byte JSON answer is cheap (d*/d = %.2f, server %.1f µs); decoding the request with protojson,\n", jsonSize, dc.CallsPerSec/dd.CallsPerSec, dc.ServerCPUus)
+			p("translating and encoding the answer with protojson is the gap (c/d* = %.2f).\n\n", cc.CallsPerSec/dc.CallsPerSec)
+		}
 	}
 	if errC == nil {
 		writeShares(fmt.Sprintf("Where the server's CPU goes during scenario c (%s):", res.ProfileFor), cShares, cc)
 		p("`go tool pprof -top` excerpt:\n\n```\n%s\n```\n\n", readOr(rf.topC, ""))
-		p("Cause: protojson (reflection-driven, %.0f %% of the server's CPU here) encoding a large answer, on top of the same\n", shareOf(cShares, "protojson"))
-		p("translation cost as gRPC. Recommended: (1) the core fixes above; (2) `targets` for callers that need less; (3) in\n")
-		p("`server/gateway.go`, a response marshaler that writes the JSON once per distinct answer: Translate is pure, so a\n")
-		p("bounded LRU keyed by the request's deterministic binary encoding (`proto.MarshalOptions{Deterministic: true}`),\n")
-		p("holding the encoded JSON, skips translation and protojson for repeated errors (typical: a rate limit repeats); bound\n")
-		p("it in entries and bytes to keep the RSS goal. (4) `EmitUnpopulated` is already off; `protojson` offers nothing faster.\n\n")
+		p("Cause: protojson, reflection-driven, is %.0f %% of the server's CPU here, more than the translation; the\n", shareOf(cShares, "protojson"))
+		p("`google.rpc.Status` detail (an `Any` it must resolve and re-decode) and the sorted maps cost most. Not fixed: no\n")
+		p("generated JSON codec for protobuf-go is reachable from this machine's module proxy (TheThingsIndustries'\n")
+		p("protoc-gen-go-json is not served), and a hand-written one would duplicate protojson's contract. Options left: such a\n")
+		p("generator when it can be fetched; a bounded cache of encoded answers keyed by the request's deterministic binary\n")
+		p("encoding (Translate is pure; rate-limit errors repeat), sized in entries and bytes for the RSS goal; `targets`.\n\n")
 	}
 
 	p("### Streaming against unary\n\n")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/errsvc/errsvc/bench/internal/floors"
 	"github.com/errsvc/errsvc/codec"
 	"io"
 	"net"
@@ -23,18 +24,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	testgrpc "google.golang.org/grpc/interop/grpc_testing"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 )
-
-// sources are real request bodies, one per source vocabulary (the same as
-// translate/bench_test.go). Workers rotate through them.
-var sources = []string{
-	`{"labby_error":{"kind":"rate_limited","message":"slow down"}}`,
-	`{"agent_error":{"code":"TIMEOUT","message":"timed out","retry":"no","details":{"timeoutMs":30000,"idempotent":false}}}`,
-	`{"classified_error":{"code":"account_selection_refused","message":"no account","detail":{"routing_code":"account_hold","retry_after_secs":12}}}`,
-	`{"mcp_tool_result":{"tool":"github::create_issue","is_error":true,"content":[{"type":"text","text":"{\"kind\":\"upstream_error\",\"message\":\"backend 502\"}"}]}}`,
-}
 
 type config struct {
 	grpcAddr, httpAddr string
@@ -168,12 +159,9 @@ func runCmd(args []string) error {
 		return errors.New("durations out of bounds (scenario ≤ 2m, warm-up ≤ 1m, RSS ≤ 15m)")
 	}
 
-	reqs := make([]*errsvcv1.TranslateRequest, len(sources))
-	for i, s := range sources {
-		reqs[i] = &errsvcv1.TranslateRequest{}
-		if err := protojson.Unmarshal([]byte(s), reqs[i]); err != nil {
-			return fmt.Errorf("source %d: %w", i, err)
-		}
+	reqs, err := floors.Requests()
+	if err != nil {
+		return err
 	}
 	conns := make([]*grpc.ClientConn, cfg.conns)
 	for i := range conns {
@@ -237,6 +225,18 @@ func runCmd(args []string) error {
 			n++
 			resp, err := client.Translate(ctx, reqsMin[n%uint64(len(reqsMin))])
 			if err == nil && (resp.GetError() != nil || resp.GetHttpStatus() == 0) {
+				err = fmt.Errorf("unexpected response: %v", resp)
+			}
+			return 1, err
+		}, nil
+	}
+	cannedOp := func(worker int, n uint64) (func(ctx context.Context) (int, error), error) {
+		conn := conns[worker%len(conns)]
+		return func(ctx context.Context) (int, error) {
+			n++
+			resp := &errsvcv1.TranslateResponse{}
+			err := conn.Invoke(ctx, floors.CannedMethod, reqs[n%uint64(len(reqs))], resp)
+			if err == nil && resp.GetLabbyError() == nil {
 				err = fmt.Errorf("unexpected response: %v", resp)
 			}
 			return 1, err
@@ -317,6 +317,17 @@ func runCmd(args []string) error {
 	// HTTP status, i.e. the same call with a small answer.
 	mark()
 	if err := add(runUnary(cfg, "a*", "gRPC Translate, 2 targets (diag.)", maxConc, translateMinOp, nil)); err != nil {
+		return err
+	}
+	// Diagnostics, not goals: errsvc's own answers without translating (see
+	// package floors), to split the gap into carrying the answer and
+	// computing it.
+	mark()
+	if err := add(runUnary(cfg, "b*", "gRPC canned answer (diag.)", maxConc, cannedOp, nil)); err != nil {
+		return err
+	}
+	mark()
+	if err := add(runWrk(cfg, lua, "d*", "REST canned answer (diag.)", floors.CannedPath, maxConc, cfg.warmup, cfg.duration, nil)); err != nil {
 		return err
 	}
 	for i, s := range cfg.streamConc {

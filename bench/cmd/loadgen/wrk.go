@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/errsvc/errsvc/bench/internal/floors"
 	"math"
 	"os"
 	"os/exec"
@@ -19,7 +20,7 @@ import (
 func writeLua(dir string) (string, error) {
 	var b strings.Builder
 	b.WriteString("wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\nlocal bodies = {\n")
-	for _, s := range sources {
+	for _, s := range floors.Sources {
 		fmt.Fprintf(&b, "  %s,\n", luaString(s))
 	}
 	b.WriteString(`}

@@ -1,0 +1,141 @@
+// Package floors holds what the benchmark's server and load generator share:
+// the request bodies, and the floors errsvc is measured against.
+//
+// Two floors are the goals' denominators (an empty gRPC RPC and an empty
+// REST route, see cmd/benchserver). Two more are diagnostics that answer
+// errsvc's own answer without translating: Canned (gRPC) decodes the
+// TranslateRequest like Translate does and returns the answer errsvc
+// computed for that body at start-up; CannedREST reads the body and writes
+// the JSON errsvc gives for it. Between the empty floor and the canned one
+// lies the cost of carrying a full answer; between the canned floor and
+// Translate, the translation and (for REST) the JSON codec.
+package floors
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/translate"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+// Sources are real request bodies, one per source vocabulary (the same as
+// translate/bench_test.go). Load rotates through them.
+var Sources = []string{
+	`{"labby_error":{"kind":"rate_limited","message":"slow down"}}`,
+	`{"agent_error":{"code":"TIMEOUT","message":"timed out","retry":"no","details":{"timeoutMs":30000,"idempotent":false}}}`,
+	`{"classified_error":{"code":"account_selection_refused","message":"no account","detail":{"routing_code":"account_hold","retry_after_secs":12}}}`,
+	`{"mcp_tool_result":{"tool":"github::create_issue","is_error":true,"content":[{"type":"text","text":"{\"kind\":\"upstream_error\",\"message\":\"backend 502\"}"}]}}`,
+}
+
+// sourceKeys are the JSON keys that tell the Sources apart, in order.
+var sourceKeys = []string{`"labby_error"`, `"agent_error"`, `"classified_error"`, `"mcp_tool_result"`}
+
+// Requests decodes Sources.
+func Requests() ([]*errsvcv1.TranslateRequest, error) {
+	out := make([]*errsvcv1.TranslateRequest, len(Sources))
+	for i, s := range Sources {
+		out[i] = &errsvcv1.TranslateRequest{}
+		if err := protojson.Unmarshal([]byte(s), out[i]); err != nil {
+			return nil, fmt.Errorf("source %d: %w", i, err)
+		}
+	}
+	return out, nil
+}
+
+// CannedMethod is the full gRPC method name of the canned floor.
+const CannedMethod = "/errsvc.bench.v1.Canned/Translate"
+
+// CannedPath is the REST route of the canned floor.
+const CannedPath = "/v1/bench/canned"
+
+// Canned answers, per source, what errsvc answers for Sources.
+type Canned struct {
+	answers []*errsvcv1.TranslateResponse
+	json    [][]byte
+}
+
+// NewCanned translates every source once.
+func NewCanned(marshal protojson.MarshalOptions) (*Canned, error) {
+	reqs, err := Requests()
+	if err != nil {
+		return nil, err
+	}
+	c := &Canned{}
+	for _, r := range reqs {
+		a, err := translate.Translate(r)
+		if err != nil {
+			return nil, err
+		}
+		j, err := marshal.Marshal(a)
+		if err != nil {
+			return nil, err
+		}
+		c.answers = append(c.answers, a)
+		c.json = append(c.json, j)
+	}
+	return c, nil
+}
+
+// answer picks the canned answer of a request by its source (the oneof
+// member's field number matches the order of Sources).
+func (c *Canned) answer(req *errsvcv1.TranslateRequest) *errsvcv1.TranslateResponse {
+	switch req.GetSource().(type) {
+	case *errsvcv1.TranslateRequest_LabbyError:
+		return c.answers[0]
+	case *errsvcv1.TranslateRequest_AgentError:
+		return c.answers[1]
+	case *errsvcv1.TranslateRequest_ClassifiedError:
+		return c.answers[2]
+	default:
+		return c.answers[3]
+	}
+}
+
+// RegisterGRPC adds the canned gRPC floor to s.
+func (c *Canned) RegisterGRPC(s *grpc.Server) {
+	s.RegisterService(&grpc.ServiceDesc{
+		ServiceName: "errsvc.bench.v1.Canned",
+		HandlerType: (*any)(nil),
+		Methods: []grpc.MethodDesc{{
+			MethodName: "Translate",
+			Handler: func(srv any, ctx context.Context, dec func(any) error, ic grpc.UnaryServerInterceptor) (any, error) {
+				in := &errsvcv1.TranslateRequest{}
+				if err := dec(in); err != nil {
+					return nil, err
+				}
+				h := func(_ context.Context, req any) (any, error) {
+					return c.answer(req.(*errsvcv1.TranslateRequest)), nil
+				}
+				if ic == nil {
+					return h(ctx, in)
+				}
+				return ic(ctx, in, &grpc.UnaryServerInfo{Server: srv, FullMethod: CannedMethod}, h)
+			},
+		}},
+		Metadata: "bench",
+	}, c)
+}
+
+// ServeREST is the canned REST floor, a grpc-gateway HandlePath handler.
+func (c *Canned) ServeREST(w http.ResponseWriter, r *http.Request, _ map[string]string) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, "body", http.StatusRequestEntityTooLarge)
+		return
+	}
+	answer := c.json[len(c.json)-1]
+	for i, k := range sourceKeys {
+		if bytes.Contains(body, []byte(k)) {
+			answer = c.json[i]
+			break
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(answer)
+}
