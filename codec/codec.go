@@ -27,7 +27,10 @@ import (
 var Server encoding.CodecV2 = vtCodec{decodeGenerated: false}
 
 // Client uses the generated methods both ways: a client trusts its server's
-// answers as far as UTF-8 goes.
+// answers as far as UTF-8 goes. It decodes with UnmarshalVTUnsafe: the
+// answer's strings point into a private copy of the received bytes instead
+// of one allocation each; nothing ever writes to that copy, and it lives as
+// long as any string of the answer does.
 var Client encoding.CodecV2 = vtCodec{decodeGenerated: true}
 
 // generated is the part of vtprotobuf's output the codec needs.
@@ -35,6 +38,11 @@ type generated interface {
 	SizeVT() int
 	MarshalToSizedBufferVT([]byte) (int, error)
 	UnmarshalVT([]byte) error
+}
+
+// aliasing is the zero-copy decoder of the unmarshal_unsafe feature.
+type aliasing interface {
+	UnmarshalVTUnsafe([]byte) error
 }
 
 type vtCodec struct {
@@ -74,6 +82,9 @@ func (c vtCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	m, ok := v.(generated)
 	if !ok || !c.decodeGenerated {
 		return fallback.Unmarshal(data, v)
+	}
+	if a, ok := v.(aliasing); ok {
+		return a.UnmarshalVTUnsafe(data.Materialize())
 	}
 	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
 	defer buf.Free()

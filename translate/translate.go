@@ -36,8 +36,10 @@ var targets = []target{
 }
 
 // Translate turns the request's one source into every requested target.
-// The response may share immutable parts (derived details) with other
-// responses: proto.Clone it before mutating it.
+// The response may share immutable parts with other responses (derived
+// details) and with the request (google.protobuf.Struct and Value nodes the
+// sanitiser left unchanged): proto.Clone it before mutating it, and do not
+// mutate the request while the response is in use.
 // A malformed request (no source, a missing required field, a value out of
 // range) returns a *RequestError naming the field; an unknown term never
 // does: it passes through with a note.

@@ -2,7 +2,7 @@ package sanitize
 
 import (
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -153,7 +153,10 @@ func (w *walker) partialJSON(v *structpb.Value) string {
 }
 
 // walker builds the sanitised copy and counts its compact JSON size; once
-// the size passes the budget it stops adding entries (over).
+// the size passes the budget it stops adding entries (over). The copy is
+// made on write: a node that sanitising leaves as it was is returned
+// itself, not copied, so a clean Struct costs a walk and no allocation. The
+// result may therefore share nodes with the input; neither is mutated.
 type walker struct {
 	lim    Limits
 	rep    Report
@@ -174,62 +177,94 @@ func (w *walker) str(s string) *structpb.Value {
 	return structpb.NewStringValue(s)
 }
 
+// keep counts v, an unchanged string node, and returns it.
+func (w *walker) keep(v *structpb.Value, s string) *structpb.Value {
+	w.add(jsonStringLen(s))
+	return v
+}
+
 func (w *walker) value(v *structpb.Value, depth int) *structpb.Value {
 	switch k := v.GetKind().(type) {
 	case *structpb.Value_StringValue:
 		if k.StringValue == RedactedToken || k.StringValue == TruncatedToken {
-			return w.str(k.StringValue) // this package's own placeholders stay whole
+			return w.keep(v, k.StringValue) // this package's own placeholders stay whole
 		}
 		s, rep := TextReport(k.StringValue, w.lim.StringCap)
 		w.rep.merge(rep)
+		if s == k.StringValue {
+			return w.keep(v, s)
+		}
 		return w.str(s)
 	case *structpb.Value_NumberValue:
 		w.add(len(formatNumber(k.NumberValue)))
-		return structpb.NewNumberValue(k.NumberValue)
+		return v
 	case *structpb.Value_BoolValue:
 		if k.BoolValue {
 			w.add(4)
 		} else {
 			w.add(5)
 		}
-		return structpb.NewBoolValue(k.BoolValue)
+		return v
 	case *structpb.Value_StructValue:
 		if depth > w.lim.MaxDepth {
 			w.rep.Truncated = true
 			return w.str(TruncatedToken)
 		}
-		return structpb.NewStructValue(w.object(k.StructValue, depth))
+		if out := w.object(k.StructValue, depth); out != k.StructValue {
+			return structpb.NewStructValue(out)
+		}
+		return v
 	case *structpb.Value_ListValue:
 		if depth > w.lim.MaxDepth {
 			w.rep.Truncated = true
 			return w.str(TruncatedToken)
 		}
-		return structpb.NewListValue(w.list(k.ListValue, depth))
-	default: // null, no kind, nil
+		if out := w.list(k.ListValue, depth); out != k.ListValue {
+			return structpb.NewListValue(out)
+		}
+		return v
+	case *structpb.Value_NullValue:
+		w.add(4)
+		return v
+	default: // no kind, nil
 		w.add(4)
 		return structpb.NewNullValue()
 	}
 }
 
+// object returns st itself when nothing in it changes.
 func (w *walker) object(st *structpb.Struct, depth int) *structpb.Struct {
 	fields := st.GetFields()
-	keys := make([]string, 0, len(fields))
+	var small [8]string
+	keys := small[:0]
 	for k := range fields {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
-	n := len(keys)
-	if n > w.lim.MaxItems {
-		n = w.lim.MaxItems
+	slices.Sort(keys)
+	// out stays nil while the result is st itself, i.e. every entry so far
+	// is kept, unchanged, under its own key; the first difference copies
+	// the entries before it.
+	var out map[string]*structpb.Value
+	copyBefore := func(i int) {
+		out = make(map[string]*structpb.Value, min(len(keys), w.lim.MaxItems))
+		for _, k := range keys[:i] {
+			out[k] = fields[k]
+		}
 	}
-	out := &structpb.Struct{Fields: make(map[string]*structpb.Value, n)}
 	w.add(2)
-	for _, k := range keys {
+	n := 0
+	for i, k := range keys {
 		if w.over {
+			if out == nil {
+				copyBefore(i)
+			}
 			break
 		}
-		if len(out.Fields) == w.lim.MaxItems {
+		if n == w.lim.MaxItems {
 			w.rep.Truncated = true
+			if out == nil {
+				copyBefore(i)
+			}
 			break
 		}
 		sk := k
@@ -238,33 +273,49 @@ func (w *walker) object(st *structpb.Struct, depth int) *structpb.Struct {
 			sk, rep = TextReport(k, w.lim.StringCap)
 			w.rep.merge(rep)
 		}
-		if _, dup := out.Fields[sk]; dup {
-			continue // the key changed (rep says how) and collides: first wins
+		if sk != k && out == nil {
+			copyBefore(i)
 		}
-		if len(out.Fields) > 0 {
+		if out != nil {
+			if _, dup := out[sk]; dup {
+				continue // the key changed (rep says how) and collides: first wins
+			}
+		}
+		if n > 0 {
 			w.add(1)
 		}
 		w.add(jsonStringLen(sk) + 1)
+		var v *structpb.Value
 		if secretKey(sk) != notSecret {
-			if sv, ok := fields[k].GetKind().(*structpb.Value_StringValue); !ok || sv.StringValue != RedactedToken {
+			if sv, ok := fields[k].GetKind().(*structpb.Value_StringValue); ok && sv.StringValue == RedactedToken {
+				v = w.keep(fields[k], RedactedToken)
+			} else {
 				w.rep.Redacted = true
+				v = w.str(RedactedToken)
 			}
-			out.Fields[sk] = w.str(RedactedToken)
-			continue
+		} else {
+			v = w.value(fields[k], depth+1)
 		}
-		out.Fields[sk] = w.value(fields[k], depth+1)
+		if out == nil && v != fields[k] {
+			copyBefore(i)
+		}
+		if out != nil {
+			out[sk] = v
+		}
+		n++
 	}
-	return out
+	if out == nil {
+		return st
+	}
+	return &structpb.Struct{Fields: out}
 }
 
+// list returns l itself when nothing in it changes.
 func (w *walker) list(l *structpb.ListValue, depth int) *structpb.ListValue {
 	items := l.GetValues()
-	n := len(items)
-	if n > w.lim.MaxItems {
-		n = w.lim.MaxItems
-	}
-	out := &structpb.ListValue{Values: make([]*structpb.Value, 0, n)}
+	var out []*structpb.Value
 	w.add(2)
+	n := 0
 	for i, item := range items {
 		if w.over {
 			break
@@ -276,9 +327,23 @@ func (w *walker) list(l *structpb.ListValue, depth int) *structpb.ListValue {
 		if i > 0 {
 			w.add(1)
 		}
-		out.Values = append(out.Values, w.value(item, depth+1))
+		v := w.value(item, depth+1)
+		if out == nil && v != item {
+			out = make([]*structpb.Value, i, min(len(items), w.lim.MaxItems))
+			copy(out, items[:i])
+		}
+		if out != nil {
+			out = append(out, v)
+		}
+		n++
 	}
-	return out
+	if out == nil && n == len(items) {
+		return l
+	}
+	if out == nil {
+		out = slices.Clone(items[:n])
+	}
+	return &structpb.ListValue{Values: out}
 }
 
 // formatNumber renders a number as compact JSON; NaN and ±Inf, which JSON
@@ -352,7 +417,7 @@ func writeJSON(sb *strings.Builder, v *structpb.Value) {
 		for key := range fields {
 			keys = append(keys, key)
 		}
-		sort.Strings(keys)
+		slices.Sort(keys)
 		sb.WriteByte('{')
 		for i, key := range keys {
 			if i > 0 {

@@ -171,3 +171,38 @@ func TestValueBoundedWork(t *testing.T) {
 		t.Fatalf("%+v %d", rep, len(render(out)))
 	}
 }
+
+// Sanitising copies on write: a clean tree comes back as itself, a tree with
+// one secret comes back as a new tree that shares the clean branches, and
+// the input is never changed.
+func TestValueCopiesOnWrite(t *testing.T) {
+	clean := mustValue(t, `{"reason":"rate","n":3,"ok":true,"none":null,"list":[1,"two",{"x":"y"}]}`)
+	out, rep := Value(clean, DefaultLimits)
+	if out != clean || rep != (Report{}) {
+		t.Fatalf("a clean value was copied (same pointer: %v) or reported %+v", out == clean, rep)
+	}
+
+	dirty := mustValue(t, `{"clean":{"a":"b"},"deep":{"token":"ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"},"list":["x",{"k":"v"}]}`)
+	before := proto.Clone(dirty)
+	out, rep = Value(dirty, DefaultLimits)
+	if !rep.Redacted {
+		t.Fatalf("the secret was not reported: %+v", rep)
+	}
+	if !proto.Equal(dirty, before) {
+		t.Fatal("sanitising changed its input")
+	}
+	got, want := out.GetStructValue().GetFields(), dirty.GetStructValue().GetFields()
+	if got["clean"] != want["clean"] || got["list"] != want["list"] {
+		t.Error("unchanged branches were copied instead of shared")
+	}
+	if got["deep"] == want["deep"] || got["deep"].GetStructValue().GetFields()["token"].GetStringValue() != RedactedToken {
+		t.Errorf("the changed branch is not a redacted copy: %v", got["deep"])
+	}
+
+	// A Value without a kind is not valid JSON-shaped data: it becomes null.
+	odd := structpb.NewStructValue(&structpb.Struct{Fields: map[string]*structpb.Value{"n": nil, "e": {}}})
+	out, _ = Value(odd, DefaultLimits)
+	if out == odd || out.GetStructValue().GetFields()["n"].GetKind() == nil || out.GetStructValue().GetFields()["e"].GetKind() == nil {
+		t.Errorf("nil and kind-less values were not turned into null: %v", out)
+	}
+}
