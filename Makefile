@@ -55,7 +55,7 @@ conformance:
 ## fuzz: run every fuzz target for FUZZTIME each (default 30s)
 FUZZTIME ?= 30s
 fuzz:
-	for t in FuzzLabbySource FuzzAgentSource FuzzClassifiedSource FuzzToolResultSource FuzzRequest; do \
+	for t in FuzzLabbySource FuzzAgentSource FuzzClassifiedSource FuzzToolResultSource FuzzRequest FuzzIsCodeModeTool; do \
 		go test ./translate -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 	go test ./translate/provider -run '^$$' -fuzz '^FuzzClassify$$' -fuzztime $(FUZZTIME)
 	for t in FuzzText FuzzValue; do \

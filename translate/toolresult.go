@@ -2,7 +2,7 @@ package translate
 
 import (
 	"encoding/json"
-	"regexp"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -18,8 +18,12 @@ const (
 	toolExecutionOrigin = "tool_execution"
 )
 
-// codeModeTool is the `namespace::name` shape the Code Mode schema pins.
-var codeModeTool = regexp.MustCompile(`^.+::.+$`)
+// isCodeModeTool tells whether s has the `namespace::name` shape the Code
+// Mode schema pins with the pattern ^.+::.+$: a "::" with at least one
+// character on each side, and no newline (which `.` does not match).
+func isCodeModeTool(s string) bool {
+	return len(s) >= 4 && strings.Contains(s[1:len(s)-1], "::") && !strings.Contains(s, "\n")
+}
 
 // decodeToolResult reads a completed MCP isError result (seed 001). A
 // completed result proves the connection worked, so it is never a transport
@@ -204,7 +208,7 @@ func encodeCodeMode(m *model, resp *errsvcv1.TranslateResponse) {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "origin %s is reported as %s in Code Mode", e.GetOrigin(), cm)
 		e.Origin = cm
 	}
-	if e.GetTool() != "" && !codeModeTool.MatchString(e.GetTool()) {
+	if e.GetTool() != "" && !isCodeModeTool(e.GetTool()) {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "tool %q is not namespace::name; left out of code_mode_error", e.GetTool())
 		e.Tool = ""
 	}
