@@ -1,16 +1,17 @@
 // Package codec is errsvc's gRPC codec: the standard "proto" wire format,
 // encoded and decoded by the methods protoc-gen-go-vtproto generates
-// (MarshalToSizedBufferVT, UnmarshalVT, SizeVT) instead of protobuf-go's
-// reflection. Messages without those methods (health, reflection, any
-// foreign service on the same server) go through grpc-go's own codec, so
-// installing it server-wide or on a client connection changes nothing on
-// the wire, only the CPU and the garbage each message costs.
+// (MarshalToSizedBufferVT, UnmarshalVTUnsafe, SizeVT) instead of
+// protobuf-go's reflection. Messages without those methods (health,
+// reflection, any foreign service on the same server) go through grpc-go's
+// own codec, so installing it server-wide or on a client connection changes
+// nothing on the wire, only the CPU and the garbage each message costs.
 //
 // Server: grpc.ForceServerCodecV2(codec.Server). Client:
 // grpc.WithDefaultCallOptions(grpc.ForceCodecV2(codec.Client)).
 package codec
 
 import (
+	"errors"
 	"fmt"
 
 	"google.golang.org/grpc/encoding"
@@ -19,34 +20,29 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// Server encodes answers with the generated methods but decodes requests
-// with protobuf-go: requests are untrusted, and protobuf-go refuses a string
-// that is not valid UTF-8, as proto3 requires, where the generated decoder
-// would let it in. The translator only ever emits valid UTF-8 (every golden
-// answer is checked by protobuf-go's own decoder in codec_test.go).
-var Server encoding.CodecV2 = vtCodec{decodeGenerated: false}
+// Server is the codec for untrusted input. Before the generated decoder
+// runs, CheckWire walks the bytes against the message's descriptor and
+// refuses what protobuf-go would refuse and the generated decoder would
+// not: a string that is not valid UTF-8 (proto3 requires it) and nesting
+// deeper than protobuf-go's limit (the generated decoder recurses without
+// one).
+var Server encoding.CodecV2 = vtCodec{checkWire: true}
 
-// Client uses the generated methods both ways: a client trusts its server's
-// answers as far as UTF-8 goes. It decodes with UnmarshalVTUnsafe: the
-// answer's strings point into a private copy of the received bytes instead
-// of one allocation each; nothing ever writes to that copy, and it lives as
-// long as any string of the answer does.
-var Client encoding.CodecV2 = vtCodec{decodeGenerated: true}
+// Client trusts its server's answers: the generated decoder alone.
+var Client encoding.CodecV2 = vtCodec{}
 
 // generated is the part of vtprotobuf's output the codec needs.
 type generated interface {
+	proto.Message
 	SizeVT() int
 	MarshalToSizedBufferVT([]byte) (int, error)
-	UnmarshalVT([]byte) error
-}
-
-// aliasing is the zero-copy decoder of the unmarshal_unsafe feature.
-type aliasing interface {
+	// UnmarshalVTUnsafe (feature unmarshal_unsafe) decodes without copying:
+	// the message's strings point into the bytes it was given.
 	UnmarshalVTUnsafe([]byte) error
 }
 
 type vtCodec struct {
-	decodeGenerated bool
+	checkWire bool
 }
 
 // fallback is grpc-go's registered "proto" codec, looked up once.
@@ -60,8 +56,8 @@ func (vtCodec) Marshal(v any) (mem.BufferSlice, error) {
 		return fallback.Marshal(v)
 	}
 	size := m.SizeVT()
-	// Small answers are plain slices, large ones come from grpc-go's buffer
-	// pool and go back to it once written (the same split grpc-go makes).
+	// Small messages are plain slices, large ones come from grpc-go's
+	// buffer pool and go back to it once written (the split grpc-go makes).
 	if mem.IsBelowBufferPoolingThreshold(size) {
 		buf := make([]byte, size)
 		if _, err := m.MarshalToSizedBufferVT(buf); err != nil {
@@ -80,17 +76,19 @@ func (vtCodec) Marshal(v any) (mem.BufferSlice, error) {
 
 func (c vtCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	m, ok := v.(generated)
-	if !ok || !c.decodeGenerated {
+	if !ok {
 		return fallback.Unmarshal(data, v)
 	}
-	if a, ok := v.(aliasing); ok {
-		return a.UnmarshalVTUnsafe(data.Materialize())
+	// A private copy: the decoded strings point into it, nothing ever
+	// writes to it, and it lives as long as any of them does. One
+	// allocation instead of one per string.
+	b := data.Materialize()
+	if c.checkWire {
+		if err := CheckWire(b, m.ProtoReflect().Descriptor()); err != nil {
+			return err
+		}
 	}
-	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
-	defer buf.Free()
-	// UnmarshalVT copies strings and bytes out of buf, so freeing it after
-	// is safe.
-	return m.UnmarshalVT(buf.ReadOnlyData())
+	return m.UnmarshalVTUnsafe(b)
 }
 
 // Size is the encoded size of m, by the generated SizeVT when m has one.
@@ -100,3 +98,7 @@ func Size(m proto.Message) int {
 	}
 	return proto.Size(m)
 }
+
+// ErrInvalidUTF8 is wrapped by CheckWire's error for a string that is not
+// valid UTF-8.
+var ErrInvalidUTF8 = errors.New("invalid UTF-8")

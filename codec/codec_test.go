@@ -1,12 +1,17 @@
 package codec_test
 
 import (
+	"bytes"
+	"errors"
+	"strings"
 	"testing"
 
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/errsvc/errsvc/codec"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
@@ -89,21 +94,90 @@ func TestGeneratedCodeAgreesWithProtobufGo(t *testing.T) {
 	}
 }
 
-// The server codec reads requests with protobuf-go, which refuses a string
-// that is not UTF-8; the generated reader would let it through.
-func TestServerRefusesInvalidUTF8(t *testing.T) {
-	// field 1 (labby_error), length 4: field 2 (kind) = "\xff\xfe"
-	wire := []byte{0x0a, 0x04, 0x12, 0x02, 0xff, 0xfe}
-	var req errsvcv1.TranslateRequest
-	if err := (&req).UnmarshalVT(wire); err != nil {
-		t.Fatalf("the fixture must be readable without the UTF-8 check: %v", err)
+// The server codec refuses what protobuf-go refuses and the generated
+// decoder alone would let through: a string that is not UTF-8, at any depth,
+// and nesting past protobuf-go's limit.
+func TestServerRefusesInvalidUTF8AndDeepNesting(t *testing.T) {
+	valid := &errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_AgentError{AgentError: &errsvcv1.AgentError{
+		Code: "TIMEOUT", Details: &structpb.Struct{Fields: map[string]*structpb.Value{"k": structpb.NewStringValue("v")}},
+	}}}
+	good, err := proto.Marshal(valid)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if req.GetLabbyError() == nil {
-		t.Fatalf("fixture does not decode to a labby_error: %v", &req)
+	for name, bad := range map[string][]byte{
+		// field 1 (labby_error), length 4: field 2 (kind) = "\xff\xfe"
+		"a top-level string": {0x0a, 0x04, 0x12, 0x02, 0xff, 0xfe},
+		"a Struct value":     replace(good, "v", "\xff"),
+		"a Struct key":       replace(good, "k", "\xc3"),
+	} {
+		var req errsvcv1.TranslateRequest
+		if err := req.UnmarshalVT(bad); err != nil {
+			t.Fatalf("%s: the fixture must decode without the check: %v", name, err)
+		}
+		if proto.Unmarshal(bad, &errsvcv1.TranslateRequest{}) == nil {
+			t.Fatalf("%s: protobuf-go accepts the fixture", name)
+		}
+		err := codec.Server.Unmarshal(mem.BufferSlice{mem.SliceBuffer(bad)}, &errsvcv1.TranslateRequest{})
+		if !errors.Is(err, codec.ErrInvalidUTF8) {
+			t.Errorf("%s: the server codec answered %v, want invalid UTF-8", name, err)
+		}
+		if err := codec.Client.Unmarshal(mem.BufferSlice{mem.SliceBuffer(bad)}, &errsvcv1.TranslateRequest{}); err != nil {
+			t.Errorf("%s: the client codec does not check, yet: %v", name, err)
+		}
 	}
-	if err := codec.Server.Unmarshal(mem.BufferSlice{mem.SliceBuffer(wire)}, &errsvcv1.TranslateRequest{}); err == nil {
-		t.Fatal("the server codec accepted a string that is not UTF-8")
+
+	// Values nested past the limit: Value{struct_value: Struct{fields: {"": Value{...}}}}.
+	deep := []byte{}
+	for range codec.MaxDepth/2 + 10 {
+		entry := append([]byte{0x12}, protowire.AppendVarint(nil, uint64(len(deep)))...) // map entry value (field 2)
+		entry = append(entry, deep...)
+		st := append([]byte{0x0a}, protowire.AppendVarint(nil, uint64(len(entry)))...) // Struct.fields (1)
+		st = append(st, entry...)
+		deep = append([]byte{0x2a}, protowire.AppendVarint(nil, uint64(len(st)))...) // Value.struct_value (5)
+		deep = append(deep, st...)
 	}
+	err = codec.Server.Unmarshal(mem.BufferSlice{mem.SliceBuffer(deep)}, &structpb.Value{})
+	if err == nil || !strings.Contains(err.Error(), "depth") {
+		t.Errorf("nesting past %d levels: %v", codec.MaxDepth, err)
+	}
+}
+
+// replace swaps the one occurrence of old in b, same length.
+func replace(b []byte, old, new string) []byte {
+	out := bytes.Clone(b)
+	i := bytes.Index(out, []byte(old))
+	copy(out[i:], new)
+	return out
+}
+
+// FuzzServerDecode feeds arbitrary bytes to the server codec: it must never
+// panic, accept nothing protobuf-go refuses, and decode what both accept to
+// the same message.
+func FuzzServerDecode(f *testing.F) {
+	for _, m := range goldenMessages(f) {
+		if r, ok := m.(*errsvcv1.TranslateRequest); ok {
+			b, _ := proto.Marshal(r)
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got := &errsvcv1.TranslateRequest{}
+		err := codec.Server.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, got)
+		want := &errsvcv1.TranslateRequest{}
+		wantErr := proto.Unmarshal(b, want)
+		if err != nil {
+			return // stricter than protobuf-go is allowed (a wire type that does not match the field)
+		}
+		if wantErr != nil {
+			t.Fatalf("the server codec accepted bytes protobuf-go refuses (%v)", wantErr)
+		}
+		// Unknown fields may differ: vtprotobuf's google.protobuf.Struct drops
+		// them, protobuf-go keeps them; the translator reads neither.
+		if d := cmp.Diff(want, got, protocmp.Transform(), protocmp.IgnoreUnknown()); d != "" {
+			t.Fatalf("generated decoder and protobuf-go disagree (-protobuf-go +generated):\n%s", d)
+		}
+	})
 }
 
 // Messages without generated methods go through grpc-go's codec.

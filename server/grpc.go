@@ -23,8 +23,9 @@ func NewGRPCServer(opts Options) *grpc.Server {
 	// slots on the way out, panic or not.
 	serverOpts := []grpc.ServerOption{
 		grpc.MaxRecvMsgSize(grpcTransportLimit(opts.MaxRequestBytes)),
-		// Answers are encoded by generated code (see package codec);
-		// requests still go through protobuf-go, which checks UTF-8.
+		// Messages are encoded and decoded by generated code (package
+		// codec), requests after a walk that refuses invalid UTF-8 and
+		// excessive nesting, as protobuf-go would.
 		grpc.ForceServerCodecV2(codec.Server),
 		// Calls run on a fixed set of goroutines whose stacks have already
 		// grown, instead of a fresh goroutine per call that grows its stack

@@ -231,6 +231,17 @@ func TestFailedCallLogLines(t *testing.T) {
 	waitFor(t, func() bool {
 		return hasLogLine(logLines(t, r.logs.String(), "call failed"), map[string]any{"level": "WARN", "code": "Internal", "field": "body"})
 	}, "a WARN line for the undecodable message")
+	// A well-formed message whose string is not UTF-8 is refused the same
+	// way (package codec checks what protobuf-go would), and the server
+	// goes on serving.
+	badKind := []byte{0x0a, 0x04, 0x12, 0x02, 0xff, 0xfe} // labby_error.kind = "\xff\xfe"
+	err = r.conn.Invoke(ctx, errsvcv1.TranslationService_Translate_FullMethodName, badKind, &out, grpc.ForceCodec(rawCodec{}))
+	if status.Code(err) != codes.Internal || !strings.Contains(status.Convert(err).Message(), "UTF-8") {
+		t.Fatalf("a string that is not UTF-8: %v", err)
+	}
+	if _, err := r.client.Translate(ctx, validRequest()); err != nil {
+		t.Fatalf("after a refused message: %v", err)
+	}
 
 	lines := logLines(t, r.logs.String(), "call failed", "call answered items with errors", "call")
 	for _, want := range []map[string]any{

@@ -323,7 +323,7 @@ func runCmd(args []string) error {
 	// package floors), to split the gap into carrying the answer and
 	// computing it.
 	mark()
-	if err := add(runUnary(cfg, "b*", "gRPC canned answer (diag.)", maxConc, cannedOp, nil)); err != nil {
+	if err := add(runUnary(cfg, "b*", "gRPC canned answer (diag.)", maxConc, cannedOp, takeProfile("bcanned"))); err != nil {
 		return err
 	}
 	mark()
