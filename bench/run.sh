@@ -49,8 +49,11 @@ echo "== machine"
 echo "== build"
 (cd bench && run go build -o "$OUT/benchserver" ./cmd/benchserver && run go build -o "$OUT/loadgen" ./cmd/loadgen)
 
+# At errsvc's own GC target (server.DefaultGCPercent, which cmd/errsvc sets),
+# then the Labby figure again at Go's default, for comparison.
 echo "== core benchmarks (count $COUNT)"
-run go test ./translate/ ./translate/sanitize/ -run '^$' -bench . -benchmem -count "$COUNT" | tee "$OUT/core.txt"
+run env GOGC=400 go test ./translate/ ./translate/sanitize/ -run '^$' -bench . -benchmem -count "$COUNT" | tee "$OUT/core.txt"
+run env GOGC=100 go test ./translate/ -run '^$' -bench '^BenchmarkTranslate$/^labby$' -benchmem -count "$COUNT" | tee "$OUT/core-gogc100.txt"
 if (cd bench && go build -o "$OUT/benchstat" golang.org/x/perf/cmd/benchstat) 2>/dev/null ||
 	GOFLAGS=-mod=mod go install golang.org/x/perf/cmd/benchstat@latest 2>/dev/null; then
 	BENCHSTAT=$OUT/benchstat
@@ -59,7 +62,7 @@ if (cd bench && go build -o "$OUT/benchstat" golang.org/x/perf/cmd/benchstat) 2>
 	"$BENCHSTAT" "$OUT/core.txt" | tee "$OUT/benchstat.txt" || true
 fi
 echo "== core profile (Labby)"
-run go test ./translate/ -run '^$' -bench '^BenchmarkTranslate$/^labby$' -benchtime 3s \
+run env GOGC=400 go test ./translate/ -run '^$' -bench '^BenchmarkTranslate$/^labby$' -benchtime 3s \
 	-cpuprofile "$OUT/core.pprof" -o "$OUT/translate.test" >/dev/null
 run go tool pprof -top -nodecount 25 "$OUT/translate.test" "$OUT/core.pprof" 2>/dev/null | sed -n '4,40p' >"$OUT/top-core.txt"
 
@@ -91,7 +94,7 @@ for s in a c; do
 done
 
 echo "== report"
-(cd bench && go run ./cmd/loadgen report -results "$OUT/results.json" -core "$OUT/core.txt" \
+(cd bench && go run ./cmd/loadgen report -results "$OUT/results.json" -core "$OUT/core.txt" -core-gogc100 "$OUT/core-gogc100.txt" \
 	-benchstat "$OUT/benchstat.txt" -machine "$OUT/machine.txt" -commands "$OUT/commands.txt" \
 	-profile-a "$OUT/cpu-a.pprof" -profile-c "$OUT/cpu-c.pprof" -profile-core "$OUT/core.pprof" \
 	-profile-client-a "$OUT/cpu-client-a.pprof" -profile-client-b "$OUT/cpu-client-b.pprof" \

@@ -23,6 +23,7 @@ import (
 
 type reportFiles struct {
 	results, core, benchstat, machine, commands string
+	coreGOGC100                                 string
 	profA, profC, profCore                      string
 	profClientA, profClientB                    string
 	topA, topC, topCore                         string
@@ -234,7 +235,8 @@ func reportCmd(args []string) error {
 	var rf reportFiles
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.StringVar(&rf.results, "results", "results.json", "loadgen run output")
-	fs.StringVar(&rf.core, "core", "", "raw go test -bench output of the core benchmarks")
+	fs.StringVar(&rf.core, "core", "", "raw go test -bench output of the core benchmarks (at errsvc's GOGC)")
+	fs.StringVar(&rf.coreGOGC100, "core-gogc100", "", "raw go test -bench output of the Labby benchmark at GOGC=100")
 	fs.StringVar(&rf.benchstat, "benchstat", "", "benchstat summary of -core")
 	fs.StringVar(&rf.machine, "machine", "", "machine description")
 	fs.StringVar(&rf.commands, "commands", "", "the commands the script ran")
@@ -363,8 +365,13 @@ func render(rf reportFiles, res Results) string {
 	p("- Batch: `TranslateBatch` with the item count shown, one call in flight per worker.\n\n")
 
 	p("## Core benchmarks\n\n")
-	p("`go test ./translate/ ./translate/sanitize/ -run '^$' -bench . -benchmem -count 5`, summarised by benchstat:\n\n")
+	p("`GOGC=400 go test ./translate/ ./translate/sanitize/ -run '^$' -bench . -benchmem -count 5`, summarised by benchstat.\n")
+	p("GOGC=400 is the collector target errsvc runs with (`server.DefaultGCPercent`); the Labby figure at Go's default\n")
+	p("GOGC=100 follows the table.\n\n")
 	p("```\n%s\n```\n\n", readOr(rf.benchstat, readOr(rf.core, "(not run)")))
+	if l100, ok := parseCore(readOr(rf.coreGOGC100, ""))["BenchmarkTranslate/labby"]; ok {
+		p("At GOGC=100 (Go's default, median of 5): `BenchmarkTranslate/labby` %.0f ns/op, %.0f allocs/op.\n\n", l100.ns, l100.allocs)
+	}
 	if sb, ok := core["BenchmarkText64KiB"]; ok {
 		p("Sanitiser throughput (median of 5): %.0f MB/s on 64 KiB of mixed text", sb.mbs)
 		if s1, ok := core["BenchmarkText1MiB"]; ok {
@@ -502,7 +509,7 @@ func render(rf reportFiles, res Results) string {
 	p("## Goals\n\n")
 	p("| goal | result | verdict |\n|---|---|---|\n")
 	if haveLabby {
-		p("| typical Labby translation ≤ 2 µs, ≤ 10 allocs | %.0f ns/op, %.0f allocs/op (median of 5) | %s |\n", labby.ns, labby.allocs, metStr(labbyOK))
+		p("| typical Labby translation ≤ 2 µs, ≤ 10 allocs | %.0f ns/op, %.0f allocs/op (median of 5, at errsvc's GOGC=400) | %s |\n", labby.ns, labby.allocs, metStr(labbyOK))
 	}
 	p("| a/b ≥ 0.85 | %s | %s |\n", strings.Join(abVals, ", "), metStr(abOK))
 	p("| c/d ≥ 0.80 | %s | %s |\n", strings.Join(cdVals, ", "), metStr(cdOK))
@@ -529,16 +536,19 @@ func render(rf reportFiles, res Results) string {
 	p("## Gaps, causes and what was done\n\n")
 	p("### What changed since the first measurement\n\n")
 	p("The first run of this script (session 1) measured a/b 0.63 / 0.51, c/d 0.26 / 0.34 and stream/unary 2.17×. Since:\n\n")
-	p("- **Answers are encoded by generated code.** `protoc-gen-go-vtproto` (vtprotobuf, pinned as a `go tool` and run by\n")
-	p("  `make generate`) writes `MarshalVT`/`UnmarshalVT`/`SizeVT` into `gen/`; package `codec` is a grpc-go codec that uses\n")
-	p("  them and falls back to protobuf-go for every other message. The server encodes answers with it and still decodes\n")
-	p("  requests with protobuf-go (which refuses invalid UTF-8; the generated decoder does not check); the Go SDK and this\n")
-	p("  load generator decode answers with it. Same bytes on the wire (`codec/codec_test.go` round-trips every golden\n")
-	p("  message through both implementations; `FuzzClientDecode` compares them on arbitrary input).\n")
+	p("- **Messages are encoded and decoded by generated code.** `protoc-gen-go-vtproto` (vtprotobuf, pinned as a `go tool`\n")
+	p("  and run by `make generate`) writes `MarshalVT`/`UnmarshalVTUnsafe`/`SizeVT` into `gen/`; package `codec` is a grpc-go\n")
+	p("  codec that uses them and falls back to protobuf-go for every other message. The server checks each request first\n")
+	p("  with a descriptor-driven walk of its bytes (`codec.CheckWire`: invalid UTF-8, malformed groups and nesting past\n")
+	p("  protobuf-go's limit are refused, as protobuf-go would); the Go SDK and this load generator decode answers with it\n")
+	p("  too, zero-copy. Same bytes on the wire: `codec/codec_test.go` round-trips every golden message through both\n")
+	p("  implementations, `FuzzServerDecode` and `FuzzClientDecode` compare them with protobuf-go on arbitrary input.\n")
 	p("- **GC target 400** (`server.DefaultGCPercent`, unless GOGC is set): a translation's garbage dies with its answer.\n")
 	p("- **Stream workers**: grpc-go runs calls on 64 reused goroutines whose stacks have already grown (copystack was\n")
 	p("  5–12 %% of the server's CPU).\n")
-	p("- `SizeVT` instead of `proto.Size` for the request size limits.\n\n")
+	p("- **Translate core**: the sanitiser copies `google.protobuf.Struct` trees on write (a clean Agent Surface `details`\n")
+	p("  costs no allocation: 13 → 6 allocs per agent translation, 47 → 38 per MCP result); the Code Mode tool-name check\n")
+	p("  is a string test instead of a regexp; `SizeVT` for the request size limits.\n\n")
 
 	if haveLabby {
 		p("### Core: Labby translation\n\n")
@@ -574,9 +584,13 @@ func render(rf reportFiles, res Results) string {
 			p("%.1f µs per call more than EmptyCall (b*/b = %.2f); **translating** it costs %.1f µs more than that (a/b* = %.2f), of\n",
 				perCall(bc)-perCall(bb), bc.CallsPerSec/bb.CallsPerSec, perCall(a)-perCall(bc), a.CallsPerSec/bc.CallsPerSec)
 			p("which %.1f µs is the server's (%.1f µs in Translate against %.1f µs in the canned handler).\n\n", a.ServerCPUus-bc.ServerCPUus, a.ServerCPUus, bc.ServerCPUus)
-			p("So the goal is out of reach for the default answer even at zero translation cost: b*/b is the ceiling of a/b. The\n")
-			p("default answer is every vocabulary at once (Labby envelope, Agent Surface error, class, HTTP status, google.rpc.Status\n")
-			p("with an ErrorInfo), which is the product; each of its ~40 fields is a string the client must allocate.\n")
+			if bc.CallsPerSec/bb.CallsPerSec < 0.85 {
+				p("So the goal is out of reach for the default answer even at zero translation cost: b*/b is the ceiling of a/b.\n")
+			} else {
+				p("Carrying the answer alone stays within the goal here; the translation is what takes a/b below it.\n")
+			}
+			p("The default answer is every vocabulary at once (Labby envelope, Agent Surface error, class, HTTP status,\n")
+			p("google.rpc.Status with an ErrorInfo), which is the product; each of its ~40 fields is a string the client decodes.\n")
 		}
 		if am := best(res, "a*", ""); am != nil {
 			p("A caller that sends `targets` gets a small answer: `a*` reaches %.0f calls/s, a*/b = %.2f.\n\n", am.CallsPerSec, am.CallsPerSec/bb.CallsPerSec)
@@ -597,10 +611,9 @@ func render(rf reportFiles, res Results) string {
 		}
 		p("\n")
 	}
-	p("Remaining, in order of size: (1) the answer's size for callers that need one vocabulary (send `targets`); (2) the\n")
-	p("translation's allocations (GC is still a visible share above; see the core section); (3) the request decode by\n")
-	p("protobuf-go, kept for its UTF-8 check: a generated decoder plus an explicit UTF-8 check of the request's strings\n")
-	p("would remove most of it.\n\n")
+	p("Remaining, in order of size: (1) the answer itself, which every caller pays for on both sides; a caller that needs\n")
+	p("one vocabulary should send `targets`; (2) the translation's allocations (GC and allocation are still visible shares\n")
+	p("above; see the core section for where the translate core spends).\n\n")
 
 	p("### c/d: REST Translate against the empty route\n\n")
 	if cdOK {
