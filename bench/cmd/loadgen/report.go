@@ -105,7 +105,7 @@ var serverCategories = []category{
 	{"translate core (errsvc/translate.*)", []string{"errsvc/errsvc/translate."}, false},
 	{"Prometheus metrics (client_golang)", []string{"prometheus/client_golang"}, false},
 	{"protojson (REST JSON decode/encode)", []string{"protobuf/encoding/protojson"}, false},
-	{"protobuf binary (requests: protobuf-go; answers: generated code)", []string{"google.golang.org/protobuf/",
+	{"protobuf binary (generated code and its wire check; protobuf-go for google.rpc.Status)", []string{"google.golang.org/protobuf/",
 		"MarshalToSizedBufferVT", "UnmarshalVT", "SizeVT", "errsvc/errsvc/codec.", "planetscale/vtprotobuf"}, false},
 	{"errsvc server layers (interceptors, call record, limits, logging)", []string{"errsvc/errsvc/server.", "log/slog"}, true},
 	{"background GC (gcBgMarkWorker)", []string{"runtime.gcBgMarkWorker"}, false},
@@ -566,10 +566,11 @@ func render(rf reportFiles, res Results) string {
 			p("\n")
 		}
 		p("```\n%s\n```\n\n", readOr(rf.topCore, "(no profile)"))
-		p("The other sources cost more (see the benchstat table): Agent Surface details, classified details and MCP results carry\n")
-		p("`google.protobuf.Struct` values that the sanitiser copies node by node, and an MCP result's text is parsed as JSON\n")
-		p("(`encoding/json` into a map, then into a `Struct`). Next in `translate/`: copy-on-write in `sanitize.Struct` (return the\n")
-		p("input node when nothing in it changed), and a per-kind answer template for Labby.\n\n")
+		p("The other sources cost more (see the benchstat table): a classified error's wait is written into freshly built\n")
+		p("Agent Surface `details`, and an MCP result's text is parsed as JSON (`encoding/json` into a map, then into a `Struct`)\n")
+		p("and sanitised twice (as evidence and as the parsed error). Next in `translate/`: parse the text straight into a\n")
+		p("`Struct`, and a per-kind answer template for Labby. Allocation is most of what is left: each answer is about 40\n")
+		p("protobuf fields in one block (`storage`), which the collector must scan.\n\n")
 	}
 
 	p("### a/b: gRPC Translate against the empty RPC\n\n")
