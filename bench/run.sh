@@ -52,7 +52,7 @@ echo "== build"
 # At errsvc's own GC target (server.DefaultGCPercent, which cmd/errsvc sets),
 # then the Labby figure again at Go's default, for comparison.
 echo "== core benchmarks (count $COUNT)"
-run env GOGC=400 go test ./translate/ ./translate/sanitize/ -run '^$' -bench . -benchmem -count "$COUNT" | tee "$OUT/core.txt"
+run env GOGC=400 go test ./translate/ ./translate/sanitize/ ./codec/ -run '^$' -bench . -benchmem -count "$COUNT" | tee "$OUT/core.txt"
 run env GOGC=100 go test ./translate/ -run '^$' -bench '^BenchmarkTranslate$/^labby$' -benchmem -count "$COUNT" | tee "$OUT/core-gogc100.txt"
 if (cd bench && go build -o "$OUT/benchstat" golang.org/x/perf/cmd/benchstat) 2>/dev/null ||
 	GOFLAGS=-mod=mod go install golang.org/x/perf/cmd/benchstat@latest 2>/dev/null; then

@@ -365,7 +365,7 @@ func render(rf reportFiles, res Results) string {
 	p("- Batch: `TranslateBatch` with the item count shown, one call in flight per worker.\n\n")
 
 	p("## Core benchmarks\n\n")
-	p("`GOGC=400 go test ./translate/ ./translate/sanitize/ -run '^$' -bench . -benchmem -count 5`, summarised by benchstat.\n")
+	p("`GOGC=400 go test ./translate/ ./translate/sanitize/ ./codec/ -run '^$' -bench . -benchmem -count 5`, summarised by benchstat.\n")
 	p("GOGC=400 is the collector target errsvc runs with (`server.DefaultGCPercent`); the Labby figure at Go's default\n")
 	p("GOGC=100 follows the table.\n\n")
 	p("```\n%s\n```\n\n", readOr(rf.benchstat, readOr(rf.core, "(not run)")))
@@ -543,6 +543,16 @@ func render(rf reportFiles, res Results) string {
 	p("  protobuf-go's limit are refused, as protobuf-go would); the Go SDK and this load generator decode answers with it\n")
 	p("  too, zero-copy. Same bytes on the wire: `codec/codec_test.go` round-trips every golden message through both\n")
 	p("  implementations, `FuzzServerDecode` and `FuzzClientDecode` compare them with protobuf-go on arbitrary input.\n")
+	ratio := func(name, base, alt string) {
+		b, okB := core[name+"/"+base]
+		a, okA := core[name+"/"+alt]
+		if okB && okA && b.ns > 0 {
+			p("  `%s`: %s %.0f ns, %s %.0f ns (%.2f× the time, %.0f → %.0f allocs).\n", name, base, b.ns, alt, a.ns, a.ns/b.ns, b.allocs, a.allocs)
+		}
+	}
+	ratio("BenchmarkDecodeAnswer", "protobuf-go", "codec.Client")
+	ratio("BenchmarkEncodeAnswer", "protobuf-go", "codec.Server")
+	ratio("BenchmarkDecodeRequest", "protobuf-go", "codec.Server")
 	p("- **GC target 400** (`server.DefaultGCPercent`, unless GOGC is set): a translation's garbage dies with its answer.\n")
 	p("- **Stream workers**: grpc-go runs calls on 64 reused goroutines whose stacks have already grown (copystack was\n")
 	p("  5–12 %% of the server's CPU).\n")
