@@ -3,12 +3,12 @@ package server
 import (
 	"context"
 	"fmt"
-	"github.com/errsvc/errsvc/codec"
 	"math"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/errsvc/errsvc/codec"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/errsvc/errsvc/codec"
 	"io"
 	"log/slog"
 	"strings"
 	"time"
 
+	"github.com/errsvc/errsvc/codec"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/translate"
 	"golang.org/x/time/rate"
