@@ -8,7 +8,6 @@ import (
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/gen/openapi"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // NewHTTPHandler returns the HTTP surface: the REST mapping of
@@ -26,10 +25,7 @@ import (
 func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 	opts = opts.withDefaults()
 	gw := runtime.NewServeMux(
-		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.JSONPb{
-			MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: false},
-			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
-		}),
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, newRESTJSON()),
 		runtime.WithErrorHandler(restErrorHandler(opts.MaxRequestBytes)),
 		runtime.WithRoutingErrorHandler(restRoutingError),
 		runtime.WithForwardResponseOption(recordRPC),

@@ -212,7 +212,7 @@ func TestFailedCallLogLines(t *testing.T) {
 	}})
 	ctx := context.Background()
 	r.post(t, "/v1/translate", `{}`)
-	r.post(t, "/v1/translate", `{"labby_error":{"kind":"x"},"not_a_field":1}`)
+	r.post(t, "/v1/translate", `{"labby_error":{"kind":"x","side_effects":5}}`)
 	_, _ = r.client.Translate(ctx, &errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_AgentError{
 		AgentError: &errsvcv1.AgentError{Message: "no code"}}})
 	_, _ = r.client.Translate(ctx, &errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_LabbyError{
@@ -246,7 +246,7 @@ func TestFailedCallLogLines(t *testing.T) {
 	lines := logLines(t, r.logs.String(), "call failed", "call answered items with errors", "call")
 	for _, want := range []map[string]any{
 		{"level": "WARN", "msg": "call failed", "transport": "http", "rpc": "/errsvc.v1.TranslationService/Translate", "code": "InvalidArgument", "field": "source"},
-		{"level": "WARN", "msg": "call failed", "transport": "http", "code": "InvalidArgument", "field": "*"},
+		{"level": "WARN", "msg": "call failed", "transport": "http", "code": "InvalidArgument", "field": "side_effects"},
 		{"level": "WARN", "msg": "call failed", "transport": "grpc", "code": "InvalidArgument", "field": "agent_error.code"},
 		{"level": "ERROR", "msg": "call failed", "transport": "grpc", "code": "Internal", "panic": true},
 		{"level": "WARN", "msg": "call answered items with errors", "transport": "http", "rpc": "/errsvc.v1.TranslationService/TranslateBatch",

@@ -53,7 +53,6 @@ func TestEndToEnd(t *testing.T) {
 			{"empty body", ``, "source"},
 			{"no source", `{}`, "source"},
 			{"two sources", twoSourceJSON, "source"},
-			{"unknown field", `{"labby_error":{"kind":"x"},"foo":1}`, "foo"},
 			{"wrong type", `{"labby_error":{"side_effects":5}}`, "side_effects"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
@@ -63,6 +62,42 @@ func TestEndToEnd(t *testing.T) {
 					t.Errorf("field %q, want %q (%s)", v.GetField(), tc.field, body)
 				}
 			})
+		}
+	})
+
+	t.Run("REST unknown fields translate with one field_ignored note", func(t *testing.T) {
+		code, body := r.post(t, "/v1/translate", `{"labby_error":{"kind":"forbidden","required_scopes":["repo:write"],"recovery":{"x_retry":1},"trace_ref":"t-1"},"foo":1}`)
+		if code != http.StatusOK {
+			t.Fatalf("HTTP %d, want 200: %s", code, body)
+		}
+		var out map[string]any
+		if err := json.Unmarshal(body, &out); err != nil {
+			t.Fatal(err)
+		}
+		labby := out["labby_error"].(map[string]any)
+		if labby["trace_ref"] != "t-1" || labby["recovery"].(map[string]any)["x_retry"] != float64(1) {
+			t.Errorf("additive fields not carried to the Labby envelope at their place: %s", body)
+		}
+		if _, ok := labby["additional_fields"]; ok {
+			t.Errorf("additional_fields leaked into the JSON shape: %s", body)
+		}
+		if s, _ := labby["required_scopes"].([]any); len(s) != 1 || s[0] != "repo:write" {
+			t.Errorf("required_scopes: %s", body)
+		}
+		ignored := 0
+		for _, n := range out["notes"].([]any) {
+			if n.(map[string]any)["code"] == "field_ignored" {
+				ignored++
+				msg := n.(map[string]any)["message"].(string)
+				for _, p := range []string{"foo", "labby_error.trace_ref", "labby_error.recovery.x_retry"} {
+					if !strings.Contains(msg, p) {
+						t.Errorf("field_ignored note %q does not name %s", msg, p)
+					}
+				}
+			}
+		}
+		if ignored != 1 {
+			t.Errorf("%d field_ignored notes, want 1: %s", ignored, body)
 		}
 	})
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/errsvc/errsvc/codec"
+	"github.com/errsvc/errsvc/codec/openjson"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/translate"
 	"golang.org/x/time/rate"
@@ -157,6 +158,10 @@ func (s *Service) translateItem(ctx context.Context, req *errsvcv1.TranslateRequ
 func (s *Service) translateOne(ctx context.Context, req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, *status.Status) {
 	if req == nil {
 		req = &errsvcv1.TranslateRequest{}
+	}
+	// A batch item the JSON decoder could not read carries its error.
+	if err := openjson.ItemError(req); err != nil {
+		return nil, decodeErrorStatus(err.Error())
 	}
 	// Checked here as well as in the core so the transport contract (exactly
 	// one source, named in a BadRequest) holds whatever the core does. Two

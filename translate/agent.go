@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/translate/sanitize"
 )
 
 // AgentMessageCap is seed 002's bound on an agent-safe message, in characters.
@@ -20,6 +21,7 @@ func decodeAgent(m *model, a *errsvcv1.AgentError) error {
 	if a.GetCode() == "" {
 		return &RequestError{Field: "agent_error.code", Description: "required: one of the 16 AgentCapabilityErrorCode strings"}
 	}
+	m.agentExtra = carryAdditional(m, a.GetAdditionalFields(), "agent_error")
 	if err := decodeAgentProjection(m, a, "agent_error"); err != nil {
 		return err
 	}
@@ -64,17 +66,25 @@ func decodeAgentProjection(m *model, a *errsvcv1.AgentError, field string) error
 		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_CODE, "agent code %q is not one of the 16; it passes through with %s's meaning", clip(code), fallbackAgentCode)
 		row = agentCodeRow(fallbackAgentCode)
 	}
-	details := sanitizeStruct(a.GetDetails())
-	reason := stringField(details, "reason")
-	transient := boolField(details, "transient")
-	idempotent := m.idempotent || boolField(details, "idempotent")
+	// Decided on the whole details, as the producer sent them; only the
+	// copy carried to the output is sanitised and capped (with a note).
+	raw := a.GetDetails()
+	reason := stringField(raw, "reason")
+	transient := boolField(raw, "transient")
+	idempotent := m.idempotent || boolField(raw, "idempotent")
 	m.idempotent = idempotent
-	if v, ok := numberField(details, "retryAfterMs"); ok {
-		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) || v > math.MaxUint32 {
-			return &RequestError{Field: field + ".details.retryAfterMs", Description: "must be a non-negative number of milliseconds below 2^32"}
+	if v, ok := raw.GetFields()["retryAfterMs"]; ok {
+		if _, isNum := v.GetKind().(*structpb.Value_NumberValue); isNum {
+			n := v.GetNumberValue()
+			if n < 0 || math.IsNaN(n) || math.IsInf(n, 0) || n > math.MaxUint32 {
+				return &RequestError{Field: field + ".details.retryAfterMs", Description: "must be a non-negative number of milliseconds below 2^32"}
+			}
+			setWaitMs(m, uint32(math.Ceil(n)))
+		} else if n, ok := lenientNumber(m, v, field+".details.retryAfterMs"); ok {
+			setWaitMs(m, uint32(math.Ceil(n)))
 		}
-		setWaitMs(m, uint32(math.Ceil(v)))
 	}
+	details := sanitizeAgentDetails(m, raw, field+".details")
 
 	derived := agentRetryFor(row, reason, "", idempotent, transient)
 	given := term(m, a.GetRetry(), field+".retry")
@@ -130,6 +140,9 @@ func encodeAgent(m *model, resp *errsvcv1.TranslateResponse) {
 	noteAgentLoss(m)
 	a := &m.store.agent
 	a.Code, a.Message, a.Retry, a.Details = m.agentCode, agentMessage(m), m.agentRetry, m.agentDetails
+	if m.agentFromSource {
+		a.AdditionalFields = m.agentExtra
+	}
 	resp.AgentError = a
 }
 
@@ -158,11 +171,31 @@ func noteAgentLoss(m *model) {
 
 func agentPayload(m *model) *errsvcv1.AgentError {
 	return &errsvcv1.AgentError{
-		Code:    m.agentCode,
-		Message: agentMessage(m),
-		Retry:   m.agentRetry,
-		Details: m.agentDetails,
+		Code:             m.agentCode,
+		Message:          agentMessage(m),
+		Retry:            m.agentRetry,
+		Details:          m.agentDetails,
+		AdditionalFields: m.agentExtra,
 	}
+}
+
+// agentDetailsLimits bound the details copied to the output. They are far
+// above the reference's evidence caps on purpose: INVALID_INPUT issues are
+// given to the model verbatim, so every issue is kept (the request size
+// limit bounds them) and only each string is capped.
+var agentDetailsLimits = sanitize.Limits{StringCap: 1024, MaxDepth: 16, MaxItems: 1 << 20, MaxBytes: 16 << 20}
+
+// sanitizeAgentDetails is the sanitised copy of an agent payload's details,
+// with a field_truncated note when a cap cut anything.
+func sanitizeAgentDetails(m *model, s *structpb.Struct, field string) *structpb.Struct {
+	if s == nil {
+		return nil
+	}
+	out, rep := sanitize.Struct(s, agentDetailsLimits)
+	if rep.Truncated {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_TRUNCATED, "%s was capped for the output (strings at %d characters, nesting at %d levels); the decision read the whole details", field, agentDetailsLimits.StringCap, agentDetailsLimits.MaxDepth)
+	}
+	return out
 }
 
 // agentMessage builds the agent-safe message from the code's template and

@@ -1,7 +1,12 @@
 package translate
 
 import (
+	"strconv"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/translate/sanitize"
 )
 
 // Where a producer code's class comes from (ClassifiedCodeRow.class_source).
@@ -19,7 +24,7 @@ const (
 func decodeClassified(m *model, c *errsvcv1.ClassifiedError) error {
 	code := term(m, c.GetCode(), "classified_error.code")
 	m.originalTerm = code
-	m.detail = sanitizeStruct(c.GetDetail())
+	m.detail = producerDetail(m, c)
 	m.classFromSource = true
 
 	switch detailClass := stringField(c.GetDetail(), "class"); {
@@ -65,8 +70,65 @@ func decodeClassified(m *model, c *errsvcv1.ClassifiedError) error {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_SANITIZED, "classified_error.message was sanitised")
 	}
 	followClass(m)
+	applyRefusalRow(m, classifiedCodeRow(ClassifiedCodes, code))
 	deriveAgent(m)
 	return nil
+}
+
+// applyRefusalRow takes origin, side effects and same_arguments from a
+// producer code's row where its contract says what happened (a refusal that
+// wrote nothing is none_expected; "the caller retries the same send" is
+// safe), unless the caller supplied the recovery.
+func applyRefusalRow(m *model, row *errsvcv1.ClassifiedCodeRow) {
+	if row == nil {
+		return
+	}
+	if o := row.GetOrigin(); o != "" {
+		m.origin = o
+		m.sideEffects = originRow(o).GetSideEffects()
+	}
+	if se := row.GetSideEffects(); se != "" {
+		m.sideEffects = se
+	}
+	if sa := row.GetSameArguments(); sa != "" && !m.callerRecovery {
+		m.sameArgs = sa
+	}
+}
+
+// producerDetail is the classified source's detail for the Labby envelope:
+// the producer's detail, its provider_code and status (diagnostics only,
+// as the Error Class Contract says, but never silently dropped) and any
+// additive member of the body, sanitised; a member of detail wins over the
+// same name from elsewhere.
+func producerDetail(m *model, c *errsvcv1.ClassifiedError) *structpb.Struct {
+	m.providerCode = sanitizeShort(c.GetProviderCode())
+	if c.Status != nil {
+		m.producerStatus = strconv.Itoa(int(c.GetStatus()))
+	}
+	extra := c.GetAdditionalFields().GetFields()
+	if m.providerCode == "" && c.Status == nil && len(extra) == 0 {
+		return sanitizeStruct(c.GetDetail())
+	}
+	merged := &structpb.Struct{Fields: make(map[string]*structpb.Value, len(c.GetDetail().GetFields())+len(extra)+2)}
+	for k, v := range extra {
+		if !lenientWaitKey(k) {
+			merged.Fields[k] = v
+		}
+	}
+	if c.GetProviderCode() != "" {
+		merged.Fields["provider_code"] = structpb.NewStringValue(c.GetProviderCode())
+	}
+	if c.Status != nil {
+		merged.Fields["status"] = structpb.NewNumberValue(float64(c.GetStatus()))
+	}
+	for k, v := range c.GetDetail().GetFields() {
+		merged.Fields[k] = v
+	}
+	out, rep := sanitize.Struct(merged, sanitize.DefaultLimits)
+	if rep.Truncated {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_TRUNCATED, "classified_error.detail was capped to %d bytes of JSON for the output", sanitize.DefaultLimits.MaxBytes)
+	}
+	return out
 }
 
 // classFromCode applies a producer code's row when the body carries no class.
@@ -110,9 +172,18 @@ func classifiedWait(m *model, c *errsvcv1.ClassifiedError) error {
 	if c.RetryAfterSecs != nil {
 		return setWaitSecs(m, c.GetRetryAfterSecs(), "classified_error.retry_after_secs")
 	}
+	if v, ok := waitFromAdditional(m, c.GetAdditionalFields(), "retry_after_secs", "classified_error.retry_after_secs"); ok {
+		return setWaitSecs(m, v, "classified_error.retry_after_secs")
+	}
 	for _, key := range []string{"retry_after_secs", "retry_after_s"} {
+		field := "classified_error.detail." + key
 		if v, ok := numberField(c.GetDetail(), key); ok {
-			return setWaitSecs(m, v, "classified_error.detail."+key)
+			return setWaitSecs(m, v, field)
+		}
+		if raw, ok := c.GetDetail().GetFields()[key]; ok {
+			if v, ok := lenientNumber(m, raw, field); ok {
+				return setWaitSecs(m, v, field)
+			}
 		}
 	}
 	return nil

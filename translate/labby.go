@@ -1,6 +1,8 @@
 package translate
 
 import (
+	"math"
+
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 )
 
@@ -44,13 +46,16 @@ func decodeLabby(m *model, e *errsvcv1.LabbyError) error {
 		m.guidance = sanitizeCause(r.GetGuidance())
 		if r.RetryAfterMs != nil {
 			setWaitMs(m, r.GetRetryAfterMs())
+		} else if v, ok := waitFromAdditional(m, r.GetAdditionalFields(), "retry_after_ms", "labby_error.recovery.retry_after_ms"); ok {
+			setWaitMs(m, uint32(math.Ceil(v)))
 		}
+		m.recoveryExtra = carryAdditional(m, r.GetAdditionalFields(), "labby_error.recovery")
 	}
 	m.message = sanitizeCause(e.GetMessage())
 	if m.message != e.GetMessage() {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_SANITIZED, "labby_error.message was sanitised")
 	}
-	m.envelope = contextFields(e)
+	m.envelope = contextFields(m, e)
 	m.detail = sanitizeStruct(e.GetDetail())
 
 	// The class: an additive classification wins (the envelope stands for a
@@ -59,8 +64,13 @@ func decodeLabby(m *model, e *errsvcv1.LabbyError) error {
 	case c.GetClass() != "":
 		readClass(m, term(m, c.GetClass(), "labby_error.classification.class"), "labby_error.classification.class")
 		m.classFromSource = true
-		if c.RetryAfterSecs != nil && m.waitMs == nil {
-			_ = setWaitSecs(m, float64(c.GetRetryAfterSecs()), "labby_error.classification.retry_after_secs")
+		if m.waitMs == nil {
+			const field = "labby_error.classification.retry_after_secs"
+			if c.RetryAfterSecs != nil {
+				_ = setWaitSecs(m, float64(c.GetRetryAfterSecs()), field)
+			} else if v, ok := waitFromAdditional(m, c.GetAdditionalFields(), "retry_after_secs", field); ok {
+				_ = setWaitSecs(m, v, field)
+			}
 		}
 	case e.GetAgentError().GetCode() != "":
 		// The envelope stands for an agent payload: its code decides the class.
@@ -71,6 +81,7 @@ func decodeLabby(m *model, e *errsvcv1.LabbyError) error {
 	}
 
 	if a := e.GetAgentError(); a.GetCode() != "" {
+		m.agentExtra = carryAdditional(m, a.GetAdditionalFields(), "labby_error.agent_error")
 		return decodeAgentProjection(m, a, "labby_error.agent_error")
 	}
 	if m.classFromSource {
@@ -107,23 +118,28 @@ func orCatchAll(row *errsvcv1.KindRow) *errsvcv1.KindRow {
 
 // contextFields copies the envelope's optional context fields, sanitised;
 // nil when there are none (the common legacy {kind, message}).
-func contextFields(e *errsvcv1.LabbyError) *errsvcv1.LabbyError {
+func contextFields(m *model, e *errsvcv1.LabbyError) *errsvcv1.LabbyError {
 	if e.Service == "" && e.Action == "" && e.Tool == "" && e.Upstream == "" && e.Command == "" && e.Prompt == "" &&
-		e.Resource == "" && e.Cause == "" && e.OriginalKind == "" && e.Safety == nil && e.Evidence == nil {
+		e.Resource == "" && e.Cause == "" && e.OriginalKind == "" && e.Safety == nil && e.Evidence == nil &&
+		len(e.RequiredScopes) == 0 && len(e.Valid) == 0 && e.Hint == "" && len(e.GetAdditionalFields().GetFields()) == 0 {
 		return nil
 	}
 	return &errsvcv1.LabbyError{
-		Service:      sanitizeShort(e.GetService()),
-		Action:       sanitizeShort(e.GetAction()),
-		Tool:         sanitizeShort(e.GetTool()),
-		Upstream:     sanitizeShort(e.GetUpstream()),
-		Command:      sanitizeCause(e.GetCommand()),
-		Prompt:       sanitizeCause(e.GetPrompt()),
-		Resource:     sanitizeCause(e.GetResource()),
-		Cause:        sanitizeCause(e.GetCause()),
-		OriginalKind: sanitizeShort(e.GetOriginalKind()),
-		Safety:       e.GetSafety(),
-		Evidence:     sanitizeEvidence(e.GetEvidence()),
+		RequiredScopes:   sanitizeList(m, e.GetRequiredScopes(), "labby_error.required_scopes"),
+		Valid:            sanitizeList(m, e.GetValid(), "labby_error.valid"),
+		Hint:             sanitizeCause(e.GetHint()),
+		AdditionalFields: carryAdditional(m, e.GetAdditionalFields(), "labby_error"),
+		Service:          sanitizeShort(e.GetService()),
+		Action:           sanitizeShort(e.GetAction()),
+		Tool:             sanitizeShort(e.GetTool()),
+		Upstream:         sanitizeShort(e.GetUpstream()),
+		Command:          sanitizeCause(e.GetCommand()),
+		Prompt:           sanitizeCause(e.GetPrompt()),
+		Resource:         sanitizeCause(e.GetResource()),
+		Cause:            sanitizeCause(e.GetCause()),
+		OriginalKind:     sanitizeShort(e.GetOriginalKind()),
+		Safety:           carrySafety(m, e.GetSafety(), "labby_error.safety"),
+		Evidence:         sanitizeEvidence(m, e.GetEvidence()),
 	}
 }
 
@@ -156,6 +172,7 @@ func labbyEnvelope(m *model) *errsvcv1.LabbyError {
 	e.SideEffects = m.sideEffects
 	r := e.Recovery
 	r.Action, r.SameArguments, r.Guidance, r.RetryAfterMs = m.action, m.sameArgs, m.guidance, m.waitMs
+	r.AdditionalFields = m.recoveryExtra
 	if e.Recovery.Guidance == "" {
 		e.Recovery.Guidance = actionRow(m.action).GetGuidance()
 	}
@@ -187,6 +204,7 @@ func copyContextInto(e, src *errsvcv1.LabbyError) {
 	e.Service, e.Action, e.Tool, e.Upstream = src.Service, src.Action, src.Tool, src.Upstream
 	e.Command, e.Prompt, e.Resource, e.Cause = src.Command, src.Prompt, src.Resource, src.Cause
 	e.OriginalKind, e.Safety, e.Evidence = src.OriginalKind, src.Safety, src.Evidence
+	e.RequiredScopes, e.Valid, e.Hint, e.AdditionalFields = src.RequiredScopes, src.Valid, src.Hint, src.AdditionalFields
 }
 
 // defaultMessage is the kind's meaning, for a source that carried no text.

@@ -56,6 +56,15 @@ type model struct {
 	// detail is producer detail kept verbatim (sanitised).
 	detail *structpb.Struct
 
+	// recoveryExtra and agentExtra are the sanitised additional fields of
+	// the source's recovery and agent payload, carried to the same
+	// contract's output (see additional.go).
+	recoveryExtra, agentExtra *structpb.Struct
+	// providerCode and producerStatus are a classified source's producer
+	// detail, for diagnostics only (ErrorInfo metadata and the Labby detail).
+	providerCode   string
+	producerStatus string
+
 	// callerRecovery is true when the caller supplied the recovery, which
 	// then wins over anything derived.
 	callerRecovery bool

@@ -38,7 +38,7 @@ func sanitizeValue(v *structpb.Value) *structpb.Value {
 }
 
 // sanitizeEvidence re-sanitises evidence a caller passes in an envelope.
-func sanitizeEvidence(e *errsvcv1.Evidence) *errsvcv1.Evidence {
+func sanitizeEvidence(m *model, e *errsvcv1.Evidence) *errsvcv1.Evidence {
 	if e == nil {
 		return nil
 	}
@@ -46,6 +46,7 @@ func sanitizeEvidence(e *errsvcv1.Evidence) *errsvcv1.Evidence {
 		StructuredContent:    sanitizeValue(e.GetStructuredContent()),
 		ParsedError:          sanitizeValue(e.GetParsedError()),
 		OmittedContentBlocks: e.OmittedContentBlocks,
+		AdditionalFields:     carryAdditional(m, e.GetAdditionalFields(), "labby_error.evidence"),
 	}
 	for i, b := range e.GetContent() {
 		if i == maxEvidenceBlocks {
@@ -54,13 +55,14 @@ func sanitizeEvidence(e *errsvcv1.Evidence) *errsvcv1.Evidence {
 			break
 		}
 		out.Content = append(out.Content, &errsvcv1.EvidenceBlock{
-			Type:           sanitizeShort(b.GetType()),
-			Text:           sanitizeEvidenceText(b.GetText()),
-			MimeType:       sanitizeShort(b.GetMimeType()),
-			EncodedBytes:   b.EncodedBytes,
-			DataOmitted:    b.DataOmitted,
-			ContentOmitted: b.ContentOmitted,
-			Uri:            sanitizeShort(b.GetUri()),
+			Type:             sanitizeShort(b.GetType()),
+			Text:             sanitizeEvidenceText(b.GetText()),
+			MimeType:         sanitizeShort(b.GetMimeType()),
+			EncodedBytes:     b.EncodedBytes,
+			DataOmitted:      b.DataOmitted,
+			ContentOmitted:   b.ContentOmitted,
+			Uri:              sanitizeShort(b.GetUri()),
+			AdditionalFields: carryAdditional(m, b.GetAdditionalFields(), "labby_error.evidence.content"),
 		})
 	}
 	return out

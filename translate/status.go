@@ -48,6 +48,8 @@ func encodeGRPCStatus(m *model, resp *errsvcv1.TranslateResponse) {
 		{"class", class},
 		{"kind", m.kind},
 		{"originalTerm", m.originalTerm},
+		{"producerStatus", m.producerStatus},
+		{"providerCode", m.providerCode},
 		{"retry", m.agentRetry},
 	}
 	info := &m.store.info

@@ -2,6 +2,7 @@ package translate
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -60,8 +61,10 @@ func decodeToolResult(m *model, r *errsvcv1.McpToolResult) error {
 	} else {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_CLASS_ABSENT, "a completed %s carries no class; none is invented", m.kind)
 	}
-	if ms, ok := numberField(parsed, "retry_after_ms"); ok && ms >= 0 && ms <= float64(^uint32(0)) && m.krow.GetPassesRetryAfter() {
-		setWaitMs(m, uint32(ms))
+	if v, ok := parsed.GetFields()["retry_after_ms"]; ok && m.krow.GetPassesRetryAfter() {
+		if ms, ok := lenientNumber(m, v, "mcp_tool_result.structured error retry_after_ms"); ok {
+			setWaitMs(m, uint32(math.Ceil(ms)))
+		}
 	}
 
 	m.message = sanitizeCause(stringField(parsed, "message"))
@@ -70,7 +73,7 @@ func decodeToolResult(m *model, r *errsvcv1.McpToolResult) error {
 	}
 	e := &errsvcv1.LabbyError{
 		Tool:     sanitizeShort(r.GetTool()),
-		Safety:   r.GetAnnotations(),
+		Safety:   carrySafety(m, r.GetAnnotations(), "mcp_tool_result.annotations"),
 		Evidence: toolEvidence(m, r, parsedValue),
 	}
 	if rawKind != "" && rawKind != m.kind {
@@ -154,7 +157,10 @@ func toolEvidence(m *model, r *errsvcv1.McpToolResult, parsed *structpb.Value) *
 	if parsed != nil {
 		ev.ParsedError = sanitizeValue(parsed)
 	}
-	if len(ev.GetContent()) == 0 && ev.StructuredContent == nil && ev.ParsedError == nil {
+	// The result's own additive members (_meta, resultType, …) are evidence
+	// of the same result: carried, sanitised and capped.
+	ev.AdditionalFields = carryAdditional(m, r.GetAdditionalFields(), "mcp_tool_result")
+	if len(ev.GetContent()) == 0 && ev.StructuredContent == nil && ev.ParsedError == nil && ev.AdditionalFields == nil {
 		return nil
 	}
 	return ev

@@ -116,6 +116,7 @@ func decode(req *errsvcv1.TranslateRequest) (*model, error) {
 		return nil, err
 	}
 	applyContext(m, req.GetContext())
+	noteUnmodelled(m, req)
 	return m, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/errsvc/errsvc/codec/openjson"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/server"
 	"github.com/errsvc/errsvc/translate"
@@ -32,9 +33,10 @@ func runTranslate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		return exitFailure
 	}
 
-	// protojson accepts both proto (snake_case) and JSON (lowerCamel) names.
+	// protojson's names (snake_case and lowerCamel), open on read: members
+	// the contract does not model are carried and noted, not refused.
 	var req errsvcv1.TranslateRequest
-	if err := protojson.Unmarshal(data, &req); err != nil {
+	if err := openjson.Unmarshal(data, &req); err != nil {
 		fmt.Fprintf(stderr, "errsvc translate: malformed request: %s: %v\n", server.JSONErrorField(err), err)
 		return exitMalformed
 	}
@@ -49,7 +51,7 @@ func runTranslate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		return exitFailure
 	}
 
-	out, err := protojson.MarshalOptions{Multiline: true, Indent: "  ", UseProtoNames: true}.Marshal(resp)
+	out, err := openjson.Marshal(protojson.MarshalOptions{Multiline: true, Indent: "  ", UseProtoNames: true}, resp)
 	if err != nil {
 		fmt.Fprintf(stderr, "errsvc translate: encode response: %v\n", err)
 		return exitFailure

@@ -62,9 +62,22 @@ type LabbyError struct {
 	// The error class this envelope stands for, when the source carried one.
 	Classification *Classification `protobuf:"bytes,19,opt,name=classification,proto3" json:"classification,omitempty"`
 	// Producer detail from a classified source, kept verbatim (keys as given).
-	Detail        *structpb.Struct `protobuf:"bytes,20,opt,name=detail,proto3" json:"detail,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Detail *structpb.Struct `protobuf:"bytes,20,opt,name=detail,proto3" json:"detail,omitempty"`
+	// forbidden: the scopes the caller lacks (Labby agent error contract).
+	RequiredScopes []string `protobuf:"bytes,21,rep,name=required_scopes,json=requiredScopes,proto3" json:"required_scopes,omitempty"`
+	// unknown_action: the valid choices.
+	Valid []string `protobuf:"bytes,22,rep,name=valid,proto3" json:"valid,omitempty"`
+	// unknown_action: an optional hint.
+	Hint string `protobuf:"bytes,23,opt,name=hint,proto3" json:"hint,omitempty"`
+	// Members of the object that this contract version does not model (a
+	// producer's or a newer version's additive fields), sanitised and capped.
+	// Consumers ignore unknown additive fields, so errsvc reads them, notes
+	// them (field_ignored) and carries them to the same contract's output. In
+	// JSON (REST and the CLI) they are members of the object itself, never a
+	// member named additional_fields; over gRPC they travel here.
+	AdditionalFields *structpb.Struct `protobuf:"bytes,100,opt,name=additional_fields,json=additionalFields,proto3" json:"additional_fields,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *LabbyError) Reset() {
@@ -237,6 +250,34 @@ func (x *LabbyError) GetDetail() *structpb.Struct {
 	return nil
 }
 
+func (x *LabbyError) GetRequiredScopes() []string {
+	if x != nil {
+		return x.RequiredScopes
+	}
+	return nil
+}
+
+func (x *LabbyError) GetValid() []string {
+	if x != nil {
+		return x.Valid
+	}
+	return nil
+}
+
+func (x *LabbyError) GetHint() string {
+	if x != nil {
+		return x.Hint
+	}
+	return ""
+}
+
+func (x *LabbyError) GetAdditionalFields() *structpb.Struct {
+	if x != nil {
+		return x.AdditionalFields
+	}
+	return nil
+}
+
 // Recovery is the advice object of a Labby envelope.
 type Recovery struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -247,9 +288,16 @@ type Recovery struct {
 	// Free text; authoritative when the fields look ambiguous.
 	Guidance string `protobuf:"bytes,3,opt,name=guidance,proto3" json:"guidance,omitempty"`
 	// How long to wait before retrying, in milliseconds.
-	RetryAfterMs  *uint32 `protobuf:"varint,4,opt,name=retry_after_ms,json=retryAfterMs,proto3,oneof" json:"retry_after_ms,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	RetryAfterMs *uint32 `protobuf:"varint,4,opt,name=retry_after_ms,json=retryAfterMs,proto3,oneof" json:"retry_after_ms,omitempty"`
+	// Members of the object that this contract version does not model (a
+	// producer's or a newer version's additive fields), sanitised and capped.
+	// Consumers ignore unknown additive fields, so errsvc reads them, notes
+	// them (field_ignored) and carries them to the same contract's output. In
+	// JSON (REST and the CLI) they are members of the object itself, never a
+	// member named additional_fields; over gRPC they travel here.
+	AdditionalFields *structpb.Struct `protobuf:"bytes,100,opt,name=additional_fields,json=additionalFields,proto3" json:"additional_fields,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Recovery) Reset() {
@@ -310,6 +358,13 @@ func (x *Recovery) GetRetryAfterMs() uint32 {
 	return 0
 }
 
+func (x *Recovery) GetAdditionalFields() *structpb.Struct {
+	if x != nil {
+		return x.AdditionalFields
+	}
+	return nil
+}
+
 // Safety holds the MCP tool annotations as advisory, untrusted hints.
 type Safety struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
@@ -317,8 +372,15 @@ type Safety struct {
 	DestructiveHint *bool                  `protobuf:"varint,2,opt,name=destructive_hint,json=destructiveHint,proto3,oneof" json:"destructive_hint,omitempty"`
 	IdempotentHint  *bool                  `protobuf:"varint,3,opt,name=idempotent_hint,json=idempotentHint,proto3,oneof" json:"idempotent_hint,omitempty"`
 	OpenWorldHint   *bool                  `protobuf:"varint,4,opt,name=open_world_hint,json=openWorldHint,proto3,oneof" json:"open_world_hint,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Members of the object that this contract version does not model (a
+	// producer's or a newer version's additive fields), sanitised and capped.
+	// Consumers ignore unknown additive fields, so errsvc reads them, notes
+	// them (field_ignored) and carries them to the same contract's output. In
+	// JSON (REST and the CLI) they are members of the object itself, never a
+	// member named additional_fields; over gRPC they travel here.
+	AdditionalFields *structpb.Struct `protobuf:"bytes,100,opt,name=additional_fields,json=additionalFields,proto3" json:"additional_fields,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Safety) Reset() {
@@ -379,6 +441,13 @@ func (x *Safety) GetOpenWorldHint() bool {
 	return false
 }
 
+func (x *Safety) GetAdditionalFields() *structpb.Struct {
+	if x != nil {
+		return x.AdditionalFields
+	}
+	return nil
+}
+
 // Evidence is the sanitised, capped evidence of a completed MCP isError result.
 type Evidence struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -390,8 +459,15 @@ type Evidence struct {
 	ParsedError *structpb.Value `protobuf:"bytes,3,opt,name=parsed_error,json=parsedError,proto3" json:"parsed_error,omitempty"`
 	// Content blocks beyond the cap.
 	OmittedContentBlocks *uint32 `protobuf:"varint,4,opt,name=omitted_content_blocks,json=omittedContentBlocks,proto3,oneof" json:"omitted_content_blocks,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// Members of the object that this contract version does not model (a
+	// producer's or a newer version's additive fields), sanitised and capped.
+	// Consumers ignore unknown additive fields, so errsvc reads them, notes
+	// them (field_ignored) and carries them to the same contract's output. In
+	// JSON (REST and the CLI) they are members of the object itself, never a
+	// member named additional_fields; over gRPC they travel here.
+	AdditionalFields *structpb.Struct `protobuf:"bytes,100,opt,name=additional_fields,json=additionalFields,proto3" json:"additional_fields,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Evidence) Reset() {
@@ -452,6 +528,13 @@ func (x *Evidence) GetOmittedContentBlocks() uint32 {
 	return 0
 }
 
+func (x *Evidence) GetAdditionalFields() *structpb.Struct {
+	if x != nil {
+		return x.AdditionalFields
+	}
+	return nil
+}
+
 // EvidenceBlock is one sanitised MCP content block.
 type EvidenceBlock struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -467,9 +550,16 @@ type EvidenceBlock struct {
 	// An unknown block's content was omitted.
 	ContentOmitted *bool `protobuf:"varint,6,opt,name=content_omitted,json=contentOmitted,proto3,oneof" json:"content_omitted,omitempty"`
 	// A resource's URI, redacted.
-	Uri           string `protobuf:"bytes,7,opt,name=uri,proto3" json:"uri,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Uri string `protobuf:"bytes,7,opt,name=uri,proto3" json:"uri,omitempty"`
+	// Members of the object that this contract version does not model (a
+	// producer's or a newer version's additive fields), sanitised and capped.
+	// Consumers ignore unknown additive fields, so errsvc reads them, notes
+	// them (field_ignored) and carries them to the same contract's output. In
+	// JSON (REST and the CLI) they are members of the object itself, never a
+	// member named additional_fields; over gRPC they travel here.
+	AdditionalFields *structpb.Struct `protobuf:"bytes,100,opt,name=additional_fields,json=additionalFields,proto3" json:"additional_fields,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *EvidenceBlock) Reset() {
@@ -551,6 +641,13 @@ func (x *EvidenceBlock) GetUri() string {
 	return ""
 }
 
+func (x *EvidenceBlock) GetAdditionalFields() *structpb.Struct {
+	if x != nil {
+		return x.AdditionalFields
+	}
+	return nil
+}
+
 // AgentError is the Agent Surface AgentCapabilityErrorPayload (seed 002).
 type AgentError struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -561,9 +658,16 @@ type AgentError struct {
 	// AgentRetry wire strings.
 	Retry string `protobuf:"bytes,3,opt,name=retry,proto3" json:"retry,omitempty"`
 	// Code-specific, agent-safe details (keys as given).
-	Details       *structpb.Struct `protobuf:"bytes,4,opt,name=details,proto3" json:"details,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Details *structpb.Struct `protobuf:"bytes,4,opt,name=details,proto3" json:"details,omitempty"`
+	// Members of the object that this contract version does not model (a
+	// producer's or a newer version's additive fields), sanitised and capped.
+	// Consumers ignore unknown additive fields, so errsvc reads them, notes
+	// them (field_ignored) and carries them to the same contract's output. In
+	// JSON (REST and the CLI) they are members of the object itself, never a
+	// member named additional_fields; over gRPC they travel here.
+	AdditionalFields *structpb.Struct `protobuf:"bytes,100,opt,name=additional_fields,json=additionalFields,proto3" json:"additional_fields,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *AgentError) Reset() {
@@ -624,6 +728,13 @@ func (x *AgentError) GetDetails() *structpb.Struct {
 	return nil
 }
 
+func (x *AgentError) GetAdditionalFields() *structpb.Struct {
+	if x != nil {
+		return x.AdditionalFields
+	}
+	return nil
+}
+
 // Classification is the Error Class Contract's tag (seed 004).
 type Classification struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -632,9 +743,16 @@ type Classification struct {
 	// Backoff floor in whole seconds.
 	RetryAfterSecs *uint32 `protobuf:"varint,2,opt,name=retry_after_secs,json=retryAfterSecs,proto3,oneof" json:"retry_after_secs,omitempty"`
 	// False for a class outside the four.
-	Recognized    *bool `protobuf:"varint,3,opt,name=recognized,proto3,oneof" json:"recognized,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Recognized *bool `protobuf:"varint,3,opt,name=recognized,proto3,oneof" json:"recognized,omitempty"`
+	// Members of the object that this contract version does not model (a
+	// producer's or a newer version's additive fields), sanitised and capped.
+	// Consumers ignore unknown additive fields, so errsvc reads them, notes
+	// them (field_ignored) and carries them to the same contract's output. In
+	// JSON (REST and the CLI) they are members of the object itself, never a
+	// member named additional_fields; over gRPC they travel here.
+	AdditionalFields *structpb.Struct `protobuf:"bytes,100,opt,name=additional_fields,json=additionalFields,proto3" json:"additional_fields,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Classification) Reset() {
@@ -688,6 +806,13 @@ func (x *Classification) GetRecognized() bool {
 	return false
 }
 
+func (x *Classification) GetAdditionalFields() *structpb.Struct {
+	if x != nil {
+		return x.AdditionalFields
+	}
+	return nil
+}
+
 // ClassifiedError is an error tagged in the class vocabulary: broca, vault
 // and llm-runner bodies fit here. Every field is optional.
 type ClassifiedError struct {
@@ -704,9 +829,16 @@ type ClassifiedError struct {
 	// The provider's own code (broca), for diagnostics only.
 	ProviderCode string `protobuf:"bytes,6,opt,name=provider_code,json=providerCode,proto3" json:"provider_code,omitempty"`
 	// The status the producer saw, for diagnostics only.
-	Status        *int32 `protobuf:"varint,7,opt,name=status,proto3,oneof" json:"status,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Status *int32 `protobuf:"varint,7,opt,name=status,proto3,oneof" json:"status,omitempty"`
+	// Members of the object that this contract version does not model (a
+	// producer's or a newer version's additive fields), sanitised and capped.
+	// Consumers ignore unknown additive fields, so errsvc reads them, notes
+	// them (field_ignored) and carries them to the same contract's output. In
+	// JSON (REST and the CLI) they are members of the object itself, never a
+	// member named additional_fields; over gRPC they travel here.
+	AdditionalFields *structpb.Struct `protobuf:"bytes,100,opt,name=additional_fields,json=additionalFields,proto3" json:"additional_fields,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *ClassifiedError) Reset() {
@@ -788,6 +920,13 @@ func (x *ClassifiedError) GetStatus() int32 {
 	return 0
 }
 
+func (x *ClassifiedError) GetAdditionalFields() *structpb.Struct {
+	if x != nil {
+		return x.AdditionalFields
+	}
+	return nil
+}
+
 // ProviderResponse is a raw upstream HTTP answer to classify at the producer.
 type ProviderResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -800,9 +939,16 @@ type ProviderResponse struct {
 	// The raw body: JSON or an event stream.
 	Body string `protobuf:"bytes,4,opt,name=body,proto3" json:"body,omitempty"`
 	// When the answer arrived; the base for an HTTP-date Retry-After without Date.
-	ReceivedAt    *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=received_at,json=receivedAt,proto3" json:"received_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	ReceivedAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=received_at,json=receivedAt,proto3" json:"received_at,omitempty"`
+	// Members of the object that this contract version does not model (a
+	// producer's or a newer version's additive fields), sanitised and capped.
+	// Consumers ignore unknown additive fields, so errsvc reads them, notes
+	// them (field_ignored) and carries them to the same contract's output. In
+	// JSON (REST and the CLI) they are members of the object itself, never a
+	// member named additional_fields; over gRPC they travel here.
+	AdditionalFields *structpb.Struct `protobuf:"bytes,100,opt,name=additional_fields,json=additionalFields,proto3" json:"additional_fields,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *ProviderResponse) Reset() {
@@ -870,6 +1016,13 @@ func (x *ProviderResponse) GetReceivedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *ProviderResponse) GetAdditionalFields() *structpb.Struct {
+	if x != nil {
+		return x.AdditionalFields
+	}
+	return nil
+}
+
 // McpToolResult is an MCP CallToolResult.
 type McpToolResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -880,9 +1033,16 @@ type McpToolResult struct {
 	Content           []*structpb.Struct `protobuf:"bytes,3,rep,name=content,proto3" json:"content,omitempty"`
 	StructuredContent *structpb.Value    `protobuf:"bytes,4,opt,name=structured_content,json=structuredContent,proto3" json:"structured_content,omitempty"`
 	// The tool's annotations (untrusted hints).
-	Annotations   *Safety `protobuf:"bytes,5,opt,name=annotations,proto3" json:"annotations,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Annotations *Safety `protobuf:"bytes,5,opt,name=annotations,proto3" json:"annotations,omitempty"`
+	// Members of the object that this contract version does not model (a
+	// producer's or a newer version's additive fields), sanitised and capped.
+	// Consumers ignore unknown additive fields, so errsvc reads them, notes
+	// them (field_ignored) and carries them to the same contract's output. In
+	// JSON (REST and the CLI) they are members of the object itself, never a
+	// member named additional_fields; over gRPC they travel here.
+	AdditionalFields *structpb.Struct `protobuf:"bytes,100,opt,name=additional_fields,json=additionalFields,proto3" json:"additional_fields,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *McpToolResult) Reset() {
@@ -950,6 +1110,13 @@ func (x *McpToolResult) GetAnnotations() *Safety {
 	return nil
 }
 
+func (x *McpToolResult) GetAdditionalFields() *structpb.Struct {
+	if x != nil {
+		return x.AdditionalFields
+	}
+	return nil
+}
+
 // Note records a step that lost information, assumed a default or
 // recognised an alias.
 type Note struct {
@@ -1009,7 +1176,7 @@ var File_errsvc_v1_errors_proto protoreflect.FileDescriptor
 
 const file_errsvc_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x16errsvc/v1/errors.proto\x12\terrsvc.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc4\x05\n" +
+	"\x16errsvc/v1/errors.proto\x12\terrsvc.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xdd\x06\n" +
 	"\n" +
 	"LabbyError\x12)\n" +
 	"\x10contract_version\x18\x01 \x01(\rR\x0fcontractVersion\x12\x12\n" +
@@ -1033,28 +1200,35 @@ const file_errsvc_v1_errors_proto_rawDesc = "" +
 	"\vagent_error\x18\x12 \x01(\v2\x15.errsvc.v1.AgentErrorR\n" +
 	"agentError\x12A\n" +
 	"\x0eclassification\x18\x13 \x01(\v2\x19.errsvc.v1.ClassificationR\x0eclassification\x12/\n" +
-	"\x06detail\x18\x14 \x01(\v2\x17.google.protobuf.StructR\x06detail\"\xa3\x01\n" +
+	"\x06detail\x18\x14 \x01(\v2\x17.google.protobuf.StructR\x06detail\x12'\n" +
+	"\x0frequired_scopes\x18\x15 \x03(\tR\x0erequiredScopes\x12\x14\n" +
+	"\x05valid\x18\x16 \x03(\tR\x05valid\x12\x12\n" +
+	"\x04hint\x18\x17 \x01(\tR\x04hint\x12D\n" +
+	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFields\"\xe9\x01\n" +
 	"\bRecovery\x12\x16\n" +
 	"\x06action\x18\x01 \x01(\tR\x06action\x12%\n" +
 	"\x0esame_arguments\x18\x02 \x01(\tR\rsameArguments\x12\x1a\n" +
 	"\bguidance\x18\x03 \x01(\tR\bguidance\x12)\n" +
-	"\x0eretry_after_ms\x18\x04 \x01(\rH\x00R\fretryAfterMs\x88\x01\x01B\x11\n" +
-	"\x0f_retry_after_ms\"\x8e\x02\n" +
+	"\x0eretry_after_ms\x18\x04 \x01(\rH\x00R\fretryAfterMs\x88\x01\x01\x12D\n" +
+	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFieldsB\x11\n" +
+	"\x0f_retry_after_ms\"\xd4\x02\n" +
 	"\x06Safety\x12)\n" +
 	"\x0eread_only_hint\x18\x01 \x01(\bH\x00R\freadOnlyHint\x88\x01\x01\x12.\n" +
 	"\x10destructive_hint\x18\x02 \x01(\bH\x01R\x0fdestructiveHint\x88\x01\x01\x12,\n" +
 	"\x0fidempotent_hint\x18\x03 \x01(\bH\x02R\x0eidempotentHint\x88\x01\x01\x12+\n" +
-	"\x0fopen_world_hint\x18\x04 \x01(\bH\x03R\ropenWorldHint\x88\x01\x01B\x11\n" +
+	"\x0fopen_world_hint\x18\x04 \x01(\bH\x03R\ropenWorldHint\x88\x01\x01\x12D\n" +
+	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFieldsB\x11\n" +
 	"\x0f_read_only_hintB\x13\n" +
 	"\x11_destructive_hintB\x12\n" +
 	"\x10_idempotent_hintB\x12\n" +
-	"\x10_open_world_hint\"\x96\x02\n" +
+	"\x10_open_world_hint\"\xdc\x02\n" +
 	"\bEvidence\x122\n" +
 	"\acontent\x18\x01 \x03(\v2\x18.errsvc.v1.EvidenceBlockR\acontent\x12E\n" +
 	"\x12structured_content\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x11structuredContent\x129\n" +
 	"\fparsed_error\x18\x03 \x01(\v2\x16.google.protobuf.ValueR\vparsedError\x129\n" +
-	"\x16omitted_content_blocks\x18\x04 \x01(\rH\x00R\x14omittedContentBlocks\x88\x01\x01B\x19\n" +
-	"\x17_omitted_content_blocks\"\x9d\x02\n" +
+	"\x16omitted_content_blocks\x18\x04 \x01(\rH\x00R\x14omittedContentBlocks\x88\x01\x01\x12D\n" +
+	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFieldsB\x19\n" +
+	"\x17_omitted_content_blocks\"\xe3\x02\n" +
 	"\rEvidenceBlock\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1b\n" +
@@ -1062,24 +1236,27 @@ const file_errsvc_v1_errors_proto_rawDesc = "" +
 	"\rencoded_bytes\x18\x04 \x01(\rH\x00R\fencodedBytes\x88\x01\x01\x12&\n" +
 	"\fdata_omitted\x18\x05 \x01(\bH\x01R\vdataOmitted\x88\x01\x01\x12,\n" +
 	"\x0fcontent_omitted\x18\x06 \x01(\bH\x02R\x0econtentOmitted\x88\x01\x01\x12\x10\n" +
-	"\x03uri\x18\a \x01(\tR\x03uriB\x10\n" +
+	"\x03uri\x18\a \x01(\tR\x03uri\x12D\n" +
+	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFieldsB\x10\n" +
 	"\x0e_encoded_bytesB\x0f\n" +
 	"\r_data_omittedB\x12\n" +
-	"\x10_content_omitted\"\x83\x01\n" +
+	"\x10_content_omitted\"\xc9\x01\n" +
 	"\n" +
 	"AgentError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x14\n" +
 	"\x05retry\x18\x03 \x01(\tR\x05retry\x121\n" +
-	"\adetails\x18\x04 \x01(\v2\x17.google.protobuf.StructR\adetails\"\x9e\x01\n" +
+	"\adetails\x18\x04 \x01(\v2\x17.google.protobuf.StructR\adetails\x12D\n" +
+	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFields\"\xe4\x01\n" +
 	"\x0eClassification\x12\x14\n" +
 	"\x05class\x18\x01 \x01(\tR\x05class\x12-\n" +
 	"\x10retry_after_secs\x18\x02 \x01(\rH\x00R\x0eretryAfterSecs\x88\x01\x01\x12#\n" +
 	"\n" +
 	"recognized\x18\x03 \x01(\bH\x01R\n" +
-	"recognized\x88\x01\x01B\x13\n" +
+	"recognized\x88\x01\x01\x12D\n" +
+	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFieldsB\x13\n" +
 	"\x11_retry_after_secsB\r\n" +
-	"\v_recognized\"\x97\x02\n" +
+	"\v_recognized\"\xdd\x02\n" +
 	"\x0fClassifiedError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x14\n" +
@@ -1087,25 +1264,28 @@ const file_errsvc_v1_errors_proto_rawDesc = "" +
 	"\x10retry_after_secs\x18\x04 \x01(\x01H\x00R\x0eretryAfterSecs\x88\x01\x01\x12/\n" +
 	"\x06detail\x18\x05 \x01(\v2\x17.google.protobuf.StructR\x06detail\x12#\n" +
 	"\rprovider_code\x18\x06 \x01(\tR\fproviderCode\x12\x1b\n" +
-	"\x06status\x18\a \x01(\x05H\x01R\x06status\x88\x01\x01B\x13\n" +
+	"\x06status\x18\a \x01(\x05H\x01R\x06status\x88\x01\x01\x12D\n" +
+	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFieldsB\x13\n" +
 	"\x11_retry_after_secsB\t\n" +
-	"\a_status\"\x97\x02\n" +
+	"\a_status\"\xdd\x02\n" +
 	"\x10ProviderResponse\x12\x1a\n" +
 	"\bprovider\x18\x01 \x01(\tR\bprovider\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\x05R\x06status\x12B\n" +
 	"\aheaders\x18\x03 \x03(\v2(.errsvc.v1.ProviderResponse.HeadersEntryR\aheaders\x12\x12\n" +
 	"\x04body\x18\x04 \x01(\tR\x04body\x12;\n" +
 	"\vreceived_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"receivedAt\x1a:\n" +
+	"receivedAt\x12D\n" +
+	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFields\x1a:\n" +
 	"\fHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xed\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xb3\x02\n" +
 	"\rMcpToolResult\x12\x12\n" +
 	"\x04tool\x18\x01 \x01(\tR\x04tool\x12\x19\n" +
 	"\bis_error\x18\x02 \x01(\bR\aisError\x121\n" +
 	"\acontent\x18\x03 \x03(\v2\x17.google.protobuf.StructR\acontent\x12E\n" +
 	"\x12structured_content\x18\x04 \x01(\v2\x16.google.protobuf.ValueR\x11structuredContent\x123\n" +
-	"\vannotations\x18\x05 \x01(\v2\x11.errsvc.v1.SafetyR\vannotations\"4\n" +
+	"\vannotations\x18\x05 \x01(\v2\x11.errsvc.v1.SafetyR\vannotations\x12D\n" +
+	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFields\"4\n" +
 	"\x04Note\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessageB1Z/github.com/errsvc/errsvc/gen/errsvc/v1;errsvcv1b\x06proto3"
@@ -1147,21 +1327,31 @@ var file_errsvc_v1_errors_proto_depIdxs = []int32{
 	5,  // 3: errsvc.v1.LabbyError.agent_error:type_name -> errsvc.v1.AgentError
 	6,  // 4: errsvc.v1.LabbyError.classification:type_name -> errsvc.v1.Classification
 	12, // 5: errsvc.v1.LabbyError.detail:type_name -> google.protobuf.Struct
-	4,  // 6: errsvc.v1.Evidence.content:type_name -> errsvc.v1.EvidenceBlock
-	13, // 7: errsvc.v1.Evidence.structured_content:type_name -> google.protobuf.Value
-	13, // 8: errsvc.v1.Evidence.parsed_error:type_name -> google.protobuf.Value
-	12, // 9: errsvc.v1.AgentError.details:type_name -> google.protobuf.Struct
-	12, // 10: errsvc.v1.ClassifiedError.detail:type_name -> google.protobuf.Struct
-	11, // 11: errsvc.v1.ProviderResponse.headers:type_name -> errsvc.v1.ProviderResponse.HeadersEntry
-	14, // 12: errsvc.v1.ProviderResponse.received_at:type_name -> google.protobuf.Timestamp
-	12, // 13: errsvc.v1.McpToolResult.content:type_name -> google.protobuf.Struct
-	13, // 14: errsvc.v1.McpToolResult.structured_content:type_name -> google.protobuf.Value
-	2,  // 15: errsvc.v1.McpToolResult.annotations:type_name -> errsvc.v1.Safety
-	16, // [16:16] is the sub-list for method output_type
-	16, // [16:16] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	12, // 6: errsvc.v1.LabbyError.additional_fields:type_name -> google.protobuf.Struct
+	12, // 7: errsvc.v1.Recovery.additional_fields:type_name -> google.protobuf.Struct
+	12, // 8: errsvc.v1.Safety.additional_fields:type_name -> google.protobuf.Struct
+	4,  // 9: errsvc.v1.Evidence.content:type_name -> errsvc.v1.EvidenceBlock
+	13, // 10: errsvc.v1.Evidence.structured_content:type_name -> google.protobuf.Value
+	13, // 11: errsvc.v1.Evidence.parsed_error:type_name -> google.protobuf.Value
+	12, // 12: errsvc.v1.Evidence.additional_fields:type_name -> google.protobuf.Struct
+	12, // 13: errsvc.v1.EvidenceBlock.additional_fields:type_name -> google.protobuf.Struct
+	12, // 14: errsvc.v1.AgentError.details:type_name -> google.protobuf.Struct
+	12, // 15: errsvc.v1.AgentError.additional_fields:type_name -> google.protobuf.Struct
+	12, // 16: errsvc.v1.Classification.additional_fields:type_name -> google.protobuf.Struct
+	12, // 17: errsvc.v1.ClassifiedError.detail:type_name -> google.protobuf.Struct
+	12, // 18: errsvc.v1.ClassifiedError.additional_fields:type_name -> google.protobuf.Struct
+	11, // 19: errsvc.v1.ProviderResponse.headers:type_name -> errsvc.v1.ProviderResponse.HeadersEntry
+	14, // 20: errsvc.v1.ProviderResponse.received_at:type_name -> google.protobuf.Timestamp
+	12, // 21: errsvc.v1.ProviderResponse.additional_fields:type_name -> google.protobuf.Struct
+	12, // 22: errsvc.v1.McpToolResult.content:type_name -> google.protobuf.Struct
+	13, // 23: errsvc.v1.McpToolResult.structured_content:type_name -> google.protobuf.Value
+	2,  // 24: errsvc.v1.McpToolResult.annotations:type_name -> errsvc.v1.Safety
+	12, // 25: errsvc.v1.McpToolResult.additional_fields:type_name -> google.protobuf.Struct
+	26, // [26:26] is the sub-list for method output_type
+	26, // [26:26] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_errsvc_v1_errors_proto_init() }

@@ -342,7 +342,13 @@ type ClassifiedCodeRow struct {
 	// Where the class comes from: "fixed", "detail" (detail.class, falling
 	// back to `class`), "detail_only" (detail.class or absent: never invented)
 	// or "routing_code" (detail.routing_code's row).
-	ClassSource   string `protobuf:"bytes,3,opt,name=class_source,json=classSource,proto3" json:"class_source,omitempty"`
+	ClassSource string `protobuf:"bytes,3,opt,name=class_source,json=classSource,proto3" json:"class_source,omitempty"`
+	// What the contract says happened, when it says more than the class's
+	// row: a refusal that wrote nothing is none_expected, and "the caller
+	// retries the same send" is same_arguments safe. Empty: from the class.
+	Origin        string `protobuf:"bytes,4,opt,name=origin,proto3" json:"origin,omitempty"`
+	SideEffects   string `protobuf:"bytes,5,opt,name=side_effects,json=sideEffects,proto3" json:"side_effects,omitempty"`
+	SameArguments string `protobuf:"bytes,6,opt,name=same_arguments,json=sameArguments,proto3" json:"same_arguments,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -394,6 +400,27 @@ func (x *ClassifiedCodeRow) GetClass() string {
 func (x *ClassifiedCodeRow) GetClassSource() string {
 	if x != nil {
 		return x.ClassSource
+	}
+	return ""
+}
+
+func (x *ClassifiedCodeRow) GetOrigin() string {
+	if x != nil {
+		return x.Origin
+	}
+	return ""
+}
+
+func (x *ClassifiedCodeRow) GetSideEffects() string {
+	if x != nil {
+		return x.SideEffects
+	}
+	return ""
+}
+
+func (x *ClassifiedCodeRow) GetSameArguments() string {
+	if x != nil {
+		return x.SameArguments
 	}
 	return ""
 }
@@ -828,11 +855,14 @@ const file_errsvc_v1_options_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a@\n" +
 	"\x12RetryByReasonEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"h\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xca\x01\n" +
 	"\x11ClassifiedCodeRow\x12\x1a\n" +
 	"\bproducer\x18\x01 \x01(\tR\bproducer\x12\x14\n" +
 	"\x05class\x18\x02 \x01(\tR\x05class\x12!\n" +
-	"\fclass_source\x18\x03 \x01(\tR\vclassSource\"\xdd\x01\n" +
+	"\fclass_source\x18\x03 \x01(\tR\vclassSource\x12\x16\n" +
+	"\x06origin\x18\x04 \x01(\tR\x06origin\x12!\n" +
+	"\fside_effects\x18\x05 \x01(\tR\vsideEffects\x12%\n" +
+	"\x0esame_arguments\x18\x06 \x01(\tR\rsameArguments\"\xdd\x01\n" +
 	"\bClassRow\x12\x1d\n" +
 	"\n" +
 	"labby_kind\x18\x01 \x01(\tR\tlabbyKind\x12\x16\n" +

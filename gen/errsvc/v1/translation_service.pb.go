@@ -10,6 +10,7 @@ import (
 	status "google.golang.org/genproto/googleapis/rpc/status"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	structpb "google.golang.org/protobuf/types/known/structpb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -36,9 +37,16 @@ type TranslateRequest struct {
 	// Response field names to fill; empty means all that apply.
 	Targets []string `protobuf:"bytes,6,rep,name=targets,proto3" json:"targets,omitempty"`
 	// What the caller knows about the failed call.
-	Context       *TranslateContext `protobuf:"bytes,7,opt,name=context,proto3" json:"context,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Context *TranslateContext `protobuf:"bytes,7,opt,name=context,proto3" json:"context,omitempty"`
+	// Members of the object that this contract version does not model (a
+	// producer's or a newer version's additive fields), sanitised and capped.
+	// Consumers ignore unknown additive fields, so errsvc reads them, notes
+	// them (field_ignored) and carries them to the same contract's output. In
+	// JSON (REST and the CLI) they are members of the object itself, never a
+	// member named additional_fields; over gRPC they travel here.
+	AdditionalFields *structpb.Struct `protobuf:"bytes,100,opt,name=additional_fields,json=additionalFields,proto3" json:"additional_fields,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *TranslateRequest) Reset() {
@@ -137,6 +145,13 @@ func (x *TranslateRequest) GetContext() *TranslateContext {
 	return nil
 }
 
+func (x *TranslateRequest) GetAdditionalFields() *structpb.Struct {
+	if x != nil {
+		return x.AdditionalFields
+	}
+	return nil
+}
+
 type isTranslateRequest_Source interface {
 	isTranslateRequest_Source()
 }
@@ -186,9 +201,16 @@ type TranslateContext struct {
 	// The call is idempotent (relaxes same_arguments, makes TIMEOUT retryable).
 	Idempotent *bool `protobuf:"varint,5,opt,name=idempotent,proto3,oneof" json:"idempotent,omitempty"`
 	// The call is read-only.
-	ReadOnly      *bool `protobuf:"varint,6,opt,name=read_only,json=readOnly,proto3,oneof" json:"read_only,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	ReadOnly *bool `protobuf:"varint,6,opt,name=read_only,json=readOnly,proto3,oneof" json:"read_only,omitempty"`
+	// Members of the object that this contract version does not model (a
+	// producer's or a newer version's additive fields), sanitised and capped.
+	// Consumers ignore unknown additive fields, so errsvc reads them, notes
+	// them (field_ignored) and carries them to the same contract's output. In
+	// JSON (REST and the CLI) they are members of the object itself, never a
+	// member named additional_fields; over gRPC they travel here.
+	AdditionalFields *structpb.Struct `protobuf:"bytes,100,opt,name=additional_fields,json=additionalFields,proto3" json:"additional_fields,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *TranslateContext) Reset() {
@@ -261,6 +283,13 @@ func (x *TranslateContext) GetReadOnly() bool {
 		return *x.ReadOnly
 	}
 	return false
+}
+
+func (x *TranslateContext) GetAdditionalFields() *structpb.Struct {
+	if x != nil {
+		return x.AdditionalFields
+	}
+	return nil
 }
 
 // TranslateResponse holds the error in every requested vocabulary.
@@ -375,10 +404,17 @@ func (x *TranslateResponse) GetError() *status.Status {
 
 // TranslateBatchRequest is many translation requests.
 type TranslateBatchRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Requests      []*TranslateRequest    `protobuf:"bytes,1,rep,name=requests,proto3" json:"requests,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Requests []*TranslateRequest    `protobuf:"bytes,1,rep,name=requests,proto3" json:"requests,omitempty"`
+	// Members of the object that this contract version does not model (a
+	// producer's or a newer version's additive fields), sanitised and capped.
+	// Consumers ignore unknown additive fields, so errsvc reads them, notes
+	// them (field_ignored) and carries them to the same contract's output. In
+	// JSON (REST and the CLI) they are members of the object itself, never a
+	// member named additional_fields; over gRPC they travel here.
+	AdditionalFields *structpb.Struct `protobuf:"bytes,100,opt,name=additional_fields,json=additionalFields,proto3" json:"additional_fields,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *TranslateBatchRequest) Reset() {
@@ -414,6 +450,13 @@ func (*TranslateBatchRequest) Descriptor() ([]byte, []int) {
 func (x *TranslateBatchRequest) GetRequests() []*TranslateRequest {
 	if x != nil {
 		return x.Requests
+	}
+	return nil
+}
+
+func (x *TranslateBatchRequest) GetAdditionalFields() *structpb.Struct {
+	if x != nil {
+		return x.AdditionalFields
 	}
 	return nil
 }
@@ -803,7 +846,7 @@ var File_errsvc_v1_translation_service_proto protoreflect.FileDescriptor
 
 const file_errsvc_v1_translation_service_proto_rawDesc = "" +
 	"\n" +
-	"#errsvc/v1/translation_service.proto\x12\terrsvc.v1\x1a\x16errsvc/v1/errors.proto\x1a\x17errsvc/v1/options.proto\x1a\x17google/rpc/status.proto\"\xba\x03\n" +
+	"#errsvc/v1/translation_service.proto\x12\terrsvc.v1\x1a\x16errsvc/v1/errors.proto\x1a\x17errsvc/v1/options.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17google/rpc/status.proto\"\x80\x04\n" +
 	"\x10TranslateRequest\x128\n" +
 	"\vlabby_error\x18\x01 \x01(\v2\x15.errsvc.v1.LabbyErrorH\x00R\n" +
 	"labbyError\x128\n" +
@@ -813,8 +856,9 @@ const file_errsvc_v1_translation_service_proto_rawDesc = "" +
 	"\x11provider_response\x18\x04 \x01(\v2\x1b.errsvc.v1.ProviderResponseH\x00R\x10providerResponse\x12B\n" +
 	"\x0fmcp_tool_result\x18\x05 \x01(\v2\x18.errsvc.v1.McpToolResultH\x00R\rmcpToolResult\x12\x18\n" +
 	"\atargets\x18\x06 \x03(\tR\atargets\x125\n" +
-	"\acontext\x18\a \x01(\v2\x1b.errsvc.v1.TranslateContextR\acontextB\b\n" +
-	"\x06source\"\xd8\x01\n" +
+	"\acontext\x18\a \x01(\v2\x1b.errsvc.v1.TranslateContextR\acontext\x12D\n" +
+	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFieldsB\b\n" +
+	"\x06source\"\x9e\x02\n" +
 	"\x10TranslateContext\x12\x18\n" +
 	"\aservice\x18\x01 \x01(\tR\aservice\x12\x16\n" +
 	"\x06action\x18\x02 \x01(\tR\x06action\x12\x12\n" +
@@ -823,7 +867,8 @@ const file_errsvc_v1_translation_service_proto_rawDesc = "" +
 	"\n" +
 	"idempotent\x18\x05 \x01(\bH\x00R\n" +
 	"idempotent\x88\x01\x01\x12 \n" +
-	"\tread_only\x18\x06 \x01(\bH\x01R\breadOnly\x88\x01\x01B\r\n" +
+	"\tread_only\x18\x06 \x01(\bH\x01R\breadOnly\x88\x01\x01\x12D\n" +
+	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFieldsB\r\n" +
 	"\v_idempotentB\f\n" +
 	"\n" +
 	"_read_only\"\xc1\x03\n" +
@@ -840,9 +885,10 @@ const file_errsvc_v1_translation_service_proto_rawDesc = "" +
 	"grpcStatus\x12%\n" +
 	"\x05notes\x18\a \x03(\v2\x0f.errsvc.v1.NoteR\x05notes\x12(\n" +
 	"\x05error\x18\b \x01(\v2\x12.google.rpc.StatusR\x05errorB\x0e\n" +
-	"\f_http_status\"P\n" +
+	"\f_http_status\"\x96\x01\n" +
 	"\x15TranslateBatchRequest\x127\n" +
-	"\brequests\x18\x01 \x03(\v2\x1b.errsvc.v1.TranslateRequestR\brequests\"T\n" +
+	"\brequests\x18\x01 \x03(\v2\x1b.errsvc.v1.TranslateRequestR\brequests\x12D\n" +
+	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFields\"T\n" +
 	"\x16TranslateBatchResponse\x12:\n" +
 	"\tresponses\x18\x01 \x03(\v2\x1c.errsvc.v1.TranslateResponseR\tresponses\"\x19\n" +
 	"\x17ListVocabulariesRequest\"U\n" +
@@ -902,16 +948,17 @@ var file_errsvc_v1_translation_service_proto_goTypes = []any{
 	(*ClassifiedError)(nil),          // 11: errsvc.v1.ClassifiedError
 	(*ProviderResponse)(nil),         // 12: errsvc.v1.ProviderResponse
 	(*McpToolResult)(nil),            // 13: errsvc.v1.McpToolResult
-	(*Classification)(nil),           // 14: errsvc.v1.Classification
-	(*status.Status)(nil),            // 15: google.rpc.Status
-	(*Note)(nil),                     // 16: errsvc.v1.Note
-	(*KindRow)(nil),                  // 17: errsvc.v1.KindRow
-	(*AgentCodeRow)(nil),             // 18: errsvc.v1.AgentCodeRow
-	(*ClassifiedCodeRow)(nil),        // 19: errsvc.v1.ClassifiedCodeRow
-	(*ClassRow)(nil),                 // 20: errsvc.v1.ClassRow
-	(*OriginRow)(nil),                // 21: errsvc.v1.OriginRow
-	(*ActionRow)(nil),                // 22: errsvc.v1.ActionRow
-	(*RetryRow)(nil),                 // 23: errsvc.v1.RetryRow
+	(*structpb.Struct)(nil),          // 14: google.protobuf.Struct
+	(*Classification)(nil),           // 15: errsvc.v1.Classification
+	(*status.Status)(nil),            // 16: google.rpc.Status
+	(*Note)(nil),                     // 17: errsvc.v1.Note
+	(*KindRow)(nil),                  // 18: errsvc.v1.KindRow
+	(*AgentCodeRow)(nil),             // 19: errsvc.v1.AgentCodeRow
+	(*ClassifiedCodeRow)(nil),        // 20: errsvc.v1.ClassifiedCodeRow
+	(*ClassRow)(nil),                 // 21: errsvc.v1.ClassRow
+	(*OriginRow)(nil),                // 22: errsvc.v1.OriginRow
+	(*ActionRow)(nil),                // 23: errsvc.v1.ActionRow
+	(*RetryRow)(nil),                 // 24: errsvc.v1.RetryRow
 }
 var file_errsvc_v1_translation_service_proto_depIdxs = []int32{
 	9,  // 0: errsvc.v1.TranslateRequest.labby_error:type_name -> errsvc.v1.LabbyError
@@ -920,37 +967,40 @@ var file_errsvc_v1_translation_service_proto_depIdxs = []int32{
 	12, // 3: errsvc.v1.TranslateRequest.provider_response:type_name -> errsvc.v1.ProviderResponse
 	13, // 4: errsvc.v1.TranslateRequest.mcp_tool_result:type_name -> errsvc.v1.McpToolResult
 	1,  // 5: errsvc.v1.TranslateRequest.context:type_name -> errsvc.v1.TranslateContext
-	9,  // 6: errsvc.v1.TranslateResponse.labby_error:type_name -> errsvc.v1.LabbyError
-	9,  // 7: errsvc.v1.TranslateResponse.code_mode_error:type_name -> errsvc.v1.LabbyError
-	10, // 8: errsvc.v1.TranslateResponse.agent_error:type_name -> errsvc.v1.AgentError
-	14, // 9: errsvc.v1.TranslateResponse.classification:type_name -> errsvc.v1.Classification
-	15, // 10: errsvc.v1.TranslateResponse.grpc_status:type_name -> google.rpc.Status
-	16, // 11: errsvc.v1.TranslateResponse.notes:type_name -> errsvc.v1.Note
-	15, // 12: errsvc.v1.TranslateResponse.error:type_name -> google.rpc.Status
-	0,  // 13: errsvc.v1.TranslateBatchRequest.requests:type_name -> errsvc.v1.TranslateRequest
-	2,  // 14: errsvc.v1.TranslateBatchResponse.responses:type_name -> errsvc.v1.TranslateResponse
-	7,  // 15: errsvc.v1.ListVocabulariesResponse.vocabularies:type_name -> errsvc.v1.Vocabulary
-	8,  // 16: errsvc.v1.Vocabulary.terms:type_name -> errsvc.v1.Term
-	17, // 17: errsvc.v1.Term.kind:type_name -> errsvc.v1.KindRow
-	18, // 18: errsvc.v1.Term.agent_code:type_name -> errsvc.v1.AgentCodeRow
-	19, // 19: errsvc.v1.Term.classified_code:type_name -> errsvc.v1.ClassifiedCodeRow
-	20, // 20: errsvc.v1.Term.class:type_name -> errsvc.v1.ClassRow
-	21, // 21: errsvc.v1.Term.origin:type_name -> errsvc.v1.OriginRow
-	22, // 22: errsvc.v1.Term.action:type_name -> errsvc.v1.ActionRow
-	23, // 23: errsvc.v1.Term.retry:type_name -> errsvc.v1.RetryRow
-	0,  // 24: errsvc.v1.TranslationService.Translate:input_type -> errsvc.v1.TranslateRequest
-	3,  // 25: errsvc.v1.TranslationService.TranslateBatch:input_type -> errsvc.v1.TranslateBatchRequest
-	0,  // 26: errsvc.v1.TranslationService.TranslateStream:input_type -> errsvc.v1.TranslateRequest
-	5,  // 27: errsvc.v1.TranslationService.ListVocabularies:input_type -> errsvc.v1.ListVocabulariesRequest
-	2,  // 28: errsvc.v1.TranslationService.Translate:output_type -> errsvc.v1.TranslateResponse
-	4,  // 29: errsvc.v1.TranslationService.TranslateBatch:output_type -> errsvc.v1.TranslateBatchResponse
-	2,  // 30: errsvc.v1.TranslationService.TranslateStream:output_type -> errsvc.v1.TranslateResponse
-	6,  // 31: errsvc.v1.TranslationService.ListVocabularies:output_type -> errsvc.v1.ListVocabulariesResponse
-	28, // [28:32] is the sub-list for method output_type
-	24, // [24:28] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	14, // 6: errsvc.v1.TranslateRequest.additional_fields:type_name -> google.protobuf.Struct
+	14, // 7: errsvc.v1.TranslateContext.additional_fields:type_name -> google.protobuf.Struct
+	9,  // 8: errsvc.v1.TranslateResponse.labby_error:type_name -> errsvc.v1.LabbyError
+	9,  // 9: errsvc.v1.TranslateResponse.code_mode_error:type_name -> errsvc.v1.LabbyError
+	10, // 10: errsvc.v1.TranslateResponse.agent_error:type_name -> errsvc.v1.AgentError
+	15, // 11: errsvc.v1.TranslateResponse.classification:type_name -> errsvc.v1.Classification
+	16, // 12: errsvc.v1.TranslateResponse.grpc_status:type_name -> google.rpc.Status
+	17, // 13: errsvc.v1.TranslateResponse.notes:type_name -> errsvc.v1.Note
+	16, // 14: errsvc.v1.TranslateResponse.error:type_name -> google.rpc.Status
+	0,  // 15: errsvc.v1.TranslateBatchRequest.requests:type_name -> errsvc.v1.TranslateRequest
+	14, // 16: errsvc.v1.TranslateBatchRequest.additional_fields:type_name -> google.protobuf.Struct
+	2,  // 17: errsvc.v1.TranslateBatchResponse.responses:type_name -> errsvc.v1.TranslateResponse
+	7,  // 18: errsvc.v1.ListVocabulariesResponse.vocabularies:type_name -> errsvc.v1.Vocabulary
+	8,  // 19: errsvc.v1.Vocabulary.terms:type_name -> errsvc.v1.Term
+	18, // 20: errsvc.v1.Term.kind:type_name -> errsvc.v1.KindRow
+	19, // 21: errsvc.v1.Term.agent_code:type_name -> errsvc.v1.AgentCodeRow
+	20, // 22: errsvc.v1.Term.classified_code:type_name -> errsvc.v1.ClassifiedCodeRow
+	21, // 23: errsvc.v1.Term.class:type_name -> errsvc.v1.ClassRow
+	22, // 24: errsvc.v1.Term.origin:type_name -> errsvc.v1.OriginRow
+	23, // 25: errsvc.v1.Term.action:type_name -> errsvc.v1.ActionRow
+	24, // 26: errsvc.v1.Term.retry:type_name -> errsvc.v1.RetryRow
+	0,  // 27: errsvc.v1.TranslationService.Translate:input_type -> errsvc.v1.TranslateRequest
+	3,  // 28: errsvc.v1.TranslationService.TranslateBatch:input_type -> errsvc.v1.TranslateBatchRequest
+	0,  // 29: errsvc.v1.TranslationService.TranslateStream:input_type -> errsvc.v1.TranslateRequest
+	5,  // 30: errsvc.v1.TranslationService.ListVocabularies:input_type -> errsvc.v1.ListVocabulariesRequest
+	2,  // 31: errsvc.v1.TranslationService.Translate:output_type -> errsvc.v1.TranslateResponse
+	4,  // 32: errsvc.v1.TranslationService.TranslateBatch:output_type -> errsvc.v1.TranslateBatchResponse
+	2,  // 33: errsvc.v1.TranslationService.TranslateStream:output_type -> errsvc.v1.TranslateResponse
+	6,  // 34: errsvc.v1.TranslationService.ListVocabularies:output_type -> errsvc.v1.ListVocabulariesResponse
+	31, // [31:35] is the sub-list for method output_type
+	27, // [27:31] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_errsvc_v1_translation_service_proto_init() }

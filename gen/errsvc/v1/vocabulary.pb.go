@@ -904,6 +904,7 @@ const (
 	RoutingCode_ROUTING_CODE_UNSCOPED_CALLER               RoutingCode = 13
 	RoutingCode_ROUTING_CODE_ACCOUNT_NOT_AUTHORIZED        RoutingCode = 14
 	RoutingCode_ROUTING_CODE_ACCOUNT_SELECTION_UNSUPPORTED RoutingCode = 15
+	RoutingCode_ROUTING_CODE_ACCOUNT_SELECTION_DISABLED    RoutingCode = 16
 )
 
 // Enum value maps for RoutingCode.
@@ -925,6 +926,7 @@ var (
 		13: "ROUTING_CODE_UNSCOPED_CALLER",
 		14: "ROUTING_CODE_ACCOUNT_NOT_AUTHORIZED",
 		15: "ROUTING_CODE_ACCOUNT_SELECTION_UNSUPPORTED",
+		16: "ROUTING_CODE_ACCOUNT_SELECTION_DISABLED",
 	}
 	RoutingCode_value = map[string]int32{
 		"ROUTING_CODE_UNSPECIFIED":                   0,
@@ -943,6 +945,7 @@ var (
 		"ROUTING_CODE_UNSCOPED_CALLER":               13,
 		"ROUTING_CODE_ACCOUNT_NOT_AUTHORIZED":        14,
 		"ROUTING_CODE_ACCOUNT_SELECTION_UNSUPPORTED": 15,
+		"ROUTING_CODE_ACCOUNT_SELECTION_DISABLED":    16,
 	}
 )
 
@@ -995,6 +998,9 @@ const (
 	NoteCode_NOTE_CODE_TARGET_UNKNOWN    NoteCode = 14
 	NoteCode_NOTE_CODE_SANITIZED         NoteCode = 15
 	NoteCode_NOTE_CODE_CONTRACT_VERSION  NoteCode = 16
+	NoteCode_NOTE_CODE_FIELD_IGNORED     NoteCode = 17
+	NoteCode_NOTE_CODE_FIELD_TRUNCATED   NoteCode = 18
+	NoteCode_NOTE_CODE_VALUE_COERCED     NoteCode = 19
 )
 
 // Enum value maps for NoteCode.
@@ -1017,6 +1023,9 @@ var (
 		14: "NOTE_CODE_TARGET_UNKNOWN",
 		15: "NOTE_CODE_SANITIZED",
 		16: "NOTE_CODE_CONTRACT_VERSION",
+		17: "NOTE_CODE_FIELD_IGNORED",
+		18: "NOTE_CODE_FIELD_TRUNCATED",
+		19: "NOTE_CODE_VALUE_COERCED",
 	}
 	NoteCode_value = map[string]int32{
 		"NOTE_CODE_UNSPECIFIED":       0,
@@ -1036,6 +1045,9 @@ var (
 		"NOTE_CODE_TARGET_UNKNOWN":    14,
 		"NOTE_CODE_SANITIZED":         15,
 		"NOTE_CODE_CONTRACT_VERSION":  16,
+		"NOTE_CODE_FIELD_IGNORED":     17,
+		"NOTE_CODE_FIELD_TRUNCATED":   18,
+		"NOTE_CODE_VALUE_COERCED":     19,
 	}
 )
 
@@ -1404,30 +1416,31 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\rauth_required\x12\x06policy\x1a\x0ereauthenticate\"\x05never*\x11NOT_AUTHENTICATED0\x91\x03:\x0fUNAUTHENTICATED\x12\xe7\x01\n" +
 	"\x1cERROR_CLASS_CONTEXT_OVERFLOW\x10\x04\x1a\xc4\x01\xc2\xf3\x18\x10context_overflow\xca\xf3\x18UInput exceeds this producer's bound; the same input against the same model is futile.\xea\xf3\x18S\n" +
 	"\x11content_too_large\x12\n" +
-	"validation\x1a\vreduce_work\"\x05never*\rINVALID_INPUT0\x9d\x03:\fOUT_OF_RANGE*\xe5\x18\n" +
+	"validation\x1a\vreduce_work\"\x05never*\rINVALID_INPUT0\x9d\x03:\fOUT_OF_RANGE*\xab\x1a\n" +
 	"\x0eClassifiedCode\x12\x1f\n" +
 	"\x1bCLASSIFIED_CODE_UNSPECIFIED\x10\x00\x12\x8a\x01\n" +
 	"#CLASSIFIED_CODE_VARIANT_UNSUPPORTED\x10\x01\x1aa\xc2\xf3\x18\x13variant_unsupported\xca\xf3\x18)The model variant is not defined (broca).\xe2\xf3\x18\x19\n" +
-	"\x05broca\x12\tpermanent\x1a\x05fixed\x12\xb2\x01\n" +
-	" CLASSIFIED_CODE_WAL_NEWER_WRITER\x10\x02\x1a\x8b\x01\xc2\xf3\x18\x10wal_newer_writer\xca\xf3\x18VA newer broca wrote the session's WAL; place a build that knows every missing feature.\xe2\xf3\x18\x19\n" +
-	"\x05broca\x12\tpermanent\x1a\x05fixed\x12\xad\x01\n" +
+	"\x05broca\x12\tpermanent\x1a\x05fixed\x12\xd1\x01\n" +
+	" CLASSIFIED_CODE_WAL_NEWER_WRITER\x10\x02\x1a\xaa\x01\xc2\xf3\x18\x10wal_newer_writer\xca\xf3\x18VA newer broca wrote the session's WAL; place a build that knows every missing feature.\xe2\xf3\x188\n" +
+	"\x05broca\x12\tpermanent\x1a\x05fixed\"\aruntime*\rnone_expected2\x05never\x12\xad\x01\n" +
 	",CLASSIFIED_CODE_AGENT_RUN_SCOPES_UNSUPPORTED\x10\x03\x1a{\xc2\xf3\x18\x1cagent_run_scopes_unsupported\xca\xf3\x18:The session scope is not supported for agent runs (broca).\xe2\xf3\x18\x19\n" +
 	"\x05broca\x12\tpermanent\x1a\x05fixed\x12\x9c\x01\n" +
 	"#CLASSIFIED_CODE_FLOW_SCOPE_REQUIRED\x10\x04\x1as\xc2\xf3\x18\x13flow_scope_required\xca\xf3\x18;The principal needs a flow scope (broca admission refusal).\xe2\xf3\x18\x19\n" +
 	"\x05broca\x12\tpermanent\x1a\x05fixed\x12\x99\x01\n" +
 	" CLASSIFIED_CODE_SENDER_NOT_OWNER\x10\x05\x1as\xc2\xf3\x18\x10sender_not_owner\xca\xf3\x18>The sender does not own the session (broca admission refusal).\xe2\xf3\x18\x19\n" +
-	"\x05broca\x12\tpermanent\x1a\x05fixed\x12\xb7\x01\n" +
-	")CLASSIFIED_CODE_SCOPED_TOOLS_REQUIRE_PLAN\x10\x06\x1a\x87\x01\xc2\xf3\x18\x19scoped_tools_require_plan\xca\xf3\x18HScoped tool providers need a fetch plan; nothing was fetched or written.\xe2\xf3\x18\x1a\n" +
-	"\x05broca\x12\tpermanent\x1a\x06detail\x12\x91\x01\n" +
-	"#CLASSIFIED_CODE_HISTORY_UNREACHABLE\x10\a\x1ah\xc2\xf3\x18\x13history_unreachable\xca\xf3\x180The session has history but no WAL can cover it.\xe2\xf3\x18\x19\n" +
-	"\x05broca\x12\tpermanent\x1a\x05fixed\x12\xa8\x01\n" +
-	"#CLASSIFIED_CODE_ROUTING_UNAVAILABLE\x10\b\x1a\x7f\xc2\xf3\x18\x13routing_unavailable\xca\xf3\x18Gbroca got no usable account decision from routing; retry the same send.\xe2\xf3\x18\x19\n" +
-	"\x05broca\x12\ttransient\x1a\x05fixed\x12\xbb\x01\n" +
-	"'CLASSIFIED_CODE_ACCOUNT_LIMIT_EXHAUSTED\x10\t\x1a\x8d\x01\xc2\xf3\x18\x17account_limit_exhausted\xca\xf3\x18PAccount pool exhausted, reserve limited, held or quota unknown; wait or reroute.\xe2\xf3\x18\x1a\n" +
-	"\x05broca\x12\ttransient\x1a\x06detail\x12\xc6\x01\n" +
+	"\x05broca\x12\tpermanent\x1a\x05fixed\x12\xd9\x01\n" +
+	")CLASSIFIED_CODE_SCOPED_TOOLS_REQUIRE_PLAN\x10\x06\x1a\xa9\x01\xc2\xf3\x18\x19scoped_tools_require_plan\xca\xf3\x18HScoped tool providers need a fetch plan; nothing was fetched or written.\xe2\xf3\x18<\n" +
+	"\x05broca\x12\tpermanent\x1a\x06detail\"\n" +
+	"validation*\rnone_expected2\x05never\x12\xb1\x01\n" +
+	"#CLASSIFIED_CODE_HISTORY_UNREACHABLE\x10\a\x1a\x87\x01\xc2\xf3\x18\x13history_unreachable\xca\xf3\x180The session has history but no WAL can cover it.\xe2\xf3\x188\n" +
+	"\x05broca\x12\tpermanent\x1a\x05fixed\"\aruntime*\rnone_expected2\x05never\x12\xd2\x01\n" +
+	"#CLASSIFIED_CODE_ROUTING_UNAVAILABLE\x10\b\x1a\xa8\x01\xc2\xf3\x18\x13routing_unavailable\xca\xf3\x18Gbroca got no usable account decision from routing; retry the same send.\xe2\xf3\x18B\n" +
+	"\x05broca\x12\ttransient\x1a\x05fixed\"\x12upstream_transport*\rnone_expected2\x04safe\x12\xdf\x01\n" +
+	"'CLASSIFIED_CODE_ACCOUNT_LIMIT_EXHAUSTED\x10\t\x1a\xb1\x01\xc2\xf3\x18\x17account_limit_exhausted\xca\xf3\x18PAccount pool exhausted, reserve limited, held or quota unknown; wait or reroute.\xe2\xf3\x18>\n" +
+	"\x05broca\x12\ttransient\x1a\x06detail\"\x06budget*\rnone_expected2\vconditional\x12\xdd\x01\n" +
 	")CLASSIFIED_CODE_ACCOUNT_SELECTION_REFUSED\x10\n" +
-	"\x1a\x96\x01\xc2\xf3\x18\x19account_selection_refused\xca\xf3\x18RRouting would not choose an account; detail.class and detail.routing_code say why.\xe2\xf3\x18\x1f\n" +
-	"\x05broca\x1a\x16detail_or_routing_code\x12\x92\x01\n" +
+	"\x1a\xad\x01\xc2\xf3\x18\x19account_selection_refused\xca\xf3\x18RRouting would not choose an account; detail.class and detail.routing_code say why.\xe2\xf3\x186\n" +
+	"\x05broca\x1a\x16detail_or_routing_code\"\x06policy*\rnone_expected\x12\x92\x01\n" +
 	"\x1bCLASSIFIED_CODE_OPEN_FAILED\x10\v\x1aq\xc2\xf3\x18\vopen_failed\xca\xf3\x18FOpening the session failed; classified only when detail.class says so.\xe2\xf3\x18\x14\n" +
 	"\x05broca\x1a\vdetail_only\x12\x86\x01\n" +
 	"\x1cCLASSIFIED_CODE_NEEDS_REAUTH\x10\f\x1ad\xc2\xf3\x18\fneeds_reauth\xca\xf3\x18/The vault's credential needs re-authentication.\xe2\xf3\x18\x1d\n" +
@@ -1449,7 +1462,7 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\x17CLASSIFIED_CODE_CORRUPT\x10\x14\x1aF\xc2\xf3\x18\acorrupt\xca\xf3\x18\x1aThe vault item is corrupt.\xe2\xf3\x18\x19\n" +
 	"\x05vault\x12\tpermanent\x1a\x05fixed\x12v\n" +
 	"\x1bCLASSIFIED_CODE_UNSUPPORTED\x10\x15\x1aU\xc2\xf3\x18\vunsupported\xca\xf3\x18%The vault item kind is not supported.\xe2\xf3\x18\x19\n" +
-	"\x05vault\x12\tpermanent\x1a\x05fixed*\x89\x10\n" +
+	"\x05vault\x12\tpermanent\x1a\x05fixed*\x9a\x12\n" +
 	"\vRoutingCode\x12\x1c\n" +
 	"\x18ROUTING_CODE_UNSPECIFIED\x10\x00\x12i\n" +
 	"\x19ROUTING_CODE_ACCOUNT_HOLD\x10\x01\x1aJ\xc2\xf3\x18\faccount_hold\xca\xf3\x18\x17The account is on hold.\xe2\xf3\x18\x1b\n" +
@@ -1482,7 +1495,9 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"#ROUTING_CODE_ACCOUNT_NOT_AUTHORIZED\x10\x0e\x1a\x8a\x01\xc2\xf3\x18\x16account_not_authorized\xca\xf3\x18MOperator policy excludes the request's credentials; logging in cannot fix it.\xe2\xf3\x18\x1b\n" +
 	"\arouting\x12\tpermanent\x1a\x05fixed\x12\xa4\x01\n" +
 	"*ROUTING_CODE_ACCOUNT_SELECTION_UNSUPPORTED\x10\x0f\x1at\xc2\xf3\x18\x1daccount_selection_unsupported\xca\xf3\x180The account cannot serve the requested provider.\xe2\xf3\x18\x1b\n" +
-	"\arouting\x12\tpermanent\x1a\x05fixed*\xe4\x0f\n" +
+	"\arouting\x12\tpermanent\x1a\x05fixed\x12\x8e\x02\n" +
+	"'ROUTING_CODE_ACCOUNT_SELECTION_DISABLED\x10\x10\x1a\xe0\x01\xc2\xf3\x18\x1aaccount_selection_disabled\xca\xf3\x18\x9e\x01The routing operator switched account selection off module-wide: the send is admitted on the configured static credential; not an account or provider refusal.\xe2\xf3\x18\x1b\n" +
+	"\arouting\x12\ttransient\x1a\x05fixed*\xfc\x13\n" +
 	"\bNoteCode\x12\x19\n" +
 	"\x15NOTE_CODE_UNSPECIFIED\x10\x00\x12\x88\x01\n" +
 	"\x16NOTE_CODE_UNKNOWN_KIND\x10\x01\x1al\xc2\xf3\x18\funknown_kind\xca\xf3\x18XThe Labby kind is outside the matrix; the catch-all applied and the kind passes through.\x12\x8a\x01\n" +
@@ -1501,7 +1516,10 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\x17NOTE_CODE_FIELD_DROPPED\x10\r\x1ad\xc2\xf3\x18\rfield_dropped\xca\xf3\x18OA field the target cannot represent was left out or moved to an additive field.\x12o\n" +
 	"\x18NOTE_CODE_TARGET_UNKNOWN\x10\x0e\x1aQ\xc2\xf3\x18\x0etarget_unknown\xca\xf3\x18;A requested target is not a response field; it was ignored.\x12~\n" +
 	"\x13NOTE_CODE_SANITIZED\x10\x0f\x1ae\xc2\xf3\x18\tsanitized\xca\xf3\x18TUpstream text was sanitised: characters stripped, secrets redacted or length capped.\x12{\n" +
-	"\x1aNOTE_CODE_CONTRACT_VERSION\x10\x10\x1a[\xc2\xf3\x18\x10contract_version\xca\xf3\x18CThe envelope's contract_version is not 1; it was read as version 1.B1Z/github.com/errsvc/errsvc/gen/errsvc/v1;errsvcv1b\x06proto3"
+	"\x1aNOTE_CODE_CONTRACT_VERSION\x10\x10\x1a[\xc2\xf3\x18\x10contract_version\xca\xf3\x18CThe envelope's contract_version is not 1; it was read as version 1.\x12\xd2\x01\n" +
+	"\x17NOTE_CODE_FIELD_IGNORED\x10\x11\x1a\xb4\x01\xc2\xf3\x18\rfield_ignored\xca\xf3\x18\x9e\x01The source carried fields errsvc does not model; they did not change the decision and are carried to the same contract's output where it has a place for them.\x12z\n" +
+	"\x19NOTE_CODE_FIELD_TRUNCATED\x10\x12\x1a[\xc2\xf3\x18\x0ffield_truncated\xca\xf3\x18DA copied value was capped; the decision was made on the whole value.\x12\xc4\x01\n" +
+	"\x17NOTE_CODE_VALUE_COERCED\x10\x13\x1a\xa6\x01\xc2\xf3\x18\rvalue_coerced\xca\xf3\x18\x90\x01A value of another JSON type was read as the field's type (a numeric string as a number, a fraction rounded up), or refused for that field only.B1Z/github.com/errsvc/errsvc/gen/errsvc/v1;errsvcv1b\x06proto3"
 
 var (
 	file_errsvc_v1_vocabulary_proto_rawDescOnce sync.Once

@@ -12,7 +12,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file errsvc/v1/errors.proto.
  */
 export const file_errsvc_v1_errors: GenFile = /*@__PURE__*/
-  fileDesc("ChZlcnJzdmMvdjEvZXJyb3JzLnByb3RvEgllcnJzdmMudjEi/gMKCkxhYmJ5RXJyb3ISGAoQY29udHJhY3RfdmVyc2lvbhgBIAEoDRIMCgRraW5kGAIgASgJEg8KB21lc3NhZ2UYAyABKAkSDgoGb3JpZ2luGAQgASgJEiUKCHJlY292ZXJ5GAUgASgLMhMuZXJyc3ZjLnYxLlJlY292ZXJ5EhQKDHNpZGVfZWZmZWN0cxgGIAEoCRIPCgdzZXJ2aWNlGAcgASgJEg4KBmFjdGlvbhgIIAEoCRIMCgR0b29sGAkgASgJEhAKCHVwc3RyZWFtGAogASgJEg8KB2NvbW1hbmQYCyABKAkSDgoGcHJvbXB0GAwgASgJEhAKCHJlc291cmNlGA0gASgJEg0KBWNhdXNlGA4gASgJEhUKDW9yaWdpbmFsX2tpbmQYDyABKAkSIQoGc2FmZXR5GBAgASgLMhEuZXJyc3ZjLnYxLlNhZmV0eRIlCghldmlkZW5jZRgRIAEoCzITLmVycnN2Yy52MS5FdmlkZW5jZRIqCgthZ2VudF9lcnJvchgSIAEoCzIVLmVycnN2Yy52MS5BZ2VudEVycm9yEjEKDmNsYXNzaWZpY2F0aW9uGBMgASgLMhkuZXJyc3ZjLnYxLkNsYXNzaWZpY2F0aW9uEicKBmRldGFpbBgUIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QidAoIUmVjb3ZlcnkSDgoGYWN0aW9uGAEgASgJEhYKDnNhbWVfYXJndW1lbnRzGAIgASgJEhAKCGd1aWRhbmNlGAMgASgJEhsKDnJldHJ5X2FmdGVyX21zGAQgASgNSACIAQFCEQoPX3JldHJ5X2FmdGVyX21zItABCgZTYWZldHkSGwoOcmVhZF9vbmx5X2hpbnQYASABKAhIAIgBARIdChBkZXN0cnVjdGl2ZV9oaW50GAIgASgISAGIAQESHAoPaWRlbXBvdGVudF9oaW50GAMgASgISAKIAQESHAoPb3Blbl93b3JsZF9oaW50GAQgASgISAOIAQFCEQoPX3JlYWRfb25seV9oaW50QhMKEV9kZXN0cnVjdGl2ZV9oaW50QhIKEF9pZGVtcG90ZW50X2hpbnRCEgoQX29wZW5fd29ybGRfaGludCLXAQoIRXZpZGVuY2USKQoHY29udGVudBgBIAMoCzIYLmVycnN2Yy52MS5FdmlkZW5jZUJsb2NrEjIKEnN0cnVjdHVyZWRfY29udGVudBgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIsCgxwYXJzZWRfZXJyb3IYAyABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSIwoWb21pdHRlZF9jb250ZW50X2Jsb2NrcxgEIAEoDUgAiAEBQhkKF19vbWl0dGVkX2NvbnRlbnRfYmxvY2tzItcBCg1FdmlkZW5jZUJsb2NrEgwKBHR5cGUYASABKAkSDAoEdGV4dBgCIAEoCRIRCgltaW1lX3R5cGUYAyABKAkSGgoNZW5jb2RlZF9ieXRlcxgEIAEoDUgAiAEBEhkKDGRhdGFfb21pdHRlZBgFIAEoCEgBiAEBEhwKD2NvbnRlbnRfb21pdHRlZBgGIAEoCEgCiAEBEgsKA3VyaRgHIAEoCUIQCg5fZW5jb2RlZF9ieXRlc0IPCg1fZGF0YV9vbWl0dGVkQhIKEF9jb250ZW50X29taXR0ZWQiZAoKQWdlbnRFcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSDQoFcmV0cnkYAyABKAkSKAoHZGV0YWlscxgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiewoOQ2xhc3NpZmljYXRpb24SDQoFY2xhc3MYASABKAkSHQoQcmV0cnlfYWZ0ZXJfc2VjcxgCIAEoDUgAiAEBEhcKCnJlY29nbml6ZWQYAyABKAhIAYgBAUITChFfcmV0cnlfYWZ0ZXJfc2Vjc0INCgtfcmVjb2duaXplZCLTAQoPQ2xhc3NpZmllZEVycm9yEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRINCgVjbGFzcxgDIAEoCRIdChByZXRyeV9hZnRlcl9zZWNzGAQgASgBSACIAQESJwoGZGV0YWlsGAUgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIVCg1wcm92aWRlcl9jb2RlGAYgASgJEhMKBnN0YXR1cxgHIAEoBUgBiAEBQhMKEV9yZXRyeV9hZnRlcl9zZWNzQgkKB19zdGF0dXMi3gEKEFByb3ZpZGVyUmVzcG9uc2USEAoIcHJvdmlkZXIYASABKAkSDgoGc3RhdHVzGAIgASgFEjkKB2hlYWRlcnMYAyADKAsyKC5lcnJzdmMudjEuUHJvdmlkZXJSZXNwb25zZS5IZWFkZXJzRW50cnkSDAoEYm9keRgEIAEoCRIvCgtyZWNlaXZlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEitQEKDU1jcFRvb2xSZXN1bHQSDAoEdG9vbBgBIAEoCRIQCghpc19lcnJvchgCIAEoCBIoCgdjb250ZW50GAMgAygLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIyChJzdHJ1Y3R1cmVkX2NvbnRlbnQYBCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSJgoLYW5ub3RhdGlvbnMYBSABKAsyES5lcnJzdmMudjEuU2FmZXR5IiUKBE5vdGUSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJQjFaL2dpdGh1Yi5jb20vZXJyc3ZjL2VycnN2Yy9nZW4vZXJyc3ZjL3YxO2VycnN2Y3YxYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChZlcnJzdmMvdjEvZXJyb3JzLnByb3RvEgllcnJzdmMudjEi6AQKCkxhYmJ5RXJyb3ISGAoQY29udHJhY3RfdmVyc2lvbhgBIAEoDRIMCgRraW5kGAIgASgJEg8KB21lc3NhZ2UYAyABKAkSDgoGb3JpZ2luGAQgASgJEiUKCHJlY292ZXJ5GAUgASgLMhMuZXJyc3ZjLnYxLlJlY292ZXJ5EhQKDHNpZGVfZWZmZWN0cxgGIAEoCRIPCgdzZXJ2aWNlGAcgASgJEg4KBmFjdGlvbhgIIAEoCRIMCgR0b29sGAkgASgJEhAKCHVwc3RyZWFtGAogASgJEg8KB2NvbW1hbmQYCyABKAkSDgoGcHJvbXB0GAwgASgJEhAKCHJlc291cmNlGA0gASgJEg0KBWNhdXNlGA4gASgJEhUKDW9yaWdpbmFsX2tpbmQYDyABKAkSIQoGc2FmZXR5GBAgASgLMhEuZXJyc3ZjLnYxLlNhZmV0eRIlCghldmlkZW5jZRgRIAEoCzITLmVycnN2Yy52MS5FdmlkZW5jZRIqCgthZ2VudF9lcnJvchgSIAEoCzIVLmVycnN2Yy52MS5BZ2VudEVycm9yEjEKDmNsYXNzaWZpY2F0aW9uGBMgASgLMhkuZXJyc3ZjLnYxLkNsYXNzaWZpY2F0aW9uEicKBmRldGFpbBgUIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFwoPcmVxdWlyZWRfc2NvcGVzGBUgAygJEg0KBXZhbGlkGBYgAygJEgwKBGhpbnQYFyABKAkSMgoRYWRkaXRpb25hbF9maWVsZHMYZCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IqgBCghSZWNvdmVyeRIOCgZhY3Rpb24YASABKAkSFgoOc2FtZV9hcmd1bWVudHMYAiABKAkSEAoIZ3VpZGFuY2UYAyABKAkSGwoOcmV0cnlfYWZ0ZXJfbXMYBCABKA1IAIgBARIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCEQoPX3JldHJ5X2FmdGVyX21zIoQCCgZTYWZldHkSGwoOcmVhZF9vbmx5X2hpbnQYASABKAhIAIgBARIdChBkZXN0cnVjdGl2ZV9oaW50GAIgASgISAGIAQESHAoPaWRlbXBvdGVudF9oaW50GAMgASgISAKIAQESHAoPb3Blbl93b3JsZF9oaW50GAQgASgISAOIAQESMgoRYWRkaXRpb25hbF9maWVsZHMYZCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0QhEKD19yZWFkX29ubHlfaGludEITChFfZGVzdHJ1Y3RpdmVfaGludEISChBfaWRlbXBvdGVudF9oaW50QhIKEF9vcGVuX3dvcmxkX2hpbnQiiwIKCEV2aWRlbmNlEikKB2NvbnRlbnQYASADKAsyGC5lcnJzdmMudjEuRXZpZGVuY2VCbG9jaxIyChJzdHJ1Y3R1cmVkX2NvbnRlbnQYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSLAoMcGFyc2VkX2Vycm9yGAMgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEiMKFm9taXR0ZWRfY29udGVudF9ibG9ja3MYBCABKA1IAIgBARIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCGQoXX29taXR0ZWRfY29udGVudF9ibG9ja3MiiwIKDUV2aWRlbmNlQmxvY2sSDAoEdHlwZRgBIAEoCRIMCgR0ZXh0GAIgASgJEhEKCW1pbWVfdHlwZRgDIAEoCRIaCg1lbmNvZGVkX2J5dGVzGAQgASgNSACIAQESGQoMZGF0YV9vbWl0dGVkGAUgASgISAGIAQESHAoPY29udGVudF9vbWl0dGVkGAYgASgISAKIAQESCwoDdXJpGAcgASgJEjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIQCg5fZW5jb2RlZF9ieXRlc0IPCg1fZGF0YV9vbWl0dGVkQhIKEF9jb250ZW50X29taXR0ZWQimAEKCkFnZW50RXJyb3ISDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEg0KBXJldHJ5GAMgASgJEigKB2RldGFpbHMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCKvAQoOQ2xhc3NpZmljYXRpb24SDQoFY2xhc3MYASABKAkSHQoQcmV0cnlfYWZ0ZXJfc2VjcxgCIAEoDUgAiAEBEhcKCnJlY29nbml6ZWQYAyABKAhIAYgBARIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCEwoRX3JldHJ5X2FmdGVyX3NlY3NCDQoLX3JlY29nbml6ZWQihwIKD0NsYXNzaWZpZWRFcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSDQoFY2xhc3MYAyABKAkSHQoQcmV0cnlfYWZ0ZXJfc2VjcxgEIAEoAUgAiAEBEicKBmRldGFpbBgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFQoNcHJvdmlkZXJfY29kZRgGIAEoCRITCgZzdGF0dXMYByABKAVIAYgBARIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCEwoRX3JldHJ5X2FmdGVyX3NlY3NCCQoHX3N0YXR1cyKSAgoQUHJvdmlkZXJSZXNwb25zZRIQCghwcm92aWRlchgBIAEoCRIOCgZzdGF0dXMYAiABKAUSOQoHaGVhZGVycxgDIAMoCzIoLmVycnN2Yy52MS5Qcm92aWRlclJlc3BvbnNlLkhlYWRlcnNFbnRyeRIMCgRib2R5GAQgASgJEi8KC3JlY2VpdmVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEi6QEKDU1jcFRvb2xSZXN1bHQSDAoEdG9vbBgBIAEoCRIQCghpc19lcnJvchgCIAEoCBIoCgdjb250ZW50GAMgAygLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIyChJzdHJ1Y3R1cmVkX2NvbnRlbnQYBCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSJgoLYW5ub3RhdGlvbnMYBSABKAsyES5lcnJzdmMudjEuU2FmZXR5EjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCIlCgROb3RlEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCUIxWi9naXRodWIuY29tL2VycnN2Yy9lcnJzdmMvZ2VuL2VycnN2Yy92MTtlcnJzdmN2MWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * LabbyError is the Labby agent error envelope (seed 000, contract_version 1),
@@ -151,6 +151,39 @@ export type LabbyError = Message<"errsvc.v1.LabbyError"> & {
    * @generated from field: google.protobuf.Struct detail = 20;
    */
   detail?: JsonObject | undefined;
+
+  /**
+   * forbidden: the scopes the caller lacks (Labby agent error contract).
+   *
+   * @generated from field: repeated string required_scopes = 21;
+   */
+  requiredScopes: string[];
+
+  /**
+   * unknown_action: the valid choices.
+   *
+   * @generated from field: repeated string valid = 22;
+   */
+  valid: string[];
+
+  /**
+   * unknown_action: an optional hint.
+   *
+   * @generated from field: string hint = 23;
+   */
+  hint: string;
+
+  /**
+   * Members of the object that this contract version does not model (a
+   * producer's or a newer version's additive fields), sanitised and capped.
+   * Consumers ignore unknown additive fields, so errsvc reads them, notes
+   * them (field_ignored) and carries them to the same contract's output. In
+   * JSON (REST and the CLI) they are members of the object itself, never a
+   * member named additional_fields; over gRPC they travel here.
+   *
+   * @generated from field: google.protobuf.Struct additional_fields = 100;
+   */
+  additionalFields?: JsonObject | undefined;
 };
 
 /**
@@ -193,6 +226,18 @@ export type Recovery = Message<"errsvc.v1.Recovery"> & {
    * @generated from field: optional uint32 retry_after_ms = 4;
    */
   retryAfterMs?: number | undefined;
+
+  /**
+   * Members of the object that this contract version does not model (a
+   * producer's or a newer version's additive fields), sanitised and capped.
+   * Consumers ignore unknown additive fields, so errsvc reads them, notes
+   * them (field_ignored) and carries them to the same contract's output. In
+   * JSON (REST and the CLI) they are members of the object itself, never a
+   * member named additional_fields; over gRPC they travel here.
+   *
+   * @generated from field: google.protobuf.Struct additional_fields = 100;
+   */
+  additionalFields?: JsonObject | undefined;
 };
 
 /**
@@ -227,6 +272,18 @@ export type Safety = Message<"errsvc.v1.Safety"> & {
    * @generated from field: optional bool open_world_hint = 4;
    */
   openWorldHint?: boolean | undefined;
+
+  /**
+   * Members of the object that this contract version does not model (a
+   * producer's or a newer version's additive fields), sanitised and capped.
+   * Consumers ignore unknown additive fields, so errsvc reads them, notes
+   * them (field_ignored) and carries them to the same contract's output. In
+   * JSON (REST and the CLI) they are members of the object itself, never a
+   * member named additional_fields; over gRPC they travel here.
+   *
+   * @generated from field: google.protobuf.Struct additional_fields = 100;
+   */
+  additionalFields?: JsonObject | undefined;
 };
 
 /**
@@ -269,6 +326,18 @@ export type Evidence = Message<"errsvc.v1.Evidence"> & {
    * @generated from field: optional uint32 omitted_content_blocks = 4;
    */
   omittedContentBlocks?: number | undefined;
+
+  /**
+   * Members of the object that this contract version does not model (a
+   * producer's or a newer version's additive fields), sanitised and capped.
+   * Consumers ignore unknown additive fields, so errsvc reads them, notes
+   * them (field_ignored) and carries them to the same contract's output. In
+   * JSON (REST and the CLI) they are members of the object itself, never a
+   * member named additional_fields; over gRPC they travel here.
+   *
+   * @generated from field: google.protobuf.Struct additional_fields = 100;
+   */
+  additionalFields?: JsonObject | undefined;
 };
 
 /**
@@ -330,6 +399,18 @@ export type EvidenceBlock = Message<"errsvc.v1.EvidenceBlock"> & {
    * @generated from field: string uri = 7;
    */
   uri: string;
+
+  /**
+   * Members of the object that this contract version does not model (a
+   * producer's or a newer version's additive fields), sanitised and capped.
+   * Consumers ignore unknown additive fields, so errsvc reads them, notes
+   * them (field_ignored) and carries them to the same contract's output. In
+   * JSON (REST and the CLI) they are members of the object itself, never a
+   * member named additional_fields; over gRPC they travel here.
+   *
+   * @generated from field: google.protobuf.Struct additional_fields = 100;
+   */
+  additionalFields?: JsonObject | undefined;
 };
 
 /**
@@ -372,6 +453,18 @@ export type AgentError = Message<"errsvc.v1.AgentError"> & {
    * @generated from field: google.protobuf.Struct details = 4;
    */
   details?: JsonObject | undefined;
+
+  /**
+   * Members of the object that this contract version does not model (a
+   * producer's or a newer version's additive fields), sanitised and capped.
+   * Consumers ignore unknown additive fields, so errsvc reads them, notes
+   * them (field_ignored) and carries them to the same contract's output. In
+   * JSON (REST and the CLI) they are members of the object itself, never a
+   * member named additional_fields; over gRPC they travel here.
+   *
+   * @generated from field: google.protobuf.Struct additional_fields = 100;
+   */
+  additionalFields?: JsonObject | undefined;
 };
 
 /**
@@ -407,6 +500,18 @@ export type Classification = Message<"errsvc.v1.Classification"> & {
    * @generated from field: optional bool recognized = 3;
    */
   recognized?: boolean | undefined;
+
+  /**
+   * Members of the object that this contract version does not model (a
+   * producer's or a newer version's additive fields), sanitised and capped.
+   * Consumers ignore unknown additive fields, so errsvc reads them, notes
+   * them (field_ignored) and carries them to the same contract's output. In
+   * JSON (REST and the CLI) they are members of the object itself, never a
+   * member named additional_fields; over gRPC they travel here.
+   *
+   * @generated from field: google.protobuf.Struct additional_fields = 100;
+   */
+  additionalFields?: JsonObject | undefined;
 };
 
 /**
@@ -469,6 +574,18 @@ export type ClassifiedError = Message<"errsvc.v1.ClassifiedError"> & {
    * @generated from field: optional int32 status = 7;
    */
   status?: number | undefined;
+
+  /**
+   * Members of the object that this contract version does not model (a
+   * producer's or a newer version's additive fields), sanitised and capped.
+   * Consumers ignore unknown additive fields, so errsvc reads them, notes
+   * them (field_ignored) and carries them to the same contract's output. In
+   * JSON (REST and the CLI) they are members of the object itself, never a
+   * member named additional_fields; over gRPC they travel here.
+   *
+   * @generated from field: google.protobuf.Struct additional_fields = 100;
+   */
+  additionalFields?: JsonObject | undefined;
 };
 
 /**
@@ -518,6 +635,18 @@ export type ProviderResponse = Message<"errsvc.v1.ProviderResponse"> & {
    * @generated from field: google.protobuf.Timestamp received_at = 5;
    */
   receivedAt?: Timestamp | undefined;
+
+  /**
+   * Members of the object that this contract version does not model (a
+   * producer's or a newer version's additive fields), sanitised and capped.
+   * Consumers ignore unknown additive fields, so errsvc reads them, notes
+   * them (field_ignored) and carries them to the same contract's output. In
+   * JSON (REST and the CLI) they are members of the object itself, never a
+   * member named additional_fields; over gRPC they travel here.
+   *
+   * @generated from field: google.protobuf.Struct additional_fields = 100;
+   */
+  additionalFields?: JsonObject | undefined;
 };
 
 /**
@@ -563,6 +692,18 @@ export type McpToolResult = Message<"errsvc.v1.McpToolResult"> & {
    * @generated from field: errsvc.v1.Safety annotations = 5;
    */
   annotations?: Safety | undefined;
+
+  /**
+   * Members of the object that this contract version does not model (a
+   * producer's or a newer version's additive fields), sanitised and capped.
+   * Consumers ignore unknown additive fields, so errsvc reads them, notes
+   * them (field_ignored) and carries them to the same contract's output. In
+   * JSON (REST and the CLI) they are members of the object itself, never a
+   * member named additional_fields; over gRPC they travel here.
+   *
+   * @generated from field: google.protobuf.Struct additional_fields = 100;
+   */
+  additionalFields?: JsonObject | undefined;
 };
 
 /**

@@ -8,15 +8,16 @@ import type { AgentError, Classification, ClassifiedError, LabbyError, McpToolRe
 import { file_errsvc_v1_errors } from "./errors_pb.js";
 import type { ActionRow, AgentCodeRow, ClassifiedCodeRow, ClassRow, KindRow, OriginRow, RetryRow } from "./options_pb.js";
 import { file_errsvc_v1_options } from "./options_pb.js";
+import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
 import type { Status } from "../../google/rpc/status_pb.js";
 import { file_google_rpc_status } from "../../google/rpc/status_pb.js";
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file errsvc/v1/translation_service.proto.
  */
 export const file_errsvc_v1_translation_service: GenFile = /*@__PURE__*/
-  fileDesc("CiNlcnJzdmMvdjEvdHJhbnNsYXRpb25fc2VydmljZS5wcm90bxIJZXJyc3ZjLnYxIt4CChBUcmFuc2xhdGVSZXF1ZXN0EiwKC2xhYmJ5X2Vycm9yGAEgASgLMhUuZXJyc3ZjLnYxLkxhYmJ5RXJyb3JIABIsCgthZ2VudF9lcnJvchgCIAEoCzIVLmVycnN2Yy52MS5BZ2VudEVycm9ySAASNgoQY2xhc3NpZmllZF9lcnJvchgDIAEoCzIaLmVycnN2Yy52MS5DbGFzc2lmaWVkRXJyb3JIABI4ChFwcm92aWRlcl9yZXNwb25zZRgEIAEoCzIbLmVycnN2Yy52MS5Qcm92aWRlclJlc3BvbnNlSAASMwoPbWNwX3Rvb2xfcmVzdWx0GAUgASgLMhguZXJyc3ZjLnYxLk1jcFRvb2xSZXN1bHRIABIPCgd0YXJnZXRzGAYgAygJEiwKB2NvbnRleHQYByABKAsyGy5lcnJzdmMudjEuVHJhbnNsYXRlQ29udGV4dEIICgZzb3VyY2UioQEKEFRyYW5zbGF0ZUNvbnRleHQSDwoHc2VydmljZRgBIAEoCRIOCgZhY3Rpb24YAiABKAkSDAoEdG9vbBgDIAEoCRIQCgh1cHN0cmVhbRgEIAEoCRIXCgppZGVtcG90ZW50GAUgASgISACIAQESFgoJcmVhZF9vbmx5GAYgASgISAGIAQFCDQoLX2lkZW1wb3RlbnRCDAoKX3JlYWRfb25seSLkAgoRVHJhbnNsYXRlUmVzcG9uc2USKgoLbGFiYnlfZXJyb3IYASABKAsyFS5lcnJzdmMudjEuTGFiYnlFcnJvchIuCg9jb2RlX21vZGVfZXJyb3IYAiABKAsyFS5lcnJzdmMudjEuTGFiYnlFcnJvchIqCgthZ2VudF9lcnJvchgDIAEoCzIVLmVycnN2Yy52MS5BZ2VudEVycm9yEjEKDmNsYXNzaWZpY2F0aW9uGAQgASgLMhkuZXJyc3ZjLnYxLkNsYXNzaWZpY2F0aW9uEhgKC2h0dHBfc3RhdHVzGAUgASgFSACIAQESJwoLZ3JwY19zdGF0dXMYBiABKAsyEi5nb29nbGUucnBjLlN0YXR1cxIeCgVub3RlcxgHIAMoCzIPLmVycnN2Yy52MS5Ob3RlEiEKBWVycm9yGAggASgLMhIuZ29vZ2xlLnJwYy5TdGF0dXNCDgoMX2h0dHBfc3RhdHVzIkYKFVRyYW5zbGF0ZUJhdGNoUmVxdWVzdBItCghyZXF1ZXN0cxgBIAMoCzIbLmVycnN2Yy52MS5UcmFuc2xhdGVSZXF1ZXN0IkkKFlRyYW5zbGF0ZUJhdGNoUmVzcG9uc2USLwoJcmVzcG9uc2VzGAEgAygLMhwuZXJyc3ZjLnYxLlRyYW5zbGF0ZVJlc3BvbnNlIhkKF0xpc3RWb2NhYnVsYXJpZXNSZXF1ZXN0IkcKGExpc3RWb2NhYnVsYXJpZXNSZXNwb25zZRIrCgx2b2NhYnVsYXJpZXMYASADKAsyFS5lcnJzdmMudjEuVm9jYWJ1bGFyeSJKCgpWb2NhYnVsYXJ5EgwKBG5hbWUYASABKAkSDgoGc291cmNlGAIgASgJEh4KBXRlcm1zGAMgAygLMg8uZXJyc3ZjLnYxLlRlcm0i6AIKBFRlcm0SDAoEdGVybRgBIAEoCRISCgplbnVtX3ZhbHVlGAIgASgJEg8KB21lYW5pbmcYAyABKAkSIgoEa2luZBgEIAEoCzISLmVycnN2Yy52MS5LaW5kUm93SAASLQoKYWdlbnRfY29kZRgFIAEoCzIXLmVycnN2Yy52MS5BZ2VudENvZGVSb3dIABI3Cg9jbGFzc2lmaWVkX2NvZGUYBiABKAsyHC5lcnJzdmMudjEuQ2xhc3NpZmllZENvZGVSb3dIABIkCgVjbGFzcxgHIAEoCzITLmVycnN2Yy52MS5DbGFzc1Jvd0gAEiYKBm9yaWdpbhgIIAEoCzIULmVycnN2Yy52MS5PcmlnaW5Sb3dIABImCgZhY3Rpb24YCSABKAsyFC5lcnJzdmMudjEuQWN0aW9uUm93SAASJAoFcmV0cnkYCiABKAsyEy5lcnJzdmMudjEuUmV0cnlSb3dIAEIFCgNyb3cy4gIKElRyYW5zbGF0aW9uU2VydmljZRJGCglUcmFuc2xhdGUSGy5lcnJzdmMudjEuVHJhbnNsYXRlUmVxdWVzdBocLmVycnN2Yy52MS5UcmFuc2xhdGVSZXNwb25zZRJVCg5UcmFuc2xhdGVCYXRjaBIgLmVycnN2Yy52MS5UcmFuc2xhdGVCYXRjaFJlcXVlc3QaIS5lcnJzdmMudjEuVHJhbnNsYXRlQmF0Y2hSZXNwb25zZRJQCg9UcmFuc2xhdGVTdHJlYW0SGy5lcnJzdmMudjEuVHJhbnNsYXRlUmVxdWVzdBocLmVycnN2Yy52MS5UcmFuc2xhdGVSZXNwb25zZSgBMAESWwoQTGlzdFZvY2FidWxhcmllcxIiLmVycnN2Yy52MS5MaXN0Vm9jYWJ1bGFyaWVzUmVxdWVzdBojLmVycnN2Yy52MS5MaXN0Vm9jYWJ1bGFyaWVzUmVzcG9uc2VCMVovZ2l0aHViLmNvbS9lcnJzdmMvZXJyc3ZjL2dlbi9lcnJzdmMvdjE7ZXJyc3ZjdjFiBnByb3RvMw", [file_errsvc_v1_errors, file_errsvc_v1_options, file_google_rpc_status]);
+  fileDesc("CiNlcnJzdmMvdjEvdHJhbnNsYXRpb25fc2VydmljZS5wcm90bxIJZXJyc3ZjLnYxIpIDChBUcmFuc2xhdGVSZXF1ZXN0EiwKC2xhYmJ5X2Vycm9yGAEgASgLMhUuZXJyc3ZjLnYxLkxhYmJ5RXJyb3JIABIsCgthZ2VudF9lcnJvchgCIAEoCzIVLmVycnN2Yy52MS5BZ2VudEVycm9ySAASNgoQY2xhc3NpZmllZF9lcnJvchgDIAEoCzIaLmVycnN2Yy52MS5DbGFzc2lmaWVkRXJyb3JIABI4ChFwcm92aWRlcl9yZXNwb25zZRgEIAEoCzIbLmVycnN2Yy52MS5Qcm92aWRlclJlc3BvbnNlSAASMwoPbWNwX3Rvb2xfcmVzdWx0GAUgASgLMhguZXJyc3ZjLnYxLk1jcFRvb2xSZXN1bHRIABIPCgd0YXJnZXRzGAYgAygJEiwKB2NvbnRleHQYByABKAsyGy5lcnJzdmMudjEuVHJhbnNsYXRlQ29udGV4dBIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCCAoGc291cmNlItUBChBUcmFuc2xhdGVDb250ZXh0Eg8KB3NlcnZpY2UYASABKAkSDgoGYWN0aW9uGAIgASgJEgwKBHRvb2wYAyABKAkSEAoIdXBzdHJlYW0YBCABKAkSFwoKaWRlbXBvdGVudBgFIAEoCEgAiAEBEhYKCXJlYWRfb25seRgGIAEoCEgBiAEBEjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEINCgtfaWRlbXBvdGVudEIMCgpfcmVhZF9vbmx5IuQCChFUcmFuc2xhdGVSZXNwb25zZRIqCgtsYWJieV9lcnJvchgBIAEoCzIVLmVycnN2Yy52MS5MYWJieUVycm9yEi4KD2NvZGVfbW9kZV9lcnJvchgCIAEoCzIVLmVycnN2Yy52MS5MYWJieUVycm9yEioKC2FnZW50X2Vycm9yGAMgASgLMhUuZXJyc3ZjLnYxLkFnZW50RXJyb3ISMQoOY2xhc3NpZmljYXRpb24YBCABKAsyGS5lcnJzdmMudjEuQ2xhc3NpZmljYXRpb24SGAoLaHR0cF9zdGF0dXMYBSABKAVIAIgBARInCgtncnBjX3N0YXR1cxgGIAEoCzISLmdvb2dsZS5ycGMuU3RhdHVzEh4KBW5vdGVzGAcgAygLMg8uZXJyc3ZjLnYxLk5vdGUSIQoFZXJyb3IYCCABKAsyEi5nb29nbGUucnBjLlN0YXR1c0IOCgxfaHR0cF9zdGF0dXMiegoVVHJhbnNsYXRlQmF0Y2hSZXF1ZXN0Ei0KCHJlcXVlc3RzGAEgAygLMhsuZXJyc3ZjLnYxLlRyYW5zbGF0ZVJlcXVlc3QSMgoRYWRkaXRpb25hbF9maWVsZHMYZCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IkkKFlRyYW5zbGF0ZUJhdGNoUmVzcG9uc2USLwoJcmVzcG9uc2VzGAEgAygLMhwuZXJyc3ZjLnYxLlRyYW5zbGF0ZVJlc3BvbnNlIhkKF0xpc3RWb2NhYnVsYXJpZXNSZXF1ZXN0IkcKGExpc3RWb2NhYnVsYXJpZXNSZXNwb25zZRIrCgx2b2NhYnVsYXJpZXMYASADKAsyFS5lcnJzdmMudjEuVm9jYWJ1bGFyeSJKCgpWb2NhYnVsYXJ5EgwKBG5hbWUYASABKAkSDgoGc291cmNlGAIgASgJEh4KBXRlcm1zGAMgAygLMg8uZXJyc3ZjLnYxLlRlcm0i6AIKBFRlcm0SDAoEdGVybRgBIAEoCRISCgplbnVtX3ZhbHVlGAIgASgJEg8KB21lYW5pbmcYAyABKAkSIgoEa2luZBgEIAEoCzISLmVycnN2Yy52MS5LaW5kUm93SAASLQoKYWdlbnRfY29kZRgFIAEoCzIXLmVycnN2Yy52MS5BZ2VudENvZGVSb3dIABI3Cg9jbGFzc2lmaWVkX2NvZGUYBiABKAsyHC5lcnJzdmMudjEuQ2xhc3NpZmllZENvZGVSb3dIABIkCgVjbGFzcxgHIAEoCzITLmVycnN2Yy52MS5DbGFzc1Jvd0gAEiYKBm9yaWdpbhgIIAEoCzIULmVycnN2Yy52MS5PcmlnaW5Sb3dIABImCgZhY3Rpb24YCSABKAsyFC5lcnJzdmMudjEuQWN0aW9uUm93SAASJAoFcmV0cnkYCiABKAsyEy5lcnJzdmMudjEuUmV0cnlSb3dIAEIFCgNyb3cy4gIKElRyYW5zbGF0aW9uU2VydmljZRJGCglUcmFuc2xhdGUSGy5lcnJzdmMudjEuVHJhbnNsYXRlUmVxdWVzdBocLmVycnN2Yy52MS5UcmFuc2xhdGVSZXNwb25zZRJVCg5UcmFuc2xhdGVCYXRjaBIgLmVycnN2Yy52MS5UcmFuc2xhdGVCYXRjaFJlcXVlc3QaIS5lcnJzdmMudjEuVHJhbnNsYXRlQmF0Y2hSZXNwb25zZRJQCg9UcmFuc2xhdGVTdHJlYW0SGy5lcnJzdmMudjEuVHJhbnNsYXRlUmVxdWVzdBocLmVycnN2Yy52MS5UcmFuc2xhdGVSZXNwb25zZSgBMAESWwoQTGlzdFZvY2FidWxhcmllcxIiLmVycnN2Yy52MS5MaXN0Vm9jYWJ1bGFyaWVzUmVxdWVzdBojLmVycnN2Yy52MS5MaXN0Vm9jYWJ1bGFyaWVzUmVzcG9uc2VCMVovZ2l0aHViLmNvbS9lcnJzdmMvZXJyc3ZjL2dlbi9lcnJzdmMvdjE7ZXJyc3ZjdjFiBnByb3RvMw", [file_errsvc_v1_errors, file_errsvc_v1_options, file_google_protobuf_struct, file_google_rpc_status]);
 
 /**
  * TranslateRequest carries exactly one source.
@@ -82,6 +83,18 @@ export type TranslateRequest = Message<"errsvc.v1.TranslateRequest"> & {
    * @generated from field: errsvc.v1.TranslateContext context = 7;
    */
   context?: TranslateContext | undefined;
+
+  /**
+   * Members of the object that this contract version does not model (a
+   * producer's or a newer version's additive fields), sanitised and capped.
+   * Consumers ignore unknown additive fields, so errsvc reads them, notes
+   * them (field_ignored) and carries them to the same contract's output. In
+   * JSON (REST and the CLI) they are members of the object itself, never a
+   * member named additional_fields; over gRPC they travel here.
+   *
+   * @generated from field: google.protobuf.Struct additional_fields = 100;
+   */
+  additionalFields?: JsonObject | undefined;
 };
 
 /**
@@ -130,6 +143,18 @@ export type TranslateContext = Message<"errsvc.v1.TranslateContext"> & {
    * @generated from field: optional bool read_only = 6;
    */
   readOnly?: boolean | undefined;
+
+  /**
+   * Members of the object that this contract version does not model (a
+   * producer's or a newer version's additive fields), sanitised and capped.
+   * Consumers ignore unknown additive fields, so errsvc reads them, notes
+   * them (field_ignored) and carries them to the same contract's output. In
+   * JSON (REST and the CLI) they are members of the object itself, never a
+   * member named additional_fields; over gRPC they travel here.
+   *
+   * @generated from field: google.protobuf.Struct additional_fields = 100;
+   */
+  additionalFields?: JsonObject | undefined;
 };
 
 /**
@@ -220,6 +245,18 @@ export type TranslateBatchRequest = Message<"errsvc.v1.TranslateBatchRequest"> &
    * @generated from field: repeated errsvc.v1.TranslateRequest requests = 1;
    */
   requests: TranslateRequest[];
+
+  /**
+   * Members of the object that this contract version does not model (a
+   * producer's or a newer version's additive fields), sanitised and capped.
+   * Consumers ignore unknown additive fields, so errsvc reads them, notes
+   * them (field_ignored) and carries them to the same contract's output. In
+   * JSON (REST and the CLI) they are members of the object itself, never a
+   * member named additional_fields; over gRPC they travel here.
+   *
+   * @generated from field: google.protobuf.Struct additional_fields = 100;
+   */
+  additionalFields?: JsonObject | undefined;
 };
 
 /**

@@ -98,13 +98,19 @@ class AgentCodeRow(_message.Message):
     def __init__(self, retry: _Optional[str] = ..., retries: _Optional[_Iterable[str]] = ..., details: _Optional[_Iterable[str]] = ..., cacheable: _Optional[bool] = ..., labby_kind: _Optional[str] = ..., labby_kind_by_reason: _Optional[_Mapping[str, str]] = ..., retry_by_reason: _Optional[_Mapping[str, str]] = ..., retry_if_idempotent: _Optional[str] = ..., retry_if_transient: _Optional[str] = ..., message: _Optional[str] = ..., http_status: _Optional[int] = ..., grpc_code: _Optional[str] = ..., **kwargs) -> None: ...
 
 class ClassifiedCodeRow(_message.Message):
-    __slots__ = ("producer", "class_source")
+    __slots__ = ("producer", "class_source", "origin", "side_effects", "same_arguments")
     PRODUCER_FIELD_NUMBER: _ClassVar[int]
     CLASS_FIELD_NUMBER: _ClassVar[int]
     CLASS_SOURCE_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_FIELD_NUMBER: _ClassVar[int]
+    SIDE_EFFECTS_FIELD_NUMBER: _ClassVar[int]
+    SAME_ARGUMENTS_FIELD_NUMBER: _ClassVar[int]
     producer: str
     class_source: str
-    def __init__(self, producer: _Optional[str] = ..., class_source: _Optional[str] = ..., **kwargs) -> None: ...
+    origin: str
+    side_effects: str
+    same_arguments: str
+    def __init__(self, producer: _Optional[str] = ..., class_source: _Optional[str] = ..., origin: _Optional[str] = ..., side_effects: _Optional[str] = ..., same_arguments: _Optional[str] = ..., **kwargs) -> None: ...
 
 class ClassRow(_message.Message):
     __slots__ = ("labby_kind", "origin", "action", "same_arguments", "agent_code", "http_status", "grpc_code")

@@ -24,10 +24,11 @@ _sym_db = _symbol_database.Default()
 
 from errsvc_client.gen.errsvc.v1 import errors_pb2 as errsvc_dot_v1_dot_errors__pb2
 from errsvc_client.gen.errsvc.v1 import options_pb2 as errsvc_dot_v1_dot_options__pb2
+from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.rpc import status_pb2 as google_dot_rpc_dot_status__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#errsvc/v1/translation_service.proto\x12\terrsvc.v1\x1a\x16\x65rrsvc/v1/errors.proto\x1a\x17\x65rrsvc/v1/options.proto\x1a\x17google/rpc/status.proto\"\xde\x02\n\x10TranslateRequest\x12,\n\x0blabby_error\x18\x01 \x01(\x0b\x32\x15.errsvc.v1.LabbyErrorH\x00\x12,\n\x0b\x61gent_error\x18\x02 \x01(\x0b\x32\x15.errsvc.v1.AgentErrorH\x00\x12\x36\n\x10\x63lassified_error\x18\x03 \x01(\x0b\x32\x1a.errsvc.v1.ClassifiedErrorH\x00\x12\x38\n\x11provider_response\x18\x04 \x01(\x0b\x32\x1b.errsvc.v1.ProviderResponseH\x00\x12\x33\n\x0fmcp_tool_result\x18\x05 \x01(\x0b\x32\x18.errsvc.v1.McpToolResultH\x00\x12\x0f\n\x07targets\x18\x06 \x03(\t\x12,\n\x07\x63ontext\x18\x07 \x01(\x0b\x32\x1b.errsvc.v1.TranslateContextB\x08\n\x06source\"\xa1\x01\n\x10TranslateContext\x12\x0f\n\x07service\x18\x01 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x02 \x01(\t\x12\x0c\n\x04tool\x18\x03 \x01(\t\x12\x10\n\x08upstream\x18\x04 \x01(\t\x12\x17\n\nidempotent\x18\x05 \x01(\x08H\x00\x88\x01\x01\x12\x16\n\tread_only\x18\x06 \x01(\x08H\x01\x88\x01\x01\x42\r\n\x0b_idempotentB\x0c\n\n_read_only\"\xe4\x02\n\x11TranslateResponse\x12*\n\x0blabby_error\x18\x01 \x01(\x0b\x32\x15.errsvc.v1.LabbyError\x12.\n\x0f\x63ode_mode_error\x18\x02 \x01(\x0b\x32\x15.errsvc.v1.LabbyError\x12*\n\x0b\x61gent_error\x18\x03 \x01(\x0b\x32\x15.errsvc.v1.AgentError\x12\x31\n\x0e\x63lassification\x18\x04 \x01(\x0b\x32\x19.errsvc.v1.Classification\x12\x18\n\x0bhttp_status\x18\x05 \x01(\x05H\x00\x88\x01\x01\x12\'\n\x0bgrpc_status\x18\x06 \x01(\x0b\x32\x12.google.rpc.Status\x12\x1e\n\x05notes\x18\x07 \x03(\x0b\x32\x0f.errsvc.v1.Note\x12!\n\x05\x65rror\x18\x08 \x01(\x0b\x32\x12.google.rpc.StatusB\x0e\n\x0c_http_status\"F\n\x15TranslateBatchRequest\x12-\n\x08requests\x18\x01 \x03(\x0b\x32\x1b.errsvc.v1.TranslateRequest\"I\n\x16TranslateBatchResponse\x12/\n\tresponses\x18\x01 \x03(\x0b\x32\x1c.errsvc.v1.TranslateResponse\"\x19\n\x17ListVocabulariesRequest\"G\n\x18ListVocabulariesResponse\x12+\n\x0cvocabularies\x18\x01 \x03(\x0b\x32\x15.errsvc.v1.Vocabulary\"J\n\nVocabulary\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06source\x18\x02 \x01(\t\x12\x1e\n\x05terms\x18\x03 \x03(\x0b\x32\x0f.errsvc.v1.Term\"\xe8\x02\n\x04Term\x12\x0c\n\x04term\x18\x01 \x01(\t\x12\x12\n\nenum_value\x18\x02 \x01(\t\x12\x0f\n\x07meaning\x18\x03 \x01(\t\x12\"\n\x04kind\x18\x04 \x01(\x0b\x32\x12.errsvc.v1.KindRowH\x00\x12-\n\nagent_code\x18\x05 \x01(\x0b\x32\x17.errsvc.v1.AgentCodeRowH\x00\x12\x37\n\x0f\x63lassified_code\x18\x06 \x01(\x0b\x32\x1c.errsvc.v1.ClassifiedCodeRowH\x00\x12$\n\x05\x63lass\x18\x07 \x01(\x0b\x32\x13.errsvc.v1.ClassRowH\x00\x12&\n\x06origin\x18\x08 \x01(\x0b\x32\x14.errsvc.v1.OriginRowH\x00\x12&\n\x06\x61\x63tion\x18\t \x01(\x0b\x32\x14.errsvc.v1.ActionRowH\x00\x12$\n\x05retry\x18\n \x01(\x0b\x32\x13.errsvc.v1.RetryRowH\x00\x42\x05\n\x03row2\xe2\x02\n\x12TranslationService\x12\x46\n\tTranslate\x12\x1b.errsvc.v1.TranslateRequest\x1a\x1c.errsvc.v1.TranslateResponse\x12U\n\x0eTranslateBatch\x12 .errsvc.v1.TranslateBatchRequest\x1a!.errsvc.v1.TranslateBatchResponse\x12P\n\x0fTranslateStream\x12\x1b.errsvc.v1.TranslateRequest\x1a\x1c.errsvc.v1.TranslateResponse(\x01\x30\x01\x12[\n\x10ListVocabularies\x12\".errsvc.v1.ListVocabulariesRequest\x1a#.errsvc.v1.ListVocabulariesResponseB1Z/github.com/errsvc/errsvc/gen/errsvc/v1;errsvcv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#errsvc/v1/translation_service.proto\x12\terrsvc.v1\x1a\x16\x65rrsvc/v1/errors.proto\x1a\x17\x65rrsvc/v1/options.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17google/rpc/status.proto\"\x92\x03\n\x10TranslateRequest\x12,\n\x0blabby_error\x18\x01 \x01(\x0b\x32\x15.errsvc.v1.LabbyErrorH\x00\x12,\n\x0b\x61gent_error\x18\x02 \x01(\x0b\x32\x15.errsvc.v1.AgentErrorH\x00\x12\x36\n\x10\x63lassified_error\x18\x03 \x01(\x0b\x32\x1a.errsvc.v1.ClassifiedErrorH\x00\x12\x38\n\x11provider_response\x18\x04 \x01(\x0b\x32\x1b.errsvc.v1.ProviderResponseH\x00\x12\x33\n\x0fmcp_tool_result\x18\x05 \x01(\x0b\x32\x18.errsvc.v1.McpToolResultH\x00\x12\x0f\n\x07targets\x18\x06 \x03(\t\x12,\n\x07\x63ontext\x18\x07 \x01(\x0b\x32\x1b.errsvc.v1.TranslateContext\x12\x32\n\x11\x61\x64\x64itional_fields\x18\x64 \x01(\x0b\x32\x17.google.protobuf.StructB\x08\n\x06source\"\xd5\x01\n\x10TranslateContext\x12\x0f\n\x07service\x18\x01 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x02 \x01(\t\x12\x0c\n\x04tool\x18\x03 \x01(\t\x12\x10\n\x08upstream\x18\x04 \x01(\t\x12\x17\n\nidempotent\x18\x05 \x01(\x08H\x00\x88\x01\x01\x12\x16\n\tread_only\x18\x06 \x01(\x08H\x01\x88\x01\x01\x12\x32\n\x11\x61\x64\x64itional_fields\x18\x64 \x01(\x0b\x32\x17.google.protobuf.StructB\r\n\x0b_idempotentB\x0c\n\n_read_only\"\xe4\x02\n\x11TranslateResponse\x12*\n\x0blabby_error\x18\x01 \x01(\x0b\x32\x15.errsvc.v1.LabbyError\x12.\n\x0f\x63ode_mode_error\x18\x02 \x01(\x0b\x32\x15.errsvc.v1.LabbyError\x12*\n\x0b\x61gent_error\x18\x03 \x01(\x0b\x32\x15.errsvc.v1.AgentError\x12\x31\n\x0e\x63lassification\x18\x04 \x01(\x0b\x32\x19.errsvc.v1.Classification\x12\x18\n\x0bhttp_status\x18\x05 \x01(\x05H\x00\x88\x01\x01\x12\'\n\x0bgrpc_status\x18\x06 \x01(\x0b\x32\x12.google.rpc.Status\x12\x1e\n\x05notes\x18\x07 \x03(\x0b\x32\x0f.errsvc.v1.Note\x12!\n\x05\x65rror\x18\x08 \x01(\x0b\x32\x12.google.rpc.StatusB\x0e\n\x0c_http_status\"z\n\x15TranslateBatchRequest\x12-\n\x08requests\x18\x01 \x03(\x0b\x32\x1b.errsvc.v1.TranslateRequest\x12\x32\n\x11\x61\x64\x64itional_fields\x18\x64 \x01(\x0b\x32\x17.google.protobuf.Struct\"I\n\x16TranslateBatchResponse\x12/\n\tresponses\x18\x01 \x03(\x0b\x32\x1c.errsvc.v1.TranslateResponse\"\x19\n\x17ListVocabulariesRequest\"G\n\x18ListVocabulariesResponse\x12+\n\x0cvocabularies\x18\x01 \x03(\x0b\x32\x15.errsvc.v1.Vocabulary\"J\n\nVocabulary\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06source\x18\x02 \x01(\t\x12\x1e\n\x05terms\x18\x03 \x03(\x0b\x32\x0f.errsvc.v1.Term\"\xe8\x02\n\x04Term\x12\x0c\n\x04term\x18\x01 \x01(\t\x12\x12\n\nenum_value\x18\x02 \x01(\t\x12\x0f\n\x07meaning\x18\x03 \x01(\t\x12\"\n\x04kind\x18\x04 \x01(\x0b\x32\x12.errsvc.v1.KindRowH\x00\x12-\n\nagent_code\x18\x05 \x01(\x0b\x32\x17.errsvc.v1.AgentCodeRowH\x00\x12\x37\n\x0f\x63lassified_code\x18\x06 \x01(\x0b\x32\x1c.errsvc.v1.ClassifiedCodeRowH\x00\x12$\n\x05\x63lass\x18\x07 \x01(\x0b\x32\x13.errsvc.v1.ClassRowH\x00\x12&\n\x06origin\x18\x08 \x01(\x0b\x32\x14.errsvc.v1.OriginRowH\x00\x12&\n\x06\x61\x63tion\x18\t \x01(\x0b\x32\x14.errsvc.v1.ActionRowH\x00\x12$\n\x05retry\x18\n \x01(\x0b\x32\x13.errsvc.v1.RetryRowH\x00\x42\x05\n\x03row2\xe2\x02\n\x12TranslationService\x12\x46\n\tTranslate\x12\x1b.errsvc.v1.TranslateRequest\x1a\x1c.errsvc.v1.TranslateResponse\x12U\n\x0eTranslateBatch\x12 .errsvc.v1.TranslateBatchRequest\x1a!.errsvc.v1.TranslateBatchResponse\x12P\n\x0fTranslateStream\x12\x1b.errsvc.v1.TranslateRequest\x1a\x1c.errsvc.v1.TranslateResponse(\x01\x30\x01\x12[\n\x10ListVocabularies\x12\".errsvc.v1.ListVocabulariesRequest\x1a#.errsvc.v1.ListVocabulariesResponseB1Z/github.com/errsvc/errsvc/gen/errsvc/v1;errsvcv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,24 +36,24 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'errsvc.v1.translation_servi
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'Z/github.com/errsvc/errsvc/gen/errsvc/v1;errsvcv1'
-  _globals['_TRANSLATEREQUEST']._serialized_start=125
-  _globals['_TRANSLATEREQUEST']._serialized_end=475
-  _globals['_TRANSLATECONTEXT']._serialized_start=478
-  _globals['_TRANSLATECONTEXT']._serialized_end=639
-  _globals['_TRANSLATERESPONSE']._serialized_start=642
-  _globals['_TRANSLATERESPONSE']._serialized_end=998
-  _globals['_TRANSLATEBATCHREQUEST']._serialized_start=1000
-  _globals['_TRANSLATEBATCHREQUEST']._serialized_end=1070
-  _globals['_TRANSLATEBATCHRESPONSE']._serialized_start=1072
-  _globals['_TRANSLATEBATCHRESPONSE']._serialized_end=1145
-  _globals['_LISTVOCABULARIESREQUEST']._serialized_start=1147
-  _globals['_LISTVOCABULARIESREQUEST']._serialized_end=1172
-  _globals['_LISTVOCABULARIESRESPONSE']._serialized_start=1174
-  _globals['_LISTVOCABULARIESRESPONSE']._serialized_end=1245
-  _globals['_VOCABULARY']._serialized_start=1247
-  _globals['_VOCABULARY']._serialized_end=1321
-  _globals['_TERM']._serialized_start=1324
-  _globals['_TERM']._serialized_end=1684
-  _globals['_TRANSLATIONSERVICE']._serialized_start=1687
-  _globals['_TRANSLATIONSERVICE']._serialized_end=2041
+  _globals['_TRANSLATEREQUEST']._serialized_start=155
+  _globals['_TRANSLATEREQUEST']._serialized_end=557
+  _globals['_TRANSLATECONTEXT']._serialized_start=560
+  _globals['_TRANSLATECONTEXT']._serialized_end=773
+  _globals['_TRANSLATERESPONSE']._serialized_start=776
+  _globals['_TRANSLATERESPONSE']._serialized_end=1132
+  _globals['_TRANSLATEBATCHREQUEST']._serialized_start=1134
+  _globals['_TRANSLATEBATCHREQUEST']._serialized_end=1256
+  _globals['_TRANSLATEBATCHRESPONSE']._serialized_start=1258
+  _globals['_TRANSLATEBATCHRESPONSE']._serialized_end=1331
+  _globals['_LISTVOCABULARIESREQUEST']._serialized_start=1333
+  _globals['_LISTVOCABULARIESREQUEST']._serialized_end=1358
+  _globals['_LISTVOCABULARIESRESPONSE']._serialized_start=1360
+  _globals['_LISTVOCABULARIESRESPONSE']._serialized_end=1431
+  _globals['_VOCABULARY']._serialized_start=1433
+  _globals['_VOCABULARY']._serialized_end=1507
+  _globals['_TERM']._serialized_start=1510
+  _globals['_TERM']._serialized_end=1870
+  _globals['_TRANSLATIONSERVICE']._serialized_start=1873
+  _globals['_TRANSLATIONSERVICE']._serialized_end=2227
 # @@protoc_insertion_point(module_scope)

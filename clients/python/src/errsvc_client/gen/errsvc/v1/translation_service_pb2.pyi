@@ -1,5 +1,6 @@
 from errsvc_client.gen.errsvc.v1 import errors_pb2 as _errors_pb2
 from errsvc_client.gen.errsvc.v1 import options_pb2 as _options_pb2
+from google.protobuf import struct_pb2 as _struct_pb2
 from google.rpc import status_pb2 as _status_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -10,7 +11,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class TranslateRequest(_message.Message):
-    __slots__ = ("labby_error", "agent_error", "classified_error", "provider_response", "mcp_tool_result", "targets", "context")
+    __slots__ = ("labby_error", "agent_error", "classified_error", "provider_response", "mcp_tool_result", "targets", "context", "additional_fields")
     LABBY_ERROR_FIELD_NUMBER: _ClassVar[int]
     AGENT_ERROR_FIELD_NUMBER: _ClassVar[int]
     CLASSIFIED_ERROR_FIELD_NUMBER: _ClassVar[int]
@@ -18,6 +19,7 @@ class TranslateRequest(_message.Message):
     MCP_TOOL_RESULT_FIELD_NUMBER: _ClassVar[int]
     TARGETS_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    ADDITIONAL_FIELDS_FIELD_NUMBER: _ClassVar[int]
     labby_error: _errors_pb2.LabbyError
     agent_error: _errors_pb2.AgentError
     classified_error: _errors_pb2.ClassifiedError
@@ -25,23 +27,26 @@ class TranslateRequest(_message.Message):
     mcp_tool_result: _errors_pb2.McpToolResult
     targets: _containers.RepeatedScalarFieldContainer[str]
     context: TranslateContext
-    def __init__(self, labby_error: _Optional[_Union[_errors_pb2.LabbyError, _Mapping]] = ..., agent_error: _Optional[_Union[_errors_pb2.AgentError, _Mapping]] = ..., classified_error: _Optional[_Union[_errors_pb2.ClassifiedError, _Mapping]] = ..., provider_response: _Optional[_Union[_errors_pb2.ProviderResponse, _Mapping]] = ..., mcp_tool_result: _Optional[_Union[_errors_pb2.McpToolResult, _Mapping]] = ..., targets: _Optional[_Iterable[str]] = ..., context: _Optional[_Union[TranslateContext, _Mapping]] = ...) -> None: ...
+    additional_fields: _struct_pb2.Struct
+    def __init__(self, labby_error: _Optional[_Union[_errors_pb2.LabbyError, _Mapping]] = ..., agent_error: _Optional[_Union[_errors_pb2.AgentError, _Mapping]] = ..., classified_error: _Optional[_Union[_errors_pb2.ClassifiedError, _Mapping]] = ..., provider_response: _Optional[_Union[_errors_pb2.ProviderResponse, _Mapping]] = ..., mcp_tool_result: _Optional[_Union[_errors_pb2.McpToolResult, _Mapping]] = ..., targets: _Optional[_Iterable[str]] = ..., context: _Optional[_Union[TranslateContext, _Mapping]] = ..., additional_fields: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class TranslateContext(_message.Message):
-    __slots__ = ("service", "action", "tool", "upstream", "idempotent", "read_only")
+    __slots__ = ("service", "action", "tool", "upstream", "idempotent", "read_only", "additional_fields")
     SERVICE_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     TOOL_FIELD_NUMBER: _ClassVar[int]
     UPSTREAM_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENT_FIELD_NUMBER: _ClassVar[int]
     READ_ONLY_FIELD_NUMBER: _ClassVar[int]
+    ADDITIONAL_FIELDS_FIELD_NUMBER: _ClassVar[int]
     service: str
     action: str
     tool: str
     upstream: str
     idempotent: bool
     read_only: bool
-    def __init__(self, service: _Optional[str] = ..., action: _Optional[str] = ..., tool: _Optional[str] = ..., upstream: _Optional[str] = ..., idempotent: _Optional[bool] = ..., read_only: _Optional[bool] = ...) -> None: ...
+    additional_fields: _struct_pb2.Struct
+    def __init__(self, service: _Optional[str] = ..., action: _Optional[str] = ..., tool: _Optional[str] = ..., upstream: _Optional[str] = ..., idempotent: _Optional[bool] = ..., read_only: _Optional[bool] = ..., additional_fields: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class TranslateResponse(_message.Message):
     __slots__ = ("labby_error", "code_mode_error", "agent_error", "classification", "http_status", "grpc_status", "notes", "error")
@@ -64,10 +69,12 @@ class TranslateResponse(_message.Message):
     def __init__(self, labby_error: _Optional[_Union[_errors_pb2.LabbyError, _Mapping]] = ..., code_mode_error: _Optional[_Union[_errors_pb2.LabbyError, _Mapping]] = ..., agent_error: _Optional[_Union[_errors_pb2.AgentError, _Mapping]] = ..., classification: _Optional[_Union[_errors_pb2.Classification, _Mapping]] = ..., http_status: _Optional[int] = ..., grpc_status: _Optional[_Union[_status_pb2.Status, _Mapping]] = ..., notes: _Optional[_Iterable[_Union[_errors_pb2.Note, _Mapping]]] = ..., error: _Optional[_Union[_status_pb2.Status, _Mapping]] = ...) -> None: ...
 
 class TranslateBatchRequest(_message.Message):
-    __slots__ = ("requests",)
+    __slots__ = ("requests", "additional_fields")
     REQUESTS_FIELD_NUMBER: _ClassVar[int]
+    ADDITIONAL_FIELDS_FIELD_NUMBER: _ClassVar[int]
     requests: _containers.RepeatedCompositeFieldContainer[TranslateRequest]
-    def __init__(self, requests: _Optional[_Iterable[_Union[TranslateRequest, _Mapping]]] = ...) -> None: ...
+    additional_fields: _struct_pb2.Struct
+    def __init__(self, requests: _Optional[_Iterable[_Union[TranslateRequest, _Mapping]]] = ..., additional_fields: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class TranslateBatchResponse(_message.Message):
     __slots__ = ("responses",)

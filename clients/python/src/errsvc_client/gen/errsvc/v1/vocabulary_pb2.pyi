@@ -213,6 +213,7 @@ class RoutingCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ROUTING_CODE_UNSCOPED_CALLER: _ClassVar[RoutingCode]
     ROUTING_CODE_ACCOUNT_NOT_AUTHORIZED: _ClassVar[RoutingCode]
     ROUTING_CODE_ACCOUNT_SELECTION_UNSUPPORTED: _ClassVar[RoutingCode]
+    ROUTING_CODE_ACCOUNT_SELECTION_DISABLED: _ClassVar[RoutingCode]
 
 class NoteCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -233,6 +234,9 @@ class NoteCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     NOTE_CODE_TARGET_UNKNOWN: _ClassVar[NoteCode]
     NOTE_CODE_SANITIZED: _ClassVar[NoteCode]
     NOTE_CODE_CONTRACT_VERSION: _ClassVar[NoteCode]
+    NOTE_CODE_FIELD_IGNORED: _ClassVar[NoteCode]
+    NOTE_CODE_FIELD_TRUNCATED: _ClassVar[NoteCode]
+    NOTE_CODE_VALUE_COERCED: _ClassVar[NoteCode]
 ORIGIN_UNSPECIFIED: Origin
 ORIGIN_VALIDATION: Origin
 ORIGIN_POLICY: Origin
@@ -412,6 +416,7 @@ ROUTING_CODE_UNKNOWN_DECISION: RoutingCode
 ROUTING_CODE_UNSCOPED_CALLER: RoutingCode
 ROUTING_CODE_ACCOUNT_NOT_AUTHORIZED: RoutingCode
 ROUTING_CODE_ACCOUNT_SELECTION_UNSUPPORTED: RoutingCode
+ROUTING_CODE_ACCOUNT_SELECTION_DISABLED: RoutingCode
 NOTE_CODE_UNSPECIFIED: NoteCode
 NOTE_CODE_UNKNOWN_KIND: NoteCode
 NOTE_CODE_UNKNOWN_CODE: NoteCode
@@ -429,3 +434,6 @@ NOTE_CODE_FIELD_DROPPED: NoteCode
 NOTE_CODE_TARGET_UNKNOWN: NoteCode
 NOTE_CODE_SANITIZED: NoteCode
 NOTE_CODE_CONTRACT_VERSION: NoteCode
+NOTE_CODE_FIELD_IGNORED: NoteCode
+NOTE_CODE_FIELD_TRUNCATED: NoteCode
+NOTE_CODE_VALUE_COERCED: NoteCode
