@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -351,4 +352,63 @@ func TestShutdownTimeout(t *testing.T) {
 	if _, err := stream.Recv(); err == nil {
 		t.Error("stream survived a forced stop")
 	}
+}
+
+// A batch of 1000 where every tenth item carries a member the contract does
+// not model answers a translation for each, 100 of them with a
+// field_ignored note; a malformed item among them fails alone.
+func TestBatchWithUnknownFieldsTranslatesEveryItem(t *testing.T) {
+	r := start(t, Options{})
+	var items []string
+	for i := 0; i < 1000; i++ {
+		switch {
+		case i%10 == 0:
+			items = append(items, `{"labby_error":{"kind":"rate_limited","message":"m","vendor_hint":`+strconv.Itoa(i)+`}}`)
+		default:
+			items = append(items, `{"labby_error":{"kind":"rate_limited","message":"m"}}`)
+		}
+	}
+	// A malformed item in place of the last: it fails alone.
+	items[999] = `{"labby_error":{"kind":["not","a","string"]}}`
+	code, body := r.post(t, "/v1/translate:batch", `{"requests":[`+strings.Join(items, ",")+`]}`)
+	if code != http.StatusOK {
+		t.Fatalf("HTTP %d: %.300s", code, body)
+	}
+	var out struct {
+		Responses []struct {
+			LabbyError map[string]any   `json:"labby_error"`
+			Notes      []map[string]any `json:"notes"`
+			Error      map[string]any   `json:"error"`
+		} `json:"responses"`
+	}
+	if err := json.Unmarshal(body, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Responses) != 1000 {
+		t.Fatalf("%d responses, want 1000", len(out.Responses))
+	}
+	translated, noted, failed := 0, 0, 0
+	for i, resp := range out.Responses {
+		switch {
+		case resp.Error != nil:
+			failed++
+			if i != 999 {
+				t.Errorf("item %d failed: %v", i, resp.Error)
+			}
+		default:
+			translated++
+			for _, n := range resp.Notes {
+				if n["code"] == "field_ignored" {
+					noted++
+					if resp.LabbyError["vendor_hint"] != float64(i) {
+						t.Errorf("item %d: the additive member is not carried: %v", i, resp.LabbyError)
+					}
+				}
+			}
+		}
+	}
+	if translated != 999 || noted != 100 || failed != 1 {
+		t.Errorf("translated %d, noted %d, failed %d; want 999, 100, 1", translated, noted, failed)
+	}
+	t.Logf("1000 items: %d translated (%d with field_ignored), %d failed alone", translated, noted, failed)
 }

@@ -165,6 +165,7 @@ func goldenCases() []goldenCase {
 			obj("labby_error", obj("kind", "9-lives.of a/cat", "message", "m"))},
 	}
 	cs = append(cs, rules...)
+	cs = append(cs, openObjectCases()...)
 
 	for _, t := range LabbyKinds.Terms {
 		add("mcp.kind."+t.Wire, "inside a completed MCP result only the listed kinds survive; the rest become tool_error",
@@ -292,4 +293,71 @@ func providerCases() []goldenCase {
 		cs = append(cs, goldenCase{"provider." + fx.Name, fx.Why, obj("provider_response", resp)})
 	}
 	return cs
+}
+
+// openObjectCases are real-shaped inputs with what their producers add:
+// modelled additive fields, unknown members at every level, large details
+// and waits of another JSON type. They translate (never a 400), with one
+// field_ignored note, and decisions read from the whole input.
+func openObjectCases() []goldenCase {
+	var issues []any
+	for i := 0; i < 100; i++ {
+		issues = append(issues, obj("path", fmt.Sprintf("/items/%d/name", i), "message", "must be a non-empty string"))
+	}
+	bigTrace := strings.Repeat("frame at worker.step (queue.ts:42); ", 300) // ~11 KiB
+	return []goldenCase{
+		{"open.labby_forbidden_required_scopes", "a Labby forbidden carries required_scopes to the Labby output, never into NOT_AUTHORIZED's details",
+			obj("labby_error", obj("contract_version", 1, "kind", "forbidden", "message", "Token lacks the scopes this action needs.",
+				"origin", "policy", "recovery", obj("action", "do_not_retry", "same_arguments", "never", "guidance", "Ask an admin to grant the scopes."),
+				"side_effects", "none_expected", "service", "github", "action", "create_issue", "required_scopes", []any{"repo", "issues:write"}))},
+		{"open.labby_unknown_action_valid_hint", "unknown_action carries valid and hint",
+			obj("labby_error", obj("contract_version", 1, "kind", "unknown_action", "message", "Action 'creat' is not registered.",
+				"service", "github", "action", "creat", "valid", []any{"create", "list", "get"}, "hint", "Did you mean 'create'?"))},
+		{"open.labby_additive_everywhere", "additive members of the envelope, recovery, safety and evidence are carried to the Labby output at their place, with one note",
+			obj("labby_error", obj("contract_version", 1, "kind", "rate_limited", "message", "Slow down.", "origin", "budget",
+				"recovery", obj("action", "retry_later", "same_arguments", "conditional", "guidance", "Wait.", "retry_after_ms", 3000, "jitter_ms", 250),
+				"side_effects", "none_expected", "request_id", "req_8f2c1a", "docs_url", "https://docs.example.com/errors/rate_limited",
+				"safety", obj("read_only_hint", true, "reviewed_by", "policy-engine"),
+				"evidence", obj("content", []any{obj("type", "text", "text", "429 from upstream", "annotations", obj("audience", []any{"assistant"}))}, "collected_at", "2026-11-30T12:00:00Z")))},
+		{"open.mcp_meta_and_annotation_title", "an MCP result's _meta and resultType and an annotation's title are carried into the Code Mode evidence and safety",
+			obj("mcp_tool_result", obj("tool", "github::create_issue", "is_error", true, "resultType", "complete",
+				"_meta", obj("io.modelcontextprotocol/related-task", obj("taskId", "t-42")),
+				"content", []any{obj("type", "text", "text", `{"kind":"rate_limited","message":"GitHub secondary rate limit","retry_after_ms":60000}`)},
+				"annotations", obj("title", "Create issue", "read_only_hint", false, "idempotent_hint", false)))},
+		{"open.agent_extra_key", "an agent payload with an extra member translates and carries it to the agent output",
+			obj("agent_error", obj("code", "RATE_LIMITED", "message", "Too many requests.", "retry", "after-delay",
+				"details", obj("reason", "rate", "retryAfterMs", 2000), "traceId", "4bf92f3577b34da6a3ce929d0e0e4736"))},
+		{"open.agent_invalid_input_100_issues", "INVALID_INPUT keeps every issue (given to the model verbatim); only each string is capped",
+			obj("agent_error", obj("code", "INVALID_INPUT", "message", "Invalid input.", "retry", "with-changes", "details", obj("issues", issues)))},
+		{"open.agent_rate_limited_large_details", "the wait is read from the whole details even when they exceed the copy's caps",
+			obj("agent_error", obj("code", "RATE_LIMITED", "message", "Too many requests.", "retry", "after-delay",
+				"details", obj("trace", bigTrace, "reason", "rate", "retryAfterMs", 4500)))},
+		{"open.agent_denied_large_details", "a denial with large details is still a denial: retry no, never with-confirmation",
+			obj("agent_error", obj("code", "CONFIRMATION_INVALID", "message", "Denied.", "retry", "with-confirmation",
+				"details", obj("trace", bigTrace, "reason", "denied")))},
+		{"open.classified_provider_code_status", "a classified error's provider_code and status travel in the Labby detail and ErrorInfo metadata",
+			obj("classified_error", obj("code", "provider_unavailable", "message", "Upstream overloaded.", "class", "transient",
+				"retry_after_secs", 12, "provider_code", "overloaded_error", "status", 529, "detail", obj("provider", "anthropic")))},
+		{"open.broca_routing_unavailable", "routing_unavailable wrote nothing and the caller retries the same send: none_expected, same_arguments safe",
+			obj("classified_error", obj("code", "routing_unavailable", "message", "No usable account decision from routing.", "class", "transient",
+				"detail", obj("reason", "no_decision_within_budget", "budget_ms", 1500)))},
+		{"open.broca_account_selection_refused", "account_selection_refused wrote nothing",
+			obj("classified_error", obj("code", "account_selection_refused", "message", "Routing refused the account.", "class", "permanent",
+				"detail", obj("routing_code", "account_not_authorized", "routing_detail", obj("policy", "ops-2"), "decision_id", "dec_91")))},
+		{"open.broca_wal_newer_writer", "wal_newer_writer wrote nothing; retrying cannot help",
+			obj("classified_error", obj("code", "wal_newer_writer", "message", "A newer broca wrote this session's WAL.", "class", "permanent",
+				"detail", obj("missing", []any{"frame_v3"}), "session_ref", "s_77"))},
+		{"open.routing_selection_disabled", "account_selection_disabled is a known routing term (the off-switch), not an unknown code",
+			obj("classified_error", obj("code", "account_selection_refused", "message", "m", "detail", obj("routing_code", "account_selection_disabled")))},
+		{"open.wait_numeric_string_detail", "a numeric string in detail.retry_after_secs is read, with a note",
+			obj("classified_error", obj("code", "account_limit_exhausted", "message", "m", "class", "transient", "detail", obj("retry_after_secs", "30")))},
+		{"open.wait_numeric_string_agent", "a numeric string in retryAfterMs is read, with a note",
+			obj("agent_error", obj("code", "RATE_LIMITED", "message", "m", "retry", "after-delay", "details", obj("reason", "rate", "retryAfterMs", "2000")))},
+		{"open.wait_not_a_number", "a wait that is no number is refused for that field alone, with a note",
+			obj("agent_error", obj("code", "RATE_LIMITED", "message", "m", "retry", "after-delay", "details", obj("reason", "rate", "retryAfterMs", "soon")))},
+		{"open.wait_fraction_labby_classification", "a fractional classification.retry_after_secs rounds up instead of failing",
+			obj("labby_error", obj("kind", "variant_unsupported", "message", "m", "classification", obj("class", "transient", "retry_after_secs", 2.5)))},
+		{"open.wait_string_labby_recovery", "a string recovery.retry_after_ms with a unit is refused for that field alone, with a note",
+			obj("labby_error", obj("kind", "rate_limited", "message", "m", "recovery", obj("action", "retry_later", "retry_after_ms", "1500ms")))},
+	}
 }

@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	"github.com/errsvc/errsvc/codec/openjson"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 )
 
@@ -21,7 +21,7 @@ func wellFormed(t *testing.T) map[string]*errsvcv1.TranslateRequest {
 			continue
 		}
 		req := &errsvcv1.TranslateRequest{}
-		if err := protojson.Unmarshal(mustJSON(c.request), req); err != nil {
+		if err := openjson.Unmarshal(mustJSON(c.request), req); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		req.Targets = nil

@@ -22,6 +22,8 @@ import {
 } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 
+import { routeUnknown } from "./openjson.js";
+
 import {
   file_errsvc_v1_translation_service,
   ListVocabulariesRequestSchema,
@@ -146,12 +148,12 @@ function toUrl(addr: string): string {
 
 /** Parses a TranslateRequest from its JSON form (proto field names). */
 export function requestFromJson(json: JsonValue): TranslateRequest {
-  return fromJson(TranslateRequestSchema, json, { registry });
+  return fromJson(TranslateRequestSchema, routeUnknown(json, TranslateRequestSchema), { registry });
 }
 
 /** Parses a TranslateResponse from its JSON form, Any details included. */
 export function responseFromJson(json: JsonValue): TranslateResponse {
-  return fromJson(TranslateResponseSchema, json, { registry });
+  return fromJson(TranslateResponseSchema, routeUnknown(json, TranslateResponseSchema), { registry });
 }
 
 /** The JSON form (proto field names, as REST uses) of a TranslateResponse. */

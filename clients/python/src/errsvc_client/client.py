@@ -17,6 +17,7 @@ from google.rpc import error_details_pb2, status_pb2
 
 from errsvc_client.gen.errsvc.v1 import translation_service_pb2 as pb
 from errsvc_client.gen.errsvc.v1 import translation_service_pb2_grpc as pb_grpc
+from errsvc_client._open_json import route_unknown
 
 __all__ = [
     "ErrsvcClient",
@@ -149,7 +150,7 @@ def _from_rpc_error(err: grpc.RpcError) -> ErrsvcError:
 def _to_request(request: RequestLike) -> pb.TranslateRequest:
     if isinstance(request, pb.TranslateRequest):
         return request
-    return json_format.ParseDict(request, pb.TranslateRequest())
+    return json_format.ParseDict(route_unknown(request, pb.TranslateRequest.DESCRIPTOR), pb.TranslateRequest())
 
 
 def _to_json(request: RequestLike) -> Any:
@@ -346,7 +347,8 @@ class ErrsvcClient:
 
     def translate_rest(self, request: RequestLike, *, timeout: Optional[float] = None) -> pb.TranslateResponse:
         """Translate over REST (POST /v1/translate), answered as a message."""
-        return json_format.ParseDict(self.translate_rest_json(request, timeout=timeout), pb.TranslateResponse())
+        body = self.translate_rest_json(request, timeout=timeout)
+        return json_format.ParseDict(route_unknown(body, pb.TranslateResponse.DESCRIPTOR), pb.TranslateResponse())
 
 
 def _from_http_error(err: urllib.error.HTTPError) -> ErrsvcError:
