@@ -107,9 +107,9 @@ func lenientWait(md protoreflect.MessageDescriptor, key string) bool {
 var additionalLimits = sanitize.Limits{StringCap: sanitize.CauseCap, MaxDepth: 8, MaxItems: 256, MaxBytes: 16 << 10}
 
 // carryAdditional is the sanitised, capped copy of a message's additional
-// fields for the same contract's output (nil when there are none), with a
-// field_truncated note when the cap cut it.
-func carryAdditional(m *model, s *structpb.Struct, field string) *structpb.Struct {
+// fields for the same contract's output (nil when there are none); a cut
+// leaves its trace, which noteTruncations names.
+func carryAdditional(s *structpb.Struct) *structpb.Struct {
 	if len(s.GetFields()) == 0 {
 		return nil
 	}
@@ -128,10 +128,8 @@ func carryAdditional(m *model, s *structpb.Struct, field string) *structpb.Struc
 	if len(rest.GetFields()) == 0 {
 		return nil
 	}
-	out, rep := sanitize.Struct(rest, additionalLimits)
-	if rep.Truncated {
-		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_TRUNCATED, "%s was capped to %d bytes of JSON for the output", field, additionalLimits.MaxBytes)
-	}
+	// A cut leaves its trace in the output, which noteTruncations names.
+	out, _ := sanitize.Struct(rest, additionalLimits)
 	return out
 }
 
@@ -177,7 +175,7 @@ func lenientNumber(m *model, v *structpb.Value, field string) (float64, bool) {
 
 // carrySafety copies tool hints through; additive hints (an annotation's
 // title) are sanitised and capped like every other additional field.
-func carrySafety(m *model, s *errsvcv1.Safety, field string) *errsvcv1.Safety {
+func carrySafety(s *errsvcv1.Safety) *errsvcv1.Safety {
 	if len(s.GetAdditionalFields().GetFields()) == 0 {
 		return s
 	}
@@ -186,7 +184,7 @@ func carrySafety(m *model, s *errsvcv1.Safety, field string) *errsvcv1.Safety {
 		DestructiveHint:  s.DestructiveHint,
 		IdempotentHint:   s.IdempotentHint,
 		OpenWorldHint:    s.OpenWorldHint,
-		AdditionalFields: carryAdditional(m, s.GetAdditionalFields(), field),
+		AdditionalFields: carryAdditional(s.GetAdditionalFields()),
 	}
 }
 

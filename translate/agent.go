@@ -21,7 +21,7 @@ func decodeAgent(m *model, a *errsvcv1.AgentError) error {
 	if a.GetCode() == "" {
 		return &RequestError{Field: "agent_error.code", Description: "required: one of the 16 AgentCapabilityErrorCode strings"}
 	}
-	m.agentExtra = carryAdditional(m, a.GetAdditionalFields(), "agent_error")
+	m.agentExtra = carryAdditional(a.GetAdditionalFields())
 	if err := decodeAgentProjection(m, a, "agent_error"); err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func decodeAgentProjection(m *model, a *errsvcv1.AgentError, field string) error
 			setWaitMs(m, uint32(math.Ceil(n)))
 		}
 	}
-	details := sanitizeAgentDetails(m, raw, field+".details")
+	details := sanitizeAgentDetails(raw)
 
 	derived := agentRetryFor(row, reason, "", idempotent, transient)
 	given := term(m, a.GetRetry(), field+".retry")
@@ -187,14 +187,12 @@ var agentDetailsLimits = sanitize.Limits{StringCap: 1024, MaxDepth: 16, MaxItems
 
 // sanitizeAgentDetails is the sanitised copy of an agent payload's details,
 // with a field_truncated note when a cap cut anything.
-func sanitizeAgentDetails(m *model, s *structpb.Struct, field string) *structpb.Struct {
+func sanitizeAgentDetails(s *structpb.Struct) *structpb.Struct {
 	if s == nil {
 		return nil
 	}
-	out, rep := sanitize.Struct(s, agentDetailsLimits)
-	if rep.Truncated {
-		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_TRUNCATED, "%s was capped for the output (strings at %d characters, nesting at %d levels); the decision read the whole details", field, agentDetailsLimits.StringCap, agentDetailsLimits.MaxDepth)
-	}
+	// A cut leaves its trace in the output, which noteTruncations names.
+	out, _ := sanitize.Struct(s, agentDetailsLimits)
 	return out
 }
 

@@ -124,10 +124,7 @@ func producerDetail(m *model, c *errsvcv1.ClassifiedError) *structpb.Struct {
 	for k, v := range c.GetDetail().GetFields() {
 		merged.Fields[k] = v
 	}
-	out, rep := sanitize.Struct(merged, sanitize.DefaultLimits)
-	if rep.Truncated {
-		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_TRUNCATED, "classified_error.detail was capped to %d bytes of JSON for the output", sanitize.DefaultLimits.MaxBytes)
-	}
+	out, _ := sanitize.Struct(merged, sanitize.DefaultLimits)
 	return out
 }
 

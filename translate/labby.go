@@ -49,7 +49,7 @@ func decodeLabby(m *model, e *errsvcv1.LabbyError) error {
 		} else if v, ok := waitFromAdditional(m, r.GetAdditionalFields(), "retry_after_ms", "labby_error.recovery.retry_after_ms"); ok {
 			setWaitMs(m, uint32(math.Ceil(v)))
 		}
-		m.recoveryExtra = carryAdditional(m, r.GetAdditionalFields(), "labby_error.recovery")
+		m.recoveryExtra = carryAdditional(r.GetAdditionalFields())
 	}
 	m.message = sanitizeCause(e.GetMessage())
 	if m.message != e.GetMessage() {
@@ -81,7 +81,7 @@ func decodeLabby(m *model, e *errsvcv1.LabbyError) error {
 	}
 
 	if a := e.GetAgentError(); a.GetCode() != "" {
-		m.agentExtra = carryAdditional(m, a.GetAdditionalFields(), "labby_error.agent_error")
+		m.agentExtra = carryAdditional(a.GetAdditionalFields())
 		return decodeAgentProjection(m, a, "labby_error.agent_error")
 	}
 	if m.classFromSource {
@@ -128,7 +128,7 @@ func contextFields(m *model, e *errsvcv1.LabbyError) *errsvcv1.LabbyError {
 		RequiredScopes:   sanitizeList(m, e.GetRequiredScopes(), "labby_error.required_scopes"),
 		Valid:            sanitizeList(m, e.GetValid(), "labby_error.valid"),
 		Hint:             sanitizeCause(e.GetHint()),
-		AdditionalFields: carryAdditional(m, e.GetAdditionalFields(), "labby_error"),
+		AdditionalFields: carryAdditional(e.GetAdditionalFields()),
 		Service:          sanitizeShort(e.GetService()),
 		Action:           sanitizeShort(e.GetAction()),
 		Tool:             sanitizeShort(e.GetTool()),
@@ -138,7 +138,7 @@ func contextFields(m *model, e *errsvcv1.LabbyError) *errsvcv1.LabbyError {
 		Resource:         sanitizeCause(e.GetResource()),
 		Cause:            sanitizeCause(e.GetCause()),
 		OriginalKind:     sanitizeShort(e.GetOriginalKind()),
-		Safety:           carrySafety(m, e.GetSafety(), "labby_error.safety"),
+		Safety:           carrySafety(e.GetSafety()),
 		Evidence:         sanitizeEvidence(m, e.GetEvidence()),
 	}
 }

@@ -46,7 +46,7 @@ func sanitizeEvidence(m *model, e *errsvcv1.Evidence) *errsvcv1.Evidence {
 		StructuredContent:    sanitizeValue(e.GetStructuredContent()),
 		ParsedError:          sanitizeValue(e.GetParsedError()),
 		OmittedContentBlocks: e.OmittedContentBlocks,
-		AdditionalFields:     carryAdditional(m, e.GetAdditionalFields(), "labby_error.evidence"),
+		AdditionalFields:     carryAdditional(e.GetAdditionalFields()),
 	}
 	for i, b := range e.GetContent() {
 		if i == maxEvidenceBlocks {
@@ -62,7 +62,7 @@ func sanitizeEvidence(m *model, e *errsvcv1.Evidence) *errsvcv1.Evidence {
 			DataOmitted:      b.DataOmitted,
 			ContentOmitted:   b.ContentOmitted,
 			Uri:              sanitizeShort(b.GetUri()),
-			AdditionalFields: carryAdditional(m, b.GetAdditionalFields(), "labby_error.evidence.content"),
+			AdditionalFields: carryAdditional(b.GetAdditionalFields()),
 		})
 	}
 	return out

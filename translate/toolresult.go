@@ -73,7 +73,7 @@ func decodeToolResult(m *model, r *errsvcv1.McpToolResult) error {
 	}
 	e := &errsvcv1.LabbyError{
 		Tool:     sanitizeShort(r.GetTool()),
-		Safety:   carrySafety(m, r.GetAnnotations(), "mcp_tool_result.annotations"),
+		Safety:   carrySafety(r.GetAnnotations()),
 		Evidence: toolEvidence(m, r, parsedValue),
 	}
 	if rawKind != "" && rawKind != m.kind {
@@ -159,7 +159,7 @@ func toolEvidence(m *model, r *errsvcv1.McpToolResult, parsed *structpb.Value) *
 	}
 	// The result's own additive members (_meta, resultType, …) are evidence
 	// of the same result: carried, sanitised and capped.
-	ev.AdditionalFields = carryAdditional(m, r.GetAdditionalFields(), "mcp_tool_result")
+	ev.AdditionalFields = carryAdditional(r.GetAdditionalFields())
 	if len(ev.GetContent()) == 0 && ev.StructuredContent == nil && ev.ParsedError == nil && ev.AdditionalFields == nil {
 		return nil
 	}

@@ -55,6 +55,7 @@ func Translate(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, err
 			t.encode(m, resp)
 		}
 	}
+	noteTruncations(m, resp)
 	resp.Notes = m.notes
 	return resp, nil
 }
