@@ -16,7 +16,7 @@ import (
 // decision is what a consumer acts on: an unknown member must never move it.
 type decision struct {
 	class, wait, agentCode, agentRetry, action, sameArgs, sideEffects, origin string
-	http, grpc                                                                 int32
+	http, grpc                                                                int32
 }
 
 func decisionOf(r *errsvcv1.TranslateResponse) decision {

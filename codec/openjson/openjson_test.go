@@ -76,8 +76,8 @@ func TestUnmarshalWaitOfAnotherType(t *testing.T) {
 
 func TestUnmarshalStillRefusesWhatIsMalformed(t *testing.T) {
 	for _, in := range []string{
-		`{"labby_error":{"kind":5}}`,       // wrong type of a modelled field
-		`{"labby_error":`,                  // bad JSON
+		`{"labby_error":{"kind":5}}`,        // wrong type of a modelled field
+		`{"labby_error":`,                   // bad JSON
 		`{"labby_error":{"kind":"\ud800"}}`, // a lone surrogate
 		`{"labby_error":{},"agent_error":{}}`,
 		`[]`,
