@@ -1,35 +1,43 @@
 package sanitize
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // redactPass scans s once, left to right, and replaces every secret it
 // finds by RedactedToken. It reports whether the text changed (a value that
-// already reads "[REDACTED]" is left as it is and is not a change). The scan
-// is linear: every rule either consumes what it matched or looks at a
-// bounded number of bytes.
+// already reads "[REDACTED]" is left as it is and is not a change). The
+// rules match on escapeView(s), a same-length copy of s in which JSON
+// (\uXXXX, \n, \t, …) and URL (%XX) escapes read as the character they
+// stand for, padded with spaces, so an escape is a word break; what is
+// replaced is cut from s itself. The hand rules' scan is linear: every rule
+// either consumes what it matched or looks at a bounded number of bytes.
+// The gitleaks rules (rules.go) then add their secrets.
 func redactPass(s string) (string, bool) {
-	r := redactor{s: s}
+	view := escapeView(s)
+	r := redactor{s: view}
 	i := 0
-	for i < len(s) {
-		switch byteClass[s[i]] {
+	for i < len(view) {
+		switch byteClass[view[i]] {
 		case classOther:
 			i++
 		case classDash:
-			if end, ok := pemBlock(s, i); ok {
+			if end, ok := pemBlock(view, i); ok {
 				r.replace(i, end)
 				i = end
 				continue
 			}
 			i++
 		case classColon:
-			if from, to, ok := urlUserinfo(s, i); ok {
+			if from, to, ok := urlUserinfo(view, i); ok {
 				r.replace(from, to)
 				i = to
 				continue
 			}
 			i++
 		case classWord:
-			if i > 0 && byteClass[s[i-1]] == classWord {
+			if i > 0 && byteClass[view[i-1]] == classWord {
 				i++
 				continue
 			}
@@ -39,24 +47,168 @@ func redactPass(s string) (string, bool) {
 			}
 			// Inside escaped JSON ("failed\tsk-..."), the escape's letter
 			// glues onto the token: try the word that starts after it.
-			if i > 0 && s[i-1] == '\\' && strings.IndexByte("tnrbf", s[i]) >= 0 && i+1 < len(s) && byteClass[s[i+1]] == classWord {
+			if i > 0 && view[i-1] == '\\' && strings.IndexByte("tnrbf", view[i]) >= 0 && i+1 < len(view) && byteClass[view[i+1]] == classWord {
 				if next, ok := r.word(i + 1); ok {
 					i = next
 					continue
 				}
 			}
-			// Not a secret: no other word starts before this word ends.
+			// Not a secret at the word's start. A token glued behind '_'
+			// (key_sk-proj-…, id_eyJ…) still starts a token rule.
 			i++
-			for i < len(s) && byteClass[s[i]] == classWord {
+			glued := false
+			for i < len(view) && byteClass[view[i]] == classWord {
+				if view[i-1] == '_' && view[i] != '_' {
+					if next, ok := r.tokenRule(i); ok {
+						i = next
+						glued = true
+						break
+					}
+				}
 				i++
+			}
+			_ = glued
+		}
+	}
+	r.spans = mergeSpans(append(r.spans, widen(view, ruleSpans(view))...))
+	if len(r.spans) == 0 {
+		return s, false
+	}
+	out := make([]byte, 0, len(s))
+	last := 0
+	changed := false
+	for _, sp := range r.spans {
+		if s[sp.from:sp.to] == RedactedToken {
+			continue
+		}
+		changed = true
+		out = append(out, s[last:sp.from]...)
+		out = append(out, RedactedToken...)
+		last = sp.to
+	}
+	if !changed {
+		return s, false
+	}
+	out = append(out, s[last:]...)
+	return string(out), true
+}
+
+// widen grows each rule span to the whole token around it, so no piece of
+// a secret stays beside the placeholder when a rule's group is shorter
+// than the token.
+func widen(s string, spans []span) []span {
+	for k := range spans {
+		sp := &spans[k]
+		for sp.from > 0 && widenLeft(s[sp.from-1]) {
+			sp.from--
+		}
+		for sp.to < len(s) && tokenTable[s[sp.to]] {
+			sp.to++
+		}
+		for sp.to > sp.from+1 && s[sp.to-1] == '.' {
+			sp.to--
+		}
+	}
+	return spans
+}
+
+func widenLeft(b byte) bool { return alnum(b) || b == '+' || b == '/' || b == '-' }
+
+// mergeSpans sorts spans and joins the overlapping ones. A span that only
+// touches a RedactedToken stays apart from it.
+func mergeSpans(spans []span) []span {
+	if len(spans) < 2 {
+		return spans
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.from - b.from })
+	out := spans[:1]
+	for _, sp := range spans[1:] {
+		last := &out[len(out)-1]
+		if sp.from < last.to {
+			if sp.to > last.to {
+				last.to = sp.to
+			}
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// escapeView returns s with every JSON escape (\uXXXX, \n, \r, \t, \b,
+// \f, after any run of backslashes) and URL escape (%XX) replaced by
+// spaces ending in the character it stands for (a space when that is not
+// printable ASCII; a newline for \n). The result has the length of s, so
+// positions carry over.
+func escapeView(s string) string {
+	if strings.IndexByte(s, '\\') < 0 && strings.IndexByte(s, '%') < 0 {
+		return s
+	}
+	var b []byte
+	put := func(from, to int, c byte) {
+		if b == nil {
+			b = []byte(s)
+		}
+		for k := from; k < to-1; k++ {
+			b[k] = ' '
+		}
+		b[to-1] = c
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			j := i
+			for j < len(s) && s[j] == '\\' {
+				j++
+			}
+			if j == len(s) {
+				i = j
+				continue
+			}
+			switch c := s[j]; {
+			case c == 'u' && j+4 < len(s) && hexByte(s[j+1]) && hexByte(s[j+2]) && hexByte(s[j+3]) && hexByte(s[j+4]):
+				v := unhex(s[j+1])<<12 | unhex(s[j+2])<<8 | unhex(s[j+3])<<4 | unhex(s[j+4])
+				put(i, j+5, printable(v))
+				i = j + 4
+			case c == 'n' || c == 't' || c == 'r' || c == 'b' || c == 'f':
+				put(i, j+1, ' ')
+				i = j
+			default:
+				i = j - 1
+			}
+		case '%':
+			if i+2 < len(s) && hexByte(s[i+1]) && hexByte(s[i+2]) {
+				put(i, i+3, printable(unhex(s[i+1])<<4|unhex(s[i+2])))
+				i += 2
 			}
 		}
 	}
-	if r.out == nil {
-		return s, false
+	if b == nil {
+		return s
 	}
-	r.out = append(r.out, s[r.last:]...)
-	return string(r.out), true
+	return string(b)
+}
+
+func printable(v int) byte {
+	if v > ' ' && v < 0x7f && v != '\\' && v != '%' {
+		return byte(v)
+	}
+	return ' '
+}
+
+func hexByte(b byte) bool {
+	return ('0' <= b && b <= '9') || ('a' <= b && b <= 'f') || ('A' <= b && b <= 'F')
+}
+
+func unhex(b byte) int {
+	switch {
+	case '0' <= b && b <= '9':
+		return int(b - '0')
+	case 'a' <= b && b <= 'f':
+		return int(b-'a') + 10
+	default:
+		return int(b-'A') + 10
+	}
 }
 
 const (
@@ -81,24 +233,17 @@ var byteClass = func() (t [256]uint8) {
 }()
 
 type redactor struct {
-	s    string
-	out  []byte // nil until the first real change
-	last int    // s[last:] is not yet copied to out
+	s     string // the text as the rules see it (escapeView)
+	spans []span // what to redact, in scan order
 	// keyEnd is the end of the last run of key bytes scanned.
 	keyEnd int
 }
 
 // replace redacts s[from:to].
 func (r *redactor) replace(from, to int) {
-	if r.s[from:to] == RedactedToken {
-		return
+	if to > from {
+		r.spans = append(r.spans, span{from, to})
 	}
-	if r.out == nil {
-		r.out = make([]byte, 0, len(r.s))
-	}
-	r.out = append(r.out, r.s[r.last:from]...)
-	r.out = append(r.out, RedactedToken...)
-	r.last = to
 }
 
 // word tries every rule that starts at the beginning of a word.
@@ -106,15 +251,18 @@ func (r *redactor) word(i int) (int, bool) {
 	if next, ok := r.keyValue(i); ok {
 		return next, true
 	}
+	return r.tokenRule(i)
+}
+
+// tokenRule tries the Bearer rule and the prefix rules at i.
+func (r *redactor) tokenRule(i int) (int, bool) {
 	s := r.s
-	if (s[i] == 'B' || s[i] == 'b') && len(s)-i > 7 && strings.EqualFold(s[i:i+6], "bearer") && blank(s[i+6]) {
-		p := i + 6
-		for p < len(s) && blank(s[p]) {
-			p++
-		}
-		if e := tokenEnd(s, p); e-p >= 8 {
-			r.replace(p, e)
-			return e, true
+	if (s[i] == 'B' || s[i] == 'b') && len(s)-i > 7 && strings.EqualFold(s[i:i+6], "bearer") {
+		if p := skipSpaces(s, i+6, true); p > i+6 {
+			if e := tokenEnd(s, p); e-p >= 8 && credentialLike(s[p:e]) {
+				r.replace(p, e)
+				return e, true
+			}
 		}
 	}
 	for _, t := range prefixRules[s[i]] {
@@ -145,6 +293,57 @@ func (r *redactor) word(i int) (int, bool) {
 		return e, true
 	}
 	return 0, false
+}
+
+// skipSpaces skips blanks at p: ASCII space and tab, the no-break and
+// other Unicode spaces, and, when lines is set, line breaks too (a token on
+// the line after "Authorization: Bearer").
+func skipSpaces(s string, p int, lines bool) int {
+	for p < len(s) {
+		switch {
+		case s[p] == ' ' || s[p] == '\t':
+			p++
+		case lines && (s[p] == '\n' || s[p] == '\r'):
+			p++
+		case strings.HasPrefix(s[p:], "\u00a0"):
+			p += 2
+		case strings.HasPrefix(s[p:], "\u3000"), strings.HasPrefix(s[p:], "\u202f"), strings.HasPrefix(s[p:], "\u205f"):
+			p += 3
+		case p+2 < len(s) && s[p] == 0xe2 && s[p+1] == 0x80 && s[p+2] >= 0x80 && s[p+2] <= 0x8a: // U+2000–U+200A
+			p += 3
+		default:
+			return p
+		}
+	}
+	return p
+}
+
+// credentialLike tells a token that may be a credential from a plain word:
+// a word of letters only (optionally ending in punctuation) is prose, as in
+// "Bearer authentication failed" or "token: expired".
+func credentialLike(tok string) bool {
+	return !plainWord(tok)
+}
+
+// plainWord reports whether w is a word of ASCII letters, at most 24 of
+// them, possibly joined by single '-' or '\'' and followed by sentence
+// punctuation.
+func plainWord(w string) bool {
+	w = strings.TrimRight(w, ".,;:!?)")
+	if w == "" || len(w) > 24 {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		b := w[i]
+		if ('a' <= b && b <= 'z') || ('A' <= b && b <= 'Z') {
+			continue
+		}
+		if (b == '-' || b == '\'') && i > 0 && i < len(w)-1 {
+			continue
+		}
+		return false
+	}
+	return true
 }
 
 type prefixRule struct {
@@ -222,29 +421,39 @@ func (r *redactor) keyValue(i int) (int, bool) {
 			p = q + 1
 		}
 	}
-	for p < len(s) && blank(s[p]) {
-		p++
-	}
-	if p >= len(s) || (s[p] != ':' && s[p] != '=') {
+	p = skipSpaces(s, p, false)
+	if p >= len(s) {
 		return 0, false
 	}
-	if s[p] == '=' && p+1 < len(s) && s[p+1] == '=' {
+	sep, sepLen := s[p], 1
+	switch {
+	case strings.HasPrefix(s[p:], "\uff1a"): // fullwidth colon
+		sep, sepLen = ':', 3
+	case strings.HasPrefix(s[p:], "\uff1d"): // fullwidth equals sign
+		sep, sepLen = '=', 3
+	}
+	if sep != ':' && sep != '=' {
+		return 0, false
+	}
+	if sep == '=' && p+1 < len(s) && s[p+1] == '=' {
 		return 0, false // a comparison, not an assignment
 	}
 	kind := secretKey(key)
 	if kind == notSecret {
 		return 0, false
 	}
-	p++
-	if s[p-1] == '=' && p < len(s) && s[p] == '>' {
+	p += sepLen
+	if sep == '=' && p < len(s) && s[p] == '>' {
 		p++ // Ruby's and Perl's "key => value"
 	}
-	for p < len(s) && blank(s[p]) {
-		p++
-	}
+	afterSep := p
+	p = skipSpaces(s, p, false)
 	if p >= len(s) {
 		return 0, false
 	}
+	// "password: must contain a digit", "token: expired": a colon, a space
+	// and a plain word is prose naming a problem, not a credential.
+	spaced := p > afterSep && sep == ':'
 	var vs, ve int
 	switch {
 	case s[p] == '"':
@@ -277,11 +486,16 @@ func (r *redactor) keyValue(i int) (int, bool) {
 		}
 	case kind == headerSecret:
 		vs = p
-		ve = strings.IndexByte(s[p:], '\n')
-		if ve < 0 {
-			ve = len(s)
-		} else {
-			ve += p
+		ve = lineEnd(s, p)
+		line := s[vs:ve]
+		if spaced && proseLine(line) {
+			return 0, false
+		}
+		if authScheme(strings.TrimSpace(line)) && ve < len(s) {
+			// "Authorization: Bearer" with the token on the next line.
+			if q := skipSpaces(s, ve, true); q < len(s) {
+				ve = lineEnd(s, q)
+			}
 		}
 	default:
 		vs = p
@@ -289,12 +503,51 @@ func (r *redactor) keyValue(i int) (int, bool) {
 		for ve < len(s) && !bareStop(s[ve]) {
 			ve++
 		}
+		if spaced && ve > vs && plainWord(s[vs:ve]) {
+			return 0, false
+		}
 	}
 	if ve <= vs {
 		return 0, false
 	}
 	r.replace(vs, ve)
 	return ve, true
+}
+
+func lineEnd(s string, p int) int {
+	if e := strings.IndexByte(s[p:], '\n'); e >= 0 {
+		return p + e
+	}
+	return len(s)
+}
+
+// authSchemes are the HTTP authentication schemes a header value starts
+// with; a value that starts with one is a credential whatever follows.
+var authSchemes = []string{"bearer", "basic", "token", "digest", "negotiate", "ntlm", "apikey", "aws4-hmac-sha256", "hoba", "mutual", "vapid", "scram-sha-256", "dpop", "gsslogin"}
+
+func authScheme(w string) bool {
+	for _, a := range authSchemes {
+		if strings.EqualFold(w, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// proseLine reports whether a header-like value is a sentence of plain
+// words ("Authorization: missing in request", "cookie: expired") rather
+// than a credential: every word is plain and the first is not a scheme.
+func proseLine(line string) bool {
+	words := strings.Fields(line)
+	if len(words) == 0 || authScheme(words[0]) {
+		return false
+	}
+	for _, w := range words {
+		if !plainWord(w) {
+			return false
+		}
+	}
+	return true
 }
 
 // scanQuoted returns the end of a double-quoted value's content starting at
@@ -349,6 +602,9 @@ var (
 		{"sessionid", valueSecret},
 	}
 	secretExact = []string{"pass", "auth", "session", "sig", "jwt"}
+	// publicKeyNames end in a secret name but name a paging or sync
+	// cursor, not a credential (nextPageToken, continuation_token).
+	publicKeyNames = []string{"pagetoken", "continuationtoken", "synctoken", "resumetoken", "cursortoken"}
 )
 
 // secretNames indexes the names above by their last byte, so a key is
@@ -378,6 +634,11 @@ func secretKey(key string) secretKind {
 	}
 	if k == 0 {
 		return notSecret
+	}
+	for _, n := range publicKeyNames {
+		if _, ok := matchTail(key, n); ok {
+			return notSecret
+		}
 	}
 	for _, n := range secretNames[lower(key[k-1])] {
 		rest, ok := matchTail(key, n.name)
