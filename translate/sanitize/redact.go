@@ -325,6 +325,21 @@ func credentialLike(tok string) bool {
 	return !plainWord(tok)
 }
 
+// shortNumber is a number of at most 5 digits: a status or a count
+// ("token: 400 Bad Request"), not a credential.
+func shortNumber(w string) bool {
+	w = strings.TrimRight(w, ".,;:!?)")
+	if w == "" || len(w) > 5 {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if w[i] < '0' || w[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // plainWord reports whether w is a word of ASCII letters, at most 24 of
 // them, possibly joined by single '-' or '\'' and followed by sentence
 // punctuation.
@@ -382,6 +397,99 @@ var prefixRules = func() (t [256][]prefixRule) {
 		{"npm_", 36, alnum},
 		{"hf_", 30, alnum},
 		{"SG.", 40, nil},
+		// Cloud, CI and AI platform tokens (prefixes and lengths from each
+		// vendor's public token format documentation). gitleaks has rules
+		// for many of them too, but requires a quote, space or end of text
+		// after the token; these also match inside parentheses, URLs and
+		// prose.
+		{"IQoJb3JpZ2luX2Vj", 60, b64Byte}, // AWS STS session tokens
+		{"FwoGZXIvYXdzE", 60, b64Byte},
+		{"ya29.", 20, googleKeyByte}, // Google OAuth access token
+		{"1//0", 40, googleKeyByte},  // Google OAuth refresh token
+		{"GOCSPX-", 20, googleKeyByte},
+		{"hvs.", 20, googleKeyByte}, // HashiCorp Vault service, batch, recovery tokens
+		{"hvb.", 20, googleKeyByte},
+		{"hvr.", 20, googleKeyByte},
+		{"dckr_pat_", 20, googleKeyByte},
+		{"dckr_oat_", 20, googleKeyByte},
+		{"pypi-", 50, googleKeyByte},
+		{"gldt-", 20, googleKeyByte}, // GitLab deploy, runner, trigger, feed, … tokens
+		{"glrt-", 20, googleKeyByte},
+		{"glptt-", 20, googleKeyByte},
+		{"glft-", 20, googleKeyByte},
+		{"glsoat-", 20, googleKeyByte},
+		{"glcbt-", 20, googleKeyByte},
+		{"glimt-", 20, googleKeyByte},
+		{"gloas-", 20, googleKeyByte},
+		{"glagent-", 20, googleKeyByte},
+		{"glsa_", 32, alnum}, // Grafana service account and cloud tokens
+		{"glc_", 32, b64Byte},
+		{"gsk_", 40, alnum},    // Groq
+		{"xai-", 60, alnum},    // xAI
+		{"r8_", 30, alnum},     // Replicate
+		{"lsv2_pt_", 32, hex},  // LangSmith
+		{"lsv2_sk_", 32, hex},
+		{"pcsk_", 40, googleKeyByte}, // Pinecone
+		{"dapi", 32, hex},            // Databricks
+		{"shpat_", 32, hex},          // Shopify
+		{"shpss_", 32, hex},
+		{"shpca_", 32, hex},
+		{"shppa_", 32, hex},
+		{"AGE-SECRET-KEY-1", 50, upperAlnum},
+		{"LS0tLS1CRUdJTi", 40, b64Byte}, // base64 of "-----BEGIN" (kubeconfig *-data)
+		{"MII", 60, b64Byte},            // bare base64 DER (PKCS#8, PKCS#1 keys)
+		{"SK", 32, hex},                 // Twilio API key
+		{"key-", 32, hex},               // Mailgun
+		{"EAAA", 60, googleKeyByte},     // Square, Meta
+		{"dop_v1_", 64, hex},            // DigitalOcean
+		{"doo_v1_", 64, hex},
+		{"dor_v1_", 64, hex},
+		{"lin_api_", 40, alnum}, // Linear
+		{"ntn_", 40, alnum},     // Notion
+		{"secret_", 40, alnum},
+		{"figd_", 40, googleKeyByte}, // Figma
+		{"PMAK-", 24, hex},           // Postman
+		{"sbp_", 40, hex},            // Supabase
+		{"dp.pt.", 40, alnum},        // Doppler
+		{"dp.st.", 40, alnum},
+		{"dp.sa.", 40, alnum},
+		{"sntryu_", 64, hex}, // Sentry
+		{"sntrys_", 60, googleKeyByte},
+		{"NRAK-", 27, upperAlnum}, // New Relic
+		{"pplx-", 40, alnum},      // Perplexity
+		{"fw_", 20, alnum},        // Fireworks
+		{"ops_eyJ", 50, googleKeyByte},
+		{"bkua_", 40, hex}, // Buildkite
+		{"CCIPAT_", 20, alnum},
+		{"ATBB", 32, alnum}, // Bitbucket, Atlassian
+		{"ATATT3", 50, googleKeyByte},
+		{"oy2", 43, lowerAlnum}, // NuGet
+		{"rubygems_", 48, hex},
+		{"CLOJARS_", 60, lowerAlnum},
+		{"LTAI", 20, alnum}, // Alibaba Cloud
+		{"AKID", 32, alnum}, // Tencent Cloud
+		{"sk.eyJ", 50, googleKeyByte},
+		{"sl.", 100, googleKeyByte}, // Dropbox
+		{"pscale_tkn_", 32, googleKeyByte},
+		{"pscale_pw_", 32, googleKeyByte},
+		{"pscale_oauth_", 32, googleKeyByte},
+		{"pul-", 40, hex},
+		{"xkeysib-", 64, hex},
+		{"CFPAT-", 40, googleKeyByte},
+		{"dt0c01.", 24, upperAlnum},
+		{"sgp_", 40, hex},
+		{"sha256~", 43, googleKeyByte}, // OpenShift
+		{"pnu_", 36, alnum},
+		{"rdme_", 60, lowerAlnum},
+		{"tfp_", 40, googleKeyByte},
+		{"FLWSECK-", 32, hex},
+		{"EZAK", 50, alnum},
+		{"aio_", 28, alnum},
+		{"discord.com/api/webhooks/", 20, nil},
+		{"discordapp.com/api/webhooks/", 20, nil},
+		{"hooks.slack.com/services/", 20, nil},
+		{"hooks.slack.com/triggers/", 20, nil},
+		{"hooks.slack.com/workflows/", 20, nil},
 	} {
 		t[r.prefix[0]] = append(t[r.prefix[0]], r)
 	}
@@ -503,8 +611,11 @@ func (r *redactor) keyValue(i int) (int, bool) {
 		for ve < len(s) && !bareStop(s[ve]) {
 			ve++
 		}
-		if spaced && ve > vs && plainWord(s[vs:ve]) {
+		if spaced && ve > vs && (plainWord(s[vs:ve]) || shortNumber(s[vs:ve])) {
 			return 0, false
+		}
+		if ve > vs && (s[vs] == '/' || s[vs] == '~') && strings.HasSuffix(strings.ToLower(key), "pwd") {
+			return 0, false // the shell's PWD=/home/…, not ODBC's PWD=secret
 		}
 	}
 	if ve <= vs {
@@ -600,6 +711,9 @@ var (
 		{"credentials", valueSecret},
 		{"signature", valueSecret},
 		{"sessionid", valueSecret},
+		{"accesskey", valueSecret},
+		{"keydata", valueSecret}, // kubeconfig client-key-data
+		{"pwd", valueSecret},     // ODBC PWD=
 	}
 	secretExact = []string{"pass", "auth", "session", "sig", "jwt"}
 	// publicKeyNames end in a secret name but name a paging or sync
@@ -716,30 +830,80 @@ func pemLabel(s string, p int) (int, bool) {
 // urlUserinfo matches "://user:pass@" at i (s[i] == ':') and returns the
 // userinfo's bounds. The authority ends at whitespace, '/', '?', '#', a
 // quote, '<', '>', '`' or '\'; its last '@' ends the userinfo, which must
-// contain ':'.
+// contain ':' or be a token of at least 16 characters on its own (a Sentry
+// DSN's key, a token used as the user name). When the authority has a ':'
+// that is not followed by a port and no '@', the password may hold '/',
+// '#' or '?' ("postgres://app:pa/ss#1@db"): the first '@' within 256 bytes,
+// before any whitespace or quote, ends it then.
 func urlUserinfo(s string, i int) (int, int, bool) {
 	if !strings.HasPrefix(s[i:], "://") {
 		return 0, 0, false
 	}
 	from := i + 3
-	at, colon := -1, false
-	for k := from; k < len(s); k++ {
+	at := -1
+	k := from
+	for ; k < len(s); k++ {
 		b := s[k]
-		if b <= ' ' || b == '/' || b == '?' || b == '#' || b == '"' || b == '\'' || b == '<' || b == '>' || b == '`' || b == '\\' || b == 0x7f {
+		if urlStop(b) || b == '/' || b == '?' || b == '#' {
 			break
 		}
 		if b == '@' {
 			at = k
 		}
 	}
-	if at <= from {
+	if at > from {
+		user := s[from:at]
+		if strings.IndexByte(user, ':') >= 0 {
+			return from, at, true
+		}
+		if at-from >= 16 && credentialLike(user) && tokenRun(user) {
+			return from, at, true
+		}
 		return 0, 0, false
 	}
-	colon = strings.IndexByte(s[from:at], ':') >= 0
-	if !colon {
+	authEnd := k
+	c := strings.IndexByte(s[from:authEnd], ':')
+	if c < 0 || authEnd == len(s) || c == 0 {
 		return 0, 0, false
 	}
-	return from, at, true
+	if port := s[from+c+1 : authEnd]; port != "" && digits(port) {
+		return 0, 0, false
+	}
+	for k := authEnd; k < len(s) && k-from < 256; k++ {
+		b := s[k]
+		if urlStop(b) {
+			break
+		}
+		if b == '@' {
+			if k+1 < len(s) && alnum(s[k+1]) {
+				return from, k, true
+			}
+			break
+		}
+	}
+	return 0, 0, false
+}
+
+func urlStop(b byte) bool {
+	return b <= ' ' || b == '"' || b == '\'' || b == '<' || b == '>' || b == '`' || b == '\\' || b == 0x7f
+}
+
+func tokenRun(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !tokenTable[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // tokenEnd returns the end of the token starting at p, without trailing
@@ -766,6 +930,12 @@ func alnum(b byte) bool {
 func upperAlnum(b byte) bool { return ('A' <= b && b <= 'Z') || ('0' <= b && b <= '9') }
 
 func googleKeyByte(b byte) bool { return alnum(b) || b == '_' || b == '-' }
+
+func b64Byte(b byte) bool { return alnum(b) || b == '+' || b == '/' || b == '=' }
+
+func hex(b byte) bool { return ('0' <= b && b <= '9') || ('a' <= b && b <= 'f') }
+
+func lowerAlnum(b byte) bool { return ('a' <= b && b <= 'z') || ('0' <= b && b <= '9') }
 
 func wordByte(b byte) bool { return alnum(b) || b == '_' }
 

@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	_ "embed"
 	"math"
 	"slices"
 	"strings"
@@ -52,6 +53,11 @@ type ruleSet struct {
 	err      error
 }
 
+// errsvcRules are errsvc's own rules in gitleaks' format (errsvc_rules.toml).
+//
+//go:embed errsvc_rules.toml
+var errsvcRules string
+
 var (
 	rulesOnce sync.Once
 	rules     *ruleSet
@@ -72,23 +78,35 @@ func RuleCount() int { return len(loadRules().rules) }
 // still runs the hand rules.
 func RulesError() error { return loadRules().err }
 
-func buildRules() *ruleSet {
-	rs := &ruleSet{}
+// readConfig parses a gitleaks TOML configuration with gitleaks' own code.
+func readConfig(toml string) (config.Config, error) {
 	v := viper.New()
 	v.SetConfigType("toml")
-	if err := v.ReadConfig(strings.NewReader(config.DefaultConfig)); err != nil {
-		rs.err = err
-		return rs
+	if err := v.ReadConfig(strings.NewReader(toml)); err != nil {
+		return config.Config{}, err
 	}
 	var vc config.ViperConfig
 	if err := v.Unmarshal(&vc); err != nil {
-		rs.err = err
-		return rs
+		return config.Config{}, err
 	}
-	cfg, err := vc.Translate()
+	return vc.Translate()
+}
+
+func buildRules() *ruleSet {
+	rs := &ruleSet{}
+	cfg, err := readConfig(config.DefaultConfig)
 	if err != nil {
 		rs.err = err
 		return rs
+	}
+	own, err := readConfig(errsvcRules)
+	if err != nil {
+		rs.err = err
+		return rs
+	}
+	for _, id := range own.OrderedRules {
+		cfg.Rules[id] = own.Rules[id]
+		cfg.OrderedRules = append(cfg.OrderedRules, id)
 	}
 	rs.global = compileAllowlists(cfg.Allowlists, &rs.err)
 	kwIndex := map[string]int{}
