@@ -64,7 +64,7 @@ func decodeAgentProjection(m *model, a *errsvcv1.AgentError, field string) error
 		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_CODE, "agent code %q is not one of the 16; it passes through with %s's meaning", clip(code), fallbackAgentCode)
 		row = agentCodeRow(fallbackAgentCode)
 	}
-	details := sanitizeStruct(a.GetDetails())
+	details := sanitizeStruct(m, field+".details", a.GetDetails())
 	reason := stringField(details, "reason")
 	transient := boolField(details, "transient")
 	idempotent := m.idempotent || boolField(details, "idempotent")

@@ -19,7 +19,7 @@ const (
 func decodeClassified(m *model, c *errsvcv1.ClassifiedError) error {
 	code := term(m, c.GetCode(), "classified_error.code")
 	m.originalTerm = code
-	m.detail = sanitizeStruct(c.GetDetail())
+	m.detail = sanitizeStruct(m, "classified_error.detail", c.GetDetail())
 	m.classFromSource = true
 
 	switch detailClass := stringField(c.GetDetail(), "class"); {

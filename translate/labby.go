@@ -50,8 +50,8 @@ func decodeLabby(m *model, e *errsvcv1.LabbyError) error {
 	if m.message != e.GetMessage() {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_SANITIZED, "labby_error.message was sanitised")
 	}
-	m.envelope = contextFields(e)
-	m.detail = sanitizeStruct(e.GetDetail())
+	m.envelope = contextFields(m, e)
+	m.detail = sanitizeStruct(m, "labby_error.detail", e.GetDetail())
 
 	// The class: an additive classification wins (the envelope stands for a
 	// classified error), then the kind's row; otherwise none is invented.
@@ -107,7 +107,7 @@ func orCatchAll(row *errsvcv1.KindRow) *errsvcv1.KindRow {
 
 // contextFields copies the envelope's optional context fields, sanitised;
 // nil when there are none (the common legacy {kind, message}).
-func contextFields(e *errsvcv1.LabbyError) *errsvcv1.LabbyError {
+func contextFields(m *model, e *errsvcv1.LabbyError) *errsvcv1.LabbyError {
 	if e.Service == "" && e.Action == "" && e.Tool == "" && e.Upstream == "" && e.Command == "" && e.Prompt == "" &&
 		e.Resource == "" && e.Cause == "" && e.OriginalKind == "" && e.Safety == nil && e.Evidence == nil {
 		return nil
@@ -123,7 +123,7 @@ func contextFields(e *errsvcv1.LabbyError) *errsvcv1.LabbyError {
 		Cause:        sanitizeCause(e.GetCause()),
 		OriginalKind: sanitizeShort(e.GetOriginalKind()),
 		Safety:       e.GetSafety(),
-		Evidence:     sanitizeEvidence(e.GetEvidence()),
+		Evidence:     sanitizeEvidence(m, "labby_error.evidence", e.GetEvidence()),
 	}
 }
 

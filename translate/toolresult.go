@@ -149,10 +149,10 @@ func toolEvidence(m *model, r *errsvcv1.McpToolResult, parsed *structpb.Value) *
 		ev.Content = append(ev.Content, evidenceBlock(b))
 	}
 	if sc := r.GetStructuredContent(); sc != nil {
-		ev.StructuredContent = sanitizeValue(sc)
+		ev.StructuredContent = sanitizeValue(m, "mcp_tool_result.structured_content", sc)
 	}
 	if parsed != nil {
-		ev.ParsedError = sanitizeValue(parsed)
+		ev.ParsedError = sanitizeValue(m, "mcp_tool_result.parsed_error", parsed)
 	}
 	if len(ev.GetContent()) == 0 && ev.StructuredContent == nil && ev.ParsedError == nil {
 		return nil

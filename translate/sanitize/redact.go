@@ -721,6 +721,26 @@ var (
 	publicKeyNames = []string{"pagetoken", "continuationtoken", "synctoken", "resumetoken", "cursortoken"}
 )
 
+// strongNames can only hold a secret: under them even a plain word or a
+// number is one. The other secret names (token, session, auth,
+// credentials, signature, …) also name routing codes, scopes and states.
+var strongNames = []string{"password", "passwd", "passphrase", "secret", "apikey", "privatekey",
+	"secretkey", "secretaccesskey", "accesskey", "accountkey", "sharedaccesskey", "keydata", "pwd", "authorization", "cookie"}
+
+// strongSecretKey reports whether key ends with a strong name (or is
+// exactly "pass").
+func strongSecretKey(key string) bool {
+	for _, n := range strongNames {
+		if _, ok := matchTail(key, n); ok {
+			return true
+		}
+	}
+	if rest, ok := matchTail(key, "pass"); ok && onlySeparators(key[:rest]) {
+		return true
+	}
+	return false
+}
+
 // secretNames indexes the names above by their last byte, so a key is
 // compared with the two or three names that can end it.
 var secretNames = func() (t [256][]secretName) {
