@@ -11,13 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/errsvc/errsvc/codec/openjson"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -125,7 +125,9 @@ func (r *running) do(t *testing.T, method, path string, body io.Reader) (int, []
 
 func decodeJSON(t *testing.T, body []byte, m proto.Message) {
 	t.Helper()
-	if err := protojson.Unmarshal(body, m); err != nil {
+	// REST answers are open objects: members of additional_fields appear
+	// as members of their object (codec/openjson).
+	if err := openjson.Unmarshal(body, m); err != nil {
 		t.Fatalf("decode %T from %s: %v", m, body, err)
 	}
 }

@@ -109,7 +109,7 @@ var additionalLimits = sanitize.Limits{StringCap: sanitize.CauseCap, MaxDepth: 8
 // carryAdditional is the sanitised, capped copy of a message's additional
 // fields for the same contract's output (nil when there are none); a cut
 // leaves its trace, which noteTruncations names.
-func carryAdditional(s *structpb.Struct) *structpb.Struct {
+func carryAdditional(m *model, field string, s *structpb.Struct) *structpb.Struct {
 	if len(s.GetFields()) == 0 {
 		return nil
 	}
@@ -129,7 +129,8 @@ func carryAdditional(s *structpb.Struct) *structpb.Struct {
 		return nil
 	}
 	// A cut leaves its trace in the output, which noteTruncations names.
-	out, _ := sanitize.Struct(rest, additionalLimits)
+	out, rep := sanitize.Struct(rest, additionalLimits)
+	noteRedacted(m, field, rep)
 	return out
 }
 
@@ -175,7 +176,7 @@ func lenientNumber(m *model, v *structpb.Value, field string) (float64, bool) {
 
 // carrySafety copies tool hints through; additive hints (an annotation's
 // title) are sanitised and capped like every other additional field.
-func carrySafety(s *errsvcv1.Safety) *errsvcv1.Safety {
+func carrySafety(m *model, field string, s *errsvcv1.Safety) *errsvcv1.Safety {
 	if len(s.GetAdditionalFields().GetFields()) == 0 {
 		return s
 	}
@@ -184,7 +185,7 @@ func carrySafety(s *errsvcv1.Safety) *errsvcv1.Safety {
 		DestructiveHint:  s.DestructiveHint,
 		IdempotentHint:   s.IdempotentHint,
 		OpenWorldHint:    s.OpenWorldHint,
-		AdditionalFields: carryAdditional(s.GetAdditionalFields()),
+		AdditionalFields: carryAdditional(m, field, s.GetAdditionalFields()),
 	}
 }
 

@@ -21,7 +21,7 @@ func decodeAgent(m *model, a *errsvcv1.AgentError) error {
 	if a.GetCode() == "" {
 		return &RequestError{Field: "agent_error.code", Description: "required: one of the 16 AgentCapabilityErrorCode strings"}
 	}
-	m.agentExtra = carryAdditional(a.GetAdditionalFields())
+	m.agentExtra = carryAdditional(m, "agent_error", a.GetAdditionalFields())
 	if err := decodeAgentProjection(m, a, "agent_error"); err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func decodeAgentProjection(m *model, a *errsvcv1.AgentError, field string) error
 			setWaitMs(m, uint32(math.Ceil(n)))
 		}
 	}
-	details := sanitizeAgentDetails(raw)
+	details := sanitizeAgentDetails(m, field+".details", raw)
 
 	derived := agentRetryFor(row, reason, "", idempotent, transient)
 	given := term(m, a.GetRetry(), field+".retry")
@@ -187,12 +187,13 @@ var agentDetailsLimits = sanitize.Limits{StringCap: 1024, MaxDepth: 16, MaxItems
 
 // sanitizeAgentDetails is the sanitised copy of an agent payload's details,
 // with a field_truncated note when a cap cut anything.
-func sanitizeAgentDetails(s *structpb.Struct) *structpb.Struct {
+func sanitizeAgentDetails(m *model, field string, s *structpb.Struct) *structpb.Struct {
 	if s == nil {
 		return nil
 	}
 	// A cut leaves its trace in the output, which noteTruncations names.
-	out, _ := sanitize.Struct(s, agentDetailsLimits)
+	out, rep := sanitize.Struct(s, agentDetailsLimits)
+	noteRedacted(m, field, rep)
 	return out
 }
 

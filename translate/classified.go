@@ -107,7 +107,7 @@ func producerDetail(m *model, c *errsvcv1.ClassifiedError) *structpb.Struct {
 	}
 	extra := c.GetAdditionalFields().GetFields()
 	if m.providerCode == "" && c.Status == nil && len(extra) == 0 {
-		return sanitizeStruct(c.GetDetail())
+		return sanitizeStruct(m, "classified_error.detail", c.GetDetail())
 	}
 	merged := &structpb.Struct{Fields: make(map[string]*structpb.Value, len(c.GetDetail().GetFields())+len(extra)+2)}
 	for k, v := range extra {
@@ -124,7 +124,8 @@ func producerDetail(m *model, c *errsvcv1.ClassifiedError) *structpb.Struct {
 	for k, v := range c.GetDetail().GetFields() {
 		merged.Fields[k] = v
 	}
-	out, _ := sanitize.Struct(merged, sanitize.DefaultLimits)
+	out, rep := sanitize.Struct(merged, sanitize.DefaultLimits)
+	noteRedacted(m, "classified_error.detail", rep)
 	return out
 }
 

@@ -1,7 +1,9 @@
 package translate
 
 import (
+	"bytes"
 	"errors"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -11,6 +13,7 @@ import (
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/internal/golden"
 	"github.com/errsvc/errsvc/internal/schemas"
+	"github.com/errsvc/errsvc/internal/secrets"
 )
 
 // One fuzz target per source decoder. Each feeds arbitrary JSON through
@@ -95,6 +98,24 @@ func fuzzSource(f *testing.F, field string, parse func([]byte) (*errsvcv1.Transl
 			f.Add(b)
 		}
 	}
+	// Planted secrets: every corpus secret is looked for in each input, and
+	// one that the input holds whole must not be whole in any string of the
+	// response (read by reflection). FuzzRequest is seeded with the secrets
+	// planted in every request position.
+	corpus, err := secrets.Load()
+	if err != nil {
+		f.Fatal(err)
+	}
+	if field == "" {
+		positions := secrets.Positions()
+		for _, pe := range secrets.Plan(len(positions), len(corpus), 1) {
+			b, err := protojson.Marshal(positions[pe[0]].Build(corpus[pe[1]].Text))
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b)
+		}
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		req, ok := parse(b)
 		if !ok {
@@ -109,6 +130,16 @@ func fuzzSource(f *testing.F, field string, parse func([]byte) (*errsvcv1.Transl
 			return
 		}
 		checkInvariants(t, resp)
+		for _, e := range corpus {
+			if !bytes.Contains(b, []byte(e.Secret)) {
+				continue
+			}
+			for _, fl := range secrets.Strings(resp) {
+				if strings.Contains(fl.Value, e.Secret) {
+					t.Fatalf("planted secret %s reached %s: %q", e.Name, fl.Path, fl.Value)
+				}
+			}
+		}
 	})
 }
 

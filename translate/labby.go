@@ -49,14 +49,14 @@ func decodeLabby(m *model, e *errsvcv1.LabbyError) error {
 		} else if v, ok := waitFromAdditional(m, r.GetAdditionalFields(), "retry_after_ms", "labby_error.recovery.retry_after_ms"); ok {
 			setWaitMs(m, uint32(math.Ceil(v)))
 		}
-		m.recoveryExtra = carryAdditional(r.GetAdditionalFields())
+		m.recoveryExtra = carryAdditional(m, "labby_error.recovery", r.GetAdditionalFields())
 	}
 	m.message = sanitizeCause(e.GetMessage())
 	if m.message != e.GetMessage() {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_SANITIZED, "labby_error.message was sanitised")
 	}
 	m.envelope = contextFields(m, e)
-	m.detail = sanitizeStruct(e.GetDetail())
+	m.detail = sanitizeStruct(m, "labby_error.detail", e.GetDetail())
 
 	// The class: an additive classification wins (the envelope stands for a
 	// classified error), then the kind's row; otherwise none is invented.
@@ -81,7 +81,7 @@ func decodeLabby(m *model, e *errsvcv1.LabbyError) error {
 	}
 
 	if a := e.GetAgentError(); a.GetCode() != "" {
-		m.agentExtra = carryAdditional(a.GetAdditionalFields())
+		m.agentExtra = carryAdditional(m, "labby_error.agent_error", a.GetAdditionalFields())
 		return decodeAgentProjection(m, a, "labby_error.agent_error")
 	}
 	if m.classFromSource {
@@ -128,7 +128,7 @@ func contextFields(m *model, e *errsvcv1.LabbyError) *errsvcv1.LabbyError {
 		RequiredScopes:   sanitizeList(m, e.GetRequiredScopes(), "labby_error.required_scopes"),
 		Valid:            sanitizeList(m, e.GetValid(), "labby_error.valid"),
 		Hint:             sanitizeCause(e.GetHint()),
-		AdditionalFields: carryAdditional(e.GetAdditionalFields()),
+		AdditionalFields: carryAdditional(m, "labby_error", e.GetAdditionalFields()),
 		Service:          sanitizeShort(e.GetService()),
 		Action:           sanitizeShort(e.GetAction()),
 		Tool:             sanitizeShort(e.GetTool()),
@@ -138,8 +138,8 @@ func contextFields(m *model, e *errsvcv1.LabbyError) *errsvcv1.LabbyError {
 		Resource:         sanitizeCause(e.GetResource()),
 		Cause:            sanitizeCause(e.GetCause()),
 		OriginalKind:     sanitizeShort(e.GetOriginalKind()),
-		Safety:           carrySafety(e.GetSafety()),
-		Evidence:         sanitizeEvidence(m, e.GetEvidence()),
+		Safety:           carrySafety(m, "labby_error.safety", e.GetSafety()),
+		Evidence:         sanitizeEvidence(m, "labby_error.evidence", e.GetEvidence()),
 	}
 }
 

@@ -21,32 +21,44 @@ func sanitizeCause(s string) string        { return sanitize.Text(s, sanitize.Ca
 func sanitizeShort(s string) string        { return sanitize.Text(s, shortCap) }
 func sanitizeEvidenceText(s string) string { return sanitize.Text(s, sanitize.EvidenceCap) }
 
-func sanitizeStruct(s *structpb.Struct) *structpb.Struct {
+// sanitizeStruct sanitises a structured value the source carries at field;
+// a redaction inside it (a secret-named key or a secret in its text) is
+// noted, since a reader of the response sees a value other than the one
+// sent.
+func sanitizeStruct(m *model, field string, s *structpb.Struct) *structpb.Struct {
 	if s == nil {
 		return nil
 	}
-	out, _ := sanitize.Struct(s, sanitize.DefaultLimits)
+	out, rep := sanitize.Struct(s, sanitize.DefaultLimits)
+	noteRedacted(m, field, rep)
 	return out
 }
 
-func sanitizeValue(v *structpb.Value) *structpb.Value {
+func sanitizeValue(m *model, field string, v *structpb.Value) *structpb.Value {
 	if v == nil {
 		return nil
 	}
-	out, _ := sanitize.Value(v, evidenceLimits)
+	out, rep := sanitize.Value(v, evidenceLimits)
+	noteRedacted(m, field, rep)
 	return out
 }
 
+func noteRedacted(m *model, field string, rep sanitize.Report) {
+	if rep.Redacted && m != nil {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_SANITIZED, "%s: a value that may be a secret was redacted", field)
+	}
+}
+
 // sanitizeEvidence re-sanitises evidence a caller passes in an envelope.
-func sanitizeEvidence(m *model, e *errsvcv1.Evidence) *errsvcv1.Evidence {
+func sanitizeEvidence(m *model, field string, e *errsvcv1.Evidence) *errsvcv1.Evidence {
 	if e == nil {
 		return nil
 	}
 	out := &errsvcv1.Evidence{
-		StructuredContent:    sanitizeValue(e.GetStructuredContent()),
-		ParsedError:          sanitizeValue(e.GetParsedError()),
+		StructuredContent:    sanitizeValue(m, field+".structured_content", e.GetStructuredContent()),
+		ParsedError:          sanitizeValue(m, field+".parsed_error", e.GetParsedError()),
 		OmittedContentBlocks: e.OmittedContentBlocks,
-		AdditionalFields:     carryAdditional(e.GetAdditionalFields()),
+		AdditionalFields:     carryAdditional(m, "labby_error.evidence", e.GetAdditionalFields()),
 	}
 	for i, b := range e.GetContent() {
 		if i == maxEvidenceBlocks {
@@ -62,7 +74,7 @@ func sanitizeEvidence(m *model, e *errsvcv1.Evidence) *errsvcv1.Evidence {
 			DataOmitted:      b.DataOmitted,
 			ContentOmitted:   b.ContentOmitted,
 			Uri:              sanitizeShort(b.GetUri()),
-			AdditionalFields: carryAdditional(b.GetAdditionalFields()),
+			AdditionalFields: carryAdditional(m, "labby_error.evidence.content", b.GetAdditionalFields()),
 		})
 	}
 	return out

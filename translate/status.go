@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/translate/sanitize"
 )
 
 // ErrorInfoDomain is the fixed AIP-193 domain of every ErrorInfo errsvc emits.
@@ -43,17 +44,21 @@ func encodeGRPCStatus(m *model, resp *errsvcv1.TranslateResponse) {
 		class = m.class
 	}
 	// Metadata in key order, as a deterministic marshal would write it.
+	// Every value is caller- or upstream-derived text: each goes through
+	// the sanitiser here, where the detail is written, whatever its
+	// decoder did (a vocabulary term passes as it is).
+	kind := metadataValue(m.kind)
 	md := [...][2]string{
-		{"agentCode", m.agentCode},
-		{"class", class},
-		{"kind", m.kind},
-		{"originalTerm", m.originalTerm},
-		{"producerStatus", m.producerStatus},
-		{"providerCode", m.providerCode},
-		{"retry", m.agentRetry},
+		{"agentCode", metadataValue(m.agentCode)},
+		{"class", metadataValue(class)},
+		{"kind", kind},
+		{"originalTerm", metadataValue(m.originalTerm)},
+		{"producerStatus", metadataValue(m.producerStatus)},
+		{"providerCode", metadataValue(m.providerCode)},
+		{"retry", metadataValue(m.agentRetry)},
 	}
 	info := &m.store.info
-	info.TypeUrl, info.Value = errorInfoTypeURL, appendErrorInfo(nil, errorInfoReason(m.kind), ErrorInfoDomain, md[:])
+	info.TypeUrl, info.Value = errorInfoTypeURL, appendErrorInfo(nil, errorInfoReason(kind), ErrorInfoDomain, md[:])
 	m.store.details[0] = info
 	st := &m.store.status
 	st.Code, st.Message, st.Details = grpcCodeNumber(grpcCodeFor(m)), agentMessage(m), m.store.details[:1]
@@ -66,6 +71,29 @@ func encodeGRPCStatus(m *model, resp *errsvcv1.TranslateResponse) {
 	}
 	resp.GrpcStatus = st
 }
+
+// metadataCap bounds an ErrorInfo metadata value: a term, not a text.
+const metadataCap = 128
+
+// metadataValue is v sanitised for ErrorInfo metadata. Known terms (the
+// common case) skip the sanitiser.
+func metadataValue(v string) string {
+	if v == "" || knownTerms[v] {
+		return v
+	}
+	return sanitize.Text(v, metadataCap)
+}
+
+// knownTerms holds every wire term of the vocabularies metadata carries.
+var knownTerms = func() map[string]bool {
+	out := map[string]bool{}
+	for _, v := range []*Vocabulary{LabbyKinds, ClassifiedCodes, AgentCodes, AgentRetries, Classes} {
+		for _, t := range v.Terms {
+			out[t.Wire] = true
+		}
+	}
+	return out
+}()
 
 // The details are encoded with protowire rather than anypb.New: a
 // reflective marshal of ErrorInfo's map cost more than the rest of a

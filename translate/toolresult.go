@@ -73,7 +73,7 @@ func decodeToolResult(m *model, r *errsvcv1.McpToolResult) error {
 	}
 	e := &errsvcv1.LabbyError{
 		Tool:     sanitizeShort(r.GetTool()),
-		Safety:   carrySafety(r.GetAnnotations()),
+		Safety:   carrySafety(m, "mcp_tool_result.annotations", r.GetAnnotations()),
 		Evidence: toolEvidence(m, r, parsedValue),
 	}
 	if rawKind != "" && rawKind != m.kind {
@@ -152,14 +152,14 @@ func toolEvidence(m *model, r *errsvcv1.McpToolResult, parsed *structpb.Value) *
 		ev.Content = append(ev.Content, evidenceBlock(b))
 	}
 	if sc := r.GetStructuredContent(); sc != nil {
-		ev.StructuredContent = sanitizeValue(sc)
+		ev.StructuredContent = sanitizeValue(m, "mcp_tool_result.structured_content", sc)
 	}
 	if parsed != nil {
-		ev.ParsedError = sanitizeValue(parsed)
+		ev.ParsedError = sanitizeValue(m, "mcp_tool_result.parsed_error", parsed)
 	}
 	// The result's own additive members (_meta, resultType, …) are evidence
 	// of the same result: carried, sanitised and capped.
-	ev.AdditionalFields = carryAdditional(r.GetAdditionalFields())
+	ev.AdditionalFields = carryAdditional(m, "mcp_tool_result", r.GetAdditionalFields())
 	if len(ev.GetContent()) == 0 && ev.StructuredContent == nil && ev.ParsedError == nil && ev.AdditionalFields == nil {
 		return nil
 	}

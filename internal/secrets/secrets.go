@@ -37,15 +37,45 @@ func Load() ([]Entry, error) {
 	return es, nil
 }
 
+// LoadOrdinary reads the ordinary messages (testdata/secrets/ordinary.json):
+// error text with ids, digests, names and "name: problem" phrasing but no
+// secret, which sanitising must leave unchanged.
+func LoadOrdinary() ([]string, error) {
+	root, err := golden.ModuleRoot()
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(filepath.Join(root, "testdata", "secrets", "ordinary.json"))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // publicPrefixes are the documented, non-secret heads of token formats. What
 // follows them is the high-entropy part whose every 8-byte window must stay
 // out of any output.
 var publicPrefixes = []string{
-	"sk-ant-admin01-", "sk-ant-api03-", "sk-svcacct-", "sk-proj-", "sk-",
+	"sk-ant-admin01-", "sk-ant-api03-", "sk-ant-oat01-", "sk-svcacct-", "sk-proj-", "sk-or-v1-", "sk-",
 	"sk_live_", "rk_live_", "sk_test_", "rk_test_", "whsec_",
 	"github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "glpat-",
 	"xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xapp-",
 	"tskey-auth-", "tskey-api-", "AKIA", "ASIA", "AIza", "npm_", "hf_", "SG.",
+	"IQoJb3JpZ2luX2VjE", "FwoGZXIvYXdzE", "ya29.", "1//0", "GOCSPX-", "hvs.CAESI", "hvs.", "hvb.",
+	"dckr_pat_", "pypi-AgEIcHlwaS5vcmc", "gldt-", "glrt-", "glptt-", "glft-", "glsa_", "glc_eyJvIjoi",
+	"gsk_", "xai-", "r8_", "lsv2_pt_", "lsv2_sk_", "pcsk_", "dapi", "shpat_", "shpss_", "shpca_",
+	"AGE-SECRET-KEY-1", "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQp",
+	"MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ", "MIIEvgIBADANBgkqhkiG9w0BAQEFAASC",
+	"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.", "SK", "key-", "EAAA", "dop_v1_", "doo_v1_", "lin_api_",
+	"ntn_", "secret_", "figd_", "PMAK-", "sbp_", "dp.pt.", "sntryu_", "sntrys_eyJpYXQiOjE3", "NRAK-",
+	"pplx-", "sk-or-v1-", "sk-ant-oat01-", "fw_", "ops_eyJzaWduSW5BZGRyZXNzIjoi", "bkua_", "CCIPAT_",
+	"ATBB", "ATATT3xFfGF0", "oy2", "rubygems_", "CLOJARS_", "LTAI", "AKID", "sk.eyJ1Ijoi", "sl.",
+	"pscale_tkn_", "pscale_pw_", "pul-", "xkeysib-", "CFPAT-", "dt0c01.", "sgp_", "sha256~", "pnu_",
+	"rdme_", "tfp_", "FLWSECK-", "EZAK", "aio_", "MT",
 }
 
 // EntropyPart is the part of a secret that must not leak: the secret

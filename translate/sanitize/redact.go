@@ -1,35 +1,43 @@
 package sanitize
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // redactPass scans s once, left to right, and replaces every secret it
 // finds by RedactedToken. It reports whether the text changed (a value that
-// already reads "[REDACTED]" is left as it is and is not a change). The scan
-// is linear: every rule either consumes what it matched or looks at a
-// bounded number of bytes.
+// already reads "[REDACTED]" is left as it is and is not a change). The
+// rules match on escapeView(s), a same-length copy of s in which JSON
+// (\uXXXX, \n, \t, …) and URL (%XX) escapes read as the character they
+// stand for, padded with spaces, so an escape is a word break; what is
+// replaced is cut from s itself. The hand rules' scan is linear: every rule
+// either consumes what it matched or looks at a bounded number of bytes.
+// The gitleaks rules (rules.go) then add their secrets.
 func redactPass(s string) (string, bool) {
-	r := redactor{s: s}
+	view := escapeView(s)
+	r := redactor{s: view}
 	i := 0
-	for i < len(s) {
-		switch byteClass[s[i]] {
+	for i < len(view) {
+		switch byteClass[view[i]] {
 		case classOther:
 			i++
 		case classDash:
-			if end, ok := pemBlock(s, i); ok {
+			if end, ok := pemBlock(view, i); ok {
 				r.replace(i, end)
 				i = end
 				continue
 			}
 			i++
 		case classColon:
-			if from, to, ok := urlUserinfo(s, i); ok {
+			if from, to, ok := urlUserinfo(view, i); ok {
 				r.replace(from, to)
 				i = to
 				continue
 			}
 			i++
 		case classWord:
-			if i > 0 && byteClass[s[i-1]] == classWord {
+			if i > 0 && byteClass[view[i-1]] == classWord {
 				i++
 				continue
 			}
@@ -39,24 +47,168 @@ func redactPass(s string) (string, bool) {
 			}
 			// Inside escaped JSON ("failed\tsk-..."), the escape's letter
 			// glues onto the token: try the word that starts after it.
-			if i > 0 && s[i-1] == '\\' && strings.IndexByte("tnrbf", s[i]) >= 0 && i+1 < len(s) && byteClass[s[i+1]] == classWord {
+			if i > 0 && view[i-1] == '\\' && strings.IndexByte("tnrbf", view[i]) >= 0 && i+1 < len(view) && byteClass[view[i+1]] == classWord {
 				if next, ok := r.word(i + 1); ok {
 					i = next
 					continue
 				}
 			}
-			// Not a secret: no other word starts before this word ends.
+			// Not a secret at the word's start. A token glued behind '_'
+			// (key_sk-proj-…, id_eyJ…) still starts a token rule.
 			i++
-			for i < len(s) && byteClass[s[i]] == classWord {
+			glued := false
+			for i < len(view) && byteClass[view[i]] == classWord {
+				if view[i-1] == '_' && view[i] != '_' {
+					if next, ok := r.tokenRule(i); ok {
+						i = next
+						glued = true
+						break
+					}
+				}
 				i++
+			}
+			_ = glued
+		}
+	}
+	r.spans = mergeSpans(append(r.spans, widen(view, ruleSpans(view))...))
+	if len(r.spans) == 0 {
+		return s, false
+	}
+	out := make([]byte, 0, len(s))
+	last := 0
+	changed := false
+	for _, sp := range r.spans {
+		if s[sp.from:sp.to] == RedactedToken {
+			continue
+		}
+		changed = true
+		out = append(out, s[last:sp.from]...)
+		out = append(out, RedactedToken...)
+		last = sp.to
+	}
+	if !changed {
+		return s, false
+	}
+	out = append(out, s[last:]...)
+	return string(out), true
+}
+
+// widen grows each rule span to the whole token around it, so no piece of
+// a secret stays beside the placeholder when a rule's group is shorter
+// than the token.
+func widen(s string, spans []span) []span {
+	for k := range spans {
+		sp := &spans[k]
+		for sp.from > 0 && widenLeft(s[sp.from-1]) {
+			sp.from--
+		}
+		for sp.to < len(s) && tokenTable[s[sp.to]] {
+			sp.to++
+		}
+		for sp.to > sp.from+1 && s[sp.to-1] == '.' {
+			sp.to--
+		}
+	}
+	return spans
+}
+
+func widenLeft(b byte) bool { return alnum(b) || b == '+' || b == '/' || b == '-' }
+
+// mergeSpans sorts spans and joins the overlapping ones. A span that only
+// touches a RedactedToken stays apart from it.
+func mergeSpans(spans []span) []span {
+	if len(spans) < 2 {
+		return spans
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.from - b.from })
+	out := spans[:1]
+	for _, sp := range spans[1:] {
+		last := &out[len(out)-1]
+		if sp.from < last.to {
+			if sp.to > last.to {
+				last.to = sp.to
+			}
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// escapeView returns s with every JSON escape (\uXXXX, \n, \r, \t, \b,
+// \f, after any run of backslashes) and URL escape (%XX) replaced by
+// spaces ending in the character it stands for (a space when that is not
+// printable ASCII; a newline for \n). The result has the length of s, so
+// positions carry over.
+func escapeView(s string) string {
+	if strings.IndexByte(s, '\\') < 0 && strings.IndexByte(s, '%') < 0 {
+		return s
+	}
+	var b []byte
+	put := func(from, to int, c byte) {
+		if b == nil {
+			b = []byte(s)
+		}
+		for k := from; k < to-1; k++ {
+			b[k] = ' '
+		}
+		b[to-1] = c
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			j := i
+			for j < len(s) && s[j] == '\\' {
+				j++
+			}
+			if j == len(s) {
+				i = j
+				continue
+			}
+			switch c := s[j]; {
+			case c == 'u' && j+4 < len(s) && hexByte(s[j+1]) && hexByte(s[j+2]) && hexByte(s[j+3]) && hexByte(s[j+4]):
+				v := unhex(s[j+1])<<12 | unhex(s[j+2])<<8 | unhex(s[j+3])<<4 | unhex(s[j+4])
+				put(i, j+5, printable(v))
+				i = j + 4
+			case c == 'n' || c == 't' || c == 'r' || c == 'b' || c == 'f':
+				put(i, j+1, ' ')
+				i = j
+			default:
+				i = j - 1
+			}
+		case '%':
+			if i+2 < len(s) && hexByte(s[i+1]) && hexByte(s[i+2]) {
+				put(i, i+3, printable(unhex(s[i+1])<<4|unhex(s[i+2])))
+				i += 2
 			}
 		}
 	}
-	if r.out == nil {
-		return s, false
+	if b == nil {
+		return s
 	}
-	r.out = append(r.out, s[r.last:]...)
-	return string(r.out), true
+	return string(b)
+}
+
+func printable(v int) byte {
+	if v > ' ' && v < 0x7f && v != '\\' && v != '%' {
+		return byte(v)
+	}
+	return ' '
+}
+
+func hexByte(b byte) bool {
+	return ('0' <= b && b <= '9') || ('a' <= b && b <= 'f') || ('A' <= b && b <= 'F')
+}
+
+func unhex(b byte) int {
+	switch {
+	case '0' <= b && b <= '9':
+		return int(b - '0')
+	case 'a' <= b && b <= 'f':
+		return int(b-'a') + 10
+	default:
+		return int(b-'A') + 10
+	}
 }
 
 const (
@@ -81,24 +233,17 @@ var byteClass = func() (t [256]uint8) {
 }()
 
 type redactor struct {
-	s    string
-	out  []byte // nil until the first real change
-	last int    // s[last:] is not yet copied to out
+	s     string // the text as the rules see it (escapeView)
+	spans []span // what to redact, in scan order
 	// keyEnd is the end of the last run of key bytes scanned.
 	keyEnd int
 }
 
 // replace redacts s[from:to].
 func (r *redactor) replace(from, to int) {
-	if r.s[from:to] == RedactedToken {
-		return
+	if to > from {
+		r.spans = append(r.spans, span{from, to})
 	}
-	if r.out == nil {
-		r.out = make([]byte, 0, len(r.s))
-	}
-	r.out = append(r.out, r.s[r.last:from]...)
-	r.out = append(r.out, RedactedToken...)
-	r.last = to
 }
 
 // word tries every rule that starts at the beginning of a word.
@@ -106,15 +251,18 @@ func (r *redactor) word(i int) (int, bool) {
 	if next, ok := r.keyValue(i); ok {
 		return next, true
 	}
+	return r.tokenRule(i)
+}
+
+// tokenRule tries the Bearer rule and the prefix rules at i.
+func (r *redactor) tokenRule(i int) (int, bool) {
 	s := r.s
-	if (s[i] == 'B' || s[i] == 'b') && len(s)-i > 7 && strings.EqualFold(s[i:i+6], "bearer") && blank(s[i+6]) {
-		p := i + 6
-		for p < len(s) && blank(s[p]) {
-			p++
-		}
-		if e := tokenEnd(s, p); e-p >= 8 {
-			r.replace(p, e)
-			return e, true
+	if (s[i] == 'B' || s[i] == 'b') && len(s)-i > 7 && strings.EqualFold(s[i:i+6], "bearer") {
+		if p := skipSpaces(s, i+6, true); p > i+6 {
+			if e := tokenEnd(s, p); e-p >= 8 && credentialLike(s[p:e]) {
+				r.replace(p, e)
+				return e, true
+			}
 		}
 	}
 	for _, t := range prefixRules[s[i]] {
@@ -145,6 +293,72 @@ func (r *redactor) word(i int) (int, bool) {
 		return e, true
 	}
 	return 0, false
+}
+
+// skipSpaces skips blanks at p: ASCII space and tab, the no-break and
+// other Unicode spaces, and, when lines is set, line breaks too (a token on
+// the line after "Authorization: Bearer").
+func skipSpaces(s string, p int, lines bool) int {
+	for p < len(s) {
+		switch {
+		case s[p] == ' ' || s[p] == '\t':
+			p++
+		case lines && (s[p] == '\n' || s[p] == '\r'):
+			p++
+		case strings.HasPrefix(s[p:], "\u00a0"):
+			p += 2
+		case strings.HasPrefix(s[p:], "\u3000"), strings.HasPrefix(s[p:], "\u202f"), strings.HasPrefix(s[p:], "\u205f"):
+			p += 3
+		case p+2 < len(s) && s[p] == 0xe2 && s[p+1] == 0x80 && s[p+2] >= 0x80 && s[p+2] <= 0x8a: // U+2000–U+200A
+			p += 3
+		default:
+			return p
+		}
+	}
+	return p
+}
+
+// credentialLike tells a token that may be a credential from a plain word:
+// a word of letters only (optionally ending in punctuation) is prose, as in
+// "Bearer authentication failed" or "token: expired".
+func credentialLike(tok string) bool {
+	return !plainWord(tok)
+}
+
+// shortNumber is a number of at most 5 digits: a status or a count
+// ("token: 400 Bad Request"), not a credential.
+func shortNumber(w string) bool {
+	w = strings.TrimRight(w, ".,;:!?)")
+	if w == "" || len(w) > 5 {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if w[i] < '0' || w[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainWord reports whether w is a word of ASCII letters, at most 24 of
+// them, possibly joined by single '-' or '\” and followed by sentence
+// punctuation.
+func plainWord(w string) bool {
+	w = strings.TrimRight(w, ".,;:!?)")
+	if w == "" || len(w) > 24 {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		b := w[i]
+		if ('a' <= b && b <= 'z') || ('A' <= b && b <= 'Z') {
+			continue
+		}
+		if (b == '-' || b == '\'') && i > 0 && i < len(w)-1 {
+			continue
+		}
+		return false
+	}
+	return true
 }
 
 type prefixRule struct {
@@ -183,6 +397,99 @@ var prefixRules = func() (t [256][]prefixRule) {
 		{"npm_", 36, alnum},
 		{"hf_", 30, alnum},
 		{"SG.", 40, nil},
+		// Cloud, CI and AI platform tokens (prefixes and lengths from each
+		// vendor's public token format documentation). gitleaks has rules
+		// for many of them too, but requires a quote, space or end of text
+		// after the token; these also match inside parentheses, URLs and
+		// prose.
+		{"IQoJb3JpZ2luX2Vj", 60, b64Byte}, // AWS STS session tokens
+		{"FwoGZXIvYXdzE", 60, b64Byte},
+		{"ya29.", 20, googleKeyByte}, // Google OAuth access token
+		{"1//0", 40, googleKeyByte},  // Google OAuth refresh token
+		{"GOCSPX-", 20, googleKeyByte},
+		{"hvs.", 20, googleKeyByte}, // HashiCorp Vault service, batch, recovery tokens
+		{"hvb.", 20, googleKeyByte},
+		{"hvr.", 20, googleKeyByte},
+		{"dckr_pat_", 20, googleKeyByte},
+		{"dckr_oat_", 20, googleKeyByte},
+		{"pypi-", 50, googleKeyByte},
+		{"gldt-", 20, googleKeyByte}, // GitLab deploy, runner, trigger, feed, … tokens
+		{"glrt-", 20, googleKeyByte},
+		{"glptt-", 20, googleKeyByte},
+		{"glft-", 20, googleKeyByte},
+		{"glsoat-", 20, googleKeyByte},
+		{"glcbt-", 20, googleKeyByte},
+		{"glimt-", 20, googleKeyByte},
+		{"gloas-", 20, googleKeyByte},
+		{"glagent-", 20, googleKeyByte},
+		{"glsa_", 32, alnum}, // Grafana service account and cloud tokens
+		{"glc_", 32, b64Byte},
+		{"gsk_", 40, alnum},   // Groq
+		{"xai-", 60, alnum},   // xAI
+		{"r8_", 30, alnum},    // Replicate
+		{"lsv2_pt_", 32, hex}, // LangSmith
+		{"lsv2_sk_", 32, hex},
+		{"pcsk_", 40, googleKeyByte}, // Pinecone
+		{"dapi", 32, hex},            // Databricks
+		{"shpat_", 32, hex},          // Shopify
+		{"shpss_", 32, hex},
+		{"shpca_", 32, hex},
+		{"shppa_", 32, hex},
+		{"AGE-SECRET-KEY-1", 50, upperAlnum},
+		{"LS0tLS1CRUdJTi", 40, b64Byte}, // base64 of "-----BEGIN" (kubeconfig *-data)
+		{"MII", 60, b64Byte},            // bare base64 DER (PKCS#8, PKCS#1 keys)
+		{"SK", 32, hex},                 // Twilio API key
+		{"key-", 32, hex},               // Mailgun
+		{"EAAA", 60, googleKeyByte},     // Square, Meta
+		{"dop_v1_", 64, hex},            // DigitalOcean
+		{"doo_v1_", 64, hex},
+		{"dor_v1_", 64, hex},
+		{"lin_api_", 40, alnum}, // Linear
+		{"ntn_", 40, alnum},     // Notion
+		{"secret_", 40, alnum},
+		{"figd_", 40, googleKeyByte}, // Figma
+		{"PMAK-", 24, hex},           // Postman
+		{"sbp_", 40, hex},            // Supabase
+		{"dp.pt.", 40, alnum},        // Doppler
+		{"dp.st.", 40, alnum},
+		{"dp.sa.", 40, alnum},
+		{"sntryu_", 64, hex}, // Sentry
+		{"sntrys_", 60, googleKeyByte},
+		{"NRAK-", 27, upperAlnum}, // New Relic
+		{"pplx-", 40, alnum},      // Perplexity
+		{"fw_", 20, alnum},        // Fireworks
+		{"ops_eyJ", 50, googleKeyByte},
+		{"bkua_", 40, hex}, // Buildkite
+		{"CCIPAT_", 20, alnum},
+		{"ATBB", 32, alnum}, // Bitbucket, Atlassian
+		{"ATATT3", 50, googleKeyByte},
+		{"oy2", 43, lowerAlnum}, // NuGet
+		{"rubygems_", 48, hex},
+		{"CLOJARS_", 60, lowerAlnum},
+		{"LTAI", 20, alnum}, // Alibaba Cloud
+		{"AKID", 32, alnum}, // Tencent Cloud
+		{"sk.eyJ", 50, googleKeyByte},
+		{"sl.", 100, googleKeyByte}, // Dropbox
+		{"pscale_tkn_", 32, googleKeyByte},
+		{"pscale_pw_", 32, googleKeyByte},
+		{"pscale_oauth_", 32, googleKeyByte},
+		{"pul-", 40, hex},
+		{"xkeysib-", 64, hex},
+		{"CFPAT-", 40, googleKeyByte},
+		{"dt0c01.", 24, upperAlnum},
+		{"sgp_", 40, hex},
+		{"sha256~", 43, googleKeyByte}, // OpenShift
+		{"pnu_", 36, alnum},
+		{"rdme_", 60, lowerAlnum},
+		{"tfp_", 40, googleKeyByte},
+		{"FLWSECK-", 32, hex},
+		{"EZAK", 50, alnum},
+		{"aio_", 28, alnum},
+		{"discord.com/api/webhooks/", 20, nil},
+		{"discordapp.com/api/webhooks/", 20, nil},
+		{"hooks.slack.com/services/", 20, nil},
+		{"hooks.slack.com/triggers/", 20, nil},
+		{"hooks.slack.com/workflows/", 20, nil},
 	} {
 		t[r.prefix[0]] = append(t[r.prefix[0]], r)
 	}
@@ -222,29 +529,39 @@ func (r *redactor) keyValue(i int) (int, bool) {
 			p = q + 1
 		}
 	}
-	for p < len(s) && blank(s[p]) {
-		p++
-	}
-	if p >= len(s) || (s[p] != ':' && s[p] != '=') {
+	p = skipSpaces(s, p, false)
+	if p >= len(s) {
 		return 0, false
 	}
-	if s[p] == '=' && p+1 < len(s) && s[p+1] == '=' {
+	sep, sepLen := s[p], 1
+	switch {
+	case strings.HasPrefix(s[p:], "\uff1a"): // fullwidth colon
+		sep, sepLen = ':', 3
+	case strings.HasPrefix(s[p:], "\uff1d"): // fullwidth equals sign
+		sep, sepLen = '=', 3
+	}
+	if sep != ':' && sep != '=' {
+		return 0, false
+	}
+	if sep == '=' && p+1 < len(s) && s[p+1] == '=' {
 		return 0, false // a comparison, not an assignment
 	}
 	kind := secretKey(key)
 	if kind == notSecret {
 		return 0, false
 	}
-	p++
-	if s[p-1] == '=' && p < len(s) && s[p] == '>' {
+	p += sepLen
+	if sep == '=' && p < len(s) && s[p] == '>' {
 		p++ // Ruby's and Perl's "key => value"
 	}
-	for p < len(s) && blank(s[p]) {
-		p++
-	}
+	afterSep := p
+	p = skipSpaces(s, p, false)
 	if p >= len(s) {
 		return 0, false
 	}
+	// "password: must contain a digit", "token: expired": a colon, a space
+	// and a plain word is prose naming a problem, not a credential.
+	spaced := p > afterSep && sep == ':'
 	var vs, ve int
 	switch {
 	case s[p] == '"':
@@ -277,11 +594,16 @@ func (r *redactor) keyValue(i int) (int, bool) {
 		}
 	case kind == headerSecret:
 		vs = p
-		ve = strings.IndexByte(s[p:], '\n')
-		if ve < 0 {
-			ve = len(s)
-		} else {
-			ve += p
+		ve = lineEnd(s, p)
+		line := s[vs:ve]
+		if spaced && proseLine(line) {
+			return 0, false
+		}
+		if authScheme(strings.TrimSpace(line)) && ve < len(s) {
+			// "Authorization: Bearer" with the token on the next line.
+			if q := skipSpaces(s, ve, true); q < len(s) {
+				ve = lineEnd(s, q)
+			}
 		}
 	default:
 		vs = p
@@ -289,12 +611,54 @@ func (r *redactor) keyValue(i int) (int, bool) {
 		for ve < len(s) && !bareStop(s[ve]) {
 			ve++
 		}
+		if spaced && ve > vs && (plainWord(s[vs:ve]) || shortNumber(s[vs:ve])) {
+			return 0, false
+		}
+		if ve > vs && (s[vs] == '/' || s[vs] == '~') && strings.HasSuffix(strings.ToLower(key), "pwd") {
+			return 0, false // the shell's PWD=/home/…, not ODBC's PWD=secret
+		}
 	}
 	if ve <= vs {
 		return 0, false
 	}
 	r.replace(vs, ve)
 	return ve, true
+}
+
+func lineEnd(s string, p int) int {
+	if e := strings.IndexByte(s[p:], '\n'); e >= 0 {
+		return p + e
+	}
+	return len(s)
+}
+
+// authSchemes are the HTTP authentication schemes a header value starts
+// with; a value that starts with one is a credential whatever follows.
+var authSchemes = []string{"bearer", "basic", "token", "digest", "negotiate", "ntlm", "apikey", "aws4-hmac-sha256", "hoba", "mutual", "vapid", "scram-sha-256", "dpop", "gsslogin"}
+
+func authScheme(w string) bool {
+	for _, a := range authSchemes {
+		if strings.EqualFold(w, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// proseLine reports whether a header-like value is a sentence of plain
+// words ("Authorization: missing in request", "cookie: expired") rather
+// than a credential: every word is plain and the first is not a scheme.
+func proseLine(line string) bool {
+	words := strings.Fields(line)
+	if len(words) == 0 || authScheme(words[0]) {
+		return false
+	}
+	for _, w := range words {
+		if !plainWord(w) {
+			return false
+		}
+	}
+	return true
 }
 
 // scanQuoted returns the end of a double-quoted value's content starting at
@@ -347,9 +711,35 @@ var (
 		{"credentials", valueSecret},
 		{"signature", valueSecret},
 		{"sessionid", valueSecret},
+		{"accesskey", valueSecret},
+		{"keydata", valueSecret}, // kubeconfig client-key-data
+		{"pwd", valueSecret},     // ODBC PWD=
 	}
 	secretExact = []string{"pass", "auth", "session", "sig", "jwt"}
+	// publicKeyNames end in a secret name but name a paging or sync
+	// cursor, not a credential (nextPageToken, continuation_token).
+	publicKeyNames = []string{"pagetoken", "continuationtoken", "synctoken", "resumetoken", "cursortoken"}
 )
+
+// strongNames can only hold a secret: under them even a plain word or a
+// number is one. The other secret names (token, session, auth,
+// credentials, signature, …) also name routing codes, scopes and states.
+var strongNames = []string{"password", "passwd", "passphrase", "secret", "apikey", "privatekey",
+	"secretkey", "secretaccesskey", "accesskey", "accountkey", "sharedaccesskey", "keydata", "pwd", "authorization", "cookie"}
+
+// strongSecretKey reports whether key ends with a strong name (or is
+// exactly "pass").
+func strongSecretKey(key string) bool {
+	for _, n := range strongNames {
+		if _, ok := matchTail(key, n); ok {
+			return true
+		}
+	}
+	if rest, ok := matchTail(key, "pass"); ok && onlySeparators(key[:rest]) {
+		return true
+	}
+	return false
+}
 
 // secretNames indexes the names above by their last byte, so a key is
 // compared with the two or three names that can end it.
@@ -378,6 +768,11 @@ func secretKey(key string) secretKind {
 	}
 	if k == 0 {
 		return notSecret
+	}
+	for _, n := range publicKeyNames {
+		if _, ok := matchTail(key, n); ok {
+			return notSecret
+		}
 	}
 	for _, n := range secretNames[lower(key[k-1])] {
 		rest, ok := matchTail(key, n.name)
@@ -455,30 +850,80 @@ func pemLabel(s string, p int) (int, bool) {
 // urlUserinfo matches "://user:pass@" at i (s[i] == ':') and returns the
 // userinfo's bounds. The authority ends at whitespace, '/', '?', '#', a
 // quote, '<', '>', '`' or '\'; its last '@' ends the userinfo, which must
-// contain ':'.
+// contain ':' or be a token of at least 16 characters on its own (a Sentry
+// DSN's key, a token used as the user name). When the authority has a ':'
+// that is not followed by a port and no '@', the password may hold '/',
+// '#' or '?' ("postgres://app:pa/ss#1@db"): the first '@' within 256 bytes,
+// before any whitespace or quote, ends it then.
 func urlUserinfo(s string, i int) (int, int, bool) {
 	if !strings.HasPrefix(s[i:], "://") {
 		return 0, 0, false
 	}
 	from := i + 3
-	at, colon := -1, false
-	for k := from; k < len(s); k++ {
+	at := -1
+	k := from
+	for ; k < len(s); k++ {
 		b := s[k]
-		if b <= ' ' || b == '/' || b == '?' || b == '#' || b == '"' || b == '\'' || b == '<' || b == '>' || b == '`' || b == '\\' || b == 0x7f {
+		if urlStop(b) || b == '/' || b == '?' || b == '#' {
 			break
 		}
 		if b == '@' {
 			at = k
 		}
 	}
-	if at <= from {
+	if at > from {
+		user := s[from:at]
+		if strings.IndexByte(user, ':') >= 0 {
+			return from, at, true
+		}
+		if at-from >= 16 && credentialLike(user) && tokenRun(user) {
+			return from, at, true
+		}
 		return 0, 0, false
 	}
-	colon = strings.IndexByte(s[from:at], ':') >= 0
-	if !colon {
+	authEnd := k
+	c := strings.IndexByte(s[from:authEnd], ':')
+	if c < 0 || authEnd == len(s) || c == 0 {
 		return 0, 0, false
 	}
-	return from, at, true
+	if port := s[from+c+1 : authEnd]; port != "" && digits(port) {
+		return 0, 0, false
+	}
+	for k := authEnd; k < len(s) && k-from < 256; k++ {
+		b := s[k]
+		if urlStop(b) {
+			break
+		}
+		if b == '@' {
+			if k+1 < len(s) && alnum(s[k+1]) {
+				return from, k, true
+			}
+			break
+		}
+	}
+	return 0, 0, false
+}
+
+func urlStop(b byte) bool {
+	return b <= ' ' || b == '"' || b == '\'' || b == '<' || b == '>' || b == '`' || b == '\\' || b == 0x7f
+}
+
+func tokenRun(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !tokenTable[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // tokenEnd returns the end of the token starting at p, without trailing
@@ -505,6 +950,12 @@ func alnum(b byte) bool {
 func upperAlnum(b byte) bool { return ('A' <= b && b <= 'Z') || ('0' <= b && b <= '9') }
 
 func googleKeyByte(b byte) bool { return alnum(b) || b == '_' || b == '-' }
+
+func b64Byte(b byte) bool { return alnum(b) || b == '+' || b == '/' || b == '=' }
+
+func hex(b byte) bool { return ('0' <= b && b <= '9') || ('a' <= b && b <= 'f') }
+
+func lowerAlnum(b byte) bool { return ('a' <= b && b <= 'z') || ('0' <= b && b <= '9') }
 
 func wordByte(b byte) bool { return alnum(b) || b == '_' }
 

@@ -8,10 +8,12 @@
 //  1. A trailing truncation marker (" …[truncated]") is set aside, so that a
 //     text this package already cut keeps its marker and is not cut again.
 //  2. At most 4×cap bytes are inspected. The cut is moved back to a UTF-8
-//     boundary, and when it falls inside a run of printable ASCII (a run
-//     without ' ' or '\n', where a token, a key=value pair or a URL could
-//     sit) the whole run is dropped, so a secret split by this cut is never
-//     half shown. Such a text is always marked as truncated.
+//     boundary, and when it falls inside a token (a run of the token bytes
+//     below) of at most 2048 bytes in all, before that token, so a secret split by
+//     this cut is never half shown; a longer run (base64, minified data) is
+//     cut where it is, after redaction has seen its start, so a run that a
+//     secret rule matches is redacted as a whole and any other keeps the
+//     cap's worth of text. Such a text is always marked as truncated.
 //  3. Secrets are redacted once on the raw text (so "Bearer<TAB>token" is
 //     seen before the tab is dropped), then:
 //  4. Forbidden characters are dropped: U+0000–U+001F except '\n' (so tab
@@ -204,26 +206,40 @@ func settle(p string, cap int, rep *Report) string {
 	return ""
 }
 
-// window cuts body to at most lim bytes: on a UTF-8 boundary, and before any
-// run of printable ASCII the cut would split.
+// window cuts body to at most lim bytes: on a UTF-8 boundary, and, when
+// the cut would split a token (a run of token bytes, where a secret could
+// sit) no longer than maxSplitToken as a whole, before that token. A longer token (a
+// base64 blob, a minified run of data) is cut where it is: the redaction
+// that follows sees its first bytes, and a secret rule that matches there
+// redacts the whole kept part.
 func window(body string, lim int) string {
 	o := lim
 	for k := 0; k < utf8.UTFMax-1 && o > 0 && !utf8.RuneStart(body[o]); k++ {
 		o--
 	}
-	if o > 0 && runByte(body[o-1]) && runByte(body[o]) {
-		for o > 0 && runByte(body[o-1]) {
-			o--
+	if o > 0 && glueByte(body[o-1]) && glueByte(body[o]) {
+		start, end := o, o
+		for start > 0 && o-start <= maxSplitToken && glueByte(body[start-1]) {
+			start--
+		}
+		for end < len(body) && end-start <= maxSplitToken && glueByte(body[end]) {
+			end++
+		}
+		if end-start <= maxSplitToken {
+			o = start
 		}
 	}
 	return body[:o]
 }
 
-// runByte reports whether b can be part of a token, a key=value pair or a
-// URL that a window cut must not split.
-func runByte(b byte) bool {
-	return b < utf8.RuneSelf && b != ' ' && b != '\n'
-}
+// glueByte is a token byte, or a control byte that filtering drops and so
+// glues the bytes around it into one token.
+func glueByte(b byte) bool { return tokenTable[b] || (b < 0x20 && b != '\n') || b == 0x7f }
+
+// maxSplitToken is the longest token a window cut moves back over: longer
+// than any credential format (JWTs and PKCS#8 keys included, whose start
+// rules match anyway), far shorter than the 4×cap window.
+const maxSplitToken = 2048
 
 // cutRunes keeps the first n runes of s, moved back so that it never ends
 // inside a RedactedToken.

@@ -106,7 +106,9 @@ var textCases = []textCase{
 	{"sendgrid", "SG." + strings.Repeat("a", 22) + "." + strings.Repeat("b", 43), big, "[REDACTED]", rRedact},
 
 	// Bearer.
-	{"bearer", "Bearer abcdefgh", big, "Bearer [REDACTED]", rRedact},
+	{"bearer", "Bearer abcdefg1", big, "Bearer [REDACTED]", rRedact},
+	{"bearer prose", "Bearer authentication failed", big, "Bearer authentication failed", Report{}},
+	{"bearer nbsp", "Bearer\u00a0abcdefg1", big, "Bearer\u00a0[REDACTED]", rRedact},
 	{"bearer lower case", "bearer abc.def.ghi", big, "bearer [REDACTED]", rRedact},
 	{"bearer short token kept", "Bearer token expired", big, "Bearer token expired", Report{}},
 	{"bearer 7 chars kept", "Bearer abcdefg", big, "Bearer abcdefg", Report{}},
@@ -136,7 +138,8 @@ var textCases = []textCase{
 	{"escaped json", `{\"token\":\"abc\"}`, big, `{\"token\":\"[REDACTED]\"}`, rRedact},
 	{"single quotes", "api_key='abc def'", big, "api_key='[REDACTED]'", rRedact},
 	{"query string", "?api_key=abc&access_token=def&x=1", big, "?api_key=[REDACTED]&access_token=[REDACTED]&x=1", rRedact},
-	{"yaml", "client_secret: abc\nnext: 1", big, "client_secret: [REDACTED]\nnext: 1", rRedact},
+	{"yaml", "client_secret: abc9\nnext: 1", big, "client_secret: [REDACTED]\nnext: 1", rRedact},
+	{"name: problem", "password: must contain a digit", big, "password: must contain a digit", Report{}},
 	{"x-api-key header", "X-Api-Key: 0123abcd\nHost: h", big, "X-Api-Key: [REDACTED]\nHost: h", rRedact},
 	{"aws secret", "aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", big, "aws_secret_access_key=[REDACTED]", rRedact},
 	{"passwd and private_key", "passwd=a private_key=b", big, "passwd=[REDACTED] private_key=[REDACTED]", rRedact},

@@ -52,8 +52,14 @@ func (l Limits) withDefaults() Limits {
 //     access_token, refresh_token, id_token, secret, client_secret, password,
 //     passwd, cookie, set_cookie, private_key, x_api_key, session,
 //     credentials, and more generally the key names Text redacts, such as
-//     anything ending in token, secret, password or apikey) gets the string
-//     "[REDACTED]" as its value, whatever the value was.
+//     anything ending in token, secret, password or apikey; not paging
+//     cursors such as nextPageToken) gets the string "[REDACTED]" as its
+//     value when that value is a string that may be a credential. An object
+//     or list under such a key is walked like any other (its own keys
+//     decide); numbers, booleans, null and plainly non-secret strings (empty,
+//     enum-like words such as "pause_required", numbers of up to 5 digits,
+//     sentences of plain words) pass through Text. Any redaction sets
+//     Report.Redacted, which callers surface as a note.
 //   - An object or list nested deeper than lim.MaxDepth becomes the string
 //     "[TRUNCATED]"; an object keeps its first lim.MaxItems keys in sorted
 //     order and a list its first lim.MaxItems items (Truncated).
@@ -286,14 +292,13 @@ func (w *walker) object(st *structpb.Struct, depth int) *structpb.Struct {
 		}
 		w.add(jsonStringLen(sk) + 1)
 		var v *structpb.Value
-		if secretKey(sk) != notSecret {
-			if sv, ok := fields[k].GetKind().(*structpb.Value_StringValue); ok && sv.StringValue == RedactedToken {
-				v = w.keep(fields[k], RedactedToken)
-			} else {
-				w.rep.Redacted = true
-				v = w.str(RedactedToken)
-			}
+		if redactByKey(sk, fields[k]) {
+			w.rep.Redacted = true
+			v = w.str(RedactedToken)
 		} else {
+			// Not a credential-looking string under a secret-named key:
+			// objects and lists are walked (their own keys decide),
+			// numbers, booleans and plain words pass through Text.
 			v = w.value(fields[k], depth+1)
 		}
 		if out == nil && v != fields[k] {
@@ -344,6 +349,55 @@ func (w *walker) list(l *structpb.ListValue, depth int) *structpb.ListValue {
 		out = slices.Clone(items[:n])
 	}
 	return &structpb.ListValue{Values: out}
+}
+
+// redactByKey reports whether v, the value of key, is replaced because
+// the key names a secret: a string that may be a credential (not a
+// placeholder, not plainly a word, number or sentence), or, under a key
+// that can only hold a secret (password, api_key, private_key, …), any
+// string or number.
+func redactByKey(key string, v *structpb.Value) bool {
+	if secretKey(key) == notSecret {
+		return false
+	}
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_StringValue:
+		switch s := k.StringValue; {
+		case s == "" || s == RedactedToken || s == TruncatedToken:
+			return false
+		case strongSecretKey(key):
+			return true
+		default:
+			return !plainValue(s)
+		}
+	case *structpb.Value_NumberValue:
+		return strongSecretKey(key)
+	}
+	return false
+}
+
+// plainValue reports whether a string under a secret-named key is plainly
+// not a credential: empty, an enum-like word ("pause_required",
+// "RATE_LIMITED", "user:read"), a short number, or a sentence of plain
+// words ("expired, sign in again").
+func plainValue(s string) bool {
+	return s == "" || enumLike(s) || shortNumber(s) || proseLine(s)
+}
+
+// enumLike is a term of letters joined by '_', '-', '.' or ':', at most 40
+// bytes, without digits.
+func enumLike(s string) bool {
+	if len(s) > 40 || !(('a' <= s[0] && s[0] <= 'z') || ('A' <= s[0] && s[0] <= 'Z')) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if ('a' <= b && b <= 'z') || ('A' <= b && b <= 'Z') || b == '_' || b == '-' || b == '.' || b == ':' {
+			continue
+		}
+		return false
+	}
+	return true
 }
 
 // formatNumber renders a number as compact JSON; NaN and ±Inf, which JSON

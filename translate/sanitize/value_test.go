@@ -42,17 +42,29 @@ func TestValue(t *testing.T) {
 			`{"a":1.5,"b":true,"c":null,"d":"ok","e":[false]}`, Report{}},
 		{"strings sanitised", `{"m":"a\tb <system>c sk-abcdefghijklmnop"}`, DefaultLimits,
 			`{"m":"ab c [REDACTED]"}`, Report{Stripped: true, Redacted: true, Removed: true}},
-		{"secret keys", `{"Authorization":"Basic x","api_key":"k","API-KEY":"k","token":1,"access_token":{"a":1},` +
-			`"refresh_token":"r","id_token":"i","secret":"s","Client_Secret":"c","password":"p","passwd":"p",` +
-			`"cookie":"c","set-cookie":"c","private_key":"p","x-api-key":"x","session":"s","credentials":["c"]}`,
+		{"secret keys", `{"Authorization":"Basic x","api_key":"k","API-KEY":"k","token":"t0k3n-9f8e7d","access_token":"aT.9f8e7d6c",` +
+			`"refresh_token":"r3fr35h-tok","id_token":"idT0k3nValue","secret":"s","Client_Secret":"c","password":"p","passwd":"p",` +
+			`"cookie":"c","set-cookie":"c","private_key":"p","x-api-key":"x","session":"s3ss10n-42ab","credentials":"cr3d:abc"}`,
 			Limits{MaxItems: 100},
 			`{"API-KEY":"[REDACTED]","Authorization":"[REDACTED]","Client_Secret":"[REDACTED]","access_token":"[REDACTED]",` +
 				`"api_key":"[REDACTED]","cookie":"[REDACTED]","credentials":"[REDACTED]","id_token":"[REDACTED]",` +
 				`"passwd":"[REDACTED]","password":"[REDACTED]","private_key":"[REDACTED]","refresh_token":"[REDACTED]",` +
 				`"secret":"[REDACTED]","session":"[REDACTED]","set-cookie":"[REDACTED]","token":"[REDACTED]","x-api-key":"[REDACTED]"}`,
 			Report{Redacted: true}},
-		{"secret-like suffixes", `{"GITHUB_TOKEN":"t","aws_secret_access_key":"s","db password":"p"}`, DefaultLimits,
+		{"secret-like suffixes", `{"GITHUB_TOKEN":"t0k3n-abc","aws_secret_access_key":"s","db password":"p"}`, DefaultLimits,
 			`{"GITHUB_TOKEN":"[REDACTED]","aws_secret_access_key":"[REDACTED]","db password":"[REDACTED]"}`, Report{Redacted: true}},
+		// Key-name redaction is for scalars that may be credentials: objects
+		// and lists are walked, numbers and booleans kept, and plain words
+		// under names that also name routing codes and states kept.
+		{"secret keys keep plain values", `{"session":{"scope":"thread","id":"abc"},"auth":"pause_required","sessionId":"abc",` +
+			`"token":1,"access_token":{"a":1},"credentials":["c"],"nextPageToken":"CiAKGjBpNDd2Nmp4dzFmc3JnZzM2NGRsZzIzdjV","jwt":"expired",` +
+			`"signature":true,"token_state":"EXPIRED"}`, Limits{MaxItems: 100},
+			`{"access_token":{"a":1},"auth":"pause_required","credentials":["c"],"jwt":"expired","nextPageToken":"CiAKGjBpNDd2Nmp4dzFmc3JnZzM2NGRsZzIzdjV",` +
+				`"session":{"id":"abc","scope":"thread"},"sessionId":"abc","signature":true,"token":1,"token_state":"EXPIRED"}`, Report{}},
+		{"objects under secret keys are walked", `{"session":{"token":"t0k3n-abc","scope":"s"},"auth":[{"password":"hunter2"}]}`, DefaultLimits,
+			`{"auth":[{"password":"[REDACTED]"}],"session":{"scope":"s","token":"[REDACTED]"}}`, Report{Redacted: true}},
+		{"strong names redact numbers too", `{"password":123456,"pin_count":3}`, DefaultLimits,
+			`{"password":"[REDACTED]","pin_count":3}`, Report{Redacted: true}},
 		{"not secret", `{"max_tokens":5,"token_count":2,"sessions":1,"key":"k"}`, DefaultLimits,
 			`{"key":"k","max_tokens":5,"sessions":1,"token_count":2}`, Report{}},
 		{"already redacted", `{"password":"[REDACTED]"}`, DefaultLimits, `{"password":"[REDACTED]"}`, Report{}},

@@ -1,0 +1,78 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	spb "google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/internal/secrets"
+)
+
+// The reflective secrets test over the wire: every corpus secret planted in
+// every request position (translate's TestSecretsNeverReachAResponse has
+// the in-process run), sent over REST and over gRPC to a real server; every
+// string of every answer, ErrorInfo metadata included, read back by
+// reflection, and the server's own log lines searched too. One round of
+// the plan covers every position and every corpus entry on each transport.
+func TestSecretsNeverReachAnAnswerOverTheWire(t *testing.T) {
+	corpus, err := secrets.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	positions := secrets.Positions()
+	plan := secrets.Plan(len(positions), len(corpus), 1)
+	r := start(t, Options{})
+	check := func(transport string, e secrets.Entry, p secrets.Position, m proto.Message) {
+		t.Helper()
+		if path, w, ok := secrets.LeakIn(m, e.Secret); ok {
+			t.Errorf("%s: %s: %q leaked into %s", transport, secrets.Describe(e, p), w, path)
+		}
+	}
+	for _, pe := range plan {
+		p, e := positions[pe[0]], corpus[pe[1]]
+		req := p.Build(e.Text)
+
+		// REST.
+		body, err := protojson.Marshal(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, out := r.post(t, "/v1/translate", string(body))
+		if w, ok := secrets.Leaks(string(out), e.Secret); ok {
+			t.Errorf("REST: %s: %q in the raw answer", secrets.Describe(e, p), w)
+		}
+		if code == http.StatusOK {
+			resp := &errsvcv1.TranslateResponse{}
+			decodeJSON(t, out, resp)
+			check("REST", e, p, resp)
+		} else {
+			st := &spb.Status{}
+			decodeJSON(t, out, st)
+			check("REST error", e, p, st)
+		}
+
+		// gRPC.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		resp, err := r.client.Translate(ctx, req)
+		cancel()
+		if err != nil {
+			check("gRPC error", e, p, status.Convert(err).Proto())
+			continue
+		}
+		check("gRPC", e, p, resp)
+	}
+	logs := r.logs.String()
+	for _, e := range corpus {
+		if w, ok := secrets.Leaks(logs, e.Secret); ok {
+			t.Errorf("logs: %s: %q", e.Name, w)
+		}
+	}
+	t.Logf("%d planted requests per transport (%d positions, %d corpus entries)", len(plan), len(positions), len(corpus))
+}

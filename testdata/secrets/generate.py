@@ -1,0 +1,473 @@
+#!/usr/bin/env python3
+"""Regenerates testdata/secrets/corpus.json (the secrets corpus) and
+testdata/secrets/ordinary.json (ordinary error messages that must come back
+unchanged).
+
+Every secret is FAKE: random characters of the alphabet and length the
+format's public documentation gives (prefixes, lengths, checksums are not
+valid), generated from a fixed seed so the files are stable. The first
+entries of corpus.json (the hand-written ones, up to the marker name
+"generated:") are kept as they are; the rest is rewritten.
+
+    python3 testdata/secrets/generate.py
+"""
+import json
+import os
+import random
+import string
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+rnd = random.Random(20261201)
+
+ALNUM = string.ascii_letters + string.digits
+LOWER_ALNUM = string.ascii_lowercase + string.digits
+UPPER_ALNUM = string.ascii_uppercase + string.digits
+HEX = "0123456789abcdef"
+B64 = ALNUM + "+/"
+B64URL = ALNUM + "-_"
+BECH32 = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"
+
+
+def r(alpha, n):
+    # Make sure a digit and both cases occur when the alphabet has them, as
+    # real keys almost always do.
+    while True:
+        s = "".join(rnd.choice(alpha) for _ in range(n))
+        if n < 8 or not any(c.isdigit() for c in alpha) or any(c.isdigit() for c in s):
+            return s
+
+
+def jwt():
+    head = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
+    body = "eyJ" + r(B64URL, 60)
+    return head + "." + body + "." + r(B64URL, 43)
+
+
+# (name, secret factory, [contexts]); {s} is the secret. Each context is one
+# corpus entry.
+FORMATS = [
+    ("aws_session_token", lambda: "IQoJb3JpZ2luX2VjE" + r(B64, 300), [
+        "aws: ExpiredToken: The security token included in the request is expired (aws_session_token={s})",
+        "GET /bucket?X-Amz-Security-Token={s}&X-Amz-Date=20260101T000000Z returned 403",
+        "export AWS_SESSION_TOKEN=\"{s}\"",
+    ]),
+    ("aws_session_token_fwo", lambda: "FwoGZXIvYXdzE" + r(B64, 250), [
+        "sts assume-role output: SessionToken {s} expires 2026-01-01T01:00:00Z",
+    ]),
+    ("aws_secret_key_ini", lambda: r(B64, 40), [
+        "[default]\naws_access_key_id = AKIA" + r(UPPER_ALNUM, 16) + "\naws_secret_access_key = {s}\n",
+        "SignatureDoesNotMatch; credentials used: secretAccessKey: \"{s}\"",
+    ]),
+    ("google_oauth_access_token", lambda: "ya29." + r(B64URL, 160), [
+        "googleapis: 401 Request had invalid authentication credentials. token ya29 used: {s}",
+        "{{\"error\":\"invalid_token\",\"access\":\"{s}\"}}",
+        "Authorization: Bearer {s}",
+    ]),
+    ("google_refresh_token", lambda: "1//0" + r(B64URL, 99), [
+        "oauth2: cannot fetch token: 400 Bad Request Response: refresh {s} invalid_grant",
+        "stored credential {{\"type\":\"authorized_user\",\"refresh\":\"{s}\"}}",
+    ]),
+    ("google_client_secret", lambda: "GOCSPX-" + r(B64URL, 28), [
+        "oauth client misconfigured: client {s} rejected",
+        "GOOGLE_CLIENT_SECRET={s}",
+    ]),
+    ("vault_service_token", lambda: "hvs." + r(B64URL, 91), [
+        "vault: permission denied (token {s}) on path secret/data/app",
+        "VAULT_TOKEN={s} vault kv get secret/app failed",
+    ]),
+    ("vault_batch_token", lambda: "hvb." + r(B64URL, 138), [
+        "vault: batch {s} expired",
+    ]),
+    ("vault_long_service_token", lambda: "hvs.CAESI" + r(B64URL, 90), [
+        "X-Vault-Token: {s}",
+    ]),
+    ("docker_pat", lambda: "dckr_pat_" + r(B64URL, 27), [
+        "docker login -u ci --password-stdin <<< {s}: unauthorized",
+        "registry-1.docker.io: denied for {s}",
+    ]),
+    ("pypi_token", lambda: "pypi-AgEIcHlwaS5vcmc" + r(B64URL, 160), [
+        "twine upload failed: 403 Invalid or non-existent authentication information; used {s}",
+        "[pypi]\n  username = __token__\n  password = {s}\n",
+    ]),
+    ("gitlab_deploy_token", lambda: "gldt-" + r(B64URL, 20), [
+        "git clone https://gitlab+deploy-token-1:{s}@gitlab.com/group/repo.git failed",
+        "deploy {s} revoked",
+    ]),
+    ("gitlab_runner_token", lambda: "glrt-" + r(B64URL, 20), [
+        "gitlab-runner register --token {s}: 403 Forbidden",
+    ]),
+    ("gitlab_pipeline_trigger", lambda: "glptt-" + r(HEX, 40), [
+        "curl -X POST -F token={s} -F ref=main https://gitlab.com/api/v4/projects/1/trigger/pipeline: 404",
+    ]),
+    ("gitlab_feed_token", lambda: "glft-" + r(B64URL, 20), [
+        "feed {s} invalid",
+    ]),
+    ("grafana_service_account", lambda: "glsa_" + r(ALNUM, 32) + "_" + r(HEX, 8), [
+        "grafana: 401 Unauthorized (Authorization: Bearer {s})",
+        "provisioning: grafana api {s} rejected",
+    ]),
+    ("grafana_cloud_token", lambda: "glc_eyJvIjoi" + r(B64, 100), [
+        "GRAFANA_CLOUD_TOKEN set to {s} is invalid",
+    ]),
+    ("groq_key", lambda: "gsk_" + r(ALNUM, 52), [
+        "groq: 401 invalid_api_key {s}",
+        "{{\"error\":{{\"message\":\"Invalid API Key: {s}\",\"type\":\"invalid_request_error\"}}}}",
+    ]),
+    ("xai_key", lambda: "xai-" + r(ALNUM, 80), [
+        "x.ai: Incorrect API key provided: {s}. Obtain an API key from https://console.x.ai.",
+        "XAI_API_KEY={s}",
+    ]),
+    ("replicate_token", lambda: "r8_" + r(ALNUM, 37), [
+        "replicate: Unauthenticated: token {s} invalid",
+        "REPLICATE_API_TOKEN={s}",
+    ]),
+    ("langsmith_pat", lambda: "lsv2_pt_" + r(HEX, 32) + "_" + r(HEX, 10), [
+        "langsmith: 403 Forbidden for {s}",
+    ]),
+    ("langsmith_service_key", lambda: "lsv2_sk_" + r(HEX, 32) + "_" + r(HEX, 10), [
+        "LANGCHAIN_API_KEY={s} rejected",
+    ]),
+    ("pinecone_key", lambda: "pcsk_" + r(ALNUM, 6) + "_" + r(ALNUM, 63), [
+        "pinecone: UNAUTHORIZED: Invalid API Key {s}",
+        "Api-Key: {s}",
+    ]),
+    ("databricks_token", lambda: "dapi" + r(HEX, 32), [
+        "databricks: 403 Invalid access token {s}",
+        "DATABRICKS_TOKEN={s}-2 rejected",
+    ]),
+    ("shopify_access_token", lambda: "shpat_" + r(HEX, 32), [
+        "shopify: [API] Invalid API key or access token (unrecognized login or wrong password) {s}",
+        "X-Shopify-Access-Token: {s}",
+    ]),
+    ("shopify_shared_secret", lambda: "shpss_" + r(HEX, 32), [
+        "webhook hmac mismatch using {s}",
+    ]),
+    ("shopify_custom_app", lambda: "shpca_" + r(HEX, 32), [
+        "custom app {s} uninstalled",
+    ]),
+    ("age_secret_key", lambda: "AGE-SECRET-KEY-1" + r(BECH32, 58), [
+        "age: no identity matched any of the recipients; identity file holds {s}",
+        "# created: 2026-01-01T00:00:00Z\n# public key: age1" + r(BECH32.lower(), 58) + "\n{s}\n",
+    ]),
+    ("slack_webhook", lambda: "T" + r(UPPER_ALNUM, 10) + "/B" + r(UPPER_ALNUM, 10) + "/" + r(ALNUM, 24), [
+        "POST https://hooks.slack.com/services/{s} returned 404 no_service",
+        "{{\"webhook\":\"https://hooks.slack.com/services/{s}\",\"ok\":false}}",
+    ]),
+    ("slack_workflow_webhook", lambda: "T" + r(UPPER_ALNUM, 10) + "/A" + r(UPPER_ALNUM, 10) + "/" + r(ALNUM, 24) + "/" + r(ALNUM, 24), [
+        "workflow trigger https://hooks.slack.com/triggers/{s} failed",
+    ]),
+    ("discord_webhook", lambda: str(rnd.randrange(10**17, 10**18)) + "/" + r(B64URL, 68), [
+        "discord: 401 Unauthorized POST https://discord.com/api/webhooks/{s}",
+        "notify: https://discordapp.com/api/webhooks/{s}?wait=true timed out",
+    ]),
+    ("discord_bot_token", lambda: "MT" + r(ALNUM, 24) + "." + r(B64URL, 6) + "." + r(B64URL, 38), [
+        "discord gateway closed 4004: Authentication failed (Authorization: Bot {s})",
+        "DISCORD_BOT_TOKEN={s}",
+    ]),
+    ("telegram_bot_token", lambda: str(rnd.randrange(10**9, 10**10)) + ":AA" + r(B64URL, 33), [
+        "telegram: 401 Unauthorized GET https://api.telegram.org/bot{s}/getUpdates",
+        "TELEGRAM_BOT_TOKEN={s}",
+    ]),
+    ("sentry_dsn", lambda: r(HEX, 32), [
+        "sentry: failed to send event to https://{s}@o" + str(rnd.randrange(10**5, 10**6)) + ".ingest.sentry.io/" + str(rnd.randrange(10**6, 10**7)),
+        "SENTRY_DSN=https://{s}@sentry.example.com/42",
+    ]),
+    ("dsn_password_slash", lambda: r(ALNUM, 8) + "/" + r(ALNUM, 8), [
+        "pq: connection refused: postgres://app:{s}@db.internal:5432/orders",
+    ]),
+    ("dsn_password_hash", lambda: r(ALNUM, 8) + "#" + r(ALNUM, 8), [
+        "redis: dial redis://default:{s}@cache:6379/0: i/o timeout",
+    ]),
+    ("dsn_password_slash_hash", lambda: r(ALNUM, 6) + "/#" + r(ALNUM, 10), [
+        "mongo: auth failed for mongodb://root:{s}@mongo-0:27017/admin",
+    ]),
+    ("mysql_p_flag", lambda: r(ALNUM, 16), [
+        "command failed: mysql -h db -u root -p{s} orders < dump.sql: exit status 1",
+        "mysqldump -uadmin -p{s} --all-databases: Access denied",
+    ]),
+    ("curl_u_user_pw", lambda: r(ALNUM, 18), [
+        "exec: curl -sS -u deploy:{s} https://ci.example.com/api/json: exit status 22",
+        "curl --user admin:{s} -X POST https://registry.example.com/v2/: 401",
+    ]),
+    ("odbc_pwd", lambda: r(ALNUM, 14), [
+        "[Microsoft][ODBC Driver 18 for SQL Server]Login failed. Driver={{ODBC Driver 18}};Server=db;UID=sa;PWD={s};Encrypt=yes",
+        "connection string Server=tcp:sql.example.com,1433;Database=app;User ID=app;Pwd={s};",
+    ]),
+    ("query_key", lambda: r(ALNUM, 32), [
+        "GET https://maps.example.com/api/geocode/json?address=x&key={s} returned 403",
+        "fetch failed: https://api.example.com/v2/items?key={s}&page=2",
+    ]),
+    ("query_access_key", lambda: r(HEX, 32), [
+        "http://api.weatherstack.com/current?access_key={s}&query=Paris: 101 invalid_access_key",
+    ]),
+    ("query_sig", lambda: r(B64, 43) + "%3D", [
+        "azure blob: 403 AuthenticationFailed https://acct.blob.core.windows.net/c/b?sv=2022-11-02&se=2026-01-01&sp=r&sig={s}",
+    ]),
+    ("kubeconfig_client_key_data", lambda: "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQp" + r(B64, 200), [
+        "users:\n- name: admin\n  user:\n    client-certificate-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t\n    client-key-data: {s}\n",
+        "kubectl: error loading config: client-key-data: {s}: invalid",
+    ]),
+    ("bare_pkcs8_base64", lambda: "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ" + r(B64, 300), [
+        "cannot parse private key (expected PEM): {s}",
+        "{{\"key\":\"{s}\"}}",
+    ]),
+    ("jwt_glued_underscore", jwt, [
+        "cache miss for session_{s}",
+        "token file id_{s}.json not found",
+    ]),
+    # Escapes and glue around otherwise known formats.
+    ("json_unicode_escape_openai", lambda: "sk-proj-" + r(B64URL, 100), [
+        "{{\"error\":\"bad key \\u003c{s}\\u003e\"}}",
+        "body: \\u0022{s}\\u0022 rejected",
+    ]),
+    ("glued_underscore_openai", lambda: "sk-proj-" + r(B64URL, 100), [
+        "env key_{s} missing scope",
+    ]),
+    ("glued_underscore_github", lambda: "ghp_" + r(ALNUM, 36), [
+        "secret name GH_{s} unknown",
+    ]),
+    ("nbsp_bearer", lambda: r(ALNUM, 40), [
+        "Authorization: Bearer\u00a0{s}",
+        "request rejected: bearer\u00a0{s} expired",
+    ]),
+    ("bearer_next_line", lambda: r(ALNUM, 40), [
+        "401 from upstream; request headers were\nAuthorization: Bearer\n{s}\nAccept: */*",
+    ]),
+    ("url_encoded_password", lambda: r(ALNUM, 14), [
+        "POST /login body=username%3Dadmin%26password%3D{s}%26remember%3D1 returned 500",
+        "redirect to https://app.example.com/cb?state=x%26client_secret%3D{s}",
+    ]),
+    ("fullwidth_colon_password", lambda: r(ALNUM, 14), [
+        "登录失败 password：{s}",
+        "設定エラー: api_key：{s}",
+    ]),
+    # Other common formats.
+    ("twilio_api_key", lambda: "SK" + r(HEX, 32), ["twilio: 20003 Authenticate: api key {s}"]),
+    ("mailgun_key", lambda: "key-" + r(HEX, 32), ["mailgun: 401 Forbidden api:{s}"]),
+    ("mailchimp_key", lambda: r(HEX, 32) + "-us12", ["mailchimp: API Key Invalid: {s}"]),
+    ("square_access_token", lambda: "EAAA" + r(B64URL, 60), ["square: UNAUTHORIZED for access token {s}"]),
+    ("digitalocean_pat", lambda: "dop_v1_" + r(HEX, 64), ["doctl: Unable to authenticate you ({s})"]),
+    ("digitalocean_oauth", lambda: "doo_v1_" + r(HEX, 64), ["digitalocean: oauth {s} revoked"]),
+    ("linear_api_key", lambda: "lin_api_" + r(ALNUM, 40), ["linear: Authentication required, not authenticated ({s})"]),
+    ("notion_token", lambda: "ntn_" + r(ALNUM, 46), ["notion: API token is invalid: {s}"]),
+    ("notion_secret", lambda: "secret_" + r(ALNUM, 43), ["notion integration {s} unauthorized"]),
+    ("figma_pat", lambda: "figd_" + r(B64URL, 40), ["figma: 403 Invalid token {s}"]),
+    ("postman_key", lambda: "PMAK-" + r(HEX, 24) + "-" + r(HEX, 34), ["postman: AuthenticationError {s}"]),
+    ("supabase_pat", lambda: "sbp_" + r(HEX, 40), ["supabase: Unauthorized {s}"]),
+    ("doppler_token", lambda: "dp.pt." + r(ALNUM, 43), ["doppler: Invalid Auth token {s}"]),
+    ("sentry_user_token", lambda: "sntryu_" + r(HEX, 64), ["sentry-cli: API request failed (token {s})"]),
+    ("sentry_org_token", lambda: "sntrys_eyJpYXQiOjE3" + r(B64URL, 120), ["SENTRY_AUTH_TOKEN={s}"]),
+    ("newrelic_user_key", lambda: "NRAK-" + r(UPPER_ALNUM, 27), ["newrelic: 403 invalid user key {s}"]),
+    ("perplexity_key", lambda: "pplx-" + r(ALNUM, 48), ["perplexity: 401 Invalid API key {s}"]),
+    ("openrouter_key", lambda: "sk-or-v1-" + r(HEX, 64), ["openrouter: 401 No auth credentials found for {s}"]),
+    ("deepseek_key", lambda: "sk-" + r(HEX, 32), ["deepseek: Authentication Fails (api key {s})"]),
+    ("anthropic_oauth_token", lambda: "sk-ant-oat01-" + r(B64URL, 95), ["claude: 401 invalid oauth {s}"]),
+    ("fireworks_key", lambda: "fw_" + r(ALNUM, 24), ["fireworks: Unauthorized: {s}"]),
+    ("onepassword_service_token", lambda: "ops_eyJzaWduSW5BZGRyZXNzIjoi" + r(B64URL, 200), ["op: invalid service account token {s}"]),
+    ("terraform_cloud_token", lambda: r(ALNUM, 14) + ".atlasv1." + r(ALNUM, 67), ["terraform: Error: Required token could not be found; got {s}"]),
+    ("buildkite_token", lambda: "bkua_" + r(HEX, 40), ["buildkite: 401 Unauthorized {s}"]),
+    ("circleci_pat", lambda: "CCIPAT_" + r(ALNUM, 22) + "_" + r(HEX, 40), ["circleci: Invalid token provided {s}"]),
+    ("bitbucket_app_password", lambda: "ATBB" + r(ALNUM, 32), ["bitbucket: 401 for app password {s}"]),
+    ("atlassian_api_token", lambda: "ATATT3xFfGF0" + r(B64URL, 180), ["jira: 401 Basic auth with api token {s} failed"]),
+    ("nuget_key", lambda: "oy2" + r(LOWER_ALNUM, 43), ["nuget push: 403 The specified API key is invalid ({s})"]),
+    ("rubygems_key", lambda: "rubygems_" + r(HEX, 48), ["gem push: Access Denied for {s}"]),
+    ("clojars_token", lambda: "CLOJARS_" + r(LOWER_ALNUM, 60), ["deploy failed: {s}"]),
+    ("alibaba_access_key", lambda: "LTAI" + r(ALNUM, 20), ["aliyun: InvalidAccessKeyId.NotFound {s}"]),
+    ("tencent_secret_id", lambda: "AKID" + r(ALNUM, 32), ["tencentcloud: AuthFailure.SecretIdNotFound {s}"]),
+    ("mapbox_secret_token", lambda: "sk.eyJ1Ijoi" + r(B64URL, 60) + "." + r(B64URL, 22), ["mapbox: Not Authorized - Invalid Token {s}"]),
+    ("dropbox_short_lived", lambda: "sl." + r(B64URL, 135), ["dropbox: expired_access_token {s}"]),
+    ("planetscale_token", lambda: "pscale_tkn_" + r(B64URL, 43), ["pscale: unauthorized {s}"]),
+    ("planetscale_password", lambda: "pscale_pw_" + r(B64URL, 43), ["mysql: access denied using password {s}"]),
+    ("pulumi_token", lambda: "pul-" + r(HEX, 40), ["pulumi: invalid access token {s}"]),
+    ("sendinblue_key", lambda: "xkeysib-" + r(HEX, 64) + "-" + r(ALNUM, 16), ["brevo: Key not found {s}"]),
+    ("contentful_pat", lambda: "CFPAT-" + r(B64URL, 43), ["contentful: AccessTokenInvalid {s}"]),
+    ("dynatrace_token", lambda: "dt0c01." + r(UPPER_ALNUM, 24) + "." + r(UPPER_ALNUM, 64), ["dynatrace: 401 Token Authentication failed {s}"]),
+    ("sourcegraph_token", lambda: "sgp_" + r(HEX, 40), ["src: 401 invalid access token {s}"]),
+    ("openshift_token", lambda: "sha256~" + r(B64URL, 43), ["oc login --token={s}: Unauthorized"]),
+    ("prefect_key", lambda: "pnu_" + r(ALNUM, 36), ["prefect: 401 Invalid authentication credentials {s}"]),
+    ("readme_key", lambda: "rdme_" + r(LOWER_ALNUM, 70), ["readme: 401 {s}"]),
+    ("typeform_pat", lambda: "tfp_" + r(B64URL, 44) + "_" + r(B64URL, 14), ["typeform: AUTHENTICATION_FAILED {s}"]),
+    ("flutterwave_secret", lambda: "FLWSECK-" + r(HEX, 32) + "-X", ["flutterwave: Invalid authorization key {s}"]),
+    ("easypost_key", lambda: "EZAK" + r(ALNUM, 54), ["easypost: APIKey.Inactive {s}"]),
+    ("adafruit_io_key", lambda: "aio_" + r(ALNUM, 28), ["adafruit io: invalid key {s}"]),
+    ("heroku_api_key_env", lambda: r(HEX, 8) + "-" + r(HEX, 4) + "-" + r(HEX, 4) + "-" + r(HEX, 4) + "-" + r(HEX, 12), ["HEROKU_API_KEY={s} heroku: Invalid credentials provided"]),
+    ("cloudflare_api_token_env", lambda: r(B64URL, 40), ["CLOUDFLARE_API_TOKEN={s} cloudflare: 10000 Authentication error"]),
+    ("datadog_api_key", lambda: r(HEX, 32), ["DD_API_KEY={s}: datadog forbidden"]),
+    ("azure_client_secret", lambda: r(ALNUM, 3) + "8Q~" + r(B64URL, 34), ["AADSTS7000215: Invalid client secret provided. client_secret={s}"]),
+    ("azure_sas_connection", lambda: r(B64, 43) + "=", ["Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey={s}"]),
+    ("firebase_server_key", lambda: "AAAA" + r(B64URL, 7) + ":APA91b" + r(B64URL, 134), ["fcm: 401 INVALID_KEY; FCM_API_KEY={s}"]),
+    ("okta_api_token", lambda: "00" + r(B64URL, 40), ["okta: E0000011 Invalid token provided (Authorization: SSWS {s})"]),
+    ("basic_auth_url_encoded", lambda: r(ALNUM, 16), ["ftp://backup:{s}@ftp.example.com/ refused"]),
+    ("netrc_password", lambda: r(ALNUM, 18), ["machine api.example.com login ci password {s}"]),
+    ("private_key_ppk", lambda: r(B64, 64), ["PuTTY-User-Key-File-3: ssh-rsa\nEncryption: none\nPublic-Lines: 1\nAAAAB3NzaC1yc2EAAAADAQABAAABAQ\nPrivate-Lines: 1\n{s}\nPrivate-MAC: " + r(HEX, 64)]),
+    ("github_oauth_escape_pct", lambda: "gho_" + r(ALNUM, 36), ["callback?token%3D{s}%26state%3Dx"]),
+    ("jwt_percent_encoded_cookie", jwt, ["Cookie%3A%20session%3D{s}"]),
+    ("jwt_json_escape_prefix", jwt, ["{{\"id_token\":\"\\u0022{s}\\u0022\"}}"]),
+    ("aws_key_escaped", lambda: "AKIA" + r(UPPER_ALNUM, 16), ["creds \\u003c{s}\\u003e invalid"]),
+    ("stripe_glued", lambda: "sk_live_" + r(ALNUM, 99), ["STRIPE_{s} not accepted"]),
+    ("slack_escaped", lambda: "xoxb-" + str(rnd.randrange(10**11, 10**12)) + "-" + str(rnd.randrange(10**12, 10**13)) + "-" + r(ALNUM, 24), ["slack: {{\"token\":\"\\u003c{s}\\u003e\"}} invalid_auth"]),
+    ("anthropic_nbsp_header", lambda: "sk-ant-api03-" + r(B64URL, 93) + "AA", ["x-api-key:\u00a0{s}"]),
+    ("password_fullwidth_equals", lambda: r(ALNUM, 12), ["パスワード password＝{s} 不正"]),
+    ("token_on_next_line_json", lambda: r(ALNUM, 48), ["{{\"headers\":\"Authorization: Bearer\\n{s}\"}}"]),
+    ("private_key_pkcs8_pem_escaped", lambda: "MIIEvgIBADANBgkqhkiG9w0BAQEFAASC" + r(B64, 120), ["{{\"private_key\":\"-----BEGIN PRIVATE KEY-----\\n{s}\\n-----END PRIVATE KEY-----\\n\"}}"]),
+    ("generic_secret_kv", lambda: r(ALNUM, 32), ["client_secret={s}&grant_type=client_credentials"]),
+    ("passphrase_yaml", lambda: r(ALNUM, 20), ["ssh:\n  passphrase: \"{s}\"\n"]),
+]
+
+# Ordinary error messages: realistic, full of ids, digests and names, and
+# "name: problem" phrasing, none holding a secret. They must come back
+# exactly as sent.
+def uuid():
+    return "-".join(r(HEX, n) for n in (8, 4, 4, 4, 12))
+
+
+ORDINARY = [
+    "password: must contain a digit",
+    "password: must be at least 12 characters",
+    "token: expired",
+    "token: missing",
+    "sessionId: abc not found",
+    "jwt: expired",
+    "jwt: malformed",
+    "credentials: not found in ~/.aws/credentials",
+    "Bearer authentication failed",
+    "Bearer token expired",
+    "auth: required",
+    "session: closed",
+    "secret: not set",
+    "api_key: missing",
+    "authorization: missing",
+    "cookie: expired",
+    "passphrase: does not match",
+    "client_secret: required for confidential clients",
+    "refresh_token: revoked",
+    "access_token: invalid",
+    "signature: mismatch",
+    "request " + uuid() + " failed: upstream timed out after 30s",
+    "request id req_" + r(ALNUM, 24) + ": rate limited, retry in 20s",
+    "trace_id=" + r(HEX, 32) + " span_id=" + r(HEX, 16) + " status=UNAVAILABLE",
+    "x-request-id: " + uuid(),
+    "image sha256:" + r(HEX, 64) + " not found in registry",
+    "layer digest sha256:" + r(HEX, 64) + " does not match manifest",
+    "commit " + r(HEX, 40) + " not found",
+    "model gpt-4o-2024-08-06 does not exist or you do not have access to it",
+    "model claude-sonnet-4-20250514 is overloaded",
+    "model gemini-1.5-pro-002 returned SAFETY",
+    "model meta-llama/Llama-3.1-70B-Instruct is currently loading",
+    "arn:aws:iam::123456789012:role/deploy is not authorized to perform: sts:AssumeRole",
+    "User: arn:aws:sts::123456789012:assumed-role/ci/session-1 is not authorized to perform: s3:GetObject on resource: arn:aws:s3:::bucket/key.txt",
+    "arn:aws:lambda:us-east-1:123456789012:function:resize failed: Runtime.ExitError",
+    "projects/my-project/locations/us-central1/endpoints/1234567890 not found",
+    "traceparent 00-" + r(HEX, 32) + "-" + r(HEX, 16) + "-01 dropped",
+    "dial tcp 10.0.3.17:5432: connect: connection refused",
+    "context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
+    "rpc error: code = Unavailable desc = connection error: desc = \"transport: Error while dialing\"",
+    "open /var/run/secrets/kubernetes.io/serviceaccount/token: no such file or directory",
+    "failed to read ~/.ssh/id_ed25519: permission denied",
+    "x509: certificate signed by unknown authority",
+    "tls: failed to verify certificate: x509: certificate has expired or is not yet valid",
+    "429 Too Many Requests: Rate limit reached for requests per min (RPM): Limit 500, Used 500, Requested 1",
+    "Rate limit reached for gpt-4o in organization org-" + r(ALNUM, 24) + " on tokens per min (TPM): Limit 30000, Used 29876, Requested 512.",
+    "max_tokens: must be less than or equal to 8192",
+    "messages.1.content: Input should be a valid list",
+    "invalid_request_error: prompt is too long: 210000 tokens > 200000 maximum",
+    "tool use id toolu_" + r(ALNUM, 24) + " has no matching result",
+    "chatcmpl-" + r(ALNUM, 29) + " finished with reason length",
+    "msg_" + r(ALNUM, 24) + ": overloaded_error",
+    "job 4f1c2e7a-9b3d-4c8e-a1f0-" + r(HEX, 12) + " cancelled by user",
+    "pod api-7d9f8b6c5d-x2k4q in namespace default: CrashLoopBackOff",
+    "deployment.apps/web scaled to 0 replicas",
+    "error: the server doesn't have a resource type \"secrets\"",
+    "kubectl get secret db-credentials: forbidden",
+    "secretsmanager: ResourceNotFoundException: Secrets Manager can't find the specified secret.",
+    "vault: no handler for route \"secret/data/app\"",
+    "the token endpoint returned 503",
+    "GET https://api.example.com/v1/users?page=2&limit=50 returned 502 Bad Gateway",
+    "POST https://api.openai.com/v1/chat/completions: 500 Internal Server Error",
+    "https://status.example.com/incidents/" + r(LOWER_ALNUM, 12) + " reports degraded performance",
+    "file not found: /home/runner/work/app/app/config/settings.yaml",
+    "PWD=/home/runner/work/app failed to chdir",
+    "exit status 137 (OOMKilled) after 3m12s",
+    "panic: runtime error: index out of range [5] with length 5",
+    "goroutine 17 [running]:\nmain.handler(0xc000123456)\n    /app/main.go:42 +0x1d",
+    "Traceback (most recent call last):\n  File \"app.py\", line 10, in <module>\nKeyError: 'user_id'",
+    "TypeError: Cannot read properties of undefined (reading 'map')",
+    "java.lang.NullPointerException at com.example.Service.handle(Service.java:88)",
+    "ERROR 1045 (28000): Access denied for user 'app'@'10.0.0.5' (using password: YES)",
+    "FATAL: password authentication failed for user \"postgres\"",
+    "ORA-01017: invalid username/password; logon denied",
+    "SQLSTATE[HY000] [2002] Connection refused",
+    "duplicate key value violates unique constraint \"users_email_key\"",
+    "upstream connect error or disconnect/reset before headers. reset reason: connection termination",
+    "no healthy upstream",
+    "DNS resolution failed for api.internal.example.com: NXDOMAIN",
+    "certificate for *.example.com expires in 3 days",
+    "quota exceeded for quota metric 'Requests' and limit 'Requests per minute' of service 'generativelanguage.googleapis.com'",
+    "Resource has been exhausted (e.g. check quota).",
+    "The model is overloaded. Please try again later. (request id " + uuid() + ")",
+    "billing: your credit balance is too low to access the API",
+    "organization org-" + r(ALNUM, 24) + " has been deactivated",
+    "invalid api version 2023-06-01; supported: 2024-10-21",
+    "tool search::web_query failed: network unreachable",
+    "tool github::create_issue returned 422 Validation Failed: title is too long",
+    "sandbox: script exceeded 30000 ms",
+    "read-only file system: /etc/hosts",
+    "unsupported grant_type: implicit",
+    "scope user:email is not granted",
+    "nextPageToken: invalid",
+    "idempotency key reused with different parameters",
+    "webhook delivery 7 of 10 failed: 410 Gone",
+    "cron job backup-nightly missed its schedule by 2h",
+    "disk /dev/nvme0n1p1 is 97% full",
+    "memory usage 15.8 GiB of 16 GiB (98.7%)",
+    "checksum mismatch: expected crc32c 0x1a2b3c4d, got 0x5e6f7a8b",
+    "etag W/\"" + r(HEX, 16) + "\" does not match If-Match",
+    "batch 12/40 failed: 3 items rejected",
+    "user alice@example.com is not a member of team platform",
+    "invalid email address: bob@",
+    "phone +1-555-0100 is not reachable",
+    "La requête a échoué : délai d'attente dépassé",
+    "请求超时，请稍后重试。",
+    "認証に失敗しました (status 401)",
+    "Ошибка: превышен лимит запросов",
+    "version 1.24.3 is older than the minimum 1.25.0",
+    "feature flag new-checkout is disabled for tenant acme",
+    "ETIMEDOUT connecting to 203.0.113.10:443",
+    "ECONNRESET while reading from socket",
+    "WARN: retrying in 2.5s (attempt 3 of 5)",
+    "The API key field is required.",
+    "Please provide an API key in the Authorization header.",
+    "Missing required header: X-Api-Key",
+    "Your session has expired. Please sign in again.",
+    "Invalid password: too short",
+    "credential helper 'osxkeychain' not found",
+    "secret scanning push protection blocked the push",
+    "access denied: missing permission storage.objects.get",
+    "auth_required: sign in to continue",
+    "token budget exceeded: 120000 of 100000",
+    "key not found: user:1234:profile",
+    "pagination cursor c_" + r(LOWER_ALNUM, 10) + " expired",
+]
+
+
+def main():
+    path = os.path.join(HERE, "corpus.json")
+    with open(path, encoding="utf-8") as f:
+        old = json.load(f)
+    kept = [e for e in old if not e["name"].startswith("generated:")]
+    out = list(kept)
+    for name, make, contexts in FORMATS:
+        for i, ctx in enumerate(contexts):
+            secret = make()
+            out.append({"name": "generated:%s_%d" % (name, i + 1), "secret": secret, "text": ctx.format(s=secret)})
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(out, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+    with open(os.path.join(HERE, "ordinary.json"), "w", encoding="utf-8") as f:
+        json.dump(ORDINARY, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+    print("corpus: %d entries (%d generated); ordinary: %d" % (len(out), len(out) - len(kept), len(ORDINARY)))
+
+
+if __name__ == "__main__":
+    main()

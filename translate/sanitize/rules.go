@@ -1,0 +1,401 @@
+package sanitize
+
+import (
+	_ "embed"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	ahocorasick "github.com/BobuSumisu/aho-corasick"
+	"github.com/spf13/viper"
+	re2 "github.com/wasilibs/go-re2"
+	"github.com/zricethezav/gitleaks/v8/config"
+)
+
+// The maintained rule set: gitleaks v8's default configuration (its
+// config.DefaultConfig, the gitleaks.toml the gitleaks project keeps), read
+// through gitleaks' own config package. Each rule is applied as gitleaks
+// applies it to a file: its regex, its secret group (or the first non-empty
+// group), its entropy threshold and its allowlists (regexes against the
+// secret, the match or the line, and stop words); path- and commit-only
+// allowlists do not apply to text. Only the secret itself is redacted.
+//
+// Speed: a rule runs only where one of its keywords occurs. One Aho-Corasick
+// pass over the lower-cased text finds every keyword; each rule whose
+// keyword is found runs its regex on a window of the text around each hit
+// (see keywordWindow; overlapping windows are merged), so the regexes see a few hundred bytes, not
+// the whole text. Rules without keywords run on the whole text (the default
+// set has none today).
+
+// How far around a keyword a rule's regex looks (see keywordWindow).
+const (
+	ruleBefore = 64
+	ruleAfter  = 384
+)
+
+type leakRule struct {
+	id          string
+	re          *re2.Regexp
+	secretGroup int
+	entropy     float64
+	allow       []allowlist
+	generic     bool
+}
+
+type ruleSet struct {
+	rules    []leakRule
+	always   []int    // rules without keywords
+	keywords []string // lower case
+	byKW     [][]int  // keyword index -> rule indexes
+	trie     *ahocorasick.Trie
+	global   []allowlist
+	err      error
+}
+
+// errsvcRules are errsvc's own rules in gitleaks' format (errsvc_rules.toml).
+//
+//go:embed errsvc_rules.toml
+var errsvcRules string
+
+var (
+	rulesOnce sync.Once
+	rules     *ruleSet
+)
+
+// loadRules reads gitleaks' default config once.
+func loadRules() *ruleSet {
+	rulesOnce.Do(func() {
+		rules = buildRules()
+	})
+	return rules
+}
+
+// RuleCount is the number of gitleaks rules in force (for tests and docs).
+func RuleCount() int { return len(loadRules().rules) }
+
+// RulesError reports a failure to load the gitleaks rules; redaction then
+// still runs the hand rules.
+func RulesError() error { return loadRules().err }
+
+// readConfig parses a gitleaks TOML configuration with gitleaks' own code.
+func readConfig(toml string) (config.Config, error) {
+	v := viper.New()
+	v.SetConfigType("toml")
+	if err := v.ReadConfig(strings.NewReader(toml)); err != nil {
+		return config.Config{}, err
+	}
+	var vc config.ViperConfig
+	if err := v.Unmarshal(&vc); err != nil {
+		return config.Config{}, err
+	}
+	return vc.Translate()
+}
+
+func buildRules() *ruleSet {
+	rs := &ruleSet{}
+	cfg, err := readConfig(config.DefaultConfig)
+	if err != nil {
+		rs.err = err
+		return rs
+	}
+	own, err := readConfig(errsvcRules)
+	if err != nil {
+		rs.err = err
+		return rs
+	}
+	for _, id := range own.OrderedRules {
+		cfg.Rules[id] = own.Rules[id]
+		cfg.OrderedRules = append(cfg.OrderedRules, id)
+	}
+	rs.global = compileAllowlists(cfg.Allowlists, &rs.err)
+	kwIndex := map[string]int{}
+	for _, id := range cfg.OrderedRules {
+		r := cfg.Rules[id]
+		if r.Regex == nil || excludedRules[id] {
+			continue
+		}
+		re, err := re2.Compile(r.Regex.String())
+		if err != nil {
+			rs.err = err
+			continue
+		}
+		lr := leakRule{
+			id:          id,
+			re:          re,
+			secretGroup: r.SecretGroup,
+			entropy:     r.Entropy,
+			allow:       compileAllowlists(r.Allowlists, &rs.err),
+			generic:     strings.HasPrefix(id, "generic"),
+		}
+		idx := len(rs.rules)
+		rs.rules = append(rs.rules, lr)
+		if len(r.Keywords) == 0 {
+			rs.always = append(rs.always, idx)
+			continue
+		}
+		for _, k := range r.Keywords {
+			k = strings.ToLower(k)
+			ki, ok := kwIndex[k]
+			if !ok {
+				ki = len(rs.keywords)
+				kwIndex[k] = ki
+				rs.keywords = append(rs.keywords, k)
+				rs.byKW = append(rs.byKW, nil)
+			}
+			if !slices.Contains(rs.byKW[ki], idx) {
+				rs.byKW[ki] = append(rs.byKW[ki], idx)
+			}
+		}
+	}
+	rs.trie = ahocorasick.NewTrieBuilder().AddStrings(rs.keywords).Build()
+	return rs
+}
+
+// excludedRules are default rules that only make sense on files: they
+// match ordinary error text (a file name, a JSON field) rather than a
+// secret.
+var excludedRules = map[string]bool{}
+
+// span is a byte range of the text to redact.
+type span struct{ from, to int }
+
+// ruleSpans returns the secrets the gitleaks rules find in s (matched on
+// view, a same-length copy of s with escapes decoded; see escapeView), in
+// order and without overlaps.
+func ruleSpans(view string) []span {
+	rs := loadRules()
+	if rs.trie == nil || len(view) == 0 {
+		return nil
+	}
+	lowered := asciiLower(view)
+	hits := rs.trie.MatchString(lowered)
+	// Per rule, the windows where one of its keywords occurs.
+	windows := map[int][]span{}
+	for _, h := range hits {
+		pos := int(h.Pos())
+		w := keywordWindow(view, pos, pos+len(h.Match()))
+		for _, ri := range rs.byKW[h.Pattern()] {
+			ws := windows[ri]
+			if n := len(ws); n > 0 && ws[n-1].to >= w.from {
+				if w.to > ws[n-1].to {
+					ws[n-1].to = w.to
+				}
+				continue
+			}
+			windows[ri] = append(ws, w)
+		}
+	}
+	for _, ri := range rs.always {
+		windows[ri] = []span{{0, len(view)}}
+	}
+	var out []span
+	for ri, ws := range windows {
+		r := &rs.rules[ri]
+		for _, w := range ws {
+			out = r.find(view, w, rs.global, out)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	slices.SortFunc(out, func(a, b span) int { return a.from - b.from })
+	merged := out[:1]
+	for _, sp := range out[1:] {
+		last := &merged[len(merged)-1]
+		if sp.from <= last.to {
+			if sp.to > last.to {
+				last.to = sp.to
+			}
+			continue
+		}
+		merged = append(merged, sp)
+	}
+	return merged
+}
+
+// keywordWindow is the part of the text a rule looks at for a keyword
+// found at [from, to): ruleBefore bytes before it (gitleaks' rules allow at
+// most 50 characters of key name before their keyword) and ruleAfter bytes
+// after it (room for the separator and a secret; a longer secret is cut by
+// the window, still matched and then widened to its whole token).
+func keywordWindow(s string, from, to int) span {
+	return span{max(0, from-ruleBefore), min(len(s), to+ruleAfter)}
+}
+
+// find appends the secrets rule r finds in view[w.from:w.to].
+func (r *leakRule) find(view string, w span, global []allowlist, out []span) []span {
+	text := view[w.from:w.to]
+	for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
+		ms, me := m[0], m[1]
+		// gitleaks trims newlines around a match.
+		for ms < me && text[ms] == '\n' {
+			ms++
+		}
+		for me > ms && text[me-1] == '\n' {
+			me--
+		}
+		ss, se := ms, me
+		if len(m) >= 4 {
+			if r.secretGroup > 0 && 2*r.secretGroup+1 < len(m) {
+				ss, se = m[2*r.secretGroup], m[2*r.secretGroup+1]
+			} else {
+				for g := 1; 2*g+1 < len(m); g++ {
+					if m[2*g] >= 0 && m[2*g+1] > m[2*g] {
+						ss, se = m[2*g], m[2*g+1]
+						break
+					}
+				}
+			}
+		}
+		if ss < 0 || se <= ss {
+			continue
+		}
+		secret := text[ss:se]
+		if strings.Contains(secret, RedactedToken) || strings.Trim(secret, " ") == "" {
+			continue
+		}
+		if r.entropy != 0 && shannon(secret) <= r.entropy {
+			continue
+		}
+		if r.generic && !strings.ContainsAny(secret, "0123456789") {
+			continue
+		}
+		match := text[ms:me]
+		line := lineOf(text, ms, me)
+		if allowed(r.allow, secret, match, line) || allowed(global, secret, match, line) {
+			continue
+		}
+		// A secret is redacted whole, as a token: widen it to the token
+		// bytes around it so no piece of it stays beside the placeholder.
+		from, to := w.from+ss, w.from+se
+		out = append(out, span{from, to})
+	}
+	return out
+}
+
+func lineOf(s string, from, to int) string {
+	lo := strings.LastIndexByte(s[:from], '\n') + 1
+	hi := strings.IndexByte(s[to:], '\n')
+	if hi < 0 {
+		return s[lo:]
+	}
+	return s[lo : to+hi]
+}
+
+// allowlist is a gitleaks allowlist with its regexes compiled for RE2.
+type allowlist struct {
+	src     *config.Allowlist
+	regexes []*re2.Regexp
+}
+
+func compileAllowlists(lists []*config.Allowlist, errp *error) []allowlist {
+	var out []allowlist
+	for _, a := range lists {
+		if a == nil {
+			continue
+		}
+		al := allowlist{src: a}
+		if len(a.Regexes) > 0 {
+			// One alternation, as gitleaks joins them: one match call.
+			parts := make([]string, len(a.Regexes))
+			for i, re := range a.Regexes {
+				parts[i] = "(?:" + re.String() + ")"
+			}
+			c, err := re2.Compile(strings.Join(parts, "|"))
+			if err != nil {
+				*errp = err
+				continue
+			}
+			al.regexes = []*re2.Regexp{c}
+		}
+		out = append(out, al)
+	}
+	return out
+}
+
+// allowed applies gitleaks allowlists that can apply to text (regexes and
+// stop words; paths and commits never match text).
+func allowed(lists []allowlist, secret, match, line string) bool {
+	for _, al := range lists {
+		a := al.src
+		var checks []bool
+		if len(a.Commits) > 0 {
+			checks = append(checks, false)
+		}
+		if len(a.Paths) > 0 {
+			checks = append(checks, false)
+		}
+		if len(al.regexes) > 0 {
+			target := secret
+			switch a.RegexTarget {
+			case "match":
+				target = match
+			case "line":
+				target = line
+			}
+			hit := false
+			for _, re := range al.regexes {
+				if re.MatchString(target) {
+					hit = true
+					break
+				}
+			}
+			checks = append(checks, hit)
+		}
+		if len(a.StopWords) > 0 {
+			ok, _ := a.ContainsStopWord(secret)
+			checks = append(checks, ok)
+		}
+		if len(checks) == 0 {
+			continue
+		}
+		if a.MatchCondition == config.AllowlistMatchAnd {
+			if !slices.Contains(checks, false) {
+				return true
+			}
+		} else if slices.Contains(checks, true) {
+			return true
+		}
+	}
+	return false
+}
+
+// shannon is the Shannon entropy of s in bits per byte, as gitleaks
+// computes it.
+func shannon(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	var counts [256]int
+	for i := 0; i < len(s); i++ {
+		counts[s[i]]++
+	}
+	n := float64(len(s))
+	e := 0.0
+	for _, c := range counts {
+		if c == 0 {
+			continue
+		}
+		p := float64(c) / n
+		e -= p * math.Log2(p)
+	}
+	return e
+}
+
+func asciiLower(s string) string {
+	i := 0
+	for i < len(s) && !('A' <= s[i] && s[i] <= 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := []byte(s)
+	for ; i < len(b); i++ {
+		if 'A' <= b[i] && b[i] <= 'Z' {
+			b[i] += 'a' - 'A'
+		}
+	}
+	return string(b)
+}
