@@ -159,7 +159,7 @@ class AsyncErrsvcClient:
         body = rest_body(request)
         try:
             resp = await self._http.post(
-                "/v1/translate", content=body, timeout=self._t(timeout), headers=merge_metadata([], metadata)
+                "/v1/translate", content=body, timeout=self._t(timeout), headers=merge_metadata(self._metadata, metadata)
             )
         except httpx.HTTPError as err:
             raise http_error(err) from err

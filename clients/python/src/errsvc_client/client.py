@@ -289,7 +289,7 @@ class ErrsvcClient:
         body = rest_body(request)
         try:
             resp = self._http.post(
-                "/v1/translate", content=body, timeout=self._t(timeout), headers=merge_metadata([], metadata)
+                "/v1/translate", content=body, timeout=self._t(timeout), headers=merge_metadata(self._metadata, metadata)
             )
         except httpx.HTTPError as err:
             raise http_error(err) from err
