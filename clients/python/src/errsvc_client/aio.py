@@ -57,6 +57,9 @@ class AsyncErrsvcClient:
         metadata: Optional[MetadataLike] = None,
         options: Sequence[Tuple[str, Any]] = (),
     ) -> None:
+        # TLS files are read before anything is opened, so a bad one leaks nothing.
+        base = _http_base(http_base, tls or bool(ca_file or cert_file)) if http_base else None
+        verify: Any = ssl_context(ca_file, cert_file, key_file) if base and base.startswith("https://") else True
         creds = grpc_credentials(credentials, tls, ca_file, cert_file, key_file)
         opts = channel_options(max_attempts, options)
         if creds is None:
@@ -67,9 +70,7 @@ class AsyncErrsvcClient:
         self._metadata = merge_metadata([], metadata)
         self._timeout = timeout
         self._http: Optional[httpx.AsyncClient] = None
-        if http_base:
-            base = _http_base(http_base, tls or bool(ca_file or cert_file))
-            verify: Any = ssl_context(ca_file, cert_file, key_file) if base.startswith("https://") else True
+        if base:
             self._http = httpx.AsyncClient(base_url=base, verify=verify, headers=REST_HEADERS)
 
     async def close(self) -> None:

@@ -114,6 +114,9 @@ class ErrsvcClient:
         metadata: Optional[MetadataLike] = None,
         options: Sequence[Tuple[str, Any]] = (),
     ) -> None:
+        # TLS files are read before anything is opened, so a bad one leaks nothing.
+        base = _http_base(http_base, tls or bool(ca_file or cert_file)) if http_base else None
+        verify: Any = ssl_context(ca_file, cert_file, key_file) if base and base.startswith("https://") else True
         creds = grpc_credentials(credentials, tls, ca_file, cert_file, key_file)
         opts = channel_options(max_attempts, options)
         if creds is None:
@@ -124,9 +127,7 @@ class ErrsvcClient:
         self._metadata = merge_metadata([], metadata)
         self._timeout = timeout
         self._http: Optional[httpx.Client] = None
-        if http_base:
-            base = _http_base(http_base, tls or bool(ca_file or cert_file))
-            verify: Any = ssl_context(ca_file, cert_file, key_file) if base.startswith("https://") else True
+        if base:
             self._http = httpx.Client(base_url=base, verify=verify, headers=REST_HEADERS)
 
     def close(self) -> None:
