@@ -9,7 +9,10 @@ import { dirname, join, resolve } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import type { JsonValue } from "@bufbuild/protobuf";
+import { getOption, type JsonValue } from "@bufbuild/protobuf";
+
+import { wire as wireOption } from "../src/gen/errsvc/v1/options_pb.js";
+import { file_errsvc_v1_vocabulary } from "../src/gen/errsvc/v1/vocabulary_pb.js";
 
 import {
   Code,
@@ -152,4 +155,14 @@ test("wire constants read as the wire does", () => {
   assert.equal(resp.classification?.class, wire.ErrorClass.TRANSIENT);
   assert.equal(wire.AgentRetry.AFTER_REFRESH, "after-refresh");
   assert.equal(wire.VOCABULARIES.LabbyKind.length, Object.keys(wire.LabbyKind).length);
+});
+
+test("wire constants equal the (wire) options of the descriptors", () => {
+  const generated = wire.VOCABULARIES;
+  const names = file_errsvc_v1_vocabulary.enums.map((e) => e.name);
+  assert.deepEqual(Object.keys(generated).sort(), [...names].sort());
+  for (const e of file_errsvc_v1_vocabulary.enums) {
+    const fromDescriptors = e.values.filter((v) => v.number !== 0).map((v) => getOption(v, wireOption));
+    assert.deepEqual([...generated[e.name]].sort(), fromDescriptors.sort(), e.name);
+  }
 });
