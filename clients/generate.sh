@@ -11,6 +11,9 @@
 #               clients/typescript/buf.gen.yaml; no Buf Schema Registry.
 #   Python:     grpcio-tools (PyPI, clients/python/requirements.txt) in the
 #               venv clients/python/.venv.
+# Both also get the wire-string constants of every vocabulary (gen/wire.ts,
+# gen/wire.py) from clients/scripts/wiregen, which reads the (wire) options
+# of proto/errsvc/v1/vocabulary.proto as the translator does.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/scripts/lib.sh"
@@ -23,6 +26,8 @@ generate_typescript() {
 	log "buf generate --template clients/typescript/buf.gen.yaml"
 	# clean: true in the template empties clients/typescript/src/gen first.
 	"${BUF[@]}" generate --template clients/typescript/buf.gen.yaml
+	log "wiregen -> clients/typescript/src/gen/wire.ts"
+	go run ./clients/scripts/wiregen -typescript clients/typescript/src/gen/wire.ts
 }
 
 generate_python() {
@@ -58,6 +63,8 @@ for f in sorted(out.rglob("*.py*")):
     if fixed != text:
         f.write_text(fixed)
 PY
+	log "wiregen -> $out/wire.py"
+	go run ./clients/scripts/wiregen -python "$out/wire.py"
 }
 
 targets=("$@")

@@ -6,7 +6,13 @@
 #   3. TypeScript: npm ci (when the lock changed) && npm test   in clients/typescript
 #   4. Python:     pip install clients/python into its venv, then pytest
 #                  (exit 5, no tests collected, is a failure like any other non-zero);
-#   5. stops errsvc (trap) and exits non-zero if any suite failed.
+#                  then the same on the lowest Python the package claims
+#                  (requires-python; PY_MIN_VERSION in scripts/lib.sh), in
+#                  its own venv; a missing interpreter fails under CI;
+#   5. every suite writes its decision helpers' answers for every golden
+#      vector to $ERRSVC_DECISIONS_DIR/<sdk>.json; with all three suites run,
+#      scripts/compare_decisions.py fails unless the three agree;
+#   6. stops errsvc (trap) and exits non-zero if any suite failed.
 #
 #   bash clients/test.sh [go|typescript|python]...   (default: all three)
 #
@@ -115,6 +121,8 @@ start_server() {
 start_server
 # The TypeScript and Python suites fail, rather than skip, without a server.
 export ERRSVC_REQUIRE_SERVER=1
+export ERRSVC_DECISIONS_DIR="$TMP/decisions"
+mkdir -p "$ERRSVC_DECISIONS_DIR"
 
 run_go() {
 	go test -count=1 ./clients/go/...
@@ -125,18 +133,36 @@ run_typescript() {
 	(cd "$TS_DIR" && npm test)
 }
 
-run_python() {
-	ensure_venv || return 1
+# pytest_in VENV: installs the package into VENV and runs pytest with it.
+pytest_in() {
+	local venv="$1"
 	# Test the package as installed (wheel layout, generated code included),
 	# not the source tree.
-	"$PY_VENV/bin/python" -m pip install --disable-pip-version-check --no-input -q \
+	"$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q \
 		--no-deps --no-build-isolation --force-reinstall "$PY_DIR" || return 1
 	local rc=0
-	(cd "$PY_DIR" && "$PY_VENV/bin/python" -m pytest -q) || rc=$?
+	(cd "$PY_DIR" && "$venv/bin/python" -m pytest -q) || rc=$?
 	if [ "$rc" -eq 5 ]; then
 		echo "pytest collected no tests (exit 5): counted as a failure" >&2
 	fi
 	return "$rc"
+}
+
+run_python() {
+	ensure_venv || return 1
+	log "pytest on $("$PY_VENV/bin/python" --version)"
+	pytest_in "$PY_VENV" || return 1
+	local min
+	if ! min="$(find_min_python)"; then
+		echo "no Python $PY_MIN_VERSION found (the lowest the SDK claims); set PYTHON_MIN" >&2
+		[ -z "${CI:-}" ] || return 1
+		echo "not under CI: the $PY_MIN_VERSION run is left out" >&2
+		return 0
+	fi
+	ensure_venv "$PY_MIN_VENV" "$min" || return 1
+	log "pytest on $("$PY_MIN_VENV/bin/python" --version) (the lowest requires-python allows)"
+	# Its decision records would overwrite the first run's: compare them too.
+	ERRSVC_DECISIONS_SDK=python-min pytest_in "$PY_MIN_VENV"
 }
 
 results=()
@@ -156,6 +182,16 @@ for s in "${suites[@]}"; do
 		break
 	fi
 done
+
+# The three SDKs' decision helpers must agree on every vector.
+if [ ${#suites[@]} -eq 3 ] && [ "$failed" -eq 0 ]; then
+	if "$PYTHON" "$ROOT/clients/scripts/compare_decisions.py" "$ERRSVC_DECISIONS_DIR"; then
+		results+=("decisions  agree")
+	else
+		results+=("decisions  DISAGREE")
+		failed=1
+	fi
+fi
 
 echo
 echo "clients/test.sh summary:"

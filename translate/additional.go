@@ -40,8 +40,10 @@ func noteUnmodelled(m *model, req *errsvcv1.TranslateRequest) {
 	if total == 0 {
 		return
 	}
-	list := strings.Join(paths, ", ")
-	if total > len(paths) {
+	// Sorted: protoreflect's Range order is not stable between runs.
+	slices.Sort(paths)
+	list := strings.Join(paths[:min(len(paths), maxNamedUnmodelled)], ", ")
+	if total > maxNamedUnmodelled {
 		list += ", … (" + strconv.Itoa(total) + " in all)"
 	}
 	m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_IGNORED, "fields this contract version does not model were ignored for the decision (and carried to the same contract's output): %s", sanitizeShort(list))
@@ -50,9 +52,7 @@ func noteUnmodelled(m *model, req *errsvcv1.TranslateRequest) {
 func collectUnmodelled(msg protoreflect.Message, prefix string, paths *[]string, total *int) {
 	add := func(p string) {
 		*total++
-		if len(*paths) < maxNamedUnmodelled {
-			*paths = append(*paths, p)
-		}
+		*paths = append(*paths, p)
 	}
 	for raw := msg.GetUnknown(); len(raw) > 0; {
 		num, typ, n := protowire.ConsumeTag(raw)

@@ -31,8 +31,10 @@ func noteTruncations(m *model, resp *errsvcv1.TranslateResponse) {
 	if total == 0 {
 		return
 	}
-	list := strings.Join(paths, ", ")
-	if total > len(paths) {
+	// Sorted: protoreflect's Range order is not stable between runs.
+	slices.Sort(paths)
+	list := strings.Join(paths[:min(len(paths), maxNamedTruncations)], ", ")
+	if total > maxNamedTruncations {
 		list += ", … (" + strconv.Itoa(total) + " in all)"
 	}
 	m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_TRUNCATED, "capped for the output (the decision read the whole input): %s", list)
@@ -78,9 +80,7 @@ func walkTruncations(msg protoreflect.Message, prefix string, paths *[]string, t
 
 func addTruncation(path string, paths *[]string, total *int) {
 	*total++
-	if len(*paths) < maxNamedTruncations {
-		*paths = append(*paths, path)
-	}
+	*paths = append(*paths, path)
 }
 
 func walkStruct(s *structpb.Struct, path string, paths *[]string, total *int) {

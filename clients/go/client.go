@@ -53,7 +53,8 @@ const (
 	// DefaultRetryInfoRetries is how many more times a call is made after an
 	// error carrying google.rpc.RetryInfo.
 	DefaultRetryInfoRetries = 3
-	// DefaultRetryInfoMaxDelay caps the wait a server's RetryInfo asks for.
+	// DefaultRetryInfoMaxDelay is the longest wait a server's RetryInfo may
+	// ask for; a longer one fails the call at once.
 	DefaultRetryInfoMaxDelay = 5 * time.Second
 )
 
@@ -98,9 +99,9 @@ func WithRetry(maxAttempts int, initialBackoff, maxBackoff time.Duration) Option
 
 // WithRetryInfo bounds how google.rpc.RetryInfo is honoured: after an
 // UNAVAILABLE, RESOURCE_EXHAUSTED or ABORTED error that carries one, the
-// call waits its retry_delay (capped at maxDelay, and never past the call's
-// deadline) and is made again, at most retries more times. retries 0
-// turns this off.
+// call waits its retry_delay (never past the call's deadline) and is made
+// again, at most retries more times; a retry_delay over maxDelay fails the
+// call at once with the server's error. retries 0 turns this off.
 func WithRetryInfo(retries int, maxDelay time.Duration) Option {
 	return func(o *options) { o.retryInfoRetries, o.retryInfoMaxDelay = retries, maxDelay }
 }

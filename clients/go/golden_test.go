@@ -2,6 +2,7 @@ package errsvcclient_test
 
 import (
 	"context"
+	"net"
 	"os"
 	"slices"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	errsvcclient "github.com/errsvc/errsvc/clients/go"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/internal/golden"
+	"github.com/errsvc/errsvc/server"
 	"github.com/errsvc/errsvc/translate"
 )
 
@@ -216,11 +218,16 @@ func TestInProcess(t *testing.T) {
 }
 
 // TestLive runs against the errsvc at ERRSVC_GRPC_ADDR (clients/test.sh
-// starts one); it is skipped only when that variable is unset.
+// starts one). Without it, it serves errsvc's own gRPC server on a free
+// loopback port and runs there, so it never skips; with
+// ERRSVC_REQUIRE_SERVER set, a missing address is a failure.
 func TestLive(t *testing.T) {
 	addr := os.Getenv("ERRSVC_GRPC_ADDR")
 	if addr == "" {
-		t.Skip("ERRSVC_GRPC_ADDR is unset: no errsvc to call (clients/test.sh starts one)")
+		if os.Getenv("ERRSVC_REQUIRE_SERVER") != "" {
+			t.Fatal("ERRSVC_REQUIRE_SERVER is set but ERRSVC_GRPC_ADDR is not")
+		}
+		addr = serveLoopback(t)
 	}
 	c, err := errsvcclient.Dial(addr)
 	if err != nil {
@@ -228,6 +235,19 @@ func TestLive(t *testing.T) {
 	}
 	defer c.Close()
 	runSuite(t, c)
+}
+
+// serveLoopback serves server.NewGRPCServer on 127.0.0.1:0 until t ends.
+func serveLoopback(t *testing.T) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := server.NewGRPCServer(server.Options{})
+	go func() { _ = srv.Serve(lis) }()
+	t.Cleanup(srv.Stop)
+	return lis.Addr().String()
 }
 
 // TestInProcessErrors checks the in-process client reports a

@@ -92,8 +92,11 @@ func retryDelay(err error) (time.Duration, bool) {
 }
 
 // retryInfoInterceptor makes a unary call again after an error that carries
-// google.rpc.RetryInfo, waiting the delay the server asks for, capped at
-// maxDelay; at most retries more times, and never past the call's deadline.
+// google.rpc.RetryInfo, waiting the delay the server asks for; at most
+// retries more times, and never past the call's deadline. A delay over
+// maxDelay is not shortened: the error is returned at once (fail fast, as
+// RetryAfter and the other SDKs do), since retrying sooner than the server
+// asked only earns another refusal.
 // It sits outside the service config's retries, which handle UNAVAILABLE
 // without RetryInfo (a connection refused, a server restarting).
 func retryInfoInterceptor(retries int, maxDelay time.Duration) grpc.UnaryClientInterceptor {
@@ -104,7 +107,9 @@ func retryInfoInterceptor(retries int, maxDelay time.Duration) grpc.UnaryClientI
 			if !ok {
 				return err
 			}
-			delay = min(delay, maxDelay)
+			if delay > maxDelay {
+				return err
+			}
 			if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) <= delay {
 				// Waiting would outlive the call: the server's answer stands.
 				return err

@@ -133,16 +133,21 @@ func TestRetryBounded(t *testing.T) {
 	}
 }
 
-// A delay longer than maxDelay is capped.
-func TestRetryInfoDelayCapped(t *testing.T) {
+// A delay longer than maxDelay fails fast with the server's error: it is
+// neither waited nor shortened.
+func TestRetryInfoDelayPastCapFailsFast(t *testing.T) {
 	s := &flakyServer{failures: 1, code: codes.ResourceExhausted, retryDelay: time.Hour}
 	c := dial(t, s.start(t), errsvcclient.WithRetryInfo(1, 20*time.Millisecond))
 	start := time.Now()
-	if _, err := c.Translate(context.Background(), rateLimited); err != nil {
-		t.Fatalf("Translate: %v", err)
+	_, err := c.Translate(context.Background(), rateLimited)
+	if status.Code(err) != codes.ResourceExhausted {
+		t.Fatalf("got %v, want the server's ResourceExhausted", err)
+	}
+	if n := s.calls.Load(); n != 1 {
+		t.Fatalf("server saw %d calls, want 1", n)
 	}
 	if elapsed := time.Since(start); elapsed > 5*time.Second {
-		t.Fatalf("took %v: the hour-long delay was not capped", elapsed)
+		t.Fatalf("took %v: the hour-long delay was waited", elapsed)
 	}
 }
 

@@ -4,14 +4,18 @@
 # Installs each SDK's pinned toolchain from the package registries, and
 # skips the install when the pins have not changed since the last one.
 #
-# Needs: go, node + npm, python3 (>= 3.9) with venv + pip. Override the
-# interpreter with PYTHON=/path/to/python3.
+# Needs: go, node + npm, python3 (>= 3.10) with venv + pip. Override the
+# interpreter with PYTHON=/path/to/python3. The Python SDK is also tested on
+# the lowest version it claims (PYTHON_MIN, found by find_min_python).
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 TS_DIR="$ROOT/clients/typescript"
 PY_DIR="$ROOT/clients/python"
 PY_VENV="$PY_DIR/.venv"
 PYTHON="${PYTHON:-python3}"
+# The lowest Python the SDK's requires-python claims, and its venv.
+PY_MIN_VERSION=3.10
+PY_MIN_VENV="$PY_DIR/.venv-min"
 
 log() { printf '==> %s\n' "$*" >&2; }
 
@@ -36,18 +40,36 @@ ensure_node_modules() {
 	fi
 }
 
-# ensure_venv: a fresh venv with requirements.txt unless the venv was built
-# from this very file by this interpreter.
+# ensure_venv [VENV PYTHON]: a fresh venv with requirements.txt unless the
+# venv was built from this very file by this interpreter (default: .venv by
+# $PYTHON).
 ensure_venv() {
-	local want have stamp="$PY_VENV/.errsvc-installed"
-	want="$( { cat "$PY_DIR/requirements.txt"; "$PYTHON" -c 'import sys; print(sys.version)'; } | sha256)"
+	local venv="${1:-$PY_VENV}" python="${2:-$PYTHON}"
+	local want have stamp="$venv/.errsvc-installed"
+	want="$( { cat "$PY_DIR/requirements.txt"; "$python" -c 'import sys; print(sys.version)'; } | sha256)"
 	have="$(cat "$stamp" 2>/dev/null || true)"
-	if [ "$want" != "$have" ] || [ ! -x "$PY_VENV/bin/python" ]; then
-		log "python venv + pip install -r requirements.txt (clients/python)"
-		rm -rf "$PY_VENV"
-		"$PYTHON" -m venv "$PY_VENV" || return 1
-		"$PY_VENV/bin/python" -m pip install --disable-pip-version-check --no-input -q \
+	if [ "$want" != "$have" ] || [ ! -x "$venv/bin/python" ]; then
+		log "python venv ($("$python" --version 2>&1)) + pip install -r requirements.txt -> ${venv#"$ROOT"/}"
+		rm -rf "$venv"
+		"$python" -m venv "$venv" || return 1
+		"$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q \
 			-r "$PY_DIR/requirements.txt" || return 1
 		printf '%s\n' "$want" >"$stamp"
 	fi
+}
+
+# find_min_python: prints an interpreter of PY_MIN_VERSION (PYTHON_MIN, else
+# python3.10 on PATH, else pyenv's), or fails.
+find_min_python() {
+	local c
+	for c in "${PYTHON_MIN:-}" "python$PY_MIN_VERSION" \
+		"$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")"/versions/"$PY_MIN_VERSION".*/bin/python"$PY_MIN_VERSION"; do
+		[ -n "$c" ] || continue
+		if command -v "$c" >/dev/null 2>&1 &&
+			[ "$("$c" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)" = "$PY_MIN_VERSION" ]; then
+			command -v "$c"
+			return 0
+		fi
+	done
+	return 1
 }

@@ -163,3 +163,35 @@ def test_list_vocabularies(client):
     assert "LabbyKind" in names, names
     kinds = next(voc for voc in resp.vocabularies if voc.name == "LabbyKind")
     assert any(t.term == "rate_limited" for t in kinds.terms)
+
+
+def test_async_client_every_vector(client):
+    """Every vector through the asyncio client, gRPC and REST, 16 at a time."""
+    import asyncio
+
+    from conftest import _server_addrs
+    from errsvc_client import AsyncErrsvcClient
+
+    grpc_addr, http_addr = _server_addrs()
+
+    async def main() -> None:
+        sem = asyncio.Semaphore(16)
+        async with AsyncErrsvcClient(grpc_addr, http_addr) as c:
+
+            async def one(v):
+                async with sem:
+                    if "error" in v:
+                        with pytest.raises(ErrsvcError) as info:
+                            await c.translate(v["request"])
+                        assert v["error"]["field"] in info.value.fields
+                        with pytest.raises(ErrsvcError) as info:
+                            await c.translate_rest(v["request"])
+                        assert info.value.http_status == 400
+                    else:
+                        assert_response(v, await c.translate(v["request"]))
+                        assert_response(v, await c.translate_rest(v["request"]))
+
+            await asyncio.gather(*(one(v) for v in VECTORS))
+            assert len((await c.list_vocabularies()).vocabularies) > 5
+
+    asyncio.run(main())
