@@ -25,18 +25,24 @@ func (g grpcLogger) log(level slog.Level, msg string) {
 	g.l.Log(context.Background(), level, msg)
 }
 
-func (g grpcLogger) Info(args ...any)                    { g.log(slog.LevelDebug, fmt.Sprint(args...)) }
-func (g grpcLogger) Infoln(args ...any)                  { g.log(slog.LevelDebug, sprintln(args...)) }
-func (g grpcLogger) Infof(format string, args ...any)    { g.log(slog.LevelDebug, fmt.Sprintf(format, args...)) }
-func (g grpcLogger) Warning(args ...any)                 { g.log(slog.LevelWarn, fmt.Sprint(args...)) }
-func (g grpcLogger) Warningln(args ...any)               { g.log(slog.LevelWarn, sprintln(args...)) }
-func (g grpcLogger) Warningf(format string, args ...any) { g.log(slog.LevelWarn, fmt.Sprintf(format, args...)) }
-func (g grpcLogger) Error(args ...any)                   { g.log(slog.LevelError, fmt.Sprint(args...)) }
-func (g grpcLogger) Errorln(args ...any)                 { g.log(slog.LevelError, sprintln(args...)) }
-func (g grpcLogger) Errorf(format string, args ...any)   { g.log(slog.LevelError, fmt.Sprintf(format, args...)) }
-func (g grpcLogger) Fatal(args ...any)                   { g.fatal(fmt.Sprint(args...)) }
-func (g grpcLogger) Fatalln(args ...any)                 { g.fatal(sprintln(args...)) }
-func (g grpcLogger) Fatalf(format string, args ...any)   { g.fatal(fmt.Sprintf(format, args...)) }
+func (g grpcLogger) Info(args ...any)   { g.log(slog.LevelDebug, fmt.Sprint(args...)) }
+func (g grpcLogger) Infoln(args ...any) { g.log(slog.LevelDebug, sprintln(args...)) }
+func (g grpcLogger) Infof(format string, args ...any) {
+	g.log(slog.LevelDebug, fmt.Sprintf(format, args...))
+}
+func (g grpcLogger) Warning(args ...any)   { g.log(slog.LevelWarn, fmt.Sprint(args...)) }
+func (g grpcLogger) Warningln(args ...any) { g.log(slog.LevelWarn, sprintln(args...)) }
+func (g grpcLogger) Warningf(format string, args ...any) {
+	g.log(slog.LevelWarn, fmt.Sprintf(format, args...))
+}
+func (g grpcLogger) Error(args ...any)   { g.log(slog.LevelError, fmt.Sprint(args...)) }
+func (g grpcLogger) Errorln(args ...any) { g.log(slog.LevelError, sprintln(args...)) }
+func (g grpcLogger) Errorf(format string, args ...any) {
+	g.log(slog.LevelError, fmt.Sprintf(format, args...))
+}
+func (g grpcLogger) Fatal(args ...any)                 { g.fatal(fmt.Sprint(args...)) }
+func (g grpcLogger) Fatalln(args ...any)               { g.fatal(sprintln(args...)) }
+func (g grpcLogger) Fatalf(format string, args ...any) { g.fatal(fmt.Sprintf(format, args...)) }
 
 // V reports whether verbosity level l is on: only 0, as grpc-go's default
 // logger without GRPC_GO_LOG_VERBOSITY_LEVEL.

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
+	rpccode "google.golang.org/genproto/googleapis/rpc/code"
 	"google.golang.org/grpc"
 	grpccodes "google.golang.org/grpc/codes"
 )
@@ -30,14 +31,14 @@ import (
 // of both instrumentations are off: errsvc's registry already counts every
 // call (metrics.go).
 
-// Span attribute keys. The gRPC status code is rpc.grpc.status_code on
-// gRPC spans (otelgrpc's); REST spans get it under the same key, beside
-// http.response.status_code.
+// Span attribute keys. The gRPC status code is rpc.response.status_code
+// (its canonical name, INVALID_ARGUMENT) on gRPC spans, set by otelgrpc;
+// REST spans get it under the same key, beside http.response.status_code.
 const (
 	attrSource      = attribute.Key("errsvc.source")
 	attrClass       = attribute.Key("errsvc.class")
 	attrCode        = attribute.Key("errsvc.code")
-	attrGRPCCode    = attribute.Key("rpc.grpc.status_code")
+	attrRPCCode     = attribute.Key("rpc.response.status_code")
 	attrItems       = attribute.Key("errsvc.items")
 	attrFailedItems = attribute.Key("errsvc.failed_items")
 )
@@ -104,7 +105,7 @@ func traceCall(c *call) {
 	}
 	sp.SetAttributes(attrCode.String(c.code.String()))
 	if c.transport == transportHTTP {
-		sp.SetAttributes(attrGRPCCode.Int(int(c.code)))
+		sp.SetAttributes(attrRPCCode.String(rpccode.Code_name[int32(c.code)]))
 	}
 	if c.items > 0 {
 		sp.SetAttributes(attrItems.Int(c.items), attrFailedItems.Int(c.failedItems))
