@@ -54,7 +54,9 @@ func (g grpcLogger) fatal(msg string) {
 }
 
 // exit is os.Exit; a variable so a test can see a Fatal without dying.
-var exit = os.Exit
+var exit = defaultExit
+
+var defaultExit = os.Exit
 
 func sprintln(args ...any) string {
 	s := fmt.Sprintln(args...)

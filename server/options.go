@@ -116,6 +116,9 @@ type Options struct {
 	// limiter holds the concurrency limits; New shares one between both
 	// transports, like Health and Metrics.
 	limiter *limiter
+	// uninstrumented leaves OpenTelemetry out entirely: the baseline of
+	// BenchmarkTracing, which shows tracing off costs nothing measurable.
+	uninstrumented bool
 	// translate replaces translate.Translate; tests use it to inject faults.
 	translate func(*errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, error)
 }
