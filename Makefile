@@ -5,21 +5,36 @@ BUF := go tool -modfile=tools/buf/go.mod buf
 RELEASE_IMAGE := releases/errsvc-v1.binpb
 GENERATED := gen docs/VOCABULARIES.md docs/PROVIDERS.md clients/typescript/src/gen clients/python/src/errsvc_client/gen
 
-.PHONY: run test generate docs golden lint breaking check-generated vet gotest conformance sdk fuzz release-image
+.PHONY: run build test generate docs golden lint breaking check-generated vet gotest conformance sdk fuzz release-image
+
+# The build's version and revision (errsvc --version, the start log,
+# errsvc_build_info, /openapi.json): from git, else go run's build info.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -X github.com/errsvc/errsvc/internal/version.version=$(VERSION) \
+	-X github.com/errsvc/errsvc/internal/version.revision=$(REVISION)
 
 ## run: start errsvc on its defaults (gRPC 127.0.0.1:9090, HTTP 127.0.0.1:8080)
 run:
-	go run ./cmd/errsvc
+	go run -ldflags '$(LDFLAGS)' ./cmd/errsvc
+
+## build: bin/errsvc, stamped with VERSION and REVISION
+build:
+	CGO_ENABLED=0 go build -trimpath -ldflags '-s -w $(LDFLAGS)' -o bin/errsvc ./cmd/errsvc
 
 ## test: the whole suite, as CI runs it
 test: lint check-generated breaking vet gotest conformance sdk
 
-## generate: regenerate every generated file (code, docs, golden vectors)
+## generate: regenerate every generated file (code, docs, SDK code)
 generate:
 	$(BUF) generate
+	$(MAKE) docs
+	bash clients/generate.sh
+
+## docs: regenerate docs/VOCABULARIES.md and docs/PROVIDERS.md from the contract and the fixtures
+docs:
 	go test ./translate -run 'TestVocabulariesDocIsCurrent' -update
 	go test ./translate/provider -run 'TestProvidersDoc' -update
-	bash clients/generate.sh
 
 ## golden: rewrite testdata/golden from the engine (review the diff!)
 golden:
@@ -48,7 +63,7 @@ gotest:
 sdk:
 	bash clients/test.sh
 
-## conformance: the Code Mode JavaScript contract (seed 001, points 5 and 6), with Node's test runner
+## conformance: the Code Mode tool error contract's JavaScript rules (points 5 and 6), with Node's test runner
 conformance:
 	node --test conformance/codemode-js/
 
