@@ -25,8 +25,8 @@ const (
 	oldestKubernetes   = "1.30.0"
 	newestKubernetes   = "1.37.0"
 	kubernetesValidate = "kubernetes-validate==1.37.0"
-	// The Prometheus Operator whose ServiceMonitor CRD schema checks
-	// components/servicemonitor, from the Go module proxy.
+	// The Prometheus Operator whose CRD schemas check the ServiceMonitor
+	// and PrometheusRule components, from the Go module proxy.
 	prometheusOperator = "github.com/prometheus-operator/prometheus-operator@v0.85.0"
 )
 
@@ -127,8 +127,15 @@ func isKustomize(m manifest) bool {
 	return strings.HasPrefix(m.apiVersion, "kustomize.config.k8s.io/")
 }
 
-func isServiceMonitor(m manifest) bool {
-	return m.apiVersion == "monitoring.coreos.com/v1" && m.kind == "ServiceMonitor"
+// operatorCRDs are the Prometheus Operator kinds the optional components
+// use, with the file of their CRD in the operator's module.
+var operatorCRDs = map[string]string{
+	"ServiceMonitor": "monitoring.coreos.com_servicemonitors.yaml",
+	"PrometheusRule": "monitoring.coreos.com_prometheusrules.yaml",
+}
+
+func isOperatorKind(m manifest) bool {
+	return m.apiVersion == "monitoring.coreos.com/v1" && operatorCRDs[m.kind] != ""
 }
 
 // TestManifestSchemas validates every Kubernetes object in deploy/kubernetes
@@ -141,7 +148,7 @@ func TestManifestSchemas(t *testing.T) {
 	files := map[string]bool{}
 	for _, m := range all {
 		switch {
-		case isKustomize(m), isServiceMonitor(m): // see TestServiceMonitorSchema
+		case isKustomize(m), isOperatorKind(m): // see TestOperatorSchemas
 		case strings.Contains(m.apiVersion, "."):
 			if !strings.HasSuffix(strings.SplitN(m.apiVersion, "/", 2)[0], ".k8s.io") {
 				t.Errorf("%s: %s %s has no schema to check it against", m.file, m.apiVersion, m.kind)
@@ -182,11 +189,12 @@ func TestManifestSchemas(t *testing.T) {
 	}
 }
 
-// TestServiceMonitorSchema validates the optional ServiceMonitor against
-// the CRD schema the Prometheus Operator publishes (its Go module carries
-// the CRD), made strict as kubeconform's openapi2jsonschema --strict does:
-// every object that lists its properties allows no other.
-func TestServiceMonitorSchema(t *testing.T) {
+// TestOperatorSchemas validates the optional ServiceMonitor and
+// PrometheusRule against the CRD schemas the Prometheus Operator publishes
+// (its Go module carries the CRDs), made strict as kubeconform's
+// openapi2jsonschema --strict does: every object that lists its properties
+// allows no other.
+func TestOperatorSchemas(t *testing.T) {
 	goTool := needTool(t, "go")
 	out, err := exec.Command(goTool, "mod", "download", "-json", prometheusOperator).Output()
 	if err != nil {
@@ -196,7 +204,40 @@ func TestServiceMonitorSchema(t *testing.T) {
 	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
 		t.Fatalf("go mod download: %s", out)
 	}
-	crdData, err := os.ReadFile(filepath.Join(mod.Dir, "example", "prometheus-operator-crd", "monitoring.coreos.com_servicemonitors.yaml"))
+	schemas := map[string]*jsonschema.Schema{}
+	for kind, file := range operatorCRDs {
+		schemas[kind] = crdSchema(t, filepath.Join(mod.Dir, "example", "prometheus-operator-crd", file))
+	}
+
+	found := map[string]int{}
+	for _, m := range manifests(t) {
+		if !isOperatorKind(m) {
+			if strings.HasPrefix(m.apiVersion, "monitoring.coreos.com/") {
+				t.Errorf("%s: %s %s has no schema to check it against", m.file, m.apiVersion, m.kind)
+			}
+			continue
+		}
+		found[m.kind]++
+		sch := schemas[m.kind]
+		if err := sch.Validate(jsonRoundTrip(t, m.doc)); err != nil {
+			t.Errorf("%s: %v", m.file, err)
+		}
+		// The check can fail: a misspelt field is refused.
+		m.doc["spec"].(map[string]any)["endpointz"] = []any{}
+		if err := sch.Validate(jsonRoundTrip(t, m.doc)); err == nil {
+			t.Errorf("%s: a misspelt field passed", m.file)
+		}
+	}
+	for kind := range operatorCRDs {
+		if found[kind] != 1 {
+			t.Errorf("%d %s manifests, want 1", found[kind], kind)
+		}
+	}
+}
+
+func crdSchema(t *testing.T, file string) *jsonschema.Schema {
+	t.Helper()
+	crdData, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,37 +261,19 @@ func TestServiceMonitorSchema(t *testing.T) {
 		}
 	}
 	if schema == nil {
-		t.Fatal("no v1 schema in the ServiceMonitor CRD")
+		t.Fatalf("%s: no v1 schema", file)
 	}
 	strict(schema)
 	c := jsonschema.NewCompiler()
-	if err := c.AddResource("servicemonitor.json", jsonRoundTrip(t, schema)); err != nil {
+	name := filepath.Base(file) + ".json"
+	if err := c.AddResource(name, jsonRoundTrip(t, schema)); err != nil {
 		t.Fatal(err)
 	}
-	sch, err := c.Compile("servicemonitor.json")
+	sch, err := c.Compile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-
-	found := 0
-	for _, m := range manifests(t) {
-		if !isServiceMonitor(m) {
-			continue
-		}
-		found++
-		if err := sch.Validate(jsonRoundTrip(t, m.doc)); err != nil {
-			t.Errorf("%s: %v", m.file, err)
-		}
-		// The check can fail.
-		spec := m.doc["spec"].(map[string]any)
-		spec["endpoint"] = spec["endpoints"]
-		if err := sch.Validate(jsonRoundTrip(t, m.doc)); err == nil {
-			t.Errorf("%s: a misspelt field passed", m.file)
-		}
-	}
-	if found != 1 {
-		t.Errorf("%d ServiceMonitors, want 1", found)
-	}
+	return sch
 }
 
 // strict forbids unlisted properties in every object schema that lists
