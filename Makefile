@@ -56,8 +56,11 @@ breaking:
 vet:
 	go vet ./...
 
+# The first run builds promtool and a kubernetes-validate venv into the user
+# cache for deploy/'s tests (several minutes on a small machine), hence the
+# timeout above go test's default of 10 minutes.
 gotest:
-	go test -race -count=1 ./...
+	go test -race -count=1 -timeout 30m ./...
 
 ## sdk: the Go, TypeScript and Python clients against a live errsvc
 sdk:
