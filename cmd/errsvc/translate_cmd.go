@@ -28,23 +28,24 @@ func runTranslate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	// `errsvc translate -- --help`.
 	fs := flag.NewFlagSet("errsvc translate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: errsvc translate [FILE|-]\n\n"+
+	usage := func(w io.Writer) {
+		fmt.Fprintln(w, "usage: errsvc translate [FILE|-]\n\n"+
 			"Translates one TranslateRequest, as JSON (proto or JSON field names) from FILE or stdin,\n"+
 			"in process, and prints the TranslateResponse with proto (snake_case) names, like the REST API.\n"+
 			"Exit status: 0 translated, 1 input unreadable, 2 usage error or malformed request.")
 	}
+	fs.Usage = func() {} // printed below, once, to the right stream
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
+			usage(stdout)
 			return 0
 		}
+		usage(stderr)
 		return exitMalformed
 	}
 	args = fs.Args()
 	if len(args) > 1 {
-		fs.Usage()
+		usage(stderr)
 		return exitMalformed
 	}
 	data, err := readInput(args, stdin)
