@@ -47,6 +47,7 @@ func runServe(args []string) int {
 	// grpc-go and grpc-gateway log through grpclog; without this their
 	// lines are plain text among the JSON lines. Set before any gRPC use.
 	grpclog.SetLoggerV2(server.GRPCLogger(logger))
+	telemetry.RouteLogs(logger)
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(server.DefaultGCPercent)
 	}

@@ -18,7 +18,11 @@ package telemetry
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
+
+	"github.com/go-logr/logr"
+	"go.opentelemetry.io/otel"
 
 	"github.com/errsvc/errsvc/internal/version"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
@@ -80,4 +84,15 @@ func TracerProvider(ctx context.Context, getenv func(string) string, build versi
 	}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 	return tp, tp.Shutdown, nil
+}
+
+// RouteLogs sends OpenTelemetry's own complaints (an export that failed, a
+// bad variable) into logger instead of the standard library's logger on
+// stderr, so every line errsvc writes stays JSON.
+func RouteLogs(logger *slog.Logger) {
+	l := logger.With("logger", "opentelemetry")
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		l.Warn("opentelemetry error", "error", err.Error())
+	}))
+	otel.SetLogger(logr.FromSlogHandler(l.Handler()))
 }

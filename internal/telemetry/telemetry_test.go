@@ -1,8 +1,14 @@
 package telemetry
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
 	"testing"
+
+	"go.opentelemetry.io/otel"
 
 	"github.com/errsvc/errsvc/internal/version"
 )
@@ -44,5 +50,19 @@ func TestTracerProvider(t *testing.T) {
 	env := map[string]string{"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}
 	if _, _, err := TracerProvider(context.Background(), func(k string) string { return env[k] }, version.Get()); err == nil {
 		t.Error("an unsupported protocol was accepted")
+	}
+}
+
+// An export error reaches the JSON log, not stderr as plain text.
+func TestRouteLogs(t *testing.T) {
+	var buf bytes.Buffer
+	RouteLogs(slog.New(slog.NewJSONHandler(&buf, nil)))
+	otel.Handle(errors.New("traces export: connection refused"))
+	var m map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
+		t.Fatalf("not one JSON line: %q", buf.String())
+	}
+	if m["level"] != "WARN" || m["error"] != "traces export: connection refused" || m["logger"] != "opentelemetry" {
+		t.Errorf("%v", m)
 	}
 }
