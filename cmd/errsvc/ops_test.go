@@ -2,9 +2,13 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
@@ -12,8 +16,12 @@ import (
 	"testing"
 	"time"
 
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/internal/version"
 	"github.com/errsvc/errsvc/server"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 )
 
 // runMain runs this test binary as the errsvc command.
@@ -212,4 +220,57 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 
 func contextWithCancel() (context.Context, context.CancelFunc) {
 	return context.WithCancel(context.Background())
+}
+
+// TestOTLPExport: with OTEL_EXPORTER_OTLP_ENDPOINT set, the command exports
+// the call's span, in the caller's trace, to the collector by OTLP/HTTP;
+// without it, it sends nothing.
+func TestOTLPExport(t *testing.T) {
+	for _, enabled := range []bool{true, false} {
+		var mu sync.Mutex
+		var bodies [][]byte
+		collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			if r.URL.Path == "/v1/traces" {
+				bodies = append(bodies, b)
+			}
+			mu.Unlock()
+			w.Header().Set("Content-Type", "application/x-protobuf")
+		}))
+		env := []string{"OTEL_BSP_SCHEDULE_DELAY=50", "OTEL_EXPORTER_OTLP_ENDPOINT=", "OTEL_TRACES_EXPORTER="}
+		if enabled {
+			env = append(env, "OTEL_EXPORTER_OTLP_ENDPOINT="+collector.URL)
+		} else {
+			// The collector is reachable but not configured.
+			env = append(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=")
+		}
+		addr, _, stop := startMain(t, env, "--grpc-addr=127.0.0.1:0", "--http-addr=127.0.0.1:0")
+		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		traceID := [16]byte{0xe5, 0x5e, 0xc0, 0xde, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+		tp := fmt.Sprintf("00-%x-%s-01", traceID, "00f067aa0ba902b7")
+		ctx := metadata.AppendToOutgoingContext(context.Background(), "traceparent", tp)
+		_, err = errsvcv1.NewTranslationServiceClient(conn).Translate(ctx, &errsvcv1.TranslateRequest{
+			Source: &errsvcv1.TranslateRequest_AgentError{AgentError: &errsvcv1.AgentError{Code: "TIMEOUT"}}})
+		_ = conn.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop() // the shutdown flushes the batch
+		collector.Close()
+		mu.Lock()
+		got := bytes.Contains(bytes.Join(bodies, nil), traceID[:])
+		n := len(bodies)
+		mu.Unlock()
+		t.Logf("enabled %v: %d OTLP requests, trace id seen %v", enabled, n, got)
+		if enabled && !got {
+			t.Errorf("exporting: %d OTLP requests, none with the caller's trace id", n)
+		}
+		if !enabled && n > 0 {
+			t.Errorf("not configured, yet %d OTLP requests", n)
+		}
+	}
 }
