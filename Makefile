@@ -5,21 +5,37 @@ BUF := go tool -modfile=tools/buf/go.mod buf
 RELEASE_IMAGE := releases/errsvc-v1.binpb
 GENERATED := gen docs/VOCABULARIES.md docs/PROVIDERS.md clients/typescript/src/gen clients/python/src/errsvc_client/gen
 
-.PHONY: run test generate docs golden lint breaking check-generated vet gotest conformance sdk fuzz release-image
+.PHONY: run build test generate docs golden lint breaking check-generated vet gotest conformance sdk fuzz release-image
+
+# The build's version and revision (errsvc --version, the start log,
+# errsvc_build_info, /openapi.json): from git, else go run's build info.
+# Untagged trees get a semver pre-release: v0.0.0-dev.<short hash>.
+VERSION ?= $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null || echo v0.0.0-dev.$$(git rev-parse --short HEAD 2>/dev/null))
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -X github.com/errsvc/errsvc/internal/version.version=$(VERSION) \
+	-X github.com/errsvc/errsvc/internal/version.revision=$(REVISION)
 
 ## run: start errsvc on its defaults (gRPC 127.0.0.1:9090, HTTP 127.0.0.1:8080)
 run:
-	go run ./cmd/errsvc
+	go run -ldflags '$(LDFLAGS)' ./cmd/errsvc
+
+## build: bin/errsvc, stamped with VERSION and REVISION
+build:
+	CGO_ENABLED=0 go build -trimpath -ldflags '-s -w $(LDFLAGS)' -o bin/errsvc ./cmd/errsvc
 
 ## test: the whole suite, as CI runs it
 test: lint check-generated breaking vet gotest conformance sdk
 
-## generate: regenerate every generated file (code, docs, golden vectors)
+## generate: regenerate every generated file (code, docs, SDK code)
 generate:
 	$(BUF) generate
+	$(MAKE) docs
+	bash clients/generate.sh
+
+## docs: regenerate docs/VOCABULARIES.md and docs/PROVIDERS.md from the contract and the fixtures
+docs:
 	go test ./translate -run 'TestVocabulariesDocIsCurrent' -update
 	go test ./translate/provider -run 'TestProvidersDoc' -update
-	bash clients/generate.sh
 
 ## golden: rewrite testdata/golden from the engine (review the diff!)
 golden:
@@ -41,14 +57,17 @@ breaking:
 vet:
 	go vet ./...
 
+# The first run builds promtool and a kubernetes-validate venv into the user
+# cache for deploy/'s tests (several minutes on a small machine), hence the
+# timeout above go test's default of 10 minutes.
 gotest:
-	go test -race -count=1 ./...
+	go test -race -count=1 -timeout 30m ./...
 
 ## sdk: the Go, TypeScript and Python clients against a live errsvc
 sdk:
 	bash clients/test.sh
 
-## conformance: the Code Mode JavaScript contract (seed 001, points 5 and 6), with Node's test runner
+## conformance: the Code Mode tool error contract's JavaScript rules (points 5 and 6), with Node's test runner
 conformance:
 	node --test conformance/codemode-js/
 

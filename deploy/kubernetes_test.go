@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +41,10 @@ type (
 		Name  string   `yaml:"name"`
 		Image string   `yaml:"image"`
 		Args  []string `yaml:"args"`
+		Env   []struct {
+			Name  string `yaml:"name"`
+			Value string `yaml:"value"`
+		} `yaml:"env"`
 		Ports []struct {
 			Name          string `yaml:"name"`
 			ContainerPort int    `yaml:"containerPort"`
@@ -69,7 +75,7 @@ type (
 	deployment struct {
 		object `yaml:",inline"`
 		Spec   struct {
-			Replicas int      `yaml:"replicas"`
+			Replicas *int     `yaml:"replicas"`
 			Selector selector `yaml:"selector"`
 			Template struct {
 				Metadata meta `yaml:"metadata"`
@@ -121,8 +127,9 @@ type (
 	pdb struct {
 		object `yaml:",inline"`
 		Spec   struct {
-			MinAvailable int      `yaml:"minAvailable"`
-			Selector     selector `yaml:"selector"`
+			MinAvailable   *int     `yaml:"minAvailable"`
+			MaxUnavailable *int     `yaml:"maxUnavailable"`
+			Selector       selector `yaml:"selector"`
 		} `yaml:"spec"`
 	}
 )
@@ -210,8 +217,10 @@ func TestManifests(t *testing.T) {
 		if dep.APIVersion != "apps/v1" || dep.Kind != "Deployment" {
 			t.Errorf("%s %s", dep.APIVersion, dep.Kind)
 		}
-		if dep.Spec.Replicas != 3 {
-			t.Errorf("replicas %d, want 3", dep.Spec.Replicas)
+		// The HPA owns the replica count; a replicas field here would
+		// reset it to that number on every apply.
+		if dep.Spec.Replicas != nil {
+			t.Errorf("replicas %d beside the HPA", *dep.Spec.Replicas)
 		}
 		if !matches(dep.Spec.Selector.MatchLabels, podLabels) {
 			t.Errorf("selector %v does not select the pod labels %v", dep.Spec.Selector.MatchLabels, podLabels)
@@ -221,7 +230,7 @@ func TestManifests(t *testing.T) {
 			t.Fatalf("%d containers", len(pod.Containers))
 		}
 		c := pod.Containers[0]
-		for _, want := range []string{"--grpc-addr=0.0.0.0:9090", "--http-addr=0.0.0.0:8080"} {
+		for _, want := range []string{"--grpc-addr=0.0.0.0:9090", "--http-addr=0.0.0.0:8080", "--allow-plaintext"} {
 			found := false
 			for _, a := range c.Args {
 				found = found || a == want
@@ -267,6 +276,25 @@ func TestManifests(t *testing.T) {
 		}
 		if lp := c.LivenessProbe; time.Duration(lp.PeriodSeconds*lp.FailureThreshold)*time.Second <= drain {
 			t.Errorf("liveness gives up after %ds, within the drain (%v)", lp.PeriodSeconds*lp.FailureThreshold, drain)
+		}
+
+		// GOMEMLIMIT is a soft limit below the hard one: about 90 %.
+		limit, err := quantityBytes(c.Resources.Limits["memory"])
+		if err != nil {
+			t.Fatalf("limits.memory: %v", err)
+		}
+		var gomemlimit string
+		for _, e := range c.Env {
+			if e.Name == "GOMEMLIMIT" {
+				gomemlimit = e.Value
+			}
+		}
+		soft, err := goMemLimitBytes(gomemlimit)
+		if err != nil {
+			t.Fatalf("GOMEMLIMIT %q: %v", gomemlimit, err)
+		}
+		if r := float64(soft) / float64(limit); r < 0.85 || r > 0.92 {
+			t.Errorf("GOMEMLIMIT %s is %.0f %% of limits.memory %s, want about 90 %%", gomemlimit, 100*r, c.Resources.Limits["memory"])
 		}
 
 		if c.Resources.Requests["cpu"] == "" || c.Resources.Requests["memory"] == "" || c.Resources.Limits["memory"] == "" {
@@ -336,7 +364,7 @@ func TestManifests(t *testing.T) {
 		if ref.Kind != "Deployment" || ref.Name != dep.Metadata.Name || ref.APIVersion != dep.APIVersion {
 			t.Errorf("scaleTargetRef %+v does not name the Deployment", ref)
 		}
-		if scaler.Spec.MinReplicas < dep.Spec.Replicas || scaler.Spec.MaxReplicas <= scaler.Spec.MinReplicas {
+		if scaler.Spec.MinReplicas < 2 || scaler.Spec.MaxReplicas <= scaler.Spec.MinReplicas {
 			t.Errorf("replicas %d..%d", scaler.Spec.MinReplicas, scaler.Spec.MaxReplicas)
 		}
 		cpu := false
@@ -352,45 +380,82 @@ func TestManifests(t *testing.T) {
 		if budget.APIVersion != "policy/v1" || budget.Kind != "PodDisruptionBudget" {
 			t.Errorf("%s %s", budget.APIVersion, budget.Kind)
 		}
-		if budget.Spec.MinAvailable != 2 {
-			t.Errorf("minAvailable %d, want 2", budget.Spec.MinAvailable)
+		// One pod at a time whatever the replica count; a minAvailable
+		// would let all but that many go at once at the HPA's maximum.
+		if budget.Spec.MinAvailable != nil || budget.Spec.MaxUnavailable == nil || *budget.Spec.MaxUnavailable != 1 {
+			t.Errorf("PDB minAvailable %v maxUnavailable %v, want only maxUnavailable: 1", budget.Spec.MinAvailable, budget.Spec.MaxUnavailable)
 		}
 		if !matches(budget.Spec.Selector.MatchLabels, podLabels) {
 			t.Errorf("selector %v does not select the Deployment's pods %v", budget.Spec.Selector.MatchLabels, podLabels)
 		}
-		// A PDB that no replica count allows to disrupt blocks node drains.
-		if budget.Spec.MinAvailable >= dep.Spec.Replicas || budget.Spec.MinAvailable >= scaler.Spec.MinReplicas {
-			t.Errorf("minAvailable %d leaves no room with %d replicas (HPA min %d)",
-				budget.Spec.MinAvailable, dep.Spec.Replicas, scaler.Spec.MinReplicas)
+		// A PDB that the smallest fleet cannot satisfy blocks node drains.
+		if scaler.Spec.MinReplicas-*budget.Spec.MaxUnavailable < 1 {
+			t.Errorf("with %d replicas a disruption of %d leaves none serving", scaler.Spec.MinReplicas, *budget.Spec.MaxUnavailable)
 		}
 	})
 
-	t.Run("kustomization lists every manifest", func(t *testing.T) {
-		var k struct {
-			Resources []string `yaml:"resources"`
-		}
-		data, err := os.ReadFile(filepath.Join("kubernetes", "kustomization.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := yaml.Unmarshal(data, &k); err != nil {
-			t.Fatal(err)
-		}
-		files, _ := filepath.Glob(filepath.Join("kubernetes", "*.yaml"))
-		for _, f := range files {
-			name := filepath.Base(f)
-			if name == "kustomization.yaml" {
-				continue
+	t.Run("kustomizations list every manifest", func(t *testing.T) {
+		dirs := []string{"kubernetes"}
+		comps, _ := filepath.Glob(filepath.Join("kubernetes", "components", "*"))
+		dirs = append(dirs, comps...)
+		for _, dir := range dirs {
+			var k struct {
+				Kind      string   `yaml:"kind"`
+				Resources []string `yaml:"resources"`
 			}
-			found := false
+			data, err := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := yaml.Unmarshal(data, &k); err != nil {
+				t.Fatal(err)
+			}
+			if want := map[bool]string{true: "Kustomization", false: "Component"}[dir == "kubernetes"]; k.Kind != want {
+				t.Errorf("%s: kind %s, want %s", dir, k.Kind, want)
+			}
+			files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+			for _, f := range files {
+				name := filepath.Base(f)
+				if name != "kustomization.yaml" && !slices.Contains(k.Resources, name) {
+					t.Errorf("%s/kustomization.yaml lacks %s", dir, name)
+				}
+			}
 			for _, r := range k.Resources {
-				found = found || r == name
-			}
-			if !found {
-				t.Errorf("kustomization.yaml lacks %s", name)
+				if _, err := os.Stat(filepath.Join(dir, r)); err != nil {
+					t.Errorf("%s/kustomization.yaml: %v", dir, err)
+				}
 			}
 		}
 	})
+}
+
+// quantityBytes reads a Kubernetes memory quantity with a binary suffix.
+func quantityBytes(q string) (int64, error) {
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"Ki", 1 << 10}, {"Mi", 1 << 20}, {"Gi", 1 << 30}} {
+		if v, ok := strings.CutSuffix(q, u.suffix); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			return n * u.mult, err
+		}
+	}
+	return strconv.ParseInt(q, 10, 64)
+}
+
+// goMemLimitBytes reads a GOMEMLIMIT value as the Go runtime does (a
+// number with an optional B, KiB, MiB or GiB suffix).
+func goMemLimitBytes(v string) (int64, error) {
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"B", 1}} {
+		if n, ok := strings.CutSuffix(v, u.suffix); ok {
+			x, err := strconv.ParseInt(n, 10, 64)
+			return x * u.mult, err
+		}
+	}
+	return strconv.ParseInt(v, 10, 64)
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }

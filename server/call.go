@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -25,6 +26,9 @@ type call struct {
 	transport string
 	rpc       string
 	start     time.Time
+	// span is the call's server span (see tracing.go), from the context
+	// withCall stores the record in; never nil.
+	span trace.Span
 
 	code codes.Code
 	// field is the violated field (BadRequest) or the quota subject
@@ -55,6 +59,7 @@ func newCall(transport, rpc string) *call {
 }
 
 func withCall(ctx context.Context, c *call) context.Context {
+	c.span = trace.SpanFromContext(ctx)
 	return context.WithValue(ctx, callKey{}, c)
 }
 
@@ -88,6 +93,7 @@ func (c *call) itemDone(st *status.Status, limit string) {
 // error's message or anything an upstream wrote.
 func (c *call) finish(ctx context.Context, logger *slog.Logger, m *Metrics) {
 	m.observeCall(c)
+	traceCall(c)
 	level := logLevel(c.code)
 	if c.callerFault {
 		level = slog.LevelWarn
@@ -108,6 +114,9 @@ func (c *call) finish(ctx context.Context, logger *slog.Logger, m *Metrics) {
 		slog.String("rpc", c.rpc),
 		slog.String("code", c.code.String()),
 		slog.Float64("duration_ms", float64(time.Since(c.start).Microseconds())/1000),
+	}
+	if sc := c.span.SpanContext(); sc.HasTraceID() {
+		attrs = append(attrs, slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
 	}
 	if c.field != "" {
 		attrs = append(attrs, slog.String("field", c.field))
@@ -133,7 +142,7 @@ func (c *call) finish(ctx context.Context, logger *slog.Logger, m *Metrics) {
 	logger.LogAttrs(ctx, level, msg, attrs...)
 }
 
-// logLevel follows seed 000: caller-fixable errors at WARN, internal
+// logLevel follows the Labby agent error contract v1: caller-fixable errors at WARN, internal
 // failures that need an operator at ERROR.
 func logLevel(code codes.Code) slog.Level {
 	switch code {

@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
-	"github.com/errsvc/errsvc/gen/openapi"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 )
 
@@ -29,6 +28,7 @@ func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 		runtime.WithErrorHandler(restErrorHandler(opts.MaxRequestBytes)),
 		runtime.WithRoutingErrorHandler(restRoutingError),
 		runtime.WithForwardResponseOption(recordRPC),
+		runtime.WithMiddlewares(nameRPC),
 	)
 	svc := recoveringService{Service: NewService(opts), logger: opts.Logger}
 	if err := errsvcv1.RegisterTranslationServiceHandlerServer(ctx, gw, svc); err != nil {
@@ -41,9 +41,9 @@ func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 	}
 
 	mux := http.NewServeMux()
-	mux.Handle("/", &restHandler{
+	mux.Handle("/", httpTracing(opts, &restHandler{
 		gateway: gw, maxBytes: opts.MaxRequestBytes, metrics: opts.Metrics, limiter: opts.limiter, logger: opts.Logger,
-	})
+	}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeText(w, http.StatusOK, "ok")
 	})
@@ -56,7 +56,7 @@ func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 	})
 	mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(openapi.JSON)
+		_, _ = w.Write(openAPIDocument())
 	})
 	mux.Handle("GET /metrics", opts.Metrics.Handler())
 	return mux, nil

@@ -23,6 +23,21 @@ func recordRPC(ctx context.Context, _ http.ResponseWriter, _ proto.Message) erro
 	return nil
 }
 
+// nameRPC is a gateway middleware: it runs once the mux matched a route
+// (method and path), before the request body is read, and names the call's
+// RPC so that everything counted inside the service (translations, batch
+// items) carries the real method, as on gRPC.
+func nameRPC(next runtime.HandlerFunc) runtime.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, pathParams map[string]string) {
+		if c := callFrom(r.Context()); c != nil {
+			if rpc := restRPC(r); rpc != "unknown" {
+				c.rpc = rpc
+			}
+		}
+		next(w, r, pathParams)
+	}
+}
+
 // restHandler bounds the request body and the calls in flight, and counts
 // and logs each REST call around the grpc-gateway mux. The gateway only
 // hands our hooks a context, so the call record (see call) is how the body

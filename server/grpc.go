@@ -31,6 +31,7 @@ func NewGRPCServer(opts Options) *grpc.Server {
 		// grown, instead of a fresh goroutine per call that grows its stack
 		// (copystack) on the way down to the translator.
 		grpc.NumStreamWorkers(64),
+		grpcTracing(opts), // before grpcStats, which reads its span
 		grpc.StatsHandler(grpcStats{metrics: opts.Metrics, logger: opts.Logger}),
 		grpc.ChainUnaryInterceptor(
 			unaryObserve(opts.Metrics, opts.Logger),

@@ -5,9 +5,11 @@ import (
 	"time"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/internal/version"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -58,6 +60,28 @@ type Metrics struct {
 	panics       *prometheus.CounterVec
 	inFlight     prometheus.Gauge
 	streams      prometheus.Gauge
+	buildInfo    *prometheus.GaugeVec
+}
+
+// latencyBuckets resolve the range errsvc's calls live in: a translation
+// takes a few microseconds in the core and a call some tens to hundreds
+// of microseconds end to end, so the classic buckets go 1-2-5 from 10 µs
+// to 100 ms, then coarsely to 5 s for what waits on a limit or a slow
+// client. Scrapers that negotiate the protobuf format also get a native
+// histogram (factor 1.1, about 10 % resolution everywhere).
+var latencyBuckets = []float64{
+	10e-6, 20e-6, 50e-6, 100e-6, 200e-6, 500e-6,
+	1e-3, 2e-3, 5e-3, 10e-3, 20e-3, 50e-3, 100e-3,
+	250e-3, 1, 5,
+}
+
+func latencyHistogram(name, help string) prometheus.HistogramOpts {
+	return prometheus.HistogramOpts{
+		Name: name, Help: help, Buckets: latencyBuckets,
+		NativeHistogramBucketFactor:     1.1,
+		NativeHistogramMaxBucketNumber:  160,
+		NativeHistogramMinResetDuration: time.Hour,
+	}
 }
 
 // NewMetrics returns an empty registry with errsvc's collectors, the Go
@@ -69,22 +93,18 @@ func NewMetrics() *Metrics {
 			Name: "errsvc_requests_total",
 			Help: "Calls handled, by transport, full RPC method and gRPC status code.",
 		}, []string{"transport", "rpc", "code"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "errsvc_request_duration_seconds",
-			Help:    "Call latency, by transport and full RPC method.",
-			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 8),
-		}, []string{"transport", "rpc"}),
+		latency: prometheus.NewHistogramVec(latencyHistogram(
+			"errsvc_request_duration_seconds", "Call latency, by transport and full RPC method.",
+		), []string{"transport", "rpc"}),
 		translations: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "errsvc_translations_total",
 			Help: "Translation requests (a unary call, each batch item, each stream message), by transport, RPC, " +
 				"source vocabulary (none when absent), resulting class (transient, permanent, auth_required, " +
 				"context_overflow, other for an unrecognised class, none when absent) and gRPC code of the item.",
 		}, []string{"transport", "rpc", "source", "class", "code"}),
-		translateDur: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "errsvc_translation_duration_seconds",
-			Help:    "Time spent in the translation core for one request, by source vocabulary.",
-			Buckets: prometheus.ExponentialBuckets(0.00001, 4, 9),
-		}, []string{"source"}),
+		translateDur: prometheus.NewHistogramVec(latencyHistogram(
+			"errsvc_translation_duration_seconds", "Time spent in the translation core for one request, by source vocabulary.",
+		), []string{"source"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "errsvc_errors_total",
 			Help: "Errors answered, by transport, RPC, gRPC code and scope (call: the whole call failed; " +
@@ -106,25 +126,104 @@ func NewMetrics() *Metrics {
 			Name: "errsvc_active_streams",
 			Help: "Streaming gRPC calls open now.",
 		}),
+		buildInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "errsvc_build_info",
+			Help: "Always 1: the version, VCS revision and Go version errsvc was built with.",
+		}, []string{"version", "revision", "go_version"}),
 	}
 	m.registry.MustRegister(m.requests, m.latency, m.translations, m.translateDur, m.errors, m.limits,
-		m.panics, m.inFlight, m.streams,
+		m.panics, m.inFlight, m.streams, m.buildInfo,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	for _, l := range []string{limitRequestBytes, limitBatchItems, limitConcurrentRequests, limitConcurrentStreams, limitStreamRate} {
-		m.limits.WithLabelValues(l) // expose zeros so alerts can use rate() from the start
-	}
+	build := version.Get()
+	m.buildInfo.WithLabelValues(build.Version, build.Revision, build.GoVersion).Set(1)
+	m.initSeries()
 	return m
 }
 
-// Handler serves the registry in the Prometheus text format.
+// alertCodes are the codes of the documented error-ratio alert
+// (docs/OPERATIONS.md), whose series exist from the start.
+var alertCodes = []codes.Code{codes.OK, codes.Internal, codes.Unknown, codes.DataLoss, codes.Unavailable}
+
+// initSeries exposes zeros for every series an alert or dashboard reads,
+// for each RPC of TranslationService on each transport that serves it,
+// so rate() and increase() evaluate before the first call (a counter
+// that appears at its first increment loses that increment to rate()).
+func (m *Metrics) initSeries() {
+	for _, l := range []string{limitRequestBytes, limitBatchItems, limitConcurrentRequests, limitConcurrentStreams, limitStreamRate} {
+		m.limits.WithLabelValues(l)
+	}
+	for transport, rpcs := range translationRPCs() {
+		for _, rpc := range rpcs {
+			m.panics.WithLabelValues(transport, rpc)
+			m.latency.WithLabelValues(transport, rpc)
+			for _, code := range alertCodes {
+				m.requests.WithLabelValues(transport, rpc, code.String())
+				if code != codes.OK {
+					m.errors.WithLabelValues(transport, rpc, code.String(), scopeCall)
+				}
+			}
+		}
+	}
+}
+
+// translationRPCs are the full method names of TranslationService by
+// transport, from its service descriptor: every method on gRPC, the unary
+// ones (each has an HTTP rule) on REST.
+func translationRPCs() map[string][]string {
+	desc := errsvcv1.TranslationService_ServiceDesc
+	out := map[string][]string{}
+	for _, md := range desc.Methods {
+		rpc := "/" + desc.ServiceName + "/" + md.MethodName
+		out[transportGRPC] = append(out[transportGRPC], rpc)
+		out[transportHTTP] = append(out[transportHTTP], rpc)
+	}
+	for _, sd := range desc.Streams {
+		out[transportGRPC] = append(out[transportGRPC], "/"+desc.ServiceName+"/"+sd.StreamName)
+	}
+	return out
+}
+
+// Handler serves the registry in the Prometheus text format, in
+// OpenMetrics (with exemplars) to scrapers that ask for it, and in the
+// protobuf format (with native histograms) to those that ask for that.
 func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{Registry: m.registry})
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{Registry: m.registry, EnableOpenMetrics: true})
+}
+
+// exemplar is the trace id of a sampled span as exemplar labels, or nil.
+// Unsampled traces are not exported anywhere, so they make no exemplar.
+func exemplar(sp trace.Span) prometheus.Labels {
+	if sp == nil {
+		return nil
+	}
+	sc := sp.SpanContext()
+	if !sc.IsSampled() {
+		return nil
+	}
+	return prometheus.Labels{"trace_id": sc.TraceID().String()}
+}
+
+func inc(c prometheus.Counter, ex prometheus.Labels) {
+	if ex != nil {
+		c.(prometheus.ExemplarAdder).AddWithExemplar(1, ex)
+		return
+	}
+	c.Inc()
+}
+
+func observe(o prometheus.Observer, v float64, ex prometheus.Labels) {
+	if ex != nil {
+		o.(prometheus.ExemplarObserver).ObserveWithExemplar(v, ex)
+		return
+	}
+	o.Observe(v)
 }
 
 // observeCall counts one finished call.
 func (m *Metrics) observeCall(c *call) {
-	m.requests.WithLabelValues(c.transport, c.rpc, c.code.String()).Inc()
-	m.latency.WithLabelValues(c.transport, c.rpc).Observe(time.Since(c.start).Seconds())
+	ex := exemplar(c.span)
+	inc(m.requests.WithLabelValues(c.transport, c.rpc, c.code.String()), ex)
+	observe(m.latency.WithLabelValues(c.transport, c.rpc), time.Since(c.start).Seconds(), ex)
 	if c.code != codes.OK {
 		m.errors.WithLabelValues(c.transport, c.rpc, c.code.String(), scopeCall).Inc()
 	}
@@ -141,10 +240,12 @@ func (m *Metrics) observeCall(c *call) {
 // or a stream count their errors here.
 func (m *Metrics) observeItem(c *call, source, class string, code codes.Code, item bool, limit string) {
 	transport, rpc := transportGRPC, "unknown"
+	var sp trace.Span
 	if c != nil {
-		transport, rpc = c.transport, c.rpc
+		transport, rpc, sp = c.transport, c.rpc, c.span
 	}
-	m.translations.WithLabelValues(transport, rpc, source, class, code.String()).Inc()
+	inc(m.translations.WithLabelValues(transport, rpc, source, class, code.String()), exemplar(sp))
+	traceItem(sp, source, class, code, item)
 	if item && code != codes.OK {
 		m.errors.WithLabelValues(transport, rpc, code.String(), scopeItem).Inc()
 		if limit != "" {
@@ -174,7 +275,7 @@ func sourceLabel(req *errsvcv1.TranslateRequest) string {
 	return string(fd.Name())
 }
 
-// knownClasses are the four classes of seed 004.
+// knownClasses are the four classes of the Error Class Contract v1.
 var knownClasses = map[string]bool{
 	"transient": true, "permanent": true, "auth_required": true, "context_overflow": true,
 }

@@ -10,6 +10,8 @@ import (
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 )
 
@@ -64,8 +66,11 @@ type Options struct {
 	StreamBurst int
 	// TLS, when set, serves both ports over TLS with this configuration
 	// (see LoadTLSConfig; ClientAuth makes it mutual). Nil serves plaintext,
-	// which is meant for loopback: Serve warns on any other address.
-	TLS *tls.Config
+	// which is meant for loopback: Serve warns on any other address unless
+	// AllowPlaintext says the plaintext is intended (a service mesh or a
+	// private network encrypts it, as in deploy/kubernetes).
+	TLS            *tls.Config
+	AllowPlaintext bool
 	// MaxConnectionAge, when positive, makes the gRPC server close each
 	// connection gracefully after about this long, so long-lived clients
 	// spread onto replicas added since they connected.
@@ -87,6 +92,13 @@ type Options struct {
 	Health  *Health
 	Metrics *Metrics
 
+	// TracerProvider makes each call's server span (see tracing.go); nil
+	// is OpenTelemetry's no-op, which records nothing but still carries
+	// the caller's trace context into logs. Propagator reads and writes
+	// that context; nil is W3C trace context plus baggage.
+	TracerProvider trace.TracerProvider
+	Propagator     propagation.TextMapPropagator
+
 	// RegisterGRPC, when set, is called by NewGRPCServer after errsvc's own
 	// services are registered and before the server is returned (so before
 	// it serves), to register more services on the same server: they get
@@ -104,6 +116,9 @@ type Options struct {
 	// limiter holds the concurrency limits; New shares one between both
 	// transports, like Health and Metrics.
 	limiter *limiter
+	// uninstrumented leaves OpenTelemetry out entirely: the baseline of
+	// BenchmarkTracing, which shows tracing off costs nothing measurable.
+	uninstrumented bool
 	// translate replaces translate.Translate; tests use it to inject faults.
 	translate func(*errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, error)
 }

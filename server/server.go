@@ -94,10 +94,10 @@ func (s *Server) Serve(ctx context.Context) error {
 		errc <- nil
 	}()
 	s.opts.Logger.InfoContext(ctx, "errsvc listening", "grpc_addr", s.GRPCAddr(), "http_addr", s.HTTPAddr(),
-		"tls", s.opts.TLS != nil, "mtls", s.opts.TLS != nil && s.opts.TLS.ClientAuth == tls.RequireAndVerifyClientCert)
-	if s.opts.TLS == nil && (!isLoopback(s.grpcLis.Addr()) || !isLoopback(s.httpLis.Addr())) {
+		"tls", s.opts.TLS != nil, "plaintext_intended", s.opts.TLS == nil && s.opts.AllowPlaintext, "mtls", s.opts.TLS != nil && s.opts.TLS.ClientAuth == tls.RequireAndVerifyClientCert)
+	if s.opts.TLS == nil && !s.opts.AllowPlaintext && (!isLoopback(s.grpcLis.Addr()) || !isLoopback(s.httpLis.Addr())) {
 		s.opts.Logger.WarnContext(ctx, "serving plaintext on a non-loopback address; set --tls-cert and --tls-key "+
-			"unless a service mesh or private network encrypts the traffic")
+			"unless a service mesh or private network encrypts the traffic (then say so with --allow-plaintext)")
 	}
 
 	var serveErr error

@@ -28,7 +28,7 @@ func parseServeFlags(args []string, getenv func(string) string, errOut io.Writer
 	fs := flag.NewFlagSet("errsvc", flag.ContinueOnError)
 	fs.SetOutput(errOut)
 	fs.Usage = func() {
-		fmt.Fprintln(errOut, "usage: errsvc [flags]\n       errsvc translate [FILE|-]\n\nflags (a limit answers RESOURCE_EXHAUSTED, REST 413 or 429, with a BadRequest or QuotaFailure detail):")
+		fmt.Fprintln(errOut, "usage: errsvc [flags]\n       errsvc translate [FILE|-]\n       errsvc healthcheck [flags]\n       errsvc --version\n\nflags (a limit answers RESOURCE_EXHAUSTED, REST 413 or 429, with a BadRequest or QuotaFailure detail):")
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&opts.GRPCAddr, "grpc-addr", envOr("ERRSVC_GRPC_ADDR", server.DefaultGRPCAddr), "gRPC listen `address` (env ERRSVC_GRPC_ADDR)")
@@ -45,6 +45,8 @@ func parseServeFlags(args []string, getenv func(string) string, errOut io.Writer
 	fs.DurationVar(&opts.DrainDelay, "drain-delay", 0, "on SIGTERM, keep serving this long after readiness turns false, before refusing new calls")
 	fs.DurationVar(&opts.ShutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "on SIGTERM, how long in-flight calls may take to finish")
 	fs.DurationVar(&opts.MaxConnectionAge, "max-connection-age", 0, "close each gRPC connection gracefully after about this long, so clients spread onto new replicas (0: never)")
+	fs.BoolVar(&opts.AllowPlaintext, "allow-plaintext", envOr("ERRSVC_ALLOW_PLAINTEXT", "") == "true",
+		"plaintext on a non-loopback address is intended (a service mesh or private network encrypts it): no WARN at start (env ERRSVC_ALLOW_PLAINTEXT=true)")
 	fs.TextVar(&logLevel, "log-level", slog.LevelInfo, "least `level` logged: DEBUG (every call), INFO, WARN (caller errors), ERROR (internal errors)")
 	if err := fs.Parse(args); err != nil {
 		return opts, err

@@ -52,7 +52,7 @@ func TestOperationalFlags(t *testing.T) {
 	var help strings.Builder
 	_, _ = parseServeFlags([]string{"-h"}, os.Getenv, &help)
 	for _, flag := range []string{"max-request-bytes", "max-batch-items", "max-concurrent-requests", "max-concurrent-streams",
-		"stream-rate", "stream-burst", "tls-cert", "tls-key", "tls-client-ca", "drain-delay", "shutdown-timeout", "log-level"} {
+		"stream-rate", "stream-burst", "tls-cert", "tls-key", "tls-client-ca", "drain-delay", "shutdown-timeout", "log-level", "allow-plaintext"} {
 		if !strings.Contains(help.String(), "-"+flag) {
 			t.Errorf("--help lacks --%s", flag)
 		}

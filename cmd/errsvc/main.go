@@ -1,22 +1,36 @@
-// Command errsvc serves the error translation service over gRPC and REST,
-// or, as `errsvc translate [FILE]`, translates one request locally.
+// Command errsvc serves the error translation service over gRPC and REST;
+// `errsvc translate [FILE]` translates one request locally, `errsvc
+// healthcheck` asks a running errsvc for its gRPC health (the container's
+// health check) and `errsvc --version` prints the build.
 package main
 
 import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"syscall"
 
+	"github.com/errsvc/errsvc/internal/telemetry"
+	"github.com/errsvc/errsvc/internal/version"
 	"github.com/errsvc/errsvc/server"
+	"google.golang.org/grpc/grpclog"
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "translate" {
-		os.Exit(runTranslate(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "translate":
+			os.Exit(runTranslate(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+		case "healthcheck":
+			os.Exit(runHealthcheck(os.Args[2:], os.Getenv, os.Stdout, os.Stderr))
+		case "--version", "-version", "version":
+			fmt.Println(version.Get())
+			os.Exit(0)
+		}
 	}
 	os.Exit(runServe(os.Args[1:]))
 }
@@ -30,13 +44,36 @@ func runServe(args []string) int {
 		return 2
 	}
 	logger := opts.Logger
+	// grpc-go and grpc-gateway log through grpclog; without this their
+	// lines are plain text among the JSON lines. Set before any gRPC use.
+	grpclog.SetLoggerV2(server.GRPCLogger(logger))
+	telemetry.RouteLogs(logger)
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(server.DefaultGCPercent)
 	}
+	build := version.Get()
+	logger.Info("errsvc starting", "version", build.Version, "revision", build.Revision, "go_version", build.GoVersion)
 
 	// SIGINT/SIGTERM cancel ctx, which makes Serve drain and return.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+
+	tp, shutdownTracing, err := telemetry.TracerProvider(ctx, os.Getenv, build)
+	if err != nil {
+		logger.Error("errsvc cannot start tracing", "error", err)
+		return 1
+	}
+	defer func() {
+		// Flush the spans still batched; the drain already ended every call.
+		if err := shutdownTracing(context.Background()); err != nil {
+			logger.Warn("tracing shutdown", "error", err)
+		}
+	}()
+	if tp != nil {
+		opts.TracerProvider = tp
+		logger.Info("exporting traces by OTLP")
+	}
+
 	srv, err := server.New(opts)
 	if err != nil {
 		logger.Error("errsvc cannot start", "error", err)

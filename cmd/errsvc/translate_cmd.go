@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -23,8 +24,29 @@ const (
 // prints its translation, calling the core in process so no server is
 // needed. The output uses proto (snake_case) names, like the REST API.
 func runTranslate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// A FlagSet, though there are no flags, so -h and --help print the
+	// usage instead of naming a file; a file called "--help" is read with
+	// `errsvc translate -- --help`.
+	fs := flag.NewFlagSet("errsvc translate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	usage := func(w io.Writer) {
+		fmt.Fprintln(w, "usage: errsvc translate [FILE|-]\n\n"+
+			"Translates one TranslateRequest, as JSON (proto or JSON field names) from FILE or stdin,\n"+
+			"in process, and prints the TranslateResponse with proto (snake_case) names, like the REST API.\n"+
+			"Exit status: 0 translated, 1 input unreadable, 2 usage error or malformed request.")
+	}
+	fs.Usage = func() {} // printed below, once, to the right stream
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout)
+			return 0
+		}
+		usage(stderr)
+		return exitMalformed
+	}
+	args = fs.Args()
 	if len(args) > 1 {
-		fmt.Fprintln(stderr, "usage: errsvc translate [FILE|-]")
+		usage(stderr)
 		return exitMalformed
 	}
 	data, err := readInput(args, stdin)
