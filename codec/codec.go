@@ -75,6 +75,10 @@ func (vtCodec) Marshal(v any) (mem.BufferSlice, error) {
 }
 
 func (c vtCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	if capture, ok := v.(*Capture); ok {
+		capture.Err = c.Unmarshal(data, capture.Msg)
+		return capture.Err
+	}
 	m, ok := v.(generated)
 	if !ok {
 		return fallback.Unmarshal(data, v)
@@ -102,3 +106,12 @@ func Size(m proto.Message) int {
 // ErrInvalidUTF8 is wrapped by CheckWire's error for a string that is not
 // valid UTF-8.
 var ErrInvalidUTF8 = errors.New("invalid UTF-8")
+
+// Capture carries the codec's own error through grpc-go, which flattens a
+// codec error into an INTERNAL status text: receive into &Capture{Msg: m}
+// and, when the receive fails, Err holds what the server codec refused
+// (a *FieldError for a known field). Only the server codec fills it.
+type Capture struct {
+	Msg proto.Message
+	Err error
+}
