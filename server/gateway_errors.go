@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/codes"
@@ -14,9 +15,9 @@ import (
 
 // restErrorHandler makes every REST failure a google.rpc.Status body that
 // names the offending field (API.md), then lets the gateway write it.
-func restErrorHandler(maxBytes int64) runtime.ErrorHandlerFunc {
+func restErrorHandler(maxBytes int64, receiveTimeout time.Duration) runtime.ErrorHandlerFunc {
 	return func(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
-		st, httpStatus := restError(ctx, maxBytes, err)
+		st, httpStatus := restError(ctx, maxBytes, receiveTimeout, err)
 		if c := callFrom(ctx); c != nil {
 			c.setStatus(st)
 			if httpStatus == http.StatusRequestEntityTooLarge && c.limit == "" {
@@ -30,9 +31,17 @@ func restErrorHandler(maxBytes int64) runtime.ErrorHandlerFunc {
 	}
 }
 
-func restError(ctx context.Context, maxBytes int64, err error) (*status.Status, int) {
-	if c := callFrom(ctx); c != nil && c.bodyTooLarge {
-		return tooLarge(maxBytes), http.StatusRequestEntityTooLarge
+func restError(ctx context.Context, maxBytes int64, receiveTimeout time.Duration, err error) (*status.Status, int) {
+	if c := callFrom(ctx); c != nil {
+		switch {
+		case c.bodyTooLarge:
+			return tooLarge(maxBytes), http.StatusRequestEntityTooLarge
+		case c.bodyTimedOut:
+			c.limit = limitReceiveTimeout
+			return receiveTimedOut(receiveTimeout), http.StatusRequestTimeout
+		case c.bodyRefused != nil:
+			return c.bodyRefused, http.StatusBadRequest
+		}
 	}
 	var withStatus *runtime.HTTPStatusError
 	if errors.As(err, &withStatus) {
