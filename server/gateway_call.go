@@ -66,7 +66,11 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Body != nil && r.Body != http.NoBody {
 		_ = rc.SetReadDeadline(time.Now().Add(h.receiveTimeout))
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBytes))
-		_ = rc.SetReadDeadline(time.Time{})
+		if err == nil {
+			_ = rc.SetReadDeadline(time.Time{})
+		}
+		// On an error the deadline stays: net/http may read what is left of
+		// the body after the answer, and must not wait for a trickler.
 		var tooLarge *http.MaxBytesError
 		var fe *codec.FieldError
 		switch {

@@ -30,7 +30,7 @@ func NewGRPCServer(opts Options) *grpc.Server {
 		// the guard (grpc_recv.go) refuses the rest over the limit with the
 		// BadRequest on "body".
 		grpc.MaxRecvMsgSize(grpcRecvCap(opts.MaxRequestBytes)),
-		grpc.InTapHandle(tapReceive),
+		grpc.InTapHandle(tapReceive(opts.ReceiveTimeout)),
 		// Static windows: without them grpc-go grows a stream's window up
 		// to 16 MiB on fast links, which a client could fill on stream after
 		// stream before any handler reads.

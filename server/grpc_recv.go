@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/errsvc/errsvc/codec"
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -48,14 +49,27 @@ var errReceiveTimeout = errors.New("request message did not arrive in time")
 
 type recvCancelKey struct{}
 
-// tapReceive gives each TranslationService call a context the guard can
-// cancel: cancelling is the only way to end a read grpc-go is blocked in.
-func tapReceive(ctx context.Context, info *tap.Info) (context.Context, error) {
-	if !isTranslationService(info.FullMethodName) {
-		return ctx, nil
+// tapReceive gives each TranslationService call a context that ends a
+// receive grpc-go is blocked in, the only way to end one. grpc-go writes the
+// status of a failed receive itself (serverStream.RecvMsg), so the context
+// decides the code: a unary call gets a deadline of ReceiveTimeout for its
+// whole life (DEADLINE_EXCEEDED; a unary call takes microseconds once its
+// message is in), a stream a cancel the guard pulls after StreamIdleTimeout
+// without a message (CANCELLED).
+func tapReceive(receiveTimeout time.Duration) tap.ServerInHandle {
+	return func(ctx context.Context, info *tap.Info) (context.Context, error) {
+		switch {
+		case !isTranslationService(info.FullMethodName):
+			return ctx, nil
+		case info.FullMethodName == errsvcv1.TranslationService_TranslateStream_FullMethodName:
+			ctx, cancel := context.WithCancelCause(ctx)
+			return context.WithValue(ctx, recvCancelKey{}, cancel), nil
+		}
+		// Released with the stream's own context, when the call ends.
+		timed, cancel := context.WithTimeoutCause(ctx, receiveTimeout, errReceiveTimeout)
+		context.AfterFunc(ctx, cancel)
+		return timed, nil
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	return context.WithValue(ctx, recvCancelKey{}, cancel), nil
 }
 
 // recvBudget is the receive buffer budget: a counting semaphore for the
@@ -189,7 +203,12 @@ func (g *recvGuard) recv(ctx context.Context, c *call, timeout time.Duration, ma
 	}
 	capture := &codec.Capture{Msg: pm, MaxBytes: int(maxBytes)}
 	err := recvFn(capture)
-	if timer != nil && !timer.Stop() && errors.Is(context.Cause(ctx), errReceiveTimeout) {
+	if timer != nil {
+		timer.Stop()
+	}
+	if err != nil && errors.Is(context.Cause(ctx), errReceiveTimeout) {
+		// grpc-go has already answered (see tapReceive); this is for the
+		// log line and the metric.
 		c.setLimit(limitReceiveTimeout)
 		return receiveTimedOut(timeout).Err()
 	}
