@@ -86,7 +86,7 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if errors.Is(fe, codec.ErrTooDeep) {
 				call.limit = limitJSONDepth
 			}
-			call.bodyRefused = invalidArgument(field, fe.Description)
+			call.bodyRefused = invalidArgument(safePath(field), fe.Description)
 		}
 		_ = r.Body.Close()
 		if err != nil {

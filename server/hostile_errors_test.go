@@ -1,0 +1,57 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+)
+
+// Errors of the service never echo request content unsanitised: a secret
+// written as an unknown field's name, or as a wrongly typed value, is not in
+// the REST 400's message nor in its BadRequest. (Before, both were quoted
+// verbatim.)
+func TestBadRequestNeverEchoesSecrets(t *testing.T) {
+	r := start(t, Options{})
+	for _, sc := range loadSecrets(t) {
+		key, _ := json.Marshal(sc.Secret)
+		for shape, body := range map[string]string{
+			"unknown field name":        `{"labby_error":{"kind":"x"},` + string(key) + `:1}`,
+			"nested unknown field name": `{"labby_error":{"kind":"x",` + string(key) + `:{"a":1}}}`,
+			"wrongly typed value":       `{"labby_error":{"kind":` + string(key) + `1}}`,
+			"bool given a secret":       `{"labby_error":{"kind":"x","same_arguments":` + string(key) + `}}`,
+		} {
+			code, resp := r.post(t, "/v1/translate", body)
+			if code != http.StatusBadRequest {
+				t.Errorf("%s, %s: HTTP %d", sc.Name, shape, code)
+				continue
+			}
+			if strings.Contains(string(resp), sc.Secret) {
+				t.Errorf("%s, %s: the 400 echoes the secret: %s", sc.Name, shape, resp)
+			}
+			restViolation(t, code, resp, http.StatusBadRequest, int32(codes.InvalidArgument))
+		}
+	}
+}
+
+// Broken text answers a message that says so, naming the field, on REST
+// (not protojson's "unexpected EOF").
+func TestBrokenTextNamesTheField(t *testing.T) {
+	r := start(t, Options{})
+	for body, want := range map[string]string{
+		`{"labby_error":{"kind":"x","message":"\ud800"}}`:     "lone UTF-16 surrogate",
+		"{\"labby_error\":{\"kind\":\"x\",\"message\":\"\xff\"}}": "invalid UTF-8",
+	} {
+		code, resp := r.post(t, "/v1/translate", body)
+		v := restViolation(t, code, resp, http.StatusBadRequest, int32(codes.InvalidArgument))
+		if v.GetField() != "labby_error.message" || !strings.Contains(v.GetDescription(), want) {
+			t.Errorf("%q: violation %v, want labby_error.message: %s", body, v, want)
+		}
+	}
+	code, resp := r.post(t, "/v1/translate", `{"labby_error":{"kind":"x","details":`+strings.Repeat("[", 65)+strings.Repeat("]", 65)+`}}`)
+	if v := restViolation(t, code, resp, http.StatusBadRequest, int32(codes.InvalidArgument)); !strings.HasPrefix(v.GetField(), "labby_error.details[0]") {
+		t.Errorf("deep nesting: violation %v", v)
+	}
+}
