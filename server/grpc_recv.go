@@ -99,6 +99,20 @@ func (b *recvBudget) tagConn(ctx context.Context) context.Context {
 // server's budget; release undoes a true answer.
 func (b *recvBudget) acquire(ctx context.Context) bool {
 	conn, _ := ctx.Value(connKey{}).(*connRecv)
+	if conn != nil {
+		// The common case, without a timer.
+		select {
+		case conn.slots <- struct{}{}:
+			select {
+			case b.slots <- struct{}{}:
+				b.metrics.receiving.Inc()
+				return true
+			default:
+			}
+			<-conn.slots
+		default:
+		}
+	}
 	timer := time.NewTimer(defaultReceiveWait)
 	defer timer.Stop()
 	if conn != nil {
