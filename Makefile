@@ -79,7 +79,7 @@ fuzz:
 	go test ./translate/provider -run '^$$' -fuzz '^FuzzClassify$$' -fuzztime $(FUZZTIME)
 	for t in FuzzText FuzzValue; do \
 		go test ./translate/sanitize -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
-	for t in FuzzServerDecode FuzzClientDecode; do \
+	for t in FuzzServerDecode FuzzClientDecode FuzzCheckJSON; do \
 		go test ./codec -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 
 ## release-image: snapshot the contract as the baseline for buf breaking

@@ -13,6 +13,7 @@ package codec
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"google.golang.org/grpc/encoding"
 	protoenc "google.golang.org/grpc/encoding/proto"
@@ -75,6 +76,15 @@ func (vtCodec) Marshal(v any) (mem.BufferSlice, error) {
 }
 
 func (c vtCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	if capture, ok := v.(*Capture); ok {
+		if n := data.Len(); capture.MaxBytes > 0 && n > capture.MaxBytes {
+			capture.Err = &FieldError{Field: "body", Err: ErrTooLarge,
+				Description: "message of " + strconv.Itoa(n) + " bytes exceeds " + strconv.Itoa(capture.MaxBytes)}
+			return nil
+		}
+		capture.Err = c.Unmarshal(data, capture.Msg)
+		return nil
+	}
 	m, ok := v.(generated)
 	if !ok {
 		return fallback.Unmarshal(data, v)
@@ -102,3 +112,18 @@ func Size(m proto.Message) int {
 // ErrInvalidUTF8 is wrapped by CheckWire's error for a string that is not
 // valid UTF-8.
 var ErrInvalidUTF8 = errors.New("invalid UTF-8")
+
+// Capture carries the codec's refusal through grpc-go, which would
+// otherwise answer a codec error itself, with a bare INTERNAL status,
+// before the handler can say what was wrong: receive into
+// &Capture{Msg: m}; the receive then succeeds and Err holds what the codec
+// refused (a *FieldError for a known field, or for a message over
+// MaxBytes when that is set). Only the server codec fills it.
+type Capture struct {
+	Msg      proto.Message
+	MaxBytes int
+	Err      error
+}
+
+// ErrTooLarge is wrapped by Capture.Err for a message over MaxBytes.
+var ErrTooLarge = errorString("message too large")

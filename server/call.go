@@ -37,6 +37,10 @@ type call struct {
 	// limit names the limit that refused the call, if one did.
 	limit        string
 	bodyTooLarge bool
+	// bodyTimedOut and bodyRefused are what the REST body check found
+	// before the gateway ran (see restHandler).
+	bodyTimedOut bool
+	bodyRefused  *status.Status
 	panicked     bool
 	// finished is set once the call is counted and logged.
 	finished bool
@@ -199,6 +203,7 @@ var knownFieldNames = func() map[string]bool {
 	names := map[string]bool{
 		"body": true, sourceField: true, "requests": true,
 		quotaConcurrentRequests: true, quotaConcurrentStreams: true, quotaStreamMessages: true,
+		quotaHealthWatches: true, quotaReceiveBuffer: true,
 	}
 	var addMessages func(protoreflect.MessageDescriptors)
 	addMessages = func(ms protoreflect.MessageDescriptors) {
@@ -221,3 +226,10 @@ var knownFieldNames = func() map[string]bool {
 	})
 	return names
 }()
+
+// setLimit names the limit that refused the call; nil-safe.
+func (c *call) setLimit(limit string) {
+	if c != nil {
+		c.limit = limit
+	}
+}

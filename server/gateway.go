@@ -25,7 +25,7 @@ func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 	opts = opts.withDefaults()
 	gw := runtime.NewServeMux(
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, newRESTJSON()),
-		runtime.WithErrorHandler(restErrorHandler(opts.MaxRequestBytes)),
+		runtime.WithErrorHandler(restErrorHandler(opts.MaxRequestBytes, opts.ReceiveTimeout)),
 		runtime.WithRoutingErrorHandler(restRoutingError),
 		runtime.WithForwardResponseOption(recordRPC),
 		runtime.WithMiddlewares(nameRPC),
@@ -42,7 +42,8 @@ func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 
 	mux := http.NewServeMux()
 	mux.Handle("/", httpTracing(opts, &restHandler{
-		gateway: gw, maxBytes: opts.MaxRequestBytes, metrics: opts.Metrics, limiter: opts.limiter, logger: opts.Logger,
+		gateway: gw, maxBytes: opts.MaxRequestBytes, receiveTimeout: opts.ReceiveTimeout, writeTimeout: opts.WriteTimeout,
+		metrics: opts.Metrics, limiter: opts.limiter, logger: opts.Logger,
 	}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeText(w, http.StatusOK, "ok")
@@ -59,7 +60,21 @@ func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 		_, _ = w.Write(openAPIDocument())
 	})
 	mux.Handle("GET /metrics", opts.Metrics.Handler())
-	return mux, nil
+	return closeWhileDraining(mux, opts.Health), nil
+}
+
+// closeWhileDraining makes every answer given while the server drains carry
+// "Connection: close": the client finishes this call and opens a new
+// connection (to a ready replica) for the next, rather than sending it on a
+// keep-alive connection the drain is about to close, which a client cannot
+// tell from a lost POST.
+func closeWhileDraining(next http.Handler, health *Health) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !health.Ready() {
+			w.Header().Set("Connection", "close")
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 func writeText(w http.ResponseWriter, code int, body string) {

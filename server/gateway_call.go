@@ -1,11 +1,16 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"time"
+
+	"github.com/errsvc/errsvc/codec"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -42,21 +47,70 @@ func nameRPC(next runtime.HandlerFunc) runtime.HandlerFunc {
 // and logs each REST call around the grpc-gateway mux. The gateway only
 // hands our hooks a context, so the call record (see call) is how the body
 // limit reaches the error handler and the outcome reaches the metrics.
+//
+// A call goes through three phases, and holds a concurrency slot (shared
+// with gRPC) only in the middle one, so a slow client cannot take slots
+// from anyone:
+//  1. the body is read in full, within receiveTimeout and maxBytes, and
+//     checked for nesting and broken text (codec.CheckJSON) before protojson
+//     sees it;
+//  2. with a slot, the gateway decodes, translates and marshals the answer
+//     into memory;
+//  3. without the slot, the answer is written, within writeTimeout.
 type restHandler struct {
-	gateway  *runtime.ServeMux
-	maxBytes int64
-	metrics  *Metrics
-	limiter  *limiter
-	logger   *slog.Logger
+	gateway        *runtime.ServeMux
+	maxBytes       int64
+	receiveTimeout time.Duration
+	writeTimeout   time.Duration
+	metrics        *Metrics
+	limiter        *limiter
+	logger         *slog.Logger
 }
 
 func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	call := newCall(transportHTTP, "unknown")
 	r = r.WithContext(withCall(r.Context(), call))
 	defer call.finish(r.Context(), h.logger, h.metrics)
+	rc := http.NewResponseController(w)
 
-	// Refused before the body is read, so a full server spends nothing on
-	// the calls it turns away.
+	// Even a declared Content-Length over the limit is read up to the limit
+	// rather than refused up front, and every refusal of the body is handed
+	// to the gateway as the body's read error: the answer then comes from
+	// inside the gateway, annotated with its RPC, like every other REST
+	// error (see restError).
+	if r.Body != nil && r.Body != http.NoBody {
+		_ = rc.SetReadDeadline(time.Now().Add(h.receiveTimeout))
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBytes))
+		if err == nil {
+			_ = rc.SetReadDeadline(time.Time{})
+		}
+		// On an error the deadline stays: net/http may read what is left of
+		// the body after the answer, and must not wait for a trickler.
+		var tooLarge *http.MaxBytesError
+		var fe *codec.FieldError
+		switch {
+		case errors.As(err, &tooLarge):
+			call.bodyTooLarge = true
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			call.bodyTimedOut = true
+			w.Header().Set("Connection", "close")
+		case err != nil:
+		case errors.As(codec.CheckJSON(body, codec.MaxJSONDepth), &fe):
+			err = fe
+			field := fe.Field
+			if errors.Is(fe, codec.ErrTooDeep) {
+				call.limit = limitJSONDepth
+			}
+			call.bodyRefused = invalidArgument(safePath(field), fe.Description)
+		}
+		_ = r.Body.Close()
+		if err != nil {
+			r.Body = io.NopCloser(errReader{err})
+		} else {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+	}
+
 	if !h.limiter.acquireRequest() {
 		call.rpc = restRPC(r)
 		call.limit = limitConcurrentRequests
@@ -65,15 +119,54 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		runtime.HTTPError(r.Context(), h.gateway, m, w, r, h.limiter.requestsExhausted().Err())
 		return
 	}
-	defer h.limiter.releaseRequest()
+	answer := &bufferedResponse{header: make(http.Header)}
+	func() {
+		defer h.limiter.releaseRequest()
+		h.gateway.ServeHTTP(answer, r)
+	}()
+	_ = rc.SetWriteDeadline(time.Now().Add(h.writeTimeout))
+	answer.writeTo(w)
+}
 
-	// Even a declared Content-Length over the limit is read up to the limit
-	// rather than refused up front: the refusal then comes from inside the
-	// gateway, annotated with its RPC, like every other REST error.
-	if r.Body != nil {
-		r.Body = &limitedBody{ReadCloser: http.MaxBytesReader(w, r.Body, h.maxBytes), call: call}
+// errReader fails every read with err.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// bufferedResponse holds the gateway's answer until the slot is released.
+// The gateway marshals each answer into one slice before writing it, so
+// this costs one copy, not an unbounded buffer.
+type bufferedResponse struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+func (b *bufferedResponse) Header() http.Header { return b.header }
+
+func (b *bufferedResponse) WriteHeader(code int) {
+	if b.code == 0 {
+		b.code = code
 	}
-	h.gateway.ServeHTTP(w, r)
+}
+
+func (b *bufferedResponse) Write(p []byte) (int, error) {
+	if b.code == 0 {
+		b.code = http.StatusOK
+	}
+	return b.body.Write(p)
+}
+
+func (b *bufferedResponse) writeTo(w http.ResponseWriter) {
+	h := w.Header()
+	for k, v := range b.header {
+		h[k] = v
+	}
+	if b.code == 0 {
+		b.code = http.StatusOK
+	}
+	w.WriteHeader(b.code)
+	_, _ = w.Write(b.body.Bytes())
 }
 
 // restRPC names the RPC of a REST path for a call refused before routing.
@@ -87,21 +180,4 @@ func restRPC(r *http.Request) string {
 		return errsvcv1.TranslationService_ListVocabularies_FullMethodName
 	}
 	return "unknown"
-}
-
-// limitedBody notes when the limit was hit: the gateway flattens the read
-// error into an INVALID_ARGUMENT string, which would otherwise be
-// indistinguishable from bad JSON.
-type limitedBody struct {
-	io.ReadCloser
-	call *call
-}
-
-func (b *limitedBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		b.call.bodyTooLarge = true
-	}
-	return n, err
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/codes"
@@ -14,9 +15,9 @@ import (
 
 // restErrorHandler makes every REST failure a google.rpc.Status body that
 // names the offending field (API.md), then lets the gateway write it.
-func restErrorHandler(maxBytes int64) runtime.ErrorHandlerFunc {
+func restErrorHandler(maxBytes int64, receiveTimeout time.Duration) runtime.ErrorHandlerFunc {
 	return func(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
-		st, httpStatus := restError(ctx, maxBytes, err)
+		st, httpStatus := restError(ctx, maxBytes, receiveTimeout, err)
 		if c := callFrom(ctx); c != nil {
 			c.setStatus(st)
 			if httpStatus == http.StatusRequestEntityTooLarge && c.limit == "" {
@@ -30,9 +31,17 @@ func restErrorHandler(maxBytes int64) runtime.ErrorHandlerFunc {
 	}
 }
 
-func restError(ctx context.Context, maxBytes int64, err error) (*status.Status, int) {
-	if c := callFrom(ctx); c != nil && c.bodyTooLarge {
-		return tooLarge(maxBytes), http.StatusRequestEntityTooLarge
+func restError(ctx context.Context, maxBytes int64, receiveTimeout time.Duration, err error) (*status.Status, int) {
+	if c := callFrom(ctx); c != nil {
+		switch {
+		case c.bodyTooLarge:
+			return tooLarge(maxBytes), http.StatusRequestEntityTooLarge
+		case c.bodyTimedOut:
+			c.limit = limitReceiveTimeout
+			return receiveTimedOut(receiveTimeout), http.StatusRequestTimeout
+		case c.bodyRefused != nil:
+			return c.bodyRefused, http.StatusBadRequest
+		}
 	}
 	var withStatus *runtime.HTTPStatusError
 	if errors.As(err, &withStatus) {
@@ -79,9 +88,67 @@ var (
 )
 
 // decodeErrorStatus turns a body the gateway could not decode into
-// INVALID_ARGUMENT naming the field (see JSONErrorField).
+// INVALID_ARGUMENT naming the field (see JSONErrorField). protojson quotes
+// the caller's unknown field names and wrong values; the answer keeps a name
+// only where it looks like one (safeName) and drops the value, since a
+// caller can write a secret in either place and the sanitiser cannot know
+// that a bare token is one.
 func decodeErrorStatus(msg string) *status.Status {
-	return invalidArgument(jsonErrorField(msg), msg)
+	field := jsonErrorField(msg)
+	if m := namedFieldRE.FindStringSubmatchIndex(msg); m != nil {
+		msg = msg[:m[2]] + safeName(msg[m[2]:m[3]]) + msg[m[3]:]
+	}
+	if m := badValueRE.FindStringIndex(msg); m != nil {
+		msg = msg[:m[1]-1] + " (value not echoed)"
+	}
+	return invalidArgument(safePath(field), msg)
+}
+
+// identifierRE is what a field name a caller mistyped looks like: words,
+// optionally a short number at the end.
+var identifierRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z_-]{0,47}[0-9]{0,2}$`)
+
+// safeName returns a caller-written field name when it is a name of the
+// contract or looks like a mistyped one, else "*": a random-looking token
+// (mixed letters and digits, base64, hex, a long run of mixed case) is
+// treated as a possible secret.
+func safeName(name string) string {
+	if knownFieldNames[name] {
+		return name
+	}
+	if !identifierRE.MatchString(name) {
+		return "*"
+	}
+	upper, changes := 0, 0
+	for i, r := range name {
+		if 'A' <= r && r <= 'Z' {
+			upper++
+			if i > 0 && 'a' <= name[i-1] && name[i-1] <= 'z' {
+				changes++
+			}
+		}
+	}
+	if len(name) > 20 && !strings.ContainsAny(name, "_-") && (upper > 5 || changes > 4) {
+		return "*"
+	}
+	return name
+}
+
+// safePath applies safeName to each dotted segment of a path, keeping
+// array indices ("a[2]") and the ellipsis of a cut path.
+func safePath(path string) string {
+	segs := strings.Split(path, ".")
+	for i, seg := range segs {
+		name, idx, _ := strings.Cut(seg, "[")
+		if name == "" || name == "…" {
+			continue
+		}
+		if idx != "" {
+			idx = "[" + idx
+		}
+		segs[i] = safeName(name) + idx
+	}
+	return strings.Join(segs, ".")
 }
 
 // JSONErrorField names the request field (proto spelling, leaf name only)

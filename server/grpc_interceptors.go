@@ -69,6 +69,7 @@ func endGRPC(ctx context.Context, err error, logger *slog.Logger, m *Metrics) {
 	case c.code == codes.ResourceExhausted && c.limit == "" && strings.HasPrefix(st.Message(), grpcTooLargePrefix):
 		c.limit, c.field = limitRequestBytes, "body"
 	case c.code == codes.Internal && strings.HasPrefix(st.Message(), grpcUndecodable):
+		// Only for services the guard does not wrap (health, reflection).
 		// INTERNAL on the wire, but the caller's fault: logged at WARN.
 		c.callerFault, c.field = true, "body"
 	}
@@ -79,6 +80,7 @@ func endGRPC(ctx context.Context, err error, logger *slog.Logger, m *Metrics) {
 type grpcStats struct {
 	metrics *Metrics
 	logger  *slog.Logger
+	budget  *recvBudget
 }
 
 func (h grpcStats) TagRPC(ctx context.Context, info *stats.RPCTagInfo) context.Context {
@@ -93,6 +95,12 @@ func (h grpcStats) HandleRPC(ctx context.Context, s stats.RPCStats) {
 	}
 }
 
-func (grpcStats) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
+// TagConn gives each connection its share of the receive budget.
+func (h grpcStats) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context {
+	if h.budget == nil {
+		return ctx
+	}
+	return h.budget.tagConn(ctx)
+}
 
 func (grpcStats) HandleConn(context.Context, stats.ConnStats) {}

@@ -1,19 +1,15 @@
 package server
 
 import (
-	"context"
 	"fmt"
-	"math"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/errsvc/errsvc/codec"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 )
 
@@ -22,6 +18,8 @@ const (
 	quotaConcurrentRequests = "concurrent_requests"
 	quotaConcurrentStreams  = "concurrent_streams"
 	quotaStreamMessages     = "stream_messages"
+	quotaHealthWatches      = "health_watches"
+	quotaReceiveBuffer      = "receive_buffer"
 )
 
 // limiter holds the process-wide concurrency limits, shared by both
@@ -32,13 +30,35 @@ const (
 type limiter struct {
 	maxRequests int64
 	maxStreams  int64
+	maxWatches  int64
 	requests    atomic.Int64
 	streams     atomic.Int64
+	watches     atomic.Int64
 	metrics     *Metrics
 }
 
-func newLimiter(maxRequests, maxStreams int, m *Metrics) *limiter {
-	return &limiter{maxRequests: int64(maxRequests), maxStreams: int64(maxStreams), metrics: m}
+func newLimiter(maxRequests, maxStreams, maxWatches int, m *Metrics) *limiter {
+	return &limiter{maxRequests: int64(maxRequests), maxStreams: int64(maxStreams), maxWatches: int64(maxWatches), metrics: m}
+}
+
+// acquireWatch takes a health Watch slot; release it with releaseWatch.
+func (l *limiter) acquireWatch() bool {
+	if l.watches.Add(1) > l.maxWatches {
+		l.watches.Add(-1)
+		return false
+	}
+	l.metrics.watches.Inc()
+	return true
+}
+
+func (l *limiter) releaseWatch() {
+	l.watches.Add(-1)
+	l.metrics.watches.Dec()
+}
+
+func (l *limiter) watchesExhausted() *status.Status {
+	return quotaExceeded(quotaHealthWatches,
+		fmt.Sprintf("the server holds its limit of %d health watches; retry shortly", l.maxWatches), time.Second)
 }
 
 // acquireRequest takes a unary-call slot; release it with releaseRequest.
@@ -113,35 +133,18 @@ func isHealth(fullMethod string) bool {
 	return strings.HasPrefix(fullMethod, "/grpc.health.v1.Health/")
 }
 
-// unaryLimits bounds every unary errsvc call: the decoded message size (see
-// grpcTransportLimit for why the transport's own cap sits above it) and the
-// number of calls in flight.
-func unaryLimits(l *limiter, maxBytes int64) grpc.UnaryServerInterceptor {
-	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-		if !isTranslationService(info.FullMethod) {
-			return handler(ctx, req)
-		}
-		if m, ok := req.(proto.Message); ok && int64(codec.Size(m)) > maxBytes {
-			if c := callFrom(ctx); c != nil {
-				c.limit = limitRequestBytes
-			}
-			return nil, tooLarge(maxBytes).Err()
-		}
-		if !l.acquireRequest() {
-			if c := callFrom(ctx); c != nil {
-				c.limit = limitConcurrentRequests
-			}
-			return nil, l.requestsExhausted().Err()
-		}
-		defer l.releaseRequest()
-		return handler(ctx, req)
-	}
-}
-
-// streamLimits bounds the streams open at once (all but health watches).
+// streamLimits bounds the streams open at once: health watches on their
+// own count, all other streams on theirs.
 func streamLimits(l *limiter) grpc.StreamServerInterceptor {
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 		if isHealth(info.FullMethod) {
+			if !l.acquireWatch() {
+				if c := callFrom(ss.Context()); c != nil {
+					c.limit = limitHealthWatches
+				}
+				return l.watchesExhausted().Err()
+			}
+			defer l.releaseWatch()
 			return handler(srv, ss)
 		}
 		if !l.acquireStream() {
@@ -159,17 +162,4 @@ func streamLimits(l *limiter) grpc.StreamServerInterceptor {
 // transports: RESOURCE_EXHAUSTED (REST 413) naming the body.
 func tooLarge(maxBytes int64) *status.Status {
 	return resourceExhausted("body", fmt.Sprintf("request body exceeds %d bytes", maxBytes))
-}
-
-// grpcTransportLimit is the receive cap handed to grpc-go. grpc-go refuses a
-// larger message itself with a bare RESOURCE_EXHAUSTED, before any
-// interceptor runs and without a way to add details; so the transport cap is
-// twice MaxRequestBytes and the interceptors refuse anything over
-// MaxRequestBytes with the BadRequest detail every limit carries. Only a
-// message over twice the limit gets grpc-go's bare status.
-func grpcTransportLimit(maxBytes int64) int {
-	if maxBytes > math.MaxInt32/2 {
-		return math.MaxInt32
-	}
-	return int(2 * maxBytes)
 }

@@ -221,22 +221,24 @@ func TestFailedCallLogLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.post(t, "/v1/translate:batch", `{"requests":[`+validJSON+`,{}]}`)
-	// Bytes that are no TranslateRequest: grpc-go answers INTERNAL before
-	// any interceptor, but the fault is the caller's.
+	// Bytes that are no TranslateRequest: the caller's fault, answered
+	// INVALID_ARGUMENT naming the body (not grpc-go's INTERNAL, which the
+	// paging alert counts as a server failure).
 	var out []byte
 	err := r.conn.Invoke(ctx, errsvcv1.TranslationService_Translate_FullMethodName, []byte{0xff, 0xff, 0xff}, &out, grpc.ForceCodec(rawCodec{}))
-	if status.Code(err) != codes.Internal {
+	if status.Code(err) != codes.InvalidArgument || grpcViolation(t, err).GetField() != "body" {
 		t.Fatalf("undecodable message: %v", err)
 	}
 	waitFor(t, func() bool {
-		return hasLogLine(logLines(t, r.logs.String(), "call failed"), map[string]any{"level": "WARN", "code": "Internal", "field": "body"})
+		return hasLogLine(logLines(t, r.logs.String(), "call failed"), map[string]any{"level": "WARN", "code": "InvalidArgument", "field": "body"})
 	}, "a WARN line for the undecodable message")
 	// A well-formed message whose string is not UTF-8 is refused the same
 	// way (package codec checks what protobuf-go would), and the server
 	// goes on serving.
 	badKind := []byte{0x0a, 0x04, 0x12, 0x02, 0xff, 0xfe} // labby_error.kind = "\xff\xfe"
 	err = r.conn.Invoke(ctx, errsvcv1.TranslationService_Translate_FullMethodName, badKind, &out, grpc.ForceCodec(rawCodec{}))
-	if status.Code(err) != codes.Internal || !strings.Contains(status.Convert(err).Message(), "UTF-8") {
+	if status.Code(err) != codes.InvalidArgument || !strings.Contains(status.Convert(err).Message(), "UTF-8") ||
+		grpcViolation(t, err).GetField() != "labby_error.kind" {
 		t.Fatalf("a string that is not UTF-8: %v", err)
 	}
 	if _, err := r.client.Translate(ctx, validRequest()); err != nil {

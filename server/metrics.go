@@ -27,7 +27,15 @@ const (
 	limitConcurrentRequests = "concurrent_requests"
 	limitConcurrentStreams  = "concurrent_streams"
 	limitStreamRate         = "stream_rate"
+	limitHealthWatches      = "health_watches"
+	limitReceiveBuffer      = "receive_buffer"
+	limitReceiveTimeout     = "receive_timeout"
+	limitJSONDepth          = "json_depth"
 )
+
+// allLimits are the limit label values, exposed at 0 from the start.
+var allLimits = []string{limitRequestBytes, limitBatchItems, limitConcurrentRequests, limitConcurrentStreams,
+	limitStreamRate, limitHealthWatches, limitReceiveBuffer, limitReceiveTimeout, limitJSONDepth}
 
 // Scope label values of errsvc_errors_total.
 const (
@@ -60,6 +68,8 @@ type Metrics struct {
 	panics       *prometheus.CounterVec
 	inFlight     prometheus.Gauge
 	streams      prometheus.Gauge
+	watches      prometheus.Gauge
+	receiving    prometheus.Gauge
 	buildInfo    *prometheus.GaugeVec
 }
 
@@ -112,7 +122,8 @@ func NewMetrics() *Metrics {
 		}, []string{"transport", "rpc", "code", "scope"}),
 		limits: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "errsvc_limit_exceeded_total",
-			Help: "Requests refused by a limit: request_bytes, batch_items, concurrent_requests, concurrent_streams, stream_rate.",
+			Help: "Requests refused by a limit: request_bytes, batch_items, concurrent_requests, concurrent_streams, stream_rate, " +
+				"health_watches, receive_buffer, receive_timeout, json_depth.",
 		}, []string{"limit"}),
 		panics: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "errsvc_panics_total",
@@ -120,7 +131,15 @@ func NewMetrics() *Metrics {
 		}, []string{"transport", "rpc"}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "errsvc_in_flight_requests",
-			Help: "Unary calls (gRPC and REST) being handled now.",
+			Help: "Unary calls (gRPC and REST) being handled now; a gRPC call counts from its headers, while its message arrives.",
+		}),
+		watches: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "errsvc_health_watches",
+			Help: "grpc.health.v1 Watch streams open now.",
+		}),
+		receiving: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "errsvc_receiving_messages",
+			Help: "gRPC request messages being received now (each holds MaxRequestBytes of the receive buffer budget).",
 		}),
 		streams: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "errsvc_active_streams",
@@ -132,7 +151,7 @@ func NewMetrics() *Metrics {
 		}, []string{"version", "revision", "go_version"}),
 	}
 	m.registry.MustRegister(m.requests, m.latency, m.translations, m.translateDur, m.errors, m.limits,
-		m.panics, m.inFlight, m.streams, m.buildInfo,
+		m.panics, m.inFlight, m.streams, m.watches, m.receiving, m.buildInfo,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	build := version.Get()
 	m.buildInfo.WithLabelValues(build.Version, build.Revision, build.GoVersion).Set(1)
@@ -149,7 +168,7 @@ var alertCodes = []codes.Code{codes.OK, codes.Internal, codes.Unknown, codes.Dat
 // so rate() and increase() evaluate before the first call (a counter
 // that appears at its first increment loses that increment to rate()).
 func (m *Metrics) initSeries() {
-	for _, l := range []string{limitRequestBytes, limitBatchItems, limitConcurrentRequests, limitConcurrentStreams, limitStreamRate} {
+	for _, l := range allLimits {
 		m.limits.WithLabelValues(l)
 	}
 	for transport, rpcs := range translationRPCs() {

@@ -26,6 +26,26 @@ const (
 	DefaultStreamRate            = 500
 	DefaultStreamBurst           = 100
 	DefaultShutdownTimeout       = 15 * time.Second
+
+	// Hostile-input bounds (docs/OPERATIONS.md, "Slow and hostile clients").
+	DefaultReceiveTimeout        = 10 * time.Second
+	DefaultWriteTimeout          = 10 * time.Second
+	DefaultStreamIdleTimeout     = 2 * time.Minute
+	DefaultMaxStreamsPerConn     = 100
+	DefaultMaxHeaderBytes        = 64 << 10
+	DefaultMaxReceiveBufferBytes = 64 << 20
+	DefaultMaxHealthWatches      = 1000
+	DefaultMaxConnectionIdle     = 5 * time.Minute
+	DefaultKeepaliveMinTime      = 10 * time.Second
+	DefaultDrainDelay            = time.Second
+	defaultStreamWindow          = 64 << 10
+	defaultConnWindow            = 1 << 20
+	defaultReceiveWait           = time.Second
+	defaultGRPCConnectionTimeout = 10 * time.Second
+	defaultKeepaliveTime         = time.Minute
+	defaultKeepaliveTimeout      = 20 * time.Second
+	defaultHTTPReadHeaderTimeout = 10 * time.Second
+	defaultHTTPIdleTimeout       = 2 * time.Minute
 )
 
 // DefaultGCPercent is the garbage collector target (GOGC) cmd/errsvc sets
@@ -52,6 +72,9 @@ type Options struct {
 	// MaxConcurrentRequests bounds the unary calls (gRPC and REST together)
 	// handled at once; one more is refused with RESOURCE_EXHAUSTED and a
 	// QuotaFailure, REST 429. Health, probes and /metrics are never refused.
+	// A gRPC call holds its slot from its headers on (while its message
+	// arrives); a REST call only once its body is in, and not while its
+	// answer is written, so slow REST clients cannot take slots from gRPC.
 	MaxConcurrentRequests int
 	// MaxConcurrentStreams bounds the streaming gRPC calls open at once
 	// (health watches aside); one more is refused with RESOURCE_EXHAUSTED
@@ -77,10 +100,50 @@ type Options struct {
 	MaxConnectionAge time.Duration
 	Logger           *slog.Logger
 	// DrainDelay is how long shutdown keeps serving normally after readiness
-	// turns false, so load balancers that poll /readyz stop sending first.
-	// Zero (the default) stops accepting at once; Kubernetes gets the same
-	// effect from the Deployment's preStop sleep.
+	// turns false, so load balancers that poll /readyz stop sending first;
+	// meanwhile every HTTP response carries "Connection: close", so each
+	// keep-alive client finishes its call and reconnects elsewhere instead of
+	// sending its next POST on a connection the drain then closes. Zero stops
+	// accepting at once (the library's default; cmd/errsvc defaults to
+	// DefaultDrainDelay, Kubernetes adds the Deployment's preStop sleep).
 	DrainDelay time.Duration
+
+	// ReceiveTimeout bounds how long a request may take to arrive once its
+	// headers are in: a REST body, a unary gRPC message. Past it the call is
+	// refused (REST 408, gRPC DEADLINE_EXCEEDED, with a BadRequest on
+	// "body"), so a client that stops sending cannot pin the bytes it sent.
+	ReceiveTimeout time.Duration
+	// WriteTimeout bounds how long a REST client may take to read its
+	// answer. The answer is produced, and the concurrency slot released,
+	// before it is written, so a client that does not read holds only its
+	// connection, for at most this long.
+	WriteTimeout time.Duration
+	// StreamIdleTimeout ends a TranslateStream (DEADLINE_EXCEEDED) that has
+	// not delivered a complete message for this long: a stream whose
+	// message stalls half sent cannot pin it for ever.
+	StreamIdleTimeout time.Duration
+	// MaxStreamsPerConnection is HTTP/2 MAX_CONCURRENT_STREAMS on the gRPC
+	// port: streams beyond it on one connection are refused (REFUSED_STREAM,
+	// which gRPC clients retry or queue).
+	MaxStreamsPerConnection int
+	// MaxHeaderBytes bounds the request headers (gRPC metadata, HTTP headers).
+	MaxHeaderBytes int
+	// MaxReceiveBufferBytes bounds the unary gRPC request messages being
+	// received at once, counted at grpc-go's receive cap (twice
+	// MaxRequestBytes) each, since grpc-go lets a message arrive in full
+	// once its handler starts reading it. A call that finds the budget (or its connection's quarter of it)
+	// spent waits up to a second, then is refused with RESOURCE_EXHAUSTED
+	// and a QuotaFailure on "receive_buffer".
+	MaxReceiveBufferBytes int64
+	// MaxHealthWatches bounds the grpc.health.v1 Watch streams open at once;
+	// one more is refused with RESOURCE_EXHAUSTED and a QuotaFailure.
+	MaxHealthWatches int
+	// MaxConnectionIdle closes a gRPC connection with no call for this long.
+	MaxConnectionIdle time.Duration
+	// KeepaliveMinTime is the shortest interval at which a gRPC client may
+	// ping; a client pinging faster is disconnected (GOAWAY
+	// too_many_pings).
+	KeepaliveMinTime time.Duration
 	// ShutdownTimeout bounds the graceful drain; in-flight calls still running
 	// after it are cut off.
 	ShutdownTimeout time.Duration
@@ -154,6 +217,33 @@ func (o Options) withDefaults() Options {
 	if o.ShutdownTimeout <= 0 {
 		o.ShutdownTimeout = DefaultShutdownTimeout
 	}
+	if o.ReceiveTimeout <= 0 {
+		o.ReceiveTimeout = DefaultReceiveTimeout
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = DefaultWriteTimeout
+	}
+	if o.StreamIdleTimeout <= 0 {
+		o.StreamIdleTimeout = DefaultStreamIdleTimeout
+	}
+	if o.MaxStreamsPerConnection <= 0 {
+		o.MaxStreamsPerConnection = DefaultMaxStreamsPerConn
+	}
+	if o.MaxHeaderBytes <= 0 {
+		o.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	if o.MaxReceiveBufferBytes <= 0 {
+		o.MaxReceiveBufferBytes = DefaultMaxReceiveBufferBytes
+	}
+	if o.MaxHealthWatches <= 0 {
+		o.MaxHealthWatches = DefaultMaxHealthWatches
+	}
+	if o.MaxConnectionIdle <= 0 {
+		o.MaxConnectionIdle = DefaultMaxConnectionIdle
+	}
+	if o.KeepaliveMinTime <= 0 {
+		o.KeepaliveMinTime = DefaultKeepaliveMinTime
+	}
 	if o.Health == nil {
 		o.Health = NewHealth()
 	}
@@ -161,7 +251,7 @@ func (o Options) withDefaults() Options {
 		o.Metrics = NewMetrics()
 	}
 	if o.limiter == nil {
-		o.limiter = newLimiter(o.MaxConcurrentRequests, o.MaxConcurrentStreams, o.Metrics)
+		o.limiter = newLimiter(o.MaxConcurrentRequests, o.MaxConcurrentStreams, o.MaxHealthWatches, o.Metrics)
 	}
 	return o
 }

@@ -47,11 +47,14 @@ func New(opts Options) (*Server, error) {
 		http: &http.Server{
 			Handler: handler,
 			// Without them a client can hold a connection open by trickling
-			// headers or a body, or by idling forever.
-			ReadHeaderTimeout: 10 * time.Second,
-			ReadTimeout:       60 * time.Second,
-			IdleTimeout:       2 * time.Minute,
-			MaxHeaderBytes:    64 << 10,
+			// headers or a body, or by idling forever. REST calls set
+			// tighter deadlines of their own (restHandler); these bound
+			// every other path (probes, /metrics) as a backstop.
+			ReadHeaderTimeout: defaultHTTPReadHeaderTimeout,
+			ReadTimeout:       defaultHTTPReadHeaderTimeout + opts.ReceiveTimeout,
+			WriteTimeout:      defaultHTTPReadHeaderTimeout + opts.ReceiveTimeout + opts.WriteTimeout + time.Minute,
+			IdleTimeout:       defaultHTTPIdleTimeout,
+			MaxHeaderBytes:    opts.MaxHeaderBytes,
 			TLSConfig:         opts.TLS,
 			ErrorLog:          slogErrorLog(opts.Logger),
 		},

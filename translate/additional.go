@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -80,7 +81,7 @@ func collectUnmodelled(msg protoreflect.Message, prefix string, paths *[]string,
 			}
 			slices.Sort(keys)
 			for _, k := range keys {
-				add(prefix + k)
+				add(prefix + sanitize.Identifier(k, shortCap))
 			}
 		case fd.Message().ParentFile().Package() == "google.protobuf":
 		case fd.IsList():
@@ -127,6 +128,18 @@ func carryAdditional(m *model, field string, s *structpb.Struct) *structpb.Struc
 	}
 	if len(rest.GetFields()) == 0 {
 		return nil
+	}
+	// A name has no context for the secret rules: a member named by a bare
+	// random token is carried under "[REDACTED]".
+	for k := range rest.GetFields() {
+		if sanitize.IsOpaqueToken(k) {
+			if rest == s {
+				rest = &structpb.Struct{Fields: maps.Clone(s.GetFields())}
+			}
+			rest.Fields[sanitize.RedactedToken] = rest.Fields[k]
+			delete(rest.Fields, k)
+			m.note(errsvcv1.NoteCode_NOTE_CODE_SANITIZED, "%s: a member named by what may be a secret was renamed [REDACTED]", field)
+		}
 	}
 	// A cut leaves its trace in the output, which noteTruncations names.
 	out, rep := sanitize.Struct(rest, additionalLimits)

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/translate/sanitize"
 )
 
 // The rules that turn one row into the fields of another vocabulary. Every
@@ -265,7 +266,9 @@ func grpcCodeFor(m *model) string {
 // unless it carries what no output may (a secret, control characters),
 // in which case the sanitised term travels on, with a note.
 func term(m *model, s, field string) string {
-	clean := sanitizeShort(s)
+	// A name has no context for the secret rules: a bare random token used
+	// as a term is redacted whole (sanitize.Identifier).
+	clean := sanitize.Identifier(s, shortCap)
 	if clean != s {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_SANITIZED, "%s was sanitised", field)
 	}
@@ -274,5 +277,5 @@ func term(m *model, s, field string) string {
 
 // clip bounds a caller-supplied term quoted in a note.
 func clip(s string) string {
-	return sanitizeShort(s)
+	return sanitize.Identifier(s, shortCap)
 }

@@ -6,9 +6,25 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/errsvc/errsvc/server"
 )
+
+// envFlags are the flags the environment may set, by the variable that sets
+// them (ERRSVC_ and the flag's name in upper snake case).
+var envFlags = func() map[string]string {
+	m := map[string]string{}
+	for _, name := range []string{
+		"max-request-bytes", "max-batch-items", "max-concurrent-requests", "max-concurrent-streams",
+		"drain-delay", "shutdown-timeout", "receive-timeout", "write-timeout", "stream-idle-timeout",
+		"max-streams-per-connection", "max-header-bytes", "max-receive-buffer-bytes", "max-health-watches",
+		"max-connection-idle", "keepalive-min-time",
+	} {
+		m[name] = "ERRSVC_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+	}
+	return m
+}()
 
 // parseServeFlags resolves each setting as flag, else environment, else
 // default: the environment only moves the flag's default. The logger it
@@ -42,12 +58,35 @@ func parseServeFlags(args []string, getenv func(string) string, errOut io.Writer
 	fs.StringVar(&tlsCert, "tls-cert", "", "PEM certificate `file` (chain) serving TLS on both ports; plaintext without it")
 	fs.StringVar(&tlsKey, "tls-key", "", "PEM private key `file` of --tls-cert")
 	fs.StringVar(&tlsClientCA, "tls-client-ca", "", "PEM CA bundle `file`: require client certificates issued by it (mutual TLS) on both ports")
-	fs.DurationVar(&opts.DrainDelay, "drain-delay", 0, "on SIGTERM, keep serving this long after readiness turns false, before refusing new calls")
+	fs.DurationVar(&opts.DrainDelay, "drain-delay", server.DefaultDrainDelay, "on SIGTERM, keep serving this long after readiness turns false (HTTP answers carry Connection: close meanwhile), before refusing new calls")
 	fs.DurationVar(&opts.ShutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "on SIGTERM, how long in-flight calls may take to finish")
 	fs.DurationVar(&opts.MaxConnectionAge, "max-connection-age", 0, "close each gRPC connection gracefully after about this long, so clients spread onto new replicas (0: never)")
 	fs.BoolVar(&opts.AllowPlaintext, "allow-plaintext", envOr("ERRSVC_ALLOW_PLAINTEXT", "") == "true",
 		"plaintext on a non-loopback address is intended (a service mesh or private network encrypts it): no WARN at start (env ERRSVC_ALLOW_PLAINTEXT=true)")
+	fs.DurationVar(&opts.ReceiveTimeout, "receive-timeout", server.DefaultReceiveTimeout, "a REST body or unary gRPC message must arrive in full within this of its headers (REST 408, gRPC DEADLINE_EXCEEDED)")
+	fs.DurationVar(&opts.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "a REST client must read its answer within this")
+	fs.DurationVar(&opts.StreamIdleTimeout, "stream-idle-timeout", server.DefaultStreamIdleTimeout, "end a TranslateStream that delivers no complete message for this long")
+	fs.IntVar(&opts.MaxStreamsPerConnection, "max-streams-per-connection", server.DefaultMaxStreamsPerConn, "HTTP/2 streams one gRPC connection may open at once (more are refused with REFUSED_STREAM)")
+	fs.IntVar(&opts.MaxHeaderBytes, "max-header-bytes", server.DefaultMaxHeaderBytes, "largest request header block (gRPC metadata, HTTP headers), in `bytes`")
+	fs.Int64Var(&opts.MaxReceiveBufferBytes, "max-receive-buffer-bytes", server.DefaultMaxReceiveBufferBytes, "`bytes` of unary gRPC messages being received at once, each counted at twice --max-request-bytes (429-like RESOURCE_EXHAUSTED past it)")
+	fs.IntVar(&opts.MaxHealthWatches, "max-health-watches", server.DefaultMaxHealthWatches, "grpc.health.v1 Watch streams open at once")
+	fs.DurationVar(&opts.MaxConnectionIdle, "max-connection-idle", server.DefaultMaxConnectionIdle, "close a gRPC connection with no call for this long")
+	fs.DurationVar(&opts.KeepaliveMinTime, "keepalive-min-time", server.DefaultKeepaliveMinTime, "shortest interval at which a gRPC client may ping; faster pingers are disconnected")
 	fs.TextVar(&logLevel, "log-level", slog.LevelInfo, "least `level` logged: DEBUG (every call), INFO, WARN (caller errors), ERROR (internal errors)")
+	for name, key := range envFlags {
+		f := fs.Lookup(name)
+		f.Usage += " (env " + key + ")"
+	}
+	// The environment moves a flag's default: applied before the command
+	// line, which then overrides it.
+	for name, key := range envFlags {
+		if v := getenv(key); v != "" {
+			if err := fs.Set(name, v); err != nil {
+				fmt.Fprintf(errOut, "errsvc: %s=%q: %v\n", key, v, err)
+				return opts, fmt.Errorf("%s: %w", key, err)
+			}
+		}
+	}
 	if err := fs.Parse(args); err != nil {
 		return opts, err
 	}

@@ -147,3 +147,39 @@ func TestDeploymentArgs(t *testing.T) {
 		t.Errorf("addresses %s %s", opts.GRPCAddr, opts.HTTPAddr)
 	}
 }
+
+// Every hostile-input bound has a flag and an ERRSVC_ variable; the flag
+// beats the variable, which beats the default.
+func TestHostileInputFlags(t *testing.T) {
+	env := map[string]string{"ERRSVC_RECEIVE_TIMEOUT": "3s", "ERRSVC_MAX_HEALTH_WATCHES": "7", "ERRSVC_DRAIN_DELAY": "4s"}
+	opts, err := parseServeFlags([]string{"--max-health-watches", "9", "--write-timeout", "2s", "--stream-idle-timeout", "1m",
+		"--max-streams-per-connection", "5", "--max-header-bytes", "1024", "--max-receive-buffer-bytes", "1048576",
+		"--max-connection-idle", "30s", "--keepalive-min-time", "20s"}, func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.ReceiveTimeout != 3*time.Second || opts.MaxHealthWatches != 9 || opts.DrainDelay != 4*time.Second ||
+		opts.WriteTimeout != 2*time.Second || opts.StreamIdleTimeout != time.Minute || opts.MaxStreamsPerConnection != 5 ||
+		opts.MaxHeaderBytes != 1024 || opts.MaxReceiveBufferBytes != 1<<20 || opts.MaxConnectionIdle != 30*time.Second ||
+		opts.KeepaliveMinTime != 20*time.Second {
+		t.Errorf("flags and env: %+v", opts)
+	}
+	defaults, err := parseServeFlags(nil, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if defaults.DrainDelay != server.DefaultDrainDelay || defaults.ReceiveTimeout != server.DefaultReceiveTimeout ||
+		defaults.MaxReceiveBufferBytes != server.DefaultMaxReceiveBufferBytes {
+		t.Errorf("defaults: %+v", defaults)
+	}
+	if _, err := parseServeFlags(nil, func(k string) string { return map[string]string{"ERRSVC_WRITE_TIMEOUT": "soon"}[k] }, io.Discard); err == nil {
+		t.Error("a malformed ERRSVC_WRITE_TIMEOUT accepted")
+	}
+	var help strings.Builder
+	_, _ = parseServeFlags([]string{"-h"}, func(string) string { return "" }, &help)
+	for name, key := range envFlags {
+		if !strings.Contains(help.String(), "-"+name) || !strings.Contains(help.String(), key) {
+			t.Errorf("--help lacks --%s or %s", name, key)
+		}
+	}
+}

@@ -80,6 +80,8 @@ func TestTranslateCommand(t *testing.T) {
 		{"wrong type", `{"labby_error":{"kind":5}}`, nil, exitMalformed, "kind"},
 		{"bad JSON", `{`, nil, exitMalformed, "body"},
 		{"no source", `{}`, nil, exitMalformed, "source"},
+		{"nested past the limit", `{"labby_error":` + strings.Repeat(`{"details":`, 70) + "1" + strings.Repeat("}", 71), nil, exitMalformed, "labby_error.details.details"},
+		{"lone surrogate", `{"labby_error":{"kind":"x","message":"\ud800"}}`, nil, exitMalformed, "labby_error.message: string value is not valid text: lone UTF-16 surrogate"},
 		{"missing file", "", []string{filepath.Join(t.TempDir(), "nope")}, exitFailure, "nope"},
 		{"two files", "", []string{file, file}, exitMalformed, "usage"},
 	} {

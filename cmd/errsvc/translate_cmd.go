@@ -8,9 +8,11 @@ import (
 	"os"
 
 	"github.com/errsvc/errsvc/codec/openjson"
+	"github.com/errsvc/errsvc/codec"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/server"
 	"github.com/errsvc/errsvc/translate"
+	"github.com/errsvc/errsvc/translate/sanitize"
 	"google.golang.org/protobuf/encoding/protojson"
 )
 
@@ -53,6 +55,16 @@ func runTranslate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	if err != nil {
 		fmt.Fprintf(stderr, "errsvc translate: %v\n", err)
 		return exitFailure
+	}
+
+	// Nesting and broken text are refused before protojson runs (bounded
+	// work, and an error naming the field rather than "unexpected EOF");
+	// the path quotes the input's keys, so it is sanitised like the server's.
+	var fe *codec.FieldError
+	if errors.As(codec.CheckJSON(data, codec.MaxJSONDepth), &fe) {
+		fmt.Fprintf(stderr, "errsvc translate: malformed request: %s: %s\n",
+			sanitize.Text(fe.Field, 256), sanitize.Text(fe.Description, 1024))
+		return exitMalformed
 	}
 
 	// protojson's names (snake_case and lowerCamel), open on read: members

@@ -1,0 +1,278 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/errsvc/errsvc/codec"
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/tap"
+	"google.golang.org/protobuf/proto"
+)
+
+// grpc-go reads a request message only when the handler asks for it, and
+// then lets the whole declared message in (up to the receive cap) before
+// anything of errsvc sees a byte. So the bounds on what a gRPC client can
+// make the server hold sit in front of that read, in recvGuard, which wraps
+// the TranslationService handlers (guardedService):
+//
+//   - the concurrency slot is taken before the message is read, so a call
+//     counts in flight from its headers on, and a refusal costs no message;
+//   - the message must arrive within ReceiveTimeout (a stream's next
+//     message within StreamIdleTimeout), else the call ends;
+//   - at most MaxReceiveBufferBytes/MaxRequestBytes messages are being
+//     received at once, and one connection gets at most a quarter of them;
+//   - a message the codec refuses, or one over MaxRequestBytes, is answered
+//     with the BadRequest every refusal carries (INVALID_ARGUMENT,
+//     RESOURCE_EXHAUSTED), not grpc-go's bare INTERNAL. The codec hands its
+//     refusal over in a codec.Capture instead of failing the receive,
+//     because grpc-go writes the status of a failed receive itself, before
+//     the handler returns (serverStream.RecvMsg), so no handler or
+//     interceptor could add the detail. For the same reason grpc-go's own
+//     cap sits at twice MaxRequestBytes (grpcRecvCap): only a message
+//     declared over that gets grpc-go's bare RESOURCE_EXHAUSTED, refused
+//     from its 5-byte prefix without being buffered.
+//
+// Before the handler reads, a stream can only have sent its flow-control
+// window (defaultStreamWindow; NewGRPCServer sets the windows statically,
+// which also turns off grpc-go's window growth).
+
+// errReceiveTimeout is the cause of a call's context when its message did
+// not arrive in time.
+var errReceiveTimeout = errors.New("request message did not arrive in time")
+
+type recvCancelKey struct{}
+
+// tapReceive gives each TranslationService call a context that ends a
+// receive grpc-go is blocked in, the only way to end one. grpc-go writes the
+// status of a failed receive itself (serverStream.RecvMsg), so the context
+// decides the code: a unary call gets a deadline of ReceiveTimeout for its
+// whole life (DEADLINE_EXCEEDED; a unary call takes microseconds once its
+// message is in), a stream a cancel the guard pulls after StreamIdleTimeout
+// without a message (CANCELLED).
+func tapReceive(receiveTimeout time.Duration) tap.ServerInHandle {
+	return func(ctx context.Context, info *tap.Info) (context.Context, error) {
+		switch {
+		case !isTranslationService(info.FullMethodName):
+			return ctx, nil
+		case info.FullMethodName == errsvcv1.TranslationService_TranslateStream_FullMethodName:
+			ctx, cancel := context.WithCancelCause(ctx)
+			return context.WithValue(ctx, recvCancelKey{}, cancel), nil
+		}
+		// Released with the stream's own context, when the call ends.
+		timed, cancel := context.WithTimeoutCause(ctx, receiveTimeout, errReceiveTimeout)
+		context.AfterFunc(ctx, cancel)
+		return timed, nil
+	}
+}
+
+// recvBudget is the receive buffer budget: a counting semaphore for the
+// whole server and one per connection (see connRecv).
+type recvBudget struct {
+	slots   chan struct{}
+	perConn int
+	metrics *Metrics
+}
+
+func newRecvBudget(o Options) *recvBudget {
+	// Each message being received may hold up to grpc-go's cap.
+	n := max(4, int(o.MaxReceiveBufferBytes/int64(grpcRecvCap(o.MaxRequestBytes))))
+	return &recvBudget{slots: make(chan struct{}, n), perConn: max(1, n/4), metrics: o.Metrics}
+}
+
+type connKey struct{}
+
+// connRecv is one connection's share of the receive budget.
+type connRecv struct{ slots chan struct{} }
+
+func (b *recvBudget) tagConn(ctx context.Context) context.Context {
+	return context.WithValue(ctx, connKey{}, &connRecv{slots: make(chan struct{}, b.perConn)})
+}
+
+// acquire waits up to defaultReceiveWait for the connection's share and the
+// server's budget; release undoes a true answer.
+func (b *recvBudget) acquire(ctx context.Context) bool {
+	conn, _ := ctx.Value(connKey{}).(*connRecv)
+	if conn != nil {
+		// The common case, without a timer.
+		select {
+		case conn.slots <- struct{}{}:
+			select {
+			case b.slots <- struct{}{}:
+				b.metrics.receiving.Inc()
+				return true
+			default:
+			}
+			<-conn.slots
+		default:
+		}
+	}
+	timer := time.NewTimer(defaultReceiveWait)
+	defer timer.Stop()
+	if conn != nil {
+		select {
+		case conn.slots <- struct{}{}:
+		case <-timer.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+	select {
+	case b.slots <- struct{}{}:
+		b.metrics.receiving.Inc()
+		return true
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	if conn != nil {
+		<-conn.slots
+	}
+	return false
+}
+
+func (b *recvBudget) release(ctx context.Context) {
+	<-b.slots
+	b.metrics.receiving.Dec()
+	if conn, _ := ctx.Value(connKey{}).(*connRecv); conn != nil {
+		<-conn.slots
+	}
+}
+
+func (b *recvBudget) exhausted() *status.Status {
+	return quotaExceeded(quotaReceiveBuffer, fmt.Sprintf(
+		"the server is receiving its limit of %d request messages at once; retry shortly", cap(b.slots)), time.Second)
+}
+
+type recvGuard struct {
+	limiter        *limiter
+	budget         *recvBudget
+	maxBytes       int64
+	receiveTimeout time.Duration
+	idleTimeout    time.Duration
+}
+
+// guardedService is desc with every handler behind the guard. Registered in
+// place of the generated ServiceDesc, it changes nothing on the wire.
+func guardedService(desc grpc.ServiceDesc, g *recvGuard) *grpc.ServiceDesc {
+	out := desc
+	out.Methods = make([]grpc.MethodDesc, len(desc.Methods))
+	for i, m := range desc.Methods {
+		h := m.Handler
+		out.Methods[i] = grpc.MethodDesc{MethodName: m.MethodName,
+			Handler: func(srv any, ctx context.Context, dec func(any) error, in grpc.UnaryServerInterceptor) (any, error) {
+				return g.unary(srv, ctx, dec, in, h)
+			}}
+	}
+	out.Streams = make([]grpc.StreamDesc, len(desc.Streams))
+	for i, s := range desc.Streams {
+		h := s.Handler
+		out.Streams[i] = s
+		out.Streams[i].Handler = func(srv any, ss grpc.ServerStream) error {
+			return h(srv, &guardedStream{ServerStream: ss, guard: g})
+		}
+	}
+	return &out
+}
+
+type unaryHandler = func(any, context.Context, func(any) error, grpc.UnaryServerInterceptor) (any, error)
+
+func (g *recvGuard) unary(srv any, ctx context.Context, dec func(any) error, in grpc.UnaryServerInterceptor, h unaryHandler) (any, error) {
+	c := callFrom(ctx)
+	if !g.limiter.acquireRequest() {
+		c.setLimit(limitConcurrentRequests)
+		return nil, g.limiter.requestsExhausted().Err()
+	}
+	// Released when the handler returns: grpc-go writes the answer after,
+	// under HTTP/2 flow control, so a client that does not read holds no
+	// slot.
+	defer g.limiter.releaseRequest()
+	guarded := func(m any) error {
+		if !g.budget.acquire(ctx) {
+			c.setLimit(limitReceiveBuffer)
+			return g.budget.exhausted().Err()
+		}
+		defer g.budget.release(ctx)
+		return g.recv(ctx, c, g.receiveTimeout, g.maxBytes, dec, m)
+	}
+	return h(srv, ctx, guarded, in)
+}
+
+// recv receives one message into m through recvFn, within timeout, and
+// turns grpc-go's own refusals into errsvc's answers.
+func (g *recvGuard) recv(ctx context.Context, c *call, timeout time.Duration, maxBytes int64, recvFn func(any) error, m any) error {
+	pm, ok := m.(proto.Message)
+	if !ok {
+		return recvFn(m)
+	}
+	var timer *time.Timer
+	if cancel, ok := ctx.Value(recvCancelKey{}).(context.CancelCauseFunc); ok {
+		timer = time.AfterFunc(timeout, func() { cancel(errReceiveTimeout) })
+	}
+	capture := &codec.Capture{Msg: pm, MaxBytes: int(maxBytes)}
+	err := recvFn(capture)
+	if timer != nil {
+		timer.Stop()
+	}
+	if err != nil && errors.Is(context.Cause(ctx), errReceiveTimeout) {
+		// grpc-go has already answered (see tapReceive); this is for the
+		// log line and the metric.
+		c.setLimit(limitReceiveTimeout)
+		return receiveTimedOut(timeout).Err()
+	}
+	if err == nil && capture.Err == nil {
+		return nil
+	}
+	var fe *codec.FieldError
+	st := status.Convert(err)
+	switch {
+	case errors.Is(capture.Err, codec.ErrTooLarge):
+		c.setLimit(limitRequestBytes)
+		return tooLarge(g.maxBytes).Err()
+	case errors.As(capture.Err, &fe):
+		if errors.Is(fe, codec.ErrTooDeep) {
+			c.setLimit(limitJSONDepth)
+		}
+		field := fe.Field
+		if field == "" {
+			field = "body"
+		}
+		return invalidArgument(field, fe.Description).Err()
+	case capture.Err != nil || (st.Code() == codes.Internal && strings.HasPrefix(st.Message(), grpcUndecodable)):
+		return invalidArgument("body", "not a valid "+string(pm.ProtoReflect().Descriptor().FullName())+" message").Err()
+	case st.Code() == codes.ResourceExhausted && strings.HasPrefix(st.Message(), grpcTooLargePrefix):
+		c.setLimit(limitRequestBytes)
+		return tooLarge(g.maxBytes).Err()
+	}
+	return err
+}
+
+// receiveTimedOut answers a request that stopped arriving, on both
+// transports: DEADLINE_EXCEEDED (REST 408) naming the body.
+func receiveTimedOut(timeout time.Duration) *status.Status {
+	return badRequest(codes.DeadlineExceeded, "body",
+		fmt.Sprintf("the request message did not arrive in full within %s", timeout))
+}
+
+// guardedStream bounds each message of a stream: its wait (the stream's
+// idle time) and grpc-go's refusals, as for unary calls. A stream is not
+// counted against the receive budget: between messages it holds nothing but
+// its window, and it already counts against MaxConcurrentStreams.
+type guardedStream struct {
+	grpc.ServerStream
+	guard *recvGuard
+}
+
+func (s *guardedStream) RecvMsg(m any) error {
+	ctx := s.Context()
+	// No size refusal here: an oversize stream message is decoded (it is
+	// within grpc-go's cap) and answered as an item by the service, so the
+	// stream goes on.
+	return s.guard.recv(ctx, callFrom(ctx), s.guard.idleTimeout, 0, s.ServerStream.RecvMsg, m)
+}
