@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -10,6 +11,7 @@ import (
 
 	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 )
 
 // Errors of the service never echo request content unsanitised: a secret
@@ -87,4 +89,18 @@ func TestRESTReceiveBudget(t *testing.T) {
 		code, _ := r.post(t, "/v1/translate", big)
 		return code == http.StatusOK
 	}, "the budget to come back")
+}
+
+// Metadata past --max-header-bytes is refused (before, 8 MiB was accepted);
+// a call with ordinary metadata still goes through.
+func TestMaxHeaderBytes(t *testing.T) {
+	r := start(t, Options{})
+	big := metadata.AppendToOutgoingContext(context.Background(), "x-filler", strings.Repeat("a", DefaultMaxHeaderBytes+1))
+	if _, err := r.client.Translate(big, validRequest()); err == nil {
+		t.Error("a call with more than 64 KiB of metadata was accepted")
+	}
+	small := metadata.AppendToOutgoingContext(context.Background(), "x-request-id", "abc")
+	if _, err := r.client.Translate(small, validRequest()); err != nil {
+		t.Errorf("ordinary metadata: %v", err)
+	}
 }
