@@ -253,14 +253,33 @@ func TestHostileSlowRESTClients(t *testing.T) {
 			_ = tc.SetReadBuffer(4096)
 		}
 		go func() {
-			for range 16 {
+			for range 8 {
 				if _, err := fmt.Fprintf(c, "POST /v1/translate:batch HTTP/1.1\r\nHost: errsvc\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(batch), batch); err != nil {
 					return
 				}
 			}
 		}()
 	}
-	time.Sleep(time.Second) // the attack is in place
+	// The attack is in place once the batches they sent are translated and
+	// their answers stuck in the sockets: the count of answered batches
+	// stops moving. (Translating them is real work that takes slots; what
+	// must not take a slot is waiting on a client.)
+	batches := `errsvc_requests_total{code="OK",rpc="/errsvc.v1.TranslationService/TranslateBatch",transport="http"}`
+	last, stable := -1.0, 0
+	for deadline := time.Now().Add(20 * time.Second); stable < 5 && time.Now().Before(deadline); {
+		time.Sleep(200 * time.Millisecond)
+		n := p.metricOr(t, batches, 0)
+		if n == last && n > 0 {
+			stable++
+		} else {
+			stable = 0
+		}
+		last = n
+	}
+	inFlight := p.metric(t, "errsvc_in_flight_requests")
+	if inFlight != 0 {
+		t.Errorf("%v calls in flight while the slow clients only wait, want 0", inFlight)
+	}
 	worst := assertGRPCFast(t, p, "with slow REST clients")
 	client := &http.Client{Timeout: 5 * time.Second}
 	var restWorst time.Duration
@@ -284,8 +303,8 @@ func TestHostileSlowRESTClients(t *testing.T) {
 	for a := range trickled {
 		answers = append(answers, a)
 	}
-	t.Logf("4 trickling + 4 non-reading REST sockets, --max-concurrent-requests 4: slowest of 10 gRPC calls %v, of 10 REST calls %v; tricklers answered %q",
-		worst.Round(time.Millisecond), restWorst.Round(time.Millisecond), answers)
+	t.Logf("4 trickling + 4 non-reading REST sockets (%v batch answers stuck unread), --max-concurrent-requests 4: in flight %v; slowest of 10 gRPC calls %v, of 10 REST calls %v; tricklers answered %q",
+		last, inFlight, worst.Round(time.Millisecond), restWorst.Round(time.Millisecond), answers)
 	if restWorst > time.Second {
 		t.Errorf("a REST call took %v, want < 1 s", restWorst)
 	}
