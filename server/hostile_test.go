@@ -88,7 +88,7 @@ func TestHostileStalledGRPCMessages(t *testing.T) {
 	// A well-behaved call from a fresh connection is answered within about
 	// a second: OK if a receive slot is free, else a RESOURCE_EXHAUSTED
 	// naming the receive budget, which a client retries after RetryInfo;
-	// never a hang. (An attack spread over four or more connections can
+	// never a hang. (An attack spread over two or more connections can
 	// hold the whole budget until --receive-timeout cuts it.)
 	client := errsvcv1.NewTranslationServiceClient(dialGRPC(t, p))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

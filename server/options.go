@@ -129,7 +129,7 @@ type Options struct {
 	// "receive_buffer"). gRPC: the unary messages being received at once,
 	// counted at grpc-go's receive cap (twice MaxRequestBytes) each, since
 	// grpc-go lets a message arrive in full once its handler starts reading
-	// it. A call that finds the budget (or its connection's quarter of it)
+	// it. A call that finds the budget (or its connection's half of it)
 	// spent waits up to a second, then is refused with RESOURCE_EXHAUSTED
 	// and a QuotaFailure on "receive_buffer".
 	MaxReceiveBufferBytes int64
