@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -44,6 +45,7 @@ func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 	mux.Handle("/", httpTracing(opts, &restHandler{
 		gateway: gw, maxBytes: opts.MaxRequestBytes, receiveTimeout: opts.ReceiveTimeout, writeTimeout: opts.WriteTimeout,
 		metrics: opts.Metrics, limiter: opts.limiter, logger: opts.Logger,
+		bodies: new(atomic.Int64), maxBodies: max(opts.MaxReceiveBufferBytes, opts.MaxRequestBytes),
 	}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeText(w, http.StatusOK, "ok")

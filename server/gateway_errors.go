@@ -39,6 +39,8 @@ func restError(ctx context.Context, maxBytes int64, receiveTimeout time.Duration
 		case c.bodyTimedOut:
 			c.limit = limitReceiveTimeout
 			return receiveTimedOut(receiveTimeout), http.StatusRequestTimeout
+		case c.bodyRefused != nil && c.bodyRefused.Code() == codes.ResourceExhausted:
+			return c.bodyRefused, http.StatusTooManyRequests
 		case c.bodyRefused != nil:
 			return c.bodyRefused, http.StatusBadRequest
 		}

@@ -26,8 +26,8 @@ import (
 //     counts in flight from its headers on, and a refusal costs no message;
 //   - the message must arrive within ReceiveTimeout (a stream's next
 //     message within StreamIdleTimeout), else the call ends;
-//   - at most MaxReceiveBufferBytes/MaxRequestBytes messages are being
-//     received at once, and one connection gets at most a quarter of them;
+//   - at most MaxReceiveBufferBytes/(2*MaxRequestBytes) messages are being
+//     received at once, and one connection gets at most half of them;
 //   - a message the codec refuses, or one over MaxRequestBytes, is answered
 //     with the BadRequest every refusal carries (INVALID_ARGUMENT,
 //     RESOURCE_EXHAUSTED), not grpc-go's bare INTERNAL. The codec hands its
@@ -83,7 +83,7 @@ type recvBudget struct {
 func newRecvBudget(o Options) *recvBudget {
 	// Each message being received may hold up to grpc-go's cap.
 	n := max(4, int(o.MaxReceiveBufferBytes/int64(grpcRecvCap(o.MaxRequestBytes))))
-	return &recvBudget{slots: make(chan struct{}, n), perConn: max(1, n/4), metrics: o.Metrics}
+	return &recvBudget{slots: make(chan struct{}, n), perConn: max(2, n/2), metrics: o.Metrics}
 }
 
 type connKey struct{}

@@ -1,12 +1,17 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
 
+	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 )
 
 // Answers never echo request content unsanitised: a secret written as an
@@ -46,7 +51,7 @@ func TestBadRequestNeverEchoesSecrets(t *testing.T) {
 func TestBrokenTextNamesTheField(t *testing.T) {
 	r := start(t, Options{})
 	for body, want := range map[string]string{
-		`{"labby_error":{"kind":"x","message":"\ud800"}}`:     "lone UTF-16 surrogate",
+		`{"labby_error":{"kind":"x","message":"\ud800"}}`:         "lone UTF-16 surrogate",
 		"{\"labby_error\":{\"kind\":\"x\",\"message\":\"\xff\"}}": "invalid UTF-8",
 	} {
 		code, resp := r.post(t, "/v1/translate", body)
@@ -58,5 +63,49 @@ func TestBrokenTextNamesTheField(t *testing.T) {
 	code, resp := r.post(t, "/v1/translate", `{"labby_error":{"kind":"x","details":`+strings.Repeat("[", 65)+strings.Repeat("]", 65)+`}}`)
 	if v := restViolation(t, code, resp, http.StatusBadRequest, int32(codes.InvalidArgument)); !strings.HasPrefix(v.GetField(), "labby_error.details[0]") {
 		t.Errorf("deep nesting: violation %v", v)
+	}
+}
+
+// REST bodies being read count their bytes as they arrive against the
+// receive budget: past it a body is refused 429 with a QuotaFailure, and a
+// body that was answered gives its bytes back.
+func TestRESTReceiveBudget(t *testing.T) {
+	r := start(t, Options{MaxRequestBytes: 4096, MaxReceiveBufferBytes: 4096})
+	c, err := net.Dial("tcp", r.srv.HTTPAddr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	held := `{"labby_error":{"kind":"x","message":"` + strings.Repeat("a", 3000)
+	fmt.Fprintf(c, "POST /v1/translate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 4000\r\n\r\n%s", held)
+	big := `{"labby_error":{"kind":"x","message":"` + strings.Repeat("b", 2000) + `"}}`
+	waitFor(t, func() bool {
+		code, _ := r.post(t, "/v1/translate", big)
+		return code == http.StatusTooManyRequests
+	}, "a body past the budget to be refused 429")
+	code, body := r.post(t, "/v1/translate", big)
+	var st spb.Status
+	decodeJSON(t, body, &st)
+	if subject, _ := quota(t, &st); code != http.StatusTooManyRequests || subject != quotaReceiveBuffer {
+		t.Errorf("HTTP %d, subject %q", code, subject)
+	}
+	_ = c.Close() // the held body ends, its bytes return
+	waitFor(t, func() bool {
+		code, _ := r.post(t, "/v1/translate", big)
+		return code == http.StatusOK
+	}, "the budget to come back")
+}
+
+// Metadata past --max-header-bytes is refused (before, 8 MiB was accepted);
+// a call with ordinary metadata still goes through.
+func TestMaxHeaderBytes(t *testing.T) {
+	r := start(t, Options{})
+	big := metadata.AppendToOutgoingContext(context.Background(), "x-filler", strings.Repeat("a", DefaultMaxHeaderBytes+1))
+	if _, err := r.client.Translate(big, validRequest()); err == nil {
+		t.Error("a call with more than 64 KiB of metadata was accepted")
+	}
+	small := metadata.AppendToOutgoingContext(context.Background(), "x-request-id", "abc")
+	if _, err := r.client.Translate(small, validRequest()); err != nil {
+		t.Errorf("ordinary metadata: %v", err)
 	}
 }

@@ -121,8 +121,27 @@ func (p *proc) kib(t *testing.T, field string) int {
 	return n
 }
 
-// metric reads one unlabelled sample of the server's /metrics.
+// metric reads one sample of the server's /metrics, by its whole series
+// name (labels included), failing when it is absent.
 func (p *proc) metric(t *testing.T, name string) float64 {
+	t.Helper()
+	v, ok := p.sample(t, name)
+	if !ok {
+		t.Fatalf("no %s in /metrics", name)
+	}
+	return v
+}
+
+// metricOr is metric with a value for an absent series.
+func (p *proc) metricOr(t *testing.T, name string, def float64) float64 {
+	t.Helper()
+	if v, ok := p.sample(t, name); ok {
+		return v
+	}
+	return def
+}
+
+func (p *proc) sample(t *testing.T, name string) (float64, bool) {
 	t.Helper()
 	resp, err := http.Get("http://" + p.httpAddr + "/metrics")
 	if err != nil {
@@ -132,10 +151,10 @@ func (p *proc) metric(t *testing.T, name string) float64 {
 	body, _ := io.ReadAll(resp.Body)
 	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` (\S+)$`).FindSubmatch(body)
 	if m == nil {
-		t.Fatalf("no %s in /metrics", name)
+		return 0, false
 	}
 	v, _ := strconv.ParseFloat(string(m[1]), 64)
-	return v
+	return v, true
 }
 
 func (p *proc) sigterm(t *testing.T) {

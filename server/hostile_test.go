@@ -88,7 +88,7 @@ func TestHostileStalledGRPCMessages(t *testing.T) {
 	// A well-behaved call from a fresh connection is answered within about
 	// a second: OK if a receive slot is free, else a RESOURCE_EXHAUSTED
 	// naming the receive budget, which a client retries after RetryInfo;
-	// never a hang. (An attack spread over four or more connections can
+	// never a hang. (An attack spread over two or more connections can
 	// hold the whole budget until --receive-timeout cuts it.)
 	client := errsvcv1.NewTranslationServiceClient(dialGRPC(t, p))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -126,6 +126,13 @@ func TestHostileReceiveTimeout(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Logf("a message stalled after 7 of 1000 bytes was cut after %v", time.Since(began).Round(10*time.Millisecond))
+	// grpc-go answers the failed receive itself, before the handler has
+	// returned: the slot and the count follow within moments.
+	settle := time.Now().Add(3 * time.Second)
+	for time.Now().Before(settle) && (p.metric(t, "errsvc_in_flight_requests") != 0 ||
+		p.metric(t, `errsvc_limit_exceeded_total{limit="receive_timeout"}`) != 1) {
+		time.Sleep(20 * time.Millisecond)
+	}
 	if v := p.metric(t, "errsvc_in_flight_requests"); v != 0 {
 		t.Errorf("in flight %v after the cut, want 0", v)
 	}
@@ -253,14 +260,33 @@ func TestHostileSlowRESTClients(t *testing.T) {
 			_ = tc.SetReadBuffer(4096)
 		}
 		go func() {
-			for range 16 {
+			for range 8 {
 				if _, err := fmt.Fprintf(c, "POST /v1/translate:batch HTTP/1.1\r\nHost: errsvc\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(batch), batch); err != nil {
 					return
 				}
 			}
 		}()
 	}
-	time.Sleep(time.Second) // the attack is in place
+	// The attack is in place once the batches they sent are translated and
+	// their answers stuck in the sockets: the count of answered batches
+	// stops moving. (Translating them is real work that takes slots; what
+	// must not take a slot is waiting on a client.)
+	batches := `errsvc_requests_total{code="OK",rpc="/errsvc.v1.TranslationService/TranslateBatch",transport="http"}`
+	last, stable := -1.0, 0
+	for deadline := time.Now().Add(20 * time.Second); stable < 5 && time.Now().Before(deadline); {
+		time.Sleep(200 * time.Millisecond)
+		n := p.metricOr(t, batches, 0)
+		if n == last && n > 0 {
+			stable++
+		} else {
+			stable = 0
+		}
+		last = n
+	}
+	inFlight := p.metric(t, "errsvc_in_flight_requests")
+	if inFlight != 0 {
+		t.Errorf("%v calls in flight while the slow clients only wait, want 0", inFlight)
+	}
 	worst := assertGRPCFast(t, p, "with slow REST clients")
 	client := &http.Client{Timeout: 5 * time.Second}
 	var restWorst time.Duration
@@ -284,8 +310,8 @@ func TestHostileSlowRESTClients(t *testing.T) {
 	for a := range trickled {
 		answers = append(answers, a)
 	}
-	t.Logf("4 trickling + 4 non-reading REST sockets, --max-concurrent-requests 4: slowest of 10 gRPC calls %v, of 10 REST calls %v; tricklers answered %q",
-		worst.Round(time.Millisecond), restWorst.Round(time.Millisecond), answers)
+	t.Logf("4 trickling + 4 non-reading REST sockets (%v batch answers stuck unread), --max-concurrent-requests 4: in flight %v; slowest of 10 gRPC calls %v, of 10 REST calls %v; tricklers answered %q",
+		last, inFlight, worst.Round(time.Millisecond), restWorst.Round(time.Millisecond), answers)
 	if restWorst > time.Second {
 		t.Errorf("a REST call took %v, want < 1 s", restWorst)
 	}

@@ -128,10 +128,13 @@ type Options struct {
 	MaxStreamsPerConnection int
 	// MaxHeaderBytes bounds the request headers (gRPC metadata, HTTP headers).
 	MaxHeaderBytes int
-	// MaxReceiveBufferBytes bounds the unary gRPC request messages being
-	// received at once, counted at grpc-go's receive cap (twice
-	// MaxRequestBytes) each, since grpc-go lets a message arrive in full
-	// once its handler starts reading it. A call that finds the budget (or its connection's quarter of it)
+	// MaxReceiveBufferBytes bounds what the server holds of requests being
+	// received, on each transport. REST: the bytes of bodies read and not
+	// yet answered; one more byte is refused (429, QuotaFailure on
+	// "receive_buffer"). gRPC: the unary messages being received at once,
+	// counted at grpc-go's receive cap (twice MaxRequestBytes) each, since
+	// grpc-go lets a message arrive in full once its handler starts reading
+	// it. A call that finds the budget (or its connection's half of it)
 	// spent waits up to a second, then is refused with RESOURCE_EXHAUSTED
 	// and a QuotaFailure on "receive_buffer".
 	MaxReceiveBufferBytes int64

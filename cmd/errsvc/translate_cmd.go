@@ -7,8 +7,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/errsvc/errsvc/codec/openjson"
 	"github.com/errsvc/errsvc/codec"
+	"github.com/errsvc/errsvc/codec/openjson"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/server"
 	"github.com/errsvc/errsvc/translate"
