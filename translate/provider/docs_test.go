@@ -134,7 +134,7 @@ func providersMarkdown(t *testing.T) string {
 	}
 	p("| other 4xx | %s | %s | %s |\n", other4xx.class, other4xx.kind, refineNames(other4xx.refine))
 	p("| other 5xx | %s | %s | %s |\n", other5xx.class, other5xx.kind, refineNames(other5xx.refine))
-	p("| error event in a 2xx stream | %s | %s | %s |\n\n", streamDefault.class, streamDefault.kind, refineNames(streamDefault.refine))
+	p("| error in a 2xx answer (stream event or JSON body) without a numeric code | %s | %s | %s |\n\n", inBandDefault.class, inBandDefault.kind, refineNames(inBandDefault.refine))
 
 	p("## Phrase tables\n\nCase-insensitive substrings of the message (and of provider detail such as OpenRouter's `metadata.raw`). *weak* phrases yield to rate-limit wording on a transient answer.\n\n")
 	for _, tb := range []struct {
@@ -218,7 +218,8 @@ func refineNames(r refinement) string {
 
 func aliasList() string {
 	var names []string
-	for name, fam := range providerFamilies {
+	for name, pr := range providers {
+		fam := pr.fam
 		if fam == familyOpenAI && name != "openai" {
 			names = append(names, name)
 		}

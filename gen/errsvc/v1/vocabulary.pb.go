@@ -995,6 +995,8 @@ const (
 	NoteCode_NOTE_CODE_TARGET_UNKNOWN    NoteCode = 14
 	NoteCode_NOTE_CODE_SANITIZED         NoteCode = 15
 	NoteCode_NOTE_CODE_CONTRACT_VERSION  NoteCode = 16
+	NoteCode_NOTE_CODE_PARTIAL_OUTPUT    NoteCode = 17
+	NoteCode_NOTE_CODE_LONG_WAIT         NoteCode = 18
 )
 
 // Enum value maps for NoteCode.
@@ -1017,6 +1019,8 @@ var (
 		14: "NOTE_CODE_TARGET_UNKNOWN",
 		15: "NOTE_CODE_SANITIZED",
 		16: "NOTE_CODE_CONTRACT_VERSION",
+		17: "NOTE_CODE_PARTIAL_OUTPUT",
+		18: "NOTE_CODE_LONG_WAIT",
 	}
 	NoteCode_value = map[string]int32{
 		"NOTE_CODE_UNSPECIFIED":       0,
@@ -1036,6 +1040,8 @@ var (
 		"NOTE_CODE_TARGET_UNKNOWN":    14,
 		"NOTE_CODE_SANITIZED":         15,
 		"NOTE_CODE_CONTRACT_VERSION":  16,
+		"NOTE_CODE_PARTIAL_OUTPUT":    17,
+		"NOTE_CODE_LONG_WAIT":         18,
 	}
 )
 
@@ -1482,7 +1488,7 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"#ROUTING_CODE_ACCOUNT_NOT_AUTHORIZED\x10\x0e\x1a\x8a\x01\xc2\xf3\x18\x16account_not_authorized\xca\xf3\x18MOperator policy excludes the request's credentials; logging in cannot fix it.\xe2\xf3\x18\x1b\n" +
 	"\arouting\x12\tpermanent\x1a\x05fixed\x12\xa4\x01\n" +
 	"*ROUTING_CODE_ACCOUNT_SELECTION_UNSUPPORTED\x10\x0f\x1at\xc2\xf3\x18\x1daccount_selection_unsupported\xca\xf3\x180The account cannot serve the requested provider.\xe2\xf3\x18\x1b\n" +
-	"\arouting\x12\tpermanent\x1a\x05fixed*\xe4\x0f\n" +
+	"\arouting\x12\tpermanent\x1a\x05fixed*\x89\x13\n" +
 	"\bNoteCode\x12\x19\n" +
 	"\x15NOTE_CODE_UNSPECIFIED\x10\x00\x12\x88\x01\n" +
 	"\x16NOTE_CODE_UNKNOWN_KIND\x10\x01\x1al\xc2\xf3\x18\funknown_kind\xca\xf3\x18XThe Labby kind is outside the matrix; the catch-all applied and the kind passes through.\x12\x8a\x01\n" +
@@ -1501,7 +1507,9 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\x17NOTE_CODE_FIELD_DROPPED\x10\r\x1ad\xc2\xf3\x18\rfield_dropped\xca\xf3\x18OA field the target cannot represent was left out or moved to an additive field.\x12o\n" +
 	"\x18NOTE_CODE_TARGET_UNKNOWN\x10\x0e\x1aQ\xc2\xf3\x18\x0etarget_unknown\xca\xf3\x18;A requested target is not a response field; it was ignored.\x12~\n" +
 	"\x13NOTE_CODE_SANITIZED\x10\x0f\x1ae\xc2\xf3\x18\tsanitized\xca\xf3\x18TUpstream text was sanitised: characters stripped, secrets redacted or length capped.\x12{\n" +
-	"\x1aNOTE_CODE_CONTRACT_VERSION\x10\x10\x1a[\xc2\xf3\x18\x10contract_version\xca\xf3\x18CThe envelope's contract_version is not 1; it was read as version 1.B1Z/github.com/errsvc/errsvc/gen/errsvc/v1;errsvcv1b\x06proto3"
+	"\x1aNOTE_CODE_CONTRACT_VERSION\x10\x10\x1a[\xc2\xf3\x18\x10contract_version\xca\xf3\x18CThe envelope's contract_version is not 1; it was read as version 1.\x12\xf8\x01\n" +
+	"\x18NOTE_CODE_PARTIAL_OUTPUT\x10\x11\x1a\xd9\x01\xc2\xf3\x18\x0epartial_output\xca\xf3\x18\xc2\x01The provider's stream had delivered output before the error: the class is the error's, but a retry with the same input regenerates and repeats that output, which recovery and same_arguments say.\x12\xa7\x01\n" +
+	"\x13NOTE_CODE_LONG_WAIT\x10\x12\x1a\x8d\x01\xc2\xf3\x18\tlong_wait\xca\xf3\x18|The producer's wait is over an hour; it passes whole (a longer producer value wins) and capping it is the consumer's choice.B1Z/github.com/errsvc/errsvc/gen/errsvc/v1;errsvcv1b\x06proto3"
 
 var (
 	file_errsvc_v1_vocabulary_proto_rawDescOnce sync.Once
