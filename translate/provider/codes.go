@@ -48,6 +48,12 @@ var openaiCodes = map[string]verdict{
 	// Provider-side failures.
 	"server_error":         {classTransient, kindProviderError, 0},
 	"server_is_overloaded": {classTransient, kindProviderUnavailable, 0},
+	// Codex's ChatGPT-plan answers: a usage window that resets by itself;
+	// a plan without the product, which waiting never fixes; an expired
+	// login.
+	"usage_limit_reached": {classTransient, kindRateLimited, 0},
+	"usage_not_included":  {classPermanent, kindPermissionDenied, 0},
+	"token_expired":       {classAuthRequired, kindAuthFailed, 0},
 	// Groq's flex tier at capacity (status 498): "try again later".
 	"capacity_exceeded": {classTransient, kindProviderUnavailable, 0},
 	// OpenRouter's error types (its SDKs' ApiErrorType).

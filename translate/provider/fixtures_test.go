@@ -84,6 +84,13 @@ func TestFixtures(t *testing.T) {
 			if w.Stream != nil && got.Stream != *w.Stream {
 				t.Errorf("stream = %v, want %v", got.Stream, *w.Stream)
 			}
+			if w.AfterOutput != nil && got.AfterOutput != *w.AfterOutput {
+				t.Errorf("after_output = %v, want %v", got.AfterOutput, *w.AfterOutput)
+			}
+			// Every 2xx stream error says whether output had begun.
+			if got.Stream && w.AfterOutput == nil {
+				t.Errorf("a stream error fixture must state after_output (got %v)", got.AfterOutput)
+			}
 			checkInvariants(t, got)
 		})
 	}
@@ -143,6 +150,15 @@ func checkInvariants(t testing.TB, r Result) {
 	}
 	if (r.RetryAfterSecs != nil) != (r.WaitSource != "") {
 		t.Errorf("wait %v with source %q", r.RetryAfterSecs, r.WaitSource)
+	}
+	if r.WaitClamped && (r.RetryAfterSecs == nil || *r.RetryAfterSecs != MaxRetryAfterSecs) {
+		t.Errorf("wait clamped, yet %v", r.RetryAfterSecs)
+	}
+	if r.AfterOutput && !r.Stream {
+		t.Error("after_output without a stream")
+	}
+	if r.Stream && r.InBody {
+		t.Error("both a stream and a JSON body")
 	}
 }
 

@@ -109,6 +109,8 @@ var billingPhrases = []phrase{
 	{"payment_instrument", "payment instrument", false},       // AWS Marketplace
 	{"credit_limit_exceeded", "credit limit exceeded", false}, // Together
 	{"out_of_credits", "out of credits", false},
+	{"no_credits_yet", "have any credits", false},                   // xAI: "doesn't have any credits yet"
+	{"monthly_included_credits", "monthly included credits", false}, // Hugging Face
 	{"exceeded_current_quota", "exceeded your current quota", true},
 	{"check_plan_and_billing", "check your plan and billing details", true},
 }
