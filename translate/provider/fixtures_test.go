@@ -100,12 +100,20 @@ func TestFixtures(t *testing.T) {
 func TestFixtureCounts(t *testing.T) {
 	min := map[family]int{familyOpenAI: 35, familyAnthropic: 30, familyGoogle: 25, familyBedrock: 15, familyGeneric: 15}
 	got := map[family]int{}
+	providerNames := map[string]bool{}
 	fs := loadFixtures(t)
 	for _, f := range fs {
 		got[familyOf(f.Answer.Provider)]++
+		providerNames[strings.ToLower(f.Answer.Provider)] = true
+		if strings.TrimSpace(f.Why) == "" {
+			t.Errorf("%s: no why", f.Name)
+		}
 	}
-	if len(fs) < 130 {
-		t.Errorf("%d fixtures, want at least 130", len(fs))
+	if len(fs) < 320 {
+		t.Errorf("%d fixtures, want at least 320", len(fs))
+	}
+	if len(providerNames) < 20 {
+		t.Errorf("%d provider values, want at least 20", len(providerNames))
 	}
 	for fam, n := range min {
 		if got[fam] < n {
