@@ -233,6 +233,8 @@ class NoteCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     NOTE_CODE_TARGET_UNKNOWN: _ClassVar[NoteCode]
     NOTE_CODE_SANITIZED: _ClassVar[NoteCode]
     NOTE_CODE_CONTRACT_VERSION: _ClassVar[NoteCode]
+    NOTE_CODE_PARTIAL_OUTPUT: _ClassVar[NoteCode]
+    NOTE_CODE_LONG_WAIT: _ClassVar[NoteCode]
 ORIGIN_UNSPECIFIED: Origin
 ORIGIN_VALIDATION: Origin
 ORIGIN_POLICY: Origin
@@ -429,3 +431,5 @@ NOTE_CODE_FIELD_DROPPED: NoteCode
 NOTE_CODE_TARGET_UNKNOWN: NoteCode
 NOTE_CODE_SANITIZED: NoteCode
 NOTE_CODE_CONTRACT_VERSION: NoteCode
+NOTE_CODE_PARTIAL_OUTPUT: NoteCode
+NOTE_CODE_LONG_WAIT: NoteCode
