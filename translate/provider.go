@@ -45,6 +45,12 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 	if r.Stream {
 		detail["stream"] = true
 	}
+	if r.InBody {
+		detail["in_body"] = true
+	}
+	if r.AfterOutput {
+		detail["after_output"] = true
+	}
 	d, _ := structpb.NewStruct(detail)
 	ce := &errsvcv1.ClassifiedError{
 		Code:         r.Kind,
@@ -64,5 +70,44 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 	if m.originalTerm == "" {
 		m.originalTerm = r.Kind
 	}
+	providerWaitNotes(m, r)
+	if r.AfterOutput {
+		afterOutput(m)
+	}
 	return nil
+}
+
+// providerWaitNotes says when the provider's wait was long or cut: never a
+// silent change (a longer producer value wins; capping is the consumer's).
+func providerWaitNotes(m *model, r provider.Result) {
+	switch {
+	case r.WaitClamped:
+		m.note(errsvcv1.NoteCode_NOTE_CODE_WAIT_ROUNDED, "the provider's wait (%s) is longer than retry_after_ms can carry; clamped to %d s", r.WaitSource, *r.RetryAfterSecs)
+	case r.RetryAfterSecs != nil && *r.RetryAfterSecs > provider.LongWaitSecs:
+		m.note(errsvcv1.NoteCode_NOTE_CODE_LONG_WAIT, "the provider asks for a wait of %d s (%s); it passes whole, and capping it is the consumer's choice", *r.RetryAfterSecs, r.WaitSource)
+	}
+}
+
+// partialOutputGuidance replaces a retry action's guidance when output
+// had begun: the retry is still right when the class says so, but the
+// caller must know it regenerates what it already has.
+const partialOutputGuidance = "The stream had delivered output before it failed: a retry with the same input regenerates the answer from the start and repeats that output. Discard the partial output, or keep it and continue from it, before retrying; honour retry_after_ms when present."
+
+// afterOutput marks an error that arrived after the stream had delivered
+// output. The class stays what the error says; the recovery says that
+// repeating the call repeats content: same_arguments is at most
+// discouraged (no read-only or idempotent hint makes a regenerated answer
+// the same call), and a retry action's guidance says what to do with the
+// partial output.
+func afterOutput(m *model) {
+	if m.callerRecovery {
+		return
+	}
+	if m.sameArgs == "safe" || m.sameArgs == "conditional" {
+		m.sameArgs = "discouraged"
+	}
+	if m.action == "retry_later" {
+		m.guidance = partialOutputGuidance
+	}
+	m.note(errsvcv1.NoteCode_NOTE_CODE_PARTIAL_OUTPUT, "output had begun before the error: a retry with the same input repeats it; same_arguments is %s", m.sameArgs)
 }

@@ -32,6 +32,8 @@ type ProviderFixture struct {
 		Code       string `json:"code,omitempty"`
 		WaitSource string `json:"wait_source,omitempty"`
 		Stream     *bool  `json:"stream,omitempty"`
+		// AfterOutput: the error came after the stream delivered output.
+		AfterOutput *bool `json:"after_output,omitempty"`
 	} `json:"want"`
 }
 

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 )
 
@@ -31,6 +32,15 @@ type errorObject struct {
 	// (OpenRouter's metadata.raw, the upstream's own error). It is read by
 	// the phrase and body-text rules only, never returned.
 	Extra string
+	// LimitSource is OpenRouter's metadata.limit_source: which limit a 402
+	// or 429 hit.
+	LimitSource string
+	// Upstream is the provider a gateway relayed the error from
+	// (OpenRouter's metadata.provider_name), lower-cased; Inner is that
+	// provider's own error when metadata.raw holds it as JSON. Inner's
+	// codes are read by the upstream's tables after the gateway's own.
+	Upstream string
+	Inner    *errorObject
 }
 
 // bodyError finds the error object of a non-stream body: JSON in a known
@@ -115,7 +125,11 @@ func objectError(m map[string]any) (errorObject, bool) {
 		details, hasDetails := e["details"].([]any)
 		readDetails(&o, details)
 		if md, ok := e["metadata"].(map[string]any); ok {
-			o.Extra = text(md["raw"])
+			readMetadata(&o, md)
+		}
+		// Azure puts the specific cause of a content filter in innererror.
+		if ie, ok := e["innererror"].(map[string]any); ok && o.Type == "" {
+			o.Type = code(ie["code"])
 		}
 		switch {
 		case code(m["type"]) == "error":
@@ -129,6 +143,10 @@ func objectError(m map[string]any) (errorObject, bool) {
 		o := errorObject{found: true, shape: familyOpenAI, Message: s}
 		o.Code = code(m["code"])
 		if t := code(m["type"]); t != "error" {
+			o.Type = t
+		}
+		// Hugging Face TGI: {"error": "...", "error_type": "overloaded"}.
+		if t := code(m["error_type"]); t != "" && o.Type == "" {
 			o.Type = t
 		}
 		return o, true
@@ -145,6 +163,33 @@ func objectError(m map[string]any) (errorObject, bool) {
 	}
 	o.found = o.Message != "" || o.Code != "" || o.Type != "" || o.ErrorType != ""
 	return o, o.found
+}
+
+// readMetadata reads OpenRouter's error.metadata: the raw upstream error
+// (text for the phrases, and, when it is JSON, an error object of its own),
+// the upstream's name and which limit was hit.
+func readMetadata(o *errorObject, md map[string]any) {
+	o.Extra = text(md["raw"])
+	o.LimitSource = code(md["limit_source"])
+	o.Upstream = strings.ToLower(code(md["provider_name"]))
+	if o.Extra == "" {
+		return
+	}
+	if inner, ok := jsonError(o.Extra); ok {
+		inner.Inner = nil
+		o.Inner = &inner
+	}
+}
+
+// statusCode reads a numeric error.code as an HTTP error status, 0 if it is
+// none: the status the provider meant, where the HTTP status cannot say it
+// (an error inside a 2xx answer).
+func statusCode(c string) int {
+	n, err := strconv.Atoi(c)
+	if err != nil || n < 400 || n > 599 {
+		return 0
+	}
+	return n
 }
 
 // readDetails reads the google.rpc.Status details errsvc understands.

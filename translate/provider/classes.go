@@ -60,4 +60,9 @@ const (
 	refineOverflow
 	// refineBilling: billing phrases give permanent quota_exceeded.
 	refineBilling
+	// refineAuth: credential phrases give auth_required, where a status
+	// that names no cause (400, 422, 500) carries a credential failure in
+	// words (xAI's 400 "Incorrect API key provided", a gateway's 500
+	// "Unable to locate credentials").
+	refineAuth
 )

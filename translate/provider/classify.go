@@ -28,8 +28,8 @@ type Result struct {
 	// Class is "transient", "permanent", "auth_required",
 	// "context_overflow", or "" when the answer is not an error.
 	Class string
-	// RetryAfterSecs is the wait in whole seconds, rounded up, clamped to
-	// MaxRetryAfterSecs; set only for a transient Class.
+	// RetryAfterSecs is the wait in whole seconds, rounded up, never above
+	// MaxRetryAfterSecs (the wire's bound); set only for a transient Class.
 	RetryAfterSecs *uint32
 	// Kind is the Labby kind the answer reads as.
 	Kind string
@@ -44,65 +44,94 @@ type Result struct {
 	Rule string
 	// WaitSource names where RetryAfterSecs came from, "" when unset.
 	WaitSource string
+	// WaitClamped says the provider's wait was longer than
+	// MaxRetryAfterSecs, the most the wire carries, and was cut to it.
+	WaitClamped bool
 	// Stream says the error came from an SSE error event inside a 2xx
 	// stream.
 	Stream bool
+	// InBody says the error came as an error object in a 2xx JSON body.
+	InBody bool
+	// AfterOutput says the stream had delivered model output before the
+	// error: the class stays what the error says, but a retry with the
+	// same input regenerates, and so repeats, that output.
+	AfterOutput bool
 }
 
 // Classify classifies one upstream answer; see the package comment for the
 // order of the rules.
 func Classify(a Answer) Result {
-	fam := familyOf(a.Provider)
+	prof := profileOf(a.Provider)
 	h := newHeaders(a.Headers)
 	isError := a.Status >= 400
 
-	obj, fromStream := findError(h, a.Body, isError)
+	found := findError(h, a.Body, isError)
+	obj := found.obj
 	if !obj.found {
 		return Result{}
 	}
-	stream := fromStream && !isError
+	// Inside a 2xx answer the HTTP status says nothing; a numeric
+	// error.code of 400-599 says what the provider meant.
+	status := a.Status
+	inBand := !isError
+	if inBand {
+		status = statusCode(obj.Code)
+	}
 
-	v, rule, codeValue := decide(fam, a.Status, h, &obj, stream)
+	v, rule, codeValue := decide(prof, status, h, &obj, inBand, found.stream)
 	text := scanText(obj.Message, obj.Extra)
 	if r, rr, ok := refine(v, text); ok {
 		v, rule = r, rr
 	}
 
 	res := Result{
-		Class:   v.class,
-		Kind:    v.kind,
-		Code:    codeValue,
-		Message: obj.Message,
-		Rule:    rule,
-		Stream:  stream,
+		Class:       v.class,
+		Kind:        v.kind,
+		Code:        codeValue,
+		Message:     obj.Message,
+		Rule:        rule,
+		Stream:      found.stream && inBand,
+		InBody:      inBand && !found.stream,
+		AfterOutput: found.afterOutput && inBand,
 	}
 	if res.Code == "" {
 		res.Code = primaryCode(&obj)
 	}
 	if v.class == classTransient {
 		w := &waitInput{h: h, obj: &obj, text: text, ref: referenceTime(h, a.ReceivedAt, a.Now)}
-		res.RetryAfterSecs, res.WaitSource = waitFor(fam, w)
+		res.RetryAfterSecs, res.WaitSource, res.WaitClamped = waitFor(prof.waitList(), w)
 	}
 	return res
 }
 
-// findError finds the answer's error object. A 2xx (or any status below
-// 400) is an error only through an SSE error event; an error status
-// always is, with or without a body.
-func findError(h headers, body string, isError bool) (errorObject, bool) {
-	var obj errorObject
+// found is where findError found the error.
+type found struct {
+	obj errorObject
+	// stream: the body is an event stream; afterOutput: an event before
+	// the error delivered output.
+	stream, afterOutput bool
+}
+
+// findError finds the answer's error object. An error status always has
+// one, with or without a body; a 2xx (or any status below 400) only
+// through an event stream's error event or an explicit error object in
+// its JSON body.
+func findError(h headers, body string, isError bool) found {
 	if looksLikeSSE(h, body) {
-		if o, ok := streamError(body); ok {
-			obj = o
+		f := found{stream: true}
+		if o, out, ok := streamError(body); ok {
+			f.obj, f.afterOutput = o, out
 		} else if isError {
-			obj = bodyError(body)
+			f.obj = bodyError(body)
 		}
-		return withHeaderType(h, obj), true
+		f.obj = withHeaderType(h, f.obj)
+		return f
 	}
 	if !isError {
-		return errorObject{}, false
+		o, _ := inBandError(body)
+		return found{obj: withHeaderType(h, o)}
 	}
-	return withHeaderType(h, bodyError(body)), false
+	return found{obj: withHeaderType(h, bodyError(body))}
 }
 
 // withHeaderType adds Bedrock's x-amzn-ErrorType, which names the
@@ -120,42 +149,81 @@ func withHeaderType(h headers, o errorObject) errorObject {
 	return o
 }
 
-// decide runs steps 2 to 4: codes, x-should-retry, status defaults. It
-// returns the verdict, its rule and the code that decided ("" if none).
-func decide(fam family, status int, h headers, obj *errorObject, stream bool) (verdict, string, string) {
-	for _, r := range rulesFor(fam, obj.shape) {
+// decide runs steps 2 to 4: codes (the answer's, then the relayed
+// upstream's), x-should-retry, status defaults. It returns the verdict,
+// its rule and the code that decided ("" if none). inBand says the error
+// came inside a 2xx answer, where status is the body's numeric code (0
+// when it has none) and stream says it came in an event stream.
+func decide(prof profile, status int, h headers, obj *errorObject, inBand, stream bool) (verdict, string, string) {
+	if v, rule, c, ok := lookupCodes(rulesFor(prof.fam, obj.shape), obj, ""); ok {
+		return v, rule, c
+	}
+	if in := obj.Inner; in != nil {
+		if v, rule, c, ok := lookupCodes(rulesFor(familyOf(obj.Upstream), in.shape), in, "upstream."); ok {
+			return v, rule, c
+		}
+	}
+	if inBand && status == 0 {
+		if stream {
+			return inBandDefault, "stream.error_event", ""
+		}
+		return inBandDefault, "body.error_object", ""
+	}
+	v, rule := statusVerdict(prof, status)
+	if inBand {
+		return v, "body." + rule, ""
+	}
+	if hv, ok := shouldRetry(h, status, v); ok {
+		return hv, "header.x-should-retry", ""
+	}
+	return v, rule, ""
+}
+
+// lookupCodes runs code rules on one error object, first match wins.
+func lookupCodes(rules []codeRule, obj *errorObject, prefix string) (verdict, string, string, bool) {
+	for _, r := range rules {
 		for _, c := range r.field.values(obj) {
 			if v, key, ok := r.table.lookup(c); ok {
 				if !r.isCode {
 					c = ""
 				}
-				return v, r.id + "." + key, c
+				return v, prefix + r.id + "." + key, c, true
 			}
 		}
 	}
-	if stream {
-		return streamDefault, "stream.error_event", ""
+	return verdict{}, "", "", false
+}
+
+// shouldRetry applies x-should-retry, the one rule for it: the header is
+// the provider's own answer to "may a retry succeed?", so it decides
+// between transient and permanent, both ways (true turns a permanent
+// status default into transient, false a transient one into permanent),
+// and nothing else. It never refines 401 or 403: the contract lets only a
+// more specific structured code refine those, since a retry flag says
+// nothing about whether the credential is good. It never touches
+// context_overflow, which is about the input, not about retrying. A code
+// that decided ranks above it (a code names the cause; the header does
+// not); the status default ranks below it, since the OpenAI and Anthropic
+// SDKs let the header override the status.
+func shouldRetry(h headers, status int, v verdict) (verdict, bool) {
+	if status == 401 || status == 403 {
+		return verdict{}, false
 	}
-	v, rule := statusVerdict(status)
 	switch strings.ToLower(h.get("x-should-retry")) {
 	case "true":
-		kind := v.kind
-		if v.class != classTransient {
-			kind = kindUpstreamError
+		if v.class == classPermanent {
+			return verdict{classTransient, kindUpstreamError, 0}, true
 		}
-		return verdict{classTransient, kind, 0}, "header.x-should-retry", ""
 	case "false":
-		// auth_required, context_overflow and permanent already say "do
-		// not retry"; only a transient default needs overriding.
 		if v.class == classTransient {
 			kind := v.kind
 			if status == 429 {
 				kind = kindQuotaExceeded
 			}
-			return verdict{classPermanent, kind, 0}, "header.x-should-retry", ""
+			return verdict{classPermanent, kind, 0}, true
 		}
 	}
-	return v, rule, ""
+	return verdict{}, false
 }
 
 // primaryCode is Result.Code when no code decided: the most specific

@@ -48,6 +48,40 @@ var openaiCodes = map[string]verdict{
 	// Provider-side failures.
 	"server_error":         {classTransient, kindProviderError, 0},
 	"server_is_overloaded": {classTransient, kindProviderUnavailable, 0},
+	// Codex's ChatGPT-plan answers: a usage window that resets by itself;
+	// a plan without the product, which waiting never fixes; an expired
+	// login.
+	"usage_limit_reached": {classTransient, kindRateLimited, 0},
+	"usage_not_included":  {classPermanent, kindPermissionDenied, 0},
+	"token_expired":       {classAuthRequired, kindAuthFailed, 0},
+	// Groq's flex tier at capacity (status 498): "try again later".
+	"capacity_exceeded": {classTransient, kindProviderUnavailable, 0},
+	// OpenRouter's error types (its SDKs' ApiErrorType).
+	"payment_required":    {classPermanent, kindQuotaExceeded, 0},
+	"provider_overloaded": {classTransient, kindProviderUnavailable, 0},
+	// Together: "credit_limit" is money, "model_rate_limit" a window.
+	"credit_limit":     {classPermanent, kindQuotaExceeded, 0},
+	"model_rate_limit": {classTransient, kindRateLimited, refineOversize},
+	// Cerebras: per-minute, per-hour and per-day windows.
+	"token_quota_exceeded":   {classTransient, kindRateLimited, refineOversize},
+	"request_quota_exceeded": {classTransient, kindRateLimited, 0},
+	// Azure's content filter, named in innererror.code.
+	"ResponsibleAIPolicyViolation": {classPermanent, kindInvalidParam, 0},
+	// Perplexity: the model name is not one it serves.
+	"invalid_model": {classPermanent, kindNotFound, 0},
+	// Hugging Face TGI's error_type.
+	"overloaded":            {classTransient, kindProviderUnavailable, 0},
+	"generation":            {classTransient, kindProviderError, 0},
+	"incomplete_generation": {classTransient, kindProviderError, 0},
+	"validation":            {classPermanent, kindValidationFailed, refineOverflow | refineBilling | refineAuth},
+}
+
+// openrouterLimitSources covers OpenRouter's error.metadata.limit_source.
+// Its in-flight spending budget frees itself as running requests finish
+// (OpenRouter sends Retry-After with it): a window, not exhausted credits,
+// though the status is 402.
+var openrouterLimitSources = map[string]verdict{
+	"openrouter_in_flight_budget": {classTransient, kindRateLimited, 0},
 }
 
 // anthropicTypes covers error.type of Anthropic's {"type":"error"} shape.
@@ -103,7 +137,7 @@ var googleStatuses = map[string]verdict{
 	"RESOURCE_EXHAUSTED":  {classTransient, kindRateLimited, 0},
 	"UNAUTHENTICATED":     {classAuthRequired, kindAuthFailed, 0},
 	"PERMISSION_DENIED":   {classPermanent, kindPermissionDenied, refineBilling},
-	"INVALID_ARGUMENT":    {classPermanent, kindInvalidParam, refineOverflow | refineBilling},
+	"INVALID_ARGUMENT":    {classPermanent, kindInvalidParam, refineOverflow | refineBilling | refineAuth},
 	"FAILED_PRECONDITION": {classPermanent, kindInvalidParam, refineOverflow | refineBilling},
 	"OUT_OF_RANGE":        {classPermanent, kindInvalidParam, refineOverflow},
 	"NOT_FOUND":           {classPermanent, kindNotFound, 0},
@@ -155,6 +189,7 @@ const (
 	fieldReason
 	fieldQuotaValue
 	fieldErrorType
+	fieldLimitSource
 )
 
 // values returns the candidates of one field, in body order.
@@ -172,6 +207,8 @@ func (f field) values(o *errorObject) []string {
 		return o.QuotaValues
 	case fieldErrorType:
 		return []string{o.ErrorType}
+	case fieldLimitSource:
+		return []string{o.LimitSource}
 	}
 	return nil
 }
@@ -190,6 +227,7 @@ type codeRule struct {
 // familyRules are each family's lookups, most specific first.
 var familyRules = map[family][]codeRule{
 	familyOpenAI: {
+		{"openrouter.limit_source", fieldLimitSource, openrouterLimitTable, false},
 		{"openai.code", fieldCode, openaiTable, true},
 		{"openai.type", fieldType, openaiTable, true},
 	},
@@ -246,10 +284,11 @@ func (t *codeTable) lookup(code string) (verdict, string, bool) {
 }
 
 var (
-	openaiTable       = newCodeTable(openaiCodes)
-	anthropicTable    = newCodeTable(anthropicTypes)
-	googleQuotaTable  = newCodeTable(googleQuotaValues)
-	googleReasonTable = newCodeTable(googleReasons)
-	googleStatusTable = newCodeTable(googleStatuses)
-	bedrockTable      = newCodeTable(bedrockErrorTypes)
+	openaiTable          = newCodeTable(openaiCodes)
+	anthropicTable       = newCodeTable(anthropicTypes)
+	googleQuotaTable     = newCodeTable(googleQuotaValues)
+	googleReasonTable    = newCodeTable(googleReasons)
+	googleStatusTable    = newCodeTable(googleStatuses)
+	bedrockTable         = newCodeTable(bedrockErrorTypes)
+	openrouterLimitTable = newCodeTable(openrouterLimitSources)
 )

@@ -3,6 +3,8 @@ package provider
 import (
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -66,34 +68,50 @@ func providersMarkdown(t *testing.T) string {
 	p("*Right* means: the class is `transient` exactly when a retry can help, by the fixture's expected class. ")
 	p("Each fixture in `testdata/providers/` is a real-shaped answer (the provider's error JSON, its headers) with the class, wait and Labby kind errsvc must produce; `TestFixtures` asserts them.\n\n")
 
+	p("## Peer comparison\n\n")
+	p("%s\n%s%s\n\n", peerBegin, peerBlock(t), peerEnd)
+
 	p("## How an answer is classified\n\n")
-	p("1. **Find the error object**: a JSON body (OpenAI, Anthropic, google.rpc.Status, also inside a JSON array, Bedrock with `x-amzn-ErrorType`, any JSON with error/message/code/type), an SSE error event (`event: error`, a `data:` object with `error`, a `response.failed` event), or plain text. A 2xx is an error only through an SSE error event.\n")
-	p("2. **Structured codes**, from the family's tables below, then from the tables of the shape the body has (Claude on Vertex, a gateway relaying Bedrock). A code decides before anything else, so a 429 `insufficient_quota` is permanent and a 429 `context_length_exceeded` is context_overflow.\n")
-	p("3. **`x-should-retry`**, where no code decided: `true` gives transient; `false` turns a transient status default into permanent and leaves the others alone.\n")
-	p("4. **Status defaults**: 401 auth_required; 403 permanent; 413 context_overflow; 408, 409, 424, 425, 429, 499 and 5xx transient (501 permanent); other 4xx permanent. An unexplained 429 takes the contract's safe default, transient.\n")
-	p("5. **Phrases**, only to refine a status default or a generic code (`invalid_request_error`, `INVALID_ARGUMENT`, `ValidationException`): overflow phrases give context_overflow, billing phrases permanent. Weak phrases yield when a transient answer speaks of a rate-limit window.\n")
-	p("6. **The wait**, for transient results only: the first source of the family's list below, rounded up to whole seconds, clamped to %d.\n\n", MaxRetryAfterSecs)
+	p("1. **Find the error object**: a JSON body (OpenAI, Anthropic, google.rpc.Status, also inside a JSON array, Bedrock with `x-amzn-ErrorType`, any JSON with error/message/code/type), an SSE error event (`event: error`, a `data:` object with a non-null `error`, a `response.failed` event, a choice with `finish_reason: \"error\"`, a Bedrock stream exception such as `{\"throttlingException\": {...}}`), or plain text. A 2xx is an error only through such an event, or through an explicit error object in its JSON body (a non-null `error` member or Anthropic's `{\"type\":\"error\"}`; gateways answer that way); inside a 2xx, a numeric `error.code` of 400-599 stands for the status. OpenRouter's `metadata.raw`, when it is JSON, is the relayed upstream error, read by the tables of the family `metadata.provider_name` names.\n")
+	p("2. **Structured codes**, from the family's tables below, then from the tables of the shape the body has (Claude on Vertex, a gateway relaying Bedrock), then the relayed upstream's. A code decides before anything else, so a 429 `insufficient_quota` is permanent and a 429 `context_length_exceeded` is context_overflow.\n")
+	p("3. **`x-should-retry`**, where no code decided, one rule: the header is the provider's answer to \"may a retry succeed?\", so it moves a status default between transient and permanent, both ways (`true` turns permanent into transient, `false` transient into permanent). It never refines 401 or 403 (the Error Class Contract lets only a more specific structured code do that; a retry flag says nothing about the credential) and never touches context_overflow (413), which is about the input. Inside a 2xx answer it is not read.\n")
+	p("4. **Status defaults**: the provider's own statuses first (Groq's 498 is flex-tier capacity, transient; Cohere's 498 an invalid token, auth_required), then 401 auth_required; 403 permanent; 413 context_overflow; 408, 409, 424, 425, 429, 499 and 5xx transient (501 permanent); other 4xx permanent. An unexplained 429 takes the contract's safe default, transient. An error inside a 2xx without a numeric code is transient: the request was accepted.\n")
+	p("5. **Phrases**, only to refine a status default or a generic code (`invalid_request_error`, `INVALID_ARGUMENT`, `ValidationException`): overflow phrases give context_overflow, credential phrases auth_required (on 400, 422, 500, other 4xx and in-band errors only, never on 403 or a gateway status), billing phrases permanent. Weak phrases yield when a transient answer speaks of a rate-limit window.\n")
+	p("6. **The wait**, for transient results only: the first source of the provider's list below, rounded up to whole seconds. There is no policy cap: a longer producer value wins and capping is the consumer's (the Error Class Contract), so a 5-hour `Retry-After: 18000` stays 18000 and the engine adds a `long_wait` note above %d s. Only the wire's bound applies, %d s (what `retry_after_ms`, a uint32, can carry), with a note when it cuts.\n", LongWaitSecs, MaxRetryAfterSecs)
+	p("7. **Errors after output**: in a 2xx stream, errsvc notes whether any event before the error delivered model output (Chat Completions `choices[].delta` content, reasoning or tool calls; Responses `response.*.delta`; Anthropic `content_block_delta`; Gemini `candidates` with parts; Bedrock `contentBlockDelta` or an InvokeModel `chunk`; TGI `token`). The class stays what the error says; the engine sets `same_arguments` to at most `discouraged`, replaces a retry's guidance with one that says a retry repeats the output already delivered, and adds a `partial_output` note.\n\n")
+
+	p("## What is read, per provider\n\n")
+	p("Each `provider` value has a profile: its family (which code tables read the body), its wait sources and any status it gives a meaning of its own. The body fields are read in the order listed, the first that a table knows decides; then `x-should-retry` (error statuses only), then the status, then the message and detail text for the phrases, and the wait headers and text last, only for a transient result. Any other `provider` value is generic.\n\n")
+	p("| provider values | family: body fields, in order | headers and wait sources, in order | own statuses |\n|---|---|---|---|\n")
+	for _, row := range profileRows() {
+		p("| %s | %s | %s | %s |\n", row[0], row[1], row[2], row[3])
+	}
+	p("\nEvery family also reads `x-amzn-ErrorType` (which makes any body Bedrock-shaped), the body shape's own tables (an Anthropic-shaped error anywhere is read by Anthropic's), and, from OpenRouter-style `error.metadata`, `raw` (phrase text; when JSON, the upstream error, read by the tables of `provider_name`'s family after the answer's own). `error.type` also takes Azure's `innererror.code` (when there is no type) and TGI's `error_type`. The phrases read `error.message` (or `message`, `detail`, `error_message`, a string `error`) plus `metadata.raw` and a Bedrock stream exception's `originalMessage`, at most 64 KiB.\n\n")
+	for _, pr := range profileNotes() {
+		p("- %s\n", pr)
+	}
+	p("\n")
 
 	p("## Wait sources per family\n\n")
-	p("The first source that parses wins. Only a transient result carries a wait; a wait never turns another class into transient.\n\n")
+	p("The first source that parses wins; a profile may have its own list (above). Only a transient result carries a wait; a wait never turns another class into transient.\n\n")
 	p("| family | sources, in order |\n|---|---|\n")
 	for _, fam := range []family{familyOpenAI, familyAnthropic, familyGoogle, familyBedrock, familyGeneric} {
 		var names []string
 		for _, s := range waitSources[fam] {
-			names = append(names, "`"+s.name+"`")
+			names = append(names, waitLabel(s))
 		}
 		p("| %s | %s |\n", fam, strings.Join(names, ", "))
 	}
 	p("\n| source | what it reads |\n|---|---|\n")
 	seen := map[string]bool{}
 	for _, fam := range []family{familyOpenAI, familyAnthropic, familyGoogle, familyBedrock, familyGeneric} {
-		for _, s := range waitSources[fam] {
+		for _, s := range append(waitSources[fam], sdkWaits...) {
 			key := s.name + s.doc
 			if seen[key] {
 				continue
 			}
 			seen[key] = true
-			p("| `%s` (%s) | %s |\n", s.name, fam, strings.ReplaceAll(s.doc, "|", "\\|"))
+			p("| %s (%s) | %s |\n", waitLabel(s), fam, strings.ReplaceAll(s.doc, "|", "\\|"))
 		}
 	}
 	p("\nThe OpenAI family (OpenAI and the compatible servers: %s) reads only what Codex reads: Retry-After as whole seconds or an HTTP-date, and Codex's `try again in` text; never `retry-after-ms` or `x-ratelimit-reset-*`.\n\n", aliasList())
@@ -109,6 +127,7 @@ func providersMarkdown(t *testing.T) string {
 		{"Gemini/Vertex: ErrorInfo `reason`", googleReasons},
 		{"Gemini/Vertex: `status`", googleStatuses},
 		{"Bedrock: `x-amzn-ErrorType`, `__type`, `code`", bedrockErrorTypes},
+		{"OpenRouter: `error.metadata.limit_source`", openrouterLimitSources},
 	} {
 		p("### %s\n\n| code | class | kind | phrases may refine |\n|---|---|---|---|\n", tb.title)
 		keys := make([]string, 0, len(tb.m))
@@ -134,7 +153,7 @@ func providersMarkdown(t *testing.T) string {
 	}
 	p("| other 4xx | %s | %s | %s |\n", other4xx.class, other4xx.kind, refineNames(other4xx.refine))
 	p("| other 5xx | %s | %s | %s |\n", other5xx.class, other5xx.kind, refineNames(other5xx.refine))
-	p("| error event in a 2xx stream | %s | %s | %s |\n\n", streamDefault.class, streamDefault.kind, refineNames(streamDefault.refine))
+	p("| error in a 2xx answer (stream event or JSON body) without a numeric code | %s | %s | %s |\n\n", inBandDefault.class, inBandDefault.kind, refineNames(inBandDefault.refine))
 
 	p("## Phrase tables\n\nCase-insensitive substrings of the message (and of provider detail such as OpenRouter's `metadata.raw`). *weak* phrases yield to rate-limit wording on a transient answer.\n\n")
 	for _, tb := range []struct {
@@ -143,6 +162,7 @@ func providersMarkdown(t *testing.T) string {
 	}{
 		{"Oversize (a request larger than the rate-limit window: context_overflow)", oversizePhrases},
 		{"Context overflow", overflowPhrases},
+		{"Credential (auth_required)", authPhrases},
 		{"Not an overflow (the output budget)", notOverflowPhrases},
 		{"Billing (permanent, quota_exceeded)", billingPhrases},
 		{"Rate-limit window wording", windowPhrases},
@@ -167,8 +187,13 @@ func providersMarkdown(t *testing.T) string {
 			fam += " (" + pr + ")"
 		}
 		status := fmt.Sprint(row.f.Answer.Status)
-		if row.r.Stream {
+		switch {
+		case row.r.AfterOutput:
+			status += " stream, after output"
+		case row.r.Stream:
 			status += " stream"
+		case row.r.InBody:
+			status += " JSON error"
 		}
 		class := row.r.Class
 		if class == "" {
@@ -189,6 +214,132 @@ func providersMarkdown(t *testing.T) string {
 		p("| `%s` | %s | %s | %s | %s | %s | %s |\n", row.f.Name, fam, status, class, wait, so, win)
 	}
 	return b.String()
+}
+
+// The peer comparison is written by bench/peer/run.sh between these
+// markers; the generator keeps whatever is there, so the generated part
+// stays generated and the measured part stays measured.
+const (
+	peerBegin = "<!-- peer-comparison:begin (written by bench/peer/run.sh; kept verbatim by the generator) -->"
+	peerEnd   = "<!-- peer-comparison:end -->"
+)
+
+// peerBlock is the text between the markers in the committed file, or a
+// placeholder when there is none yet.
+func peerBlock(t *testing.T) string {
+	root, err := golden.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.ReadFile(filepath.Join(root, "docs", "PROVIDERS.md"))
+	if err == nil {
+		s := string(old)
+		if i := strings.Index(s, peerBegin); i >= 0 {
+			rest := s[i+len(peerBegin):]
+			if j := strings.Index(rest, peerEnd); j >= 0 {
+				return strings.TrimPrefix(rest[:j], "\n")
+			}
+		}
+	}
+	return "Not measured yet: run `bench/peer/run.sh`.\n"
+}
+
+// profileRows describes each profile for the table of what is read.
+func profileRows() [][4]string {
+	type key struct {
+		fam      family
+		waits    string
+		statuses string
+	}
+	groups := map[key][]string{}
+	var order []key
+	for name, pr := range providers {
+		k := key{pr.fam, waitNames(pr.waitList()), statusNames(pr.statuses)}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], name)
+	}
+	generic := key{familyGeneric, waitNames(waitSources[familyGeneric]), ""}
+	if _, ok := groups[generic]; !ok {
+		order = append(order, generic)
+	}
+	groups[generic] = append(groups[generic], "anything else")
+	sort.Slice(order, func(i, j int) bool {
+		a, b := order[i], order[j]
+		if familyOrder[a.fam] != familyOrder[b.fam] {
+			return familyOrder[a.fam] < familyOrder[b.fam]
+		}
+		return a.waits+a.statuses < b.waits+b.statuses
+	})
+	var rows [][4]string
+	for _, k := range order {
+		names := groups[k]
+		sort.Strings(names)
+		for i, n := range names {
+			if n != "anything else" {
+				names[i] = "`" + n + "`"
+			}
+		}
+		var fields []string
+		for _, r := range rulesFor(k.fam, k.fam) {
+			fields = append(fields, fieldDocs[r.field])
+		}
+		st := k.statuses
+		if st == "" {
+			st = "—"
+		}
+		rows = append(rows, [4]string{strings.Join(names, ", "), k.fam.String() + ": " + strings.Join(fields, ", "), "`x-should-retry`, " + k.waits, st})
+	}
+	return rows
+}
+
+// fieldDocs name where each code field is read.
+var fieldDocs = map[field]string{
+	fieldCode:        "`error.code` (or top-level `code`)",
+	fieldType:        "`error.type`",
+	fieldStatus:      "google.rpc.Status `status`",
+	fieldReason:      "ErrorInfo `reason`",
+	fieldQuotaValue:  "QuotaFailure `quotaValue`",
+	fieldErrorType:   "`x-amzn-ErrorType` / `__type`",
+	fieldLimitSource: "`error.metadata.limit_source`",
+}
+
+func waitNames(ws []waitSource) string {
+	var names []string
+	for _, w := range ws {
+		names = append(names, waitLabel(w))
+	}
+	return strings.Join(names, ", ")
+}
+
+// waitLabel tells Codex's narrow text pattern from the general one: both
+// report WaitSource "body-text".
+func waitLabel(w waitSource) string {
+	if w.doc == srcCodexText.doc {
+		return "`body-text` (Codex's pattern)"
+	}
+	return "`" + w.name + "`"
+}
+
+func statusNames(m map[int]verdict) string {
+	var out []string
+	for s, v := range m {
+		out = append(out, fmt.Sprintf("%d %s", s, v.class))
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}
+
+func profileNotes() []string {
+	var out []string
+	for name, pr := range providers {
+		if pr.doc != "" && pr.doc != "as azure" {
+			out = append(out, "`"+name+"`: "+pr.doc)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // mdCode renders inline code, with the longer fence a backtick inside needs.
@@ -218,7 +369,8 @@ func refineNames(r refinement) string {
 
 func aliasList() string {
 	var names []string
-	for name, fam := range providerFamilies {
+	for name, pr := range providers {
+		fam := pr.fam
 		if fam == familyOpenAI && name != "openai" {
 			names = append(names, name)
 		}

@@ -84,6 +84,13 @@ func TestFixtures(t *testing.T) {
 			if w.Stream != nil && got.Stream != *w.Stream {
 				t.Errorf("stream = %v, want %v", got.Stream, *w.Stream)
 			}
+			if w.AfterOutput != nil && got.AfterOutput != *w.AfterOutput {
+				t.Errorf("after_output = %v, want %v", got.AfterOutput, *w.AfterOutput)
+			}
+			// Every 2xx stream error says whether output had begun.
+			if got.Stream && w.AfterOutput == nil {
+				t.Errorf("a stream error fixture must state after_output (got %v)", got.AfterOutput)
+			}
 			checkInvariants(t, got)
 		})
 	}
@@ -93,12 +100,20 @@ func TestFixtures(t *testing.T) {
 func TestFixtureCounts(t *testing.T) {
 	min := map[family]int{familyOpenAI: 35, familyAnthropic: 30, familyGoogle: 25, familyBedrock: 15, familyGeneric: 15}
 	got := map[family]int{}
+	providerNames := map[string]bool{}
 	fs := loadFixtures(t)
 	for _, f := range fs {
 		got[familyOf(f.Answer.Provider)]++
+		providerNames[strings.ToLower(f.Answer.Provider)] = true
+		if strings.TrimSpace(f.Why) == "" {
+			t.Errorf("%s: no why", f.Name)
+		}
 	}
-	if len(fs) < 130 {
-		t.Errorf("%d fixtures, want at least 130", len(fs))
+	if len(fs) < 320 {
+		t.Errorf("%d fixtures, want at least 320", len(fs))
+	}
+	if len(providerNames) < 20 {
+		t.Errorf("%d provider values, want at least 20", len(providerNames))
 	}
 	for fam, n := range min {
 		if got[fam] < n {
@@ -143,6 +158,15 @@ func checkInvariants(t testing.TB, r Result) {
 	}
 	if (r.RetryAfterSecs != nil) != (r.WaitSource != "") {
 		t.Errorf("wait %v with source %q", r.RetryAfterSecs, r.WaitSource)
+	}
+	if r.WaitClamped && (r.RetryAfterSecs == nil || *r.RetryAfterSecs != MaxRetryAfterSecs) {
+		t.Errorf("wait clamped, yet %v", r.RetryAfterSecs)
+	}
+	if r.AfterOutput && !r.Stream {
+		t.Error("after_output without a stream")
+	}
+	if r.Stream && r.InBody {
+		t.Error("both a stream and a JSON body")
 	}
 }
 

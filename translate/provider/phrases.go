@@ -35,6 +35,11 @@ var overflowPhrases = []phrase{
 	{"string_max_length", "expected a string with maximum length", false},   // OpenAI string_above_max_length
 	{"input_token_count", "input token count", false},                       // Vertex
 	{"max_new_tokens", "`max_new_tokens` must be", false},                   // TGI, Together
+	{"inputs_must_have_less_than", "`inputs` must have less than", false},   // TGI
+	{"maximum_model_length", "maximum model length", false},                 // vLLM: "decoder prompt (length N) is longer than the maximum model length"
+	{"max_model_len", "max_model_len", false},                               // vLLM
+	{"too_large_for_model", "too large for model", false},                   // Mistral
+	{"maximum_input_length", "maximum input length", false},                 // DeepInfra, TGI
 	{"maximum_number_of_tokens", "maximum number of tokens", true},
 	{"input_tokens_exceed", "input tokens exceed", true},
 	{"too_many_tokens", "too many tokens", true}, // also Bedrock's throttling text
@@ -59,6 +64,30 @@ var oversizePhrases = []phrase{
 	{"reduce_message_size", "please reduce your message size", false},
 }
 
+// authPhrases mean the credential itself failed, said in words where the
+// status names no cause: xAI answers a bad key with 400, gateways wrap a
+// provider's credential failure in a 400 or 500, a local AWS SDK reports a
+// missing credential as text. Bare "token" and "unauthorized" are absent:
+// token counts are everywhere, and "unauthorized" also names entitlement
+// refusals, which a login cannot fix.
+var authPhrases = []phrase{
+	{"unable_to_locate_credentials", "unable to locate credentials", false}, // botocore: SageMaker, Bedrock
+	{"incorrect_api_key", "incorrect api key provided", false},              // OpenAI, xAI
+	{"invalid_api_key", "invalid api key", false},
+	{"invalid_api_key", "invalid x-api-key", false},                                        // Anthropic
+	{"api_key_not_valid", "api key not valid", false},                                      // Google
+	{"no_api_key", "no api key provided", false},                                           // Cohere
+	{"no_api_key", "didn't provide an api key", false},                                     // OpenAI
+	{"invalid_api_token", "invalid api token", false},                                      // Cohere
+	{"missing_api_token", "bad or missing api token", false},                               // AI21
+	{"security_token_invalid", "security token included in the request is invalid", false}, // AWS
+	{"security_token_expired", "security token included in the request is expired", false}, // AWS
+	{"token_seems_invalid", "the token seems invalid", false},                              // Hugging Face
+	{"invalid_username_or_password", "invalid username or password", false},                // Hugging Face
+	{"invalid_credentials", "invalid credentials in authorization header", false},          // Hugging Face
+	{"invalid_authentication", "invalid authentication credentials", false},
+}
+
 // billingPhrases mean money, not time, is exhausted. Bare "billing" and
 // "quota" are deliberately absent: OpenAI's window rate-limit message links
 // account/billing, and Gemini's per-minute quota message says "check your
@@ -77,7 +106,11 @@ var billingPhrases = []phrase{
 	{"spending_limit", "spending limit", false},
 	{"enable_billing", "enable billing", false}, // Google
 	{"billing_to_be_enabled", "billing to be enabled", false},
-	{"payment_instrument", "payment instrument", false}, // AWS Marketplace
+	{"payment_instrument", "payment instrument", false},       // AWS Marketplace
+	{"credit_limit_exceeded", "credit limit exceeded", false}, // Together
+	{"out_of_credits", "out of credits", false},
+	{"no_credits_yet", "have any credits", false},                   // xAI: "doesn't have any credits yet"
+	{"monthly_included_credits", "monthly included credits", false}, // Hugging Face
 	{"exceeded_current_quota", "exceeded your current quota", true},
 	{"check_plan_and_billing", "check your plan and billing details", true},
 }
@@ -115,7 +148,7 @@ func match(text string, table []phrase, weakOK bool) (phrase, bool) {
 }
 
 // refine applies the phrase tables a verdict allows, in order: oversize,
-// overflow, billing. It returns the refined verdict and its rule, or ok
+// overflow, credentials, billing. It returns the refined verdict and its rule, or ok
 // false when no phrase applied.
 func refine(v verdict, text string) (verdict, string, bool) {
 	if v.refine == 0 || text == "" {
@@ -134,6 +167,11 @@ func refine(v verdict, text string) (verdict, string, bool) {
 			if _, excluded := match(lt, notOverflowPhrases, true); !excluded {
 				return verdict{classContextOverflow, kindContentTooLarge, 0}, "phrase." + p.id, true
 			}
+		}
+	}
+	if v.refine&refineAuth != 0 {
+		if p, ok := match(lt, authPhrases, true); ok {
+			return verdict{classAuthRequired, kindAuthFailed, 0}, "phrase." + p.id, true
 		}
 	}
 	if v.refine&refineBilling != 0 {

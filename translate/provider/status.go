@@ -10,7 +10,7 @@ import "strconv"
 // was not refused on its merits. A 429 no code explained is a quota errsvc
 // cannot tell apart: the contract's safe default, transient.
 var statusDefaults = map[int]verdict{
-	400: {classPermanent, kindInvalidParam, refineOverflow | refineBilling},
+	400: {classPermanent, kindInvalidParam, refineOverflow | refineBilling | refineAuth},
 	401: {classAuthRequired, kindAuthFailed, 0},
 	402: {classPermanent, kindQuotaExceeded, 0},
 	403: {classPermanent, kindPermissionDenied, refineBilling},
@@ -19,12 +19,12 @@ var statusDefaults = map[int]verdict{
 	409: {classTransient, kindConflict, 0},
 	410: {classPermanent, kindNotFound, 0},
 	413: {classContextOverflow, kindContentTooLarge, 0},
-	422: {classPermanent, kindValidationFailed, refineOverflow | refineBilling},
+	422: {classPermanent, kindValidationFailed, refineOverflow | refineBilling | refineAuth},
 	424: {classTransient, kindUpstreamError, 0},
 	425: {classTransient, kindUpstreamError, 0},
 	429: {classTransient, kindRateLimited, refineOverflow | refineBilling},
 	499: {classTransient, kindUpstreamError, 0},
-	500: {classTransient, kindProviderError, refineOverflow},
+	500: {classTransient, kindProviderError, refineOverflow | refineAuth},
 	// Not Implemented: the target does not have the operation; retrying the
 	// same target is futile.
 	501: {classPermanent, kindNotFound, 0},
@@ -36,19 +36,23 @@ var statusDefaults = map[int]verdict{
 }
 
 var (
-	other4xx = verdict{classPermanent, kindInvalidParam, refineOverflow | refineBilling}
+	other4xx = verdict{classPermanent, kindInvalidParam, refineOverflow | refineBilling | refineAuth}
 	// Anything from 500 up, 600+ included: the server failed.
 	other5xx = verdict{classTransient, kindProviderError, refineOverflow}
-	// An error event inside a 2xx stream has no status of its own. The
-	// stream was accepted, so the request was sound: the safe default is
-	// transient, and the phrases may still find an overflow or a billing
-	// stop in it.
-	streamDefault = verdict{classTransient, kindUpstreamError, refineOverflow | refineBilling}
+	// An error inside a 2xx answer (an event stream's error event, or an
+	// error object in a 200 JSON body) with no numeric code has no status
+	// of its own. The request was accepted, so it was sound: the safe
+	// default is transient, and the phrases may still find an overflow, a
+	// billing stop or a credential failure in it.
+	inBandDefault = verdict{classTransient, kindUpstreamError, refineOverflow | refineBilling | refineAuth}
 )
 
 // statusVerdict returns the default for an error status (>= 400) and its
-// rule id.
-func statusVerdict(status int) (verdict, string) {
+// rule id: the profile's own meaning of the status first, then HTTP's.
+func statusVerdict(prof profile, status int) (verdict, string) {
+	if v, ok := prof.statuses[status]; ok {
+		return v, "provider.status." + strconv.Itoa(status)
+	}
 	if v, ok := statusDefaults[status]; ok {
 		return v, "status." + strconv.Itoa(status)
 	}

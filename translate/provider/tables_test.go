@@ -29,7 +29,7 @@ func TestTablesUseTheClosedSets(t *testing.T) {
 	}
 	check("other4xx", other4xx)
 	check("other5xx", other5xx)
-	check("stream", streamDefault)
+	check("stream", inBandDefault)
 }
 
 // The contract's wire set, pinned as every producer pins it.
@@ -88,7 +88,9 @@ func TestHeadersFold(t *testing.T) {
 // the body; an error status is always classified.
 func TestNonErrors(t *testing.T) {
 	for _, a := range []Answer{
-		{Status: 200, Body: `{"error":{"code":"insufficient_quota"}}`},
+		{Status: 200, Body: `{"id":"chatcmpl-1","error":null,"choices":[{"message":{"content":"ok"}}]}`},
+		{Status: 200, Body: `{"message":"created","code":"ok"}`},
+		{Status: 200, Body: `{"error":{}}`},
 		{Status: 204},
 		{Status: 304, Body: "Not Modified"},
 		{Status: 0, Body: "whatever"},
@@ -106,6 +108,26 @@ func TestNonErrors(t *testing.T) {
 	}
 }
 
+// A 2xx JSON body that carries an explicit error object is classified:
+// by its code, else by a numeric code as the status, else transient.
+func TestInBandErrors(t *testing.T) {
+	for _, c := range []struct {
+		body, class, rule string
+	}{
+		{`{"error":{"code":"insufficient_quota","message":"You exceeded your current quota"}}`, classPermanent, "openai.code.insufficient_quota"},
+		{`{"error":{"code":429,"message":"Rate limit exceeded"}}`, classTransient, "body.status.429"},
+		{`{"error":{"code":401,"message":"No auth credentials found"}}`, classAuthRequired, "body.status.401"},
+		{`{"error":"upstream failed"}`, classTransient, "body.error_object"},
+		{`{"error":{"message":"This model's maximum context length is 8192 tokens"}}`, classContextOverflow, "phrase.maximum_context"},
+		{`[{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}]`, classTransient, "gemini.status.UNAVAILABLE"},
+	} {
+		r := Classify(Answer{Provider: "openrouter", Status: 200, Body: c.body})
+		if r.Class != c.class || r.Rule != c.rule || !r.InBody || r.Stream {
+			t.Errorf("%s: %s (%s) in body %v stream %v, want %s (%s) in body", c.body, r.Class, r.Rule, r.InBody, r.Stream, c.class, c.rule)
+		}
+	}
+}
+
 // x-should-retry ranks below codes and above status defaults.
 func TestShouldRetryPrecedence(t *testing.T) {
 	cases := []struct {
@@ -117,9 +139,13 @@ func TestShouldRetryPrecedence(t *testing.T) {
 		{429, "false", "", classPermanent},
 		{429, "true", "", classTransient},
 		{400, "true", "", classTransient},
-		{401, "false", "", classAuthRequired},    // already "do not retry"
-		{413, "false", "", classContextOverflow}, // already "do not retry"
-		{401, "true", "", classTransient},
+		{401, "false", "", classAuthRequired},                                    // already "do not retry"
+		{413, "false", "", classContextOverflow},                                 // already "do not retry"
+		{401, "true", "", classAuthRequired},                                     // only a code refines 401
+		{403, "true", "", classPermanent},                                        // only a code refines 403
+		{413, "true", "", classContextOverflow},                                  // about the input, not retrying
+		{500, "false", "", classPermanent},                                       // the one rule, both ways
+		{409, "true", "", classTransient},                                        // already transient
 		{429, "true", `{"error":{"code":"insufficient_quota"}}`, classPermanent}, // the code wins
 		{500, "false", `{"error":{"type":"server_error"}}`, classTransient},      // the code wins
 		{429, "maybe", "", classTransient},                                       // not a boolean: ignored

@@ -10,12 +10,19 @@ import (
 	"time"
 )
 
-// MaxRetryAfterSecs caps RetryAfterSecs at one hour. The reference
-// producer's text normaliser clamps to 3600, and errsvc agrees with it so
-// the same answer gets the same wait from either. A longer wait (a 5-hour
-// window, a daily cap) is still transient: an hour later the consumer
-// retries, learns the new wait and waits again. Consumers may cap lower.
-const MaxRetryAfterSecs = 3600
+// MaxRetryAfterSecs is the longest wait RetryAfterSecs carries: the largest
+// whole number of seconds whose milliseconds still fit the envelope's
+// retry_after_ms (a uint32), about 49 days. It is a bound of the wire, not
+// a policy: the Error Class Contract says a longer producer value wins and
+// leaves capping to the consumer, so a 5-hour window or a daily cap comes
+// through as the provider said it. A value above the bound is clamped and
+// Result.WaitClamped says so.
+const MaxRetryAfterSecs = math.MaxUint32 / 1000
+
+// LongWaitSecs is where a wait counts as long (an hour): still transient
+// and still passed on whole, but worth a note, since many consumers cap
+// their backoff well below it.
+const LongWaitSecs = 3600
 
 // waitInput is what the wait sources read.
 type waitInput struct {
@@ -65,41 +72,43 @@ var (
 		readBodyText}
 )
 
-// waitSources are each family's sources, first match wins. The OpenAI
-// family reads only what Codex reads (seed 004): Retry-After as whole
-// seconds or an HTTP-date, and Codex's "try again in" text, never
-// retry-after-ms or the x-ratelimit-reset-* headers, which describe the
-// limits' state rather than when to retry.
+// waitSources are each family's sources, first match wins; a profile may
+// name its own (family.go). The OpenAI family reads only what Codex reads
+// (the Error Class Contract: the OpenAI Responses and ChatGPT families read
+// Retry-After as whole seconds or an HTTP-date, and Codex's "try again in"
+// text), never retry-after-ms or the x-ratelimit-reset-* headers, which
+// describe the limits' state rather than when to retry.
 var waitSources = map[family][]waitSource{
-	familyOpenAI:    {srcRetryAfterWhole, srcCodexText},
+	familyOpenAI:    codexWaits,
 	familyAnthropic: {srcRetryAfterMs, srcRetryAfter, srcAnthropicReset, srcAnthropicUnified, srcBodyText},
 	familyGoogle:    {srcRetryInfo, srcRetryAfter, srcBodyText},
 	familyBedrock:   {srcRetryAfter, srcBodyText},
 	familyGeneric:   {srcRetryAfterMs, srcRetryAfter, srcRateLimitReset, srcRetryInfo, srcBodyText},
 }
 
-// waitFor returns the normalised wait of a transient answer.
-func waitFor(fam family, w *waitInput) (*uint32, string) {
-	for _, s := range waitSources[fam] {
+// waitFor returns the normalised wait of a transient answer, its source,
+// and whether it was clamped to MaxRetryAfterSecs.
+func waitFor(sources []waitSource, w *waitInput) (*uint32, string, bool) {
+	for _, s := range sources {
 		if secs, name, ok := s.read(w); ok {
-			n := normaliseSecs(secs)
-			return &n, name
+			n, clamped := normaliseSecs(secs)
+			return &n, name, clamped
 		}
 	}
-	return nil, ""
+	return nil, "", false
 }
 
-// normaliseSecs rounds up to whole seconds and clamps to
-// [0, MaxRetryAfterSecs]. The tolerance keeps binary noise (0.1+0.2) from
-// adding a second.
-func normaliseSecs(secs float64) uint32 {
+// normaliseSecs rounds up to whole seconds and bounds the result to
+// [0, MaxRetryAfterSecs], saying when the upper bound cut it. The tolerance
+// keeps binary noise (0.1+0.2) from adding a second.
+func normaliseSecs(secs float64) (uint32, bool) {
 	switch {
 	case !(secs > 0):
-		return 0
-	case secs >= MaxRetryAfterSecs:
-		return MaxRetryAfterSecs
+		return 0, false
+	case secs > MaxRetryAfterSecs:
+		return MaxRetryAfterSecs, true
 	}
-	return uint32(math.Ceil(secs - 1e-9))
+	return uint32(math.Ceil(secs - 1e-9)), false
 }
 
 // referenceTime is the answer's Date header, else ReceivedAt, else Now,
@@ -130,7 +139,7 @@ func parseDecimal(s string) (float64, bool) {
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if errors.Is(err, strconv.ErrRange) {
-		// More digits than a float holds: the value is huge, and the clamp
+		// More digits than a float holds: the value is huge, and the bound
 		// will say so, rather than no value at all.
 		return math.MaxFloat64, true
 	}
@@ -142,7 +151,7 @@ func formatSeconds(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64
 func untilTime(t, ref time.Time) float64 { return t.Sub(ref).Seconds() }
 
 // untilUnix is untilTime for Unix seconds. Absurd timestamps are cut to
-// 2^40 s first so the conversion to int64 stays defined; the clamp to
+// 2^40 s first so the conversion to int64 stays defined; the bound of
 // MaxRetryAfterSecs follows anyway.
 func untilUnix(f float64, ref time.Time) float64 {
 	return untilTime(time.Unix(int64(math.Min(f, 1<<40)), 0), ref)

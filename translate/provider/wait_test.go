@@ -33,7 +33,8 @@ func TestRetryAfterForms(t *testing.T) {
 		{"", "1e3", "absent", ""},
 		{"", "NaN", "absent", ""},
 		{"", "soon", "absent", ""},
-		{"", "99999999999999999999999", "3600", "retry-after"},
+		{"", "99999999999999999999999", "4294967", "retry-after"},
+		{"", "18000", "18000", "retry-after"},
 		{"openai", "20", "20", "retry-after"},
 		{"openai", "1.2", "absent", ""}, // Codex reads whole seconds only
 		{"openai", "Sun, 01 Jun 2025 12:01:00 GMT", "60", "retry-after-date"},
@@ -87,10 +88,17 @@ func TestDurations(t *testing.T) {
 
 func TestNormalise(t *testing.T) {
 	for in, want := range map[float64]uint32{
-		0: 0, -3: 0, 0.001: 1, 0.5: 1, 1: 1, 1.0000000001: 1, 1.2: 2, 0.1 + 0.2: 1, 3599.5: 3600, 3600: 3600, 1e12: 3600,
+		0: 0, -3: 0, 0.001: 1, 0.5: 1, 1: 1, 1.0000000001: 1, 1.2: 2, 0.1 + 0.2: 1, 3599.5: 3600, 3600: 3600,
+		// No policy cap: a longer producer value wins (the Error Class
+		// Contract); only the wire's bound applies.
+		18000: 18000, 86400.2: 86401, MaxRetryAfterSecs: MaxRetryAfterSecs, 1e12: MaxRetryAfterSecs,
 	} {
-		if got := normaliseSecs(in); got != want {
+		got, clamped := normaliseSecs(in)
+		if got != want {
 			t.Errorf("normaliseSecs(%v) = %d, want %d", in, got, want)
+		}
+		if clamped != (in > MaxRetryAfterSecs) {
+			t.Errorf("normaliseSecs(%v) clamped = %v", in, clamped)
 		}
 	}
 }
@@ -170,8 +178,9 @@ func TestHugeNumbers(t *testing.T) {
 		{"retry-after-ms": huge},
 		{"x-ratelimit-reset": huge},
 	} {
-		if got, _ := waitOf(t, Answer{Status: 429, Headers: h}); got != "3600" {
-			t.Errorf("%v: %s, want the clamp", h, got)
+		a := Answer{Status: 429, Headers: h, Now: clock}
+		if r := Classify(a); secs(r.RetryAfterSecs) != "4294967" || !r.WaitClamped {
+			t.Errorf("%v: %s (clamped %v), want the wire's bound, clamped", h, secs(r.RetryAfterSecs), r.WaitClamped)
 		}
 	}
 }

@@ -1001,6 +1001,8 @@ const (
 	NoteCode_NOTE_CODE_FIELD_IGNORED     NoteCode = 17
 	NoteCode_NOTE_CODE_FIELD_TRUNCATED   NoteCode = 18
 	NoteCode_NOTE_CODE_VALUE_COERCED     NoteCode = 19
+	NoteCode_NOTE_CODE_PARTIAL_OUTPUT    NoteCode = 20
+	NoteCode_NOTE_CODE_LONG_WAIT         NoteCode = 21
 )
 
 // Enum value maps for NoteCode.
@@ -1026,6 +1028,8 @@ var (
 		17: "NOTE_CODE_FIELD_IGNORED",
 		18: "NOTE_CODE_FIELD_TRUNCATED",
 		19: "NOTE_CODE_VALUE_COERCED",
+		20: "NOTE_CODE_PARTIAL_OUTPUT",
+		21: "NOTE_CODE_LONG_WAIT",
 	}
 	NoteCode_value = map[string]int32{
 		"NOTE_CODE_UNSPECIFIED":       0,
@@ -1048,6 +1052,8 @@ var (
 		"NOTE_CODE_FIELD_IGNORED":     17,
 		"NOTE_CODE_FIELD_TRUNCATED":   18,
 		"NOTE_CODE_VALUE_COERCED":     19,
+		"NOTE_CODE_PARTIAL_OUTPUT":    20,
+		"NOTE_CODE_LONG_WAIT":         21,
 	}
 )
 
@@ -1497,7 +1503,7 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"*ROUTING_CODE_ACCOUNT_SELECTION_UNSUPPORTED\x10\x0f\x1at\xc2\xf3\x18\x1daccount_selection_unsupported\xca\xf3\x180The account cannot serve the requested provider.\xe2\xf3\x18\x1b\n" +
 	"\arouting\x12\tpermanent\x1a\x05fixed\x12\x8e\x02\n" +
 	"'ROUTING_CODE_ACCOUNT_SELECTION_DISABLED\x10\x10\x1a\xe0\x01\xc2\xf3\x18\x1aaccount_selection_disabled\xca\xf3\x18\x9e\x01The routing operator switched account selection off module-wide: the send is admitted on the configured static credential; not an account or provider refusal.\xe2\xf3\x18\x1b\n" +
-	"\arouting\x12\ttransient\x1a\x05fixed*\xfc\x13\n" +
+	"\arouting\x12\ttransient\x1a\x05fixed*\xa1\x17\n" +
 	"\bNoteCode\x12\x19\n" +
 	"\x15NOTE_CODE_UNSPECIFIED\x10\x00\x12\x88\x01\n" +
 	"\x16NOTE_CODE_UNKNOWN_KIND\x10\x01\x1al\xc2\xf3\x18\funknown_kind\xca\xf3\x18XThe Labby kind is outside the matrix; the catch-all applied and the kind passes through.\x12\x8a\x01\n" +
@@ -1519,7 +1525,9 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\x1aNOTE_CODE_CONTRACT_VERSION\x10\x10\x1a[\xc2\xf3\x18\x10contract_version\xca\xf3\x18CThe envelope's contract_version is not 1; it was read as version 1.\x12\xd2\x01\n" +
 	"\x17NOTE_CODE_FIELD_IGNORED\x10\x11\x1a\xb4\x01\xc2\xf3\x18\rfield_ignored\xca\xf3\x18\x9e\x01The source carried fields errsvc does not model; they did not change the decision and are carried to the same contract's output where it has a place for them.\x12z\n" +
 	"\x19NOTE_CODE_FIELD_TRUNCATED\x10\x12\x1a[\xc2\xf3\x18\x0ffield_truncated\xca\xf3\x18DA copied value was capped; the decision was made on the whole value.\x12\xc4\x01\n" +
-	"\x17NOTE_CODE_VALUE_COERCED\x10\x13\x1a\xa6\x01\xc2\xf3\x18\rvalue_coerced\xca\xf3\x18\x90\x01A value of another JSON type was read as the field's type (a numeric string as a number, a fraction rounded up), or refused for that field only.B1Z/github.com/errsvc/errsvc/gen/errsvc/v1;errsvcv1b\x06proto3"
+	"\x17NOTE_CODE_VALUE_COERCED\x10\x13\x1a\xa6\x01\xc2\xf3\x18\rvalue_coerced\xca\xf3\x18\x90\x01A value of another JSON type was read as the field's type (a numeric string as a number, a fraction rounded up), or refused for that field only.\x12\xf8\x01\n" +
+	"\x18NOTE_CODE_PARTIAL_OUTPUT\x10\x14\x1a\xd9\x01\xc2\xf3\x18\x0epartial_output\xca\xf3\x18\xc2\x01The provider's stream had delivered output before the error: the class is the error's, but a retry with the same input regenerates and repeats that output, which recovery and same_arguments say.\x12\xa7\x01\n" +
+	"\x13NOTE_CODE_LONG_WAIT\x10\x15\x1a\x8d\x01\xc2\xf3\x18\tlong_wait\xca\xf3\x18|The producer's wait is over an hour; it passes whole (a longer producer value wins) and capping it is the consumer's choice.B1Z/github.com/errsvc/errsvc/gen/errsvc/v1;errsvcv1b\x06proto3"
 
 var (
 	file_errsvc_v1_vocabulary_proto_rawDescOnce sync.Once

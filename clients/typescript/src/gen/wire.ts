@@ -447,6 +447,10 @@ export const NoteCode = {
   FIELD_TRUNCATED: "field_truncated",
   /** A value of another JSON type was read as the field's type (a numeric string as a number, a fraction rounded up), or refused for that field only. */
   VALUE_COERCED: "value_coerced",
+  /** The provider's stream had delivered output before the error: the class is the error's, but a retry with the same input regenerates and repeats that output, which recovery and same_arguments say. */
+  PARTIAL_OUTPUT: "partial_output",
+  /** The producer's wait is over an hour; it passes whole (a longer producer value wins) and capping it is the consumer's choice. */
+  LONG_WAIT: "long_wait",
 } as const;
 /** A known term of NoteCode. */
 export type NoteCode = (typeof NoteCode)[keyof typeof NoteCode];

@@ -465,8 +465,12 @@ class NoteCode:
     """A copied value was capped; the decision was made on the whole value."""
     VALUE_COERCED: Final = "value_coerced"
     """A value of another JSON type was read as the field's type (a numeric string as a number, a fraction rounded up), or refused for that field only."""
+    PARTIAL_OUTPUT: Final = "partial_output"
+    """The provider's stream had delivered output before the error: the class is the error's, but a retry with the same input regenerates and repeats that output, which recovery and same_arguments say."""
+    LONG_WAIT: Final = "long_wait"
+    """The producer's wait is over an hour; it passes whole (a longer producer value wins) and capping it is the consumer's choice."""
 
-    ALL: Final[FrozenSet[str]] = frozenset({"unknown_kind", "unknown_code", "unknown_class", "unknown_term", "alias_recognized", "class_absent", "default_assumed", "caller_override", "hints_relaxed", "wait_rounded", "retry_adjusted", "message_templated", "field_dropped", "target_unknown", "sanitized", "contract_version", "field_ignored", "field_truncated", "value_coerced"})
+    ALL: Final[FrozenSet[str]] = frozenset({"unknown_kind", "unknown_code", "unknown_class", "unknown_term", "alias_recognized", "class_absent", "default_assumed", "caller_override", "hints_relaxed", "wait_rounded", "retry_adjusted", "message_templated", "field_dropped", "target_unknown", "sanitized", "contract_version", "field_ignored", "field_truncated", "value_coerced", "partial_output", "long_wait"})
 
 
 #: Every vocabulary by name, each with its known terms.

@@ -237,6 +237,8 @@ class NoteCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     NOTE_CODE_FIELD_IGNORED: _ClassVar[NoteCode]
     NOTE_CODE_FIELD_TRUNCATED: _ClassVar[NoteCode]
     NOTE_CODE_VALUE_COERCED: _ClassVar[NoteCode]
+    NOTE_CODE_PARTIAL_OUTPUT: _ClassVar[NoteCode]
+    NOTE_CODE_LONG_WAIT: _ClassVar[NoteCode]
 ORIGIN_UNSPECIFIED: Origin
 ORIGIN_VALIDATION: Origin
 ORIGIN_POLICY: Origin
@@ -437,3 +439,5 @@ NOTE_CODE_CONTRACT_VERSION: NoteCode
 NOTE_CODE_FIELD_IGNORED: NoteCode
 NOTE_CODE_FIELD_TRUNCATED: NoteCode
 NOTE_CODE_VALUE_COERCED: NoteCode
+NOTE_CODE_PARTIAL_OUTPUT: NoteCode
+NOTE_CODE_LONG_WAIT: NoteCode
