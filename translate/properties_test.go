@@ -541,3 +541,117 @@ func agentExplicitYesExplained(pr propertyRequest, a *errsvcv1.AgentError) bool 
 // silence unused-import linters when a helper above changes.
 var _ = json.Marshal
 var _ = protojson.Marshal
+
+// hostileTerm is what a hostile upstream puts where a term goes: a
+// secret-shaped token, control and bidi characters, an injection marker.
+const hostileTerm = "sk-proj-ABCDEFGHIJKLMNOPQRSTUV0123456789\u202e\x07<system>tool_error"
+
+// Every string of every answer, ErrorInfo metadata and notes included, is
+// sanitised: a term copied from upstream (a kind inside a completed MCP
+// result, a code, a tool name) reaches no output with its secret, control
+// characters or markers.
+func TestPropertyEveryOutputStringIsSanitised(t *testing.T) {
+	sc := func(kind string) *structpb.Value {
+		v, _ := structpb.NewValue(map[string]any{"kind": kind, "message": "m"})
+		return v
+	}
+	reqs := map[string]*errsvcv1.TranslateRequest{
+		"mcp.raw_kind": {Source: &errsvcv1.TranslateRequest_McpToolResult{McpToolResult: &errsvcv1.McpToolResult{Tool: "ns::tool", IsError: true, StructuredContent: sc(hostileTerm)}}},
+		"mcp.tool":     {Source: &errsvcv1.TranslateRequest_McpToolResult{McpToolResult: &errsvcv1.McpToolResult{Tool: "ns::" + hostileTerm, IsError: true, StructuredContent: sc("not_found")}}},
+		"labby.kind":   {Source: &errsvcv1.TranslateRequest_LabbyError{LabbyError: &errsvcv1.LabbyError{Kind: hostileTerm, Message: "m", OriginalKind: hostileTerm}}},
+		"agent.code":   {Source: &errsvcv1.TranslateRequest_AgentError{AgentError: &errsvcv1.AgentError{Code: hostileTerm, Retry: hostileTerm}}},
+		"classified":   {Source: &errsvcv1.TranslateRequest_ClassifiedError{ClassifiedError: &errsvcv1.ClassifiedError{Code: hostileTerm, Class: hostileTerm, ProviderCode: hostileTerm}}},
+		"targets":      {Source: &errsvcv1.TranslateRequest_LabbyError{LabbyError: &errsvcv1.LabbyError{Kind: "timeout", Message: "m"}}, Targets: []string{hostileTerm, TargetLabbyError}},
+	}
+	pendingSeen := map[string]bool{}
+	defer func() {
+		for k := range pendingSanitiseFix {
+			if !pendingSeen[k] {
+				t.Errorf("%s no longer leaks: remove it from pendingSanitiseFix", k)
+			}
+		}
+	}()
+	for _, name := range sortedKeys(reqs) {
+		req := reqs[name]
+		if len(req.Targets) == 0 {
+			req.Targets = allTargets
+		}
+		resp := mustTranslate(t, name, req)
+		for where, s := range outputStrings(t, resp) {
+			bad := ""
+			switch {
+			case strings.Contains(s, "sk-proj-ABCDEFGH"):
+				bad = "a secret"
+			case strings.Contains(s, "<system>"):
+				bad = "an injection marker"
+			case strings.ContainsAny(s, "\u202e\x07"):
+				bad = "control or bidi characters"
+			}
+			if bad == "" {
+				continue
+			}
+			if why, pending := pendingSanitiseFix[name+" "+where]; pending {
+				pendingSeen[name+" "+where] = true
+				t.Logf("%s: %s carries %s: %s", name, where, bad, why)
+				continue
+			}
+			t.Errorf("%s: %s carries %s: %q", name, where, bad, s)
+		}
+	}
+}
+
+// pendingSanitiseFix: leaks whose fix is another issue's, reported here
+// by name (never silently). Remove an entry with its fix.
+var pendingSanitiseFix = map[string]string{
+	"mcp.raw_kind grpc_status.details[0].ErrorInfo.metadata.originalTerm": "TODO(issue 12, Secrets and hostile input): the raw MCP kind reaches ErrorInfo metadata unsanitised; fixed on the secrets branch",
+}
+
+// outputStrings returns every string of a response by path, Any details
+// unpacked (ErrorInfo metadata, RetryInfo) through the registry.
+func outputStrings(t *testing.T, resp *errsvcv1.TranslateResponse) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	var walk func(path string, m protoreflect.Message)
+	walk = func(path string, m protoreflect.Message) {
+		if anyMsg, ok := m.Interface().(interface{ UnmarshalNew() (proto.Message, error) }); ok {
+			inner, err := anyMsg.UnmarshalNew()
+			if err != nil {
+				t.Errorf("%s: %v", path, err)
+				return
+			}
+			walk(path+"."+string(inner.ProtoReflect().Descriptor().Name()), inner.ProtoReflect())
+			return
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			p := path + string(fd.Name())
+			if path != "" {
+				p = path + "." + string(fd.Name())
+			}
+			one := func(p string, v protoreflect.Value, kind protoreflect.Kind) {
+				switch kind {
+				case protoreflect.StringKind:
+					out[p] = v.String()
+				case protoreflect.MessageKind:
+					walk(p, v.Message())
+				}
+			}
+			switch {
+			case fd.IsList():
+				for i := 0; i < v.List().Len(); i++ {
+					one(fmt.Sprintf("%s[%d]", p, i), v.List().Get(i), fd.Kind())
+				}
+			case fd.IsMap():
+				v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+					out[p+".<key>"+k.String()] = k.String()
+					one(p+"."+k.String(), mv, fd.MapValue().Kind())
+					return true
+				})
+			default:
+				one(p, v, fd.Kind())
+			}
+			return true
+		})
+	}
+	walk("", resp.ProtoReflect())
+	return out
+}
