@@ -5,7 +5,7 @@ BUF := go tool -modfile=tools/buf/go.mod buf
 RELEASE_IMAGE := releases/errsvc-v1.binpb
 GENERATED := gen docs/VOCABULARIES.md docs/PROVIDERS.md clients/typescript/src/gen clients/python/src/errsvc_client/gen
 
-.PHONY: run test generate docs golden lint breaking check-generated vet gotest conformance sdk fuzz release-image
+.PHONY: run test generate docs golden lint breaking check-generated vet gotest conformance sdk fuzz mutate release-image
 
 ## run: start errsvc on its defaults (gRPC 127.0.0.1:9090, HTTP 127.0.0.1:8080)
 run:
@@ -62,6 +62,17 @@ fuzz:
 		go test ./translate/sanitize -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 	for t in FuzzServerDecode FuzzClientDecode; do \
 		go test ./codec -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
+
+## mutate: mutation testing of the translate core (slow: outside CI; see docs/TESTING.md).
+## translate/provider and translate/sanitize have their own packages: MUTATE_PKG=./translate/... covers all.
+GREMLINS := go run github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
+MUTATE_PKG ?= ./translate
+MUTATE_WORKERS ?= 2
+mutate:
+	ERRSVC_SHARED_DIR=$${ERRSVC_SHARED_DIR:-$(CURDIR)/../shared} $(GREMLINS) unleash \
+		--workers $(MUTATE_WORKERS) --test-cpu 1 --timeout-coefficient 5 \
+		$(if $(filter ./translate,$(MUTATE_PKG)),-E 'provider/' -E 'sanitize/') \
+		--threshold-efficacy 90 $(MUTATE_PKG)
 
 ## release-image: snapshot the contract as the baseline for buf breaking
 release-image:

@@ -51,8 +51,8 @@ def _server_addrs() -> tuple[str, str]:
     grpc_addr = os.environ.get("ERRSVC_GRPC_ADDR", "")
     http_addr = os.environ.get("ERRSVC_HTTP_ADDR", "")
     if not grpc_addr or not http_addr:
-        if os.environ.get("ERRSVC_REQUIRE_SERVER"):
-            pytest.fail("ERRSVC_REQUIRE_SERVER is set but ERRSVC_GRPC_ADDR / ERRSVC_HTTP_ADDR are not")
+        if os.environ.get("ERRSVC_REQUIRE_SERVER") or os.environ.get("CI") == "true":
+            pytest.fail("ERRSVC_REQUIRE_SERVER or CI=true is set but ERRSVC_GRPC_ADDR / ERRSVC_HTTP_ADDR are not")
         pytest.skip("ERRSVC_GRPC_ADDR / ERRSVC_HTTP_ADDR unset: no errsvc to call (clients/test.sh starts one)")
     return grpc_addr, http_addr
 

@@ -68,8 +68,8 @@ const badVectors = vectors.filter((v) => v.error);
 const grpcAddr = process.env.ERRSVC_GRPC_ADDR ?? "";
 const httpAddr = process.env.ERRSVC_HTTP_ADDR ?? "";
 const haveServer = grpcAddr !== "" && httpAddr !== "";
-if (!haveServer && process.env.ERRSVC_REQUIRE_SERVER) {
-  throw new Error("ERRSVC_REQUIRE_SERVER is set but ERRSVC_GRPC_ADDR / ERRSVC_HTTP_ADDR are not");
+if (!haveServer && (process.env.ERRSVC_REQUIRE_SERVER || process.env.CI === "true")) {
+  throw new Error("ERRSVC_REQUIRE_SERVER or CI=true is set but ERRSVC_GRPC_ADDR / ERRSVC_HTTP_ADDR are not");
 }
 const skip = haveServer ? false : "ERRSVC_GRPC_ADDR / ERRSVC_HTTP_ADDR unset: no errsvc to call";
 
