@@ -467,6 +467,8 @@ var vectorAllow = map[string]string{
 	"classified.class_wait.permanent/http": "as classified.class.permanent",
 	"classified.class.transient/http":      "a bare transient answers 503 (the class row), not upstream_error's 502",
 	"classified.class_wait.transient/http": "as classified.class.transient",
+	"hostile.class.permanent/http":         "as classified.class.permanent",
+	"hostile.class.transient/http":         "as classified.class.transient",
 	"rule.retry_after_clamped/http":        "a bare transient answers 503 (the class row), not upstream_error's 502",
 }
 
@@ -486,6 +488,11 @@ func TestOracleGoldenVectors(t *testing.T) {
 	ref := loadReference(t)
 	for _, v := range goldenAnswers(t) {
 		checkOracle(t, ref, v)
+	}
+	// The hostile set of the properties, too: hints and every kind in a
+	// completed result, with answers no vector file holds.
+	for _, pr := range hostileRequests() {
+		checkOracle(t, ref, oracleVector{pr.name, pr.req, mustTranslate(t, pr.name, pr.req)})
 	}
 	for key, why := range vectorAllow {
 		if _, ok := vectorAllowUsed.Load(key); !ok {

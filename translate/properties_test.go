@@ -78,9 +78,12 @@ func hostileRequests() []propertyRequest {
 		add("classified."+t.Wire, &errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_ClassifiedError{ClassifiedError: &errsvcv1.ClassifiedError{
 			Code: t.Wire, Message: upstreamText, ProviderCode: upstreamText, RetryAfterSecs: proto.Float64(3599.5)}}})
 		sc, _ := structpb.NewValue(map[string]any{"kind": t.Wire, "message": upstreamText, "retry_after_ms": 1500.0})
-		add("mcp."+t.Wire, &errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_McpToolResult{McpToolResult: &errsvcv1.McpToolResult{
-			Tool: "ns::tool", IsError: true, StructuredContent: sc,
-			Content: []*structpb.Struct{mustStruct(map[string]any{"type": "text", "text": upstreamText})}}}})
+		for hint, ann := range map[string]*errsvcv1.Safety{"": nil,
+			".idempotent": {IdempotentHint: proto.Bool(true)}, ".read_only": {ReadOnlyHint: proto.Bool(true)}} {
+			add("mcp."+t.Wire+hint, &errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_McpToolResult{McpToolResult: &errsvcv1.McpToolResult{
+				Tool: "ns::tool", IsError: true, StructuredContent: sc, Annotations: ann,
+				Content: []*structpb.Struct{mustStruct(map[string]any{"type": "text", "text": upstreamText})}}}})
+		}
 	}
 	for _, t := range AgentCodes.Terms {
 		row := t.Row.(*errsvcv1.AgentCodeRow)
