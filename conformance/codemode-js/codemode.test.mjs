@@ -166,6 +166,9 @@ test('every Code Mode error errsvc emits keeps the contract in its rejection for
     assert.equal(caught.kind, want, `${v.name}: raw kind ${raw}`);
     if (raw && raw !== want) assert.equal(caught.original_kind, raw, `${v.name}: original_kind`);
     assert.equal(caught.origin, 'tool_execution', v.name);
+    const readOnly = inner.annotations?.read_only_hint === true;
+    assert.equal(caught.side_effects === 'none_expected', readOnly,
+      `${v.name}: side_effects ${caught.side_effects}; none_expected only for a read-only tool`);
     for (const block of caught.evidence?.content ?? []) {
       assert.ok(!('data' in block), `${v.name}: a binary payload reached the sandbox`);
     }
