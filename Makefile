@@ -63,16 +63,15 @@ fuzz:
 	for t in FuzzServerDecode FuzzClientDecode; do \
 		go test ./codec -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 
-## mutate: mutation testing of the translate core (slow: outside CI; see docs/TESTING.md).
-## translate/provider and translate/sanitize have their own packages: MUTATE_PKG=./translate/... covers all.
+## mutate: mutation testing of translate/ with gremlins (slow: outside CI; see docs/TESTING.md).
+## MUTATE_EXCLUDE='provider/|sanitize/' limits it to the core package's files.
 GREMLINS := go run github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
-MUTATE_PKG ?= ./translate
 MUTATE_WORKERS ?= 2
+MUTATE_EXCLUDE ?=
 mutate:
 	ERRSVC_SHARED_DIR=$${ERRSVC_SHARED_DIR:-$(CURDIR)/../shared} $(GREMLINS) unleash \
 		--workers $(MUTATE_WORKERS) --test-cpu 1 --timeout-coefficient 5 \
-		$(if $(filter ./translate,$(MUTATE_PKG)),-E 'provider/' -E 'sanitize/') \
-		--threshold-efficacy 90 $(MUTATE_PKG)
+		$(if $(MUTATE_EXCLUDE),-E '$(MUTATE_EXCLUDE)') --threshold-efficacy 90 ./translate
 
 ## release-image: snapshot the contract as the baseline for buf breaking
 release-image:

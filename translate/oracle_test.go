@@ -253,32 +253,32 @@ var oracleAllow = map[string]string{
 
 	// Seed 000's broad HTTP rules over the reference's 500 fall-through
 	// (its "known gaps").
-	"auth_required/http":           "seed 000: authentication failure is 401 (the reference's known gap)",
-	"permission_denied/http":       "seed 000: forbidden scope/action is 403 (the reference's known gap)",
-	"route_scope_denied/http":      "seed 000: forbidden scope/action is 403",
+	"auth_required/http":           "Labby contract: authentication failure is 401 (the reference's known gap)",
+	"permission_denied/http":       "Labby contract: forbidden scope/action is 403 (the reference's known gap)",
+	"route_scope_denied/http":      "Labby contract: forbidden scope/action is 403",
 	"feature_not_compiled/http":    "a missing feature is Unimplemented 501 (as the reference's not_supported)",
-	"budget_exceeded/http":         "seed 000: payload limits 413 (the reference's known gap: budget kinds fall to 500)",
-	"call_budget_exceeded/http":    "seed 000: payload limits 413 (budget kinds fall to 500 in the reference)",
-	"snippet_budget_exceeded/http": "seed 000: payload limits 413 (budget kinds fall to 500 in the reference)",
-	"snippet_resolve_limit/http":   "seed 000: payload limits 413 (budget kinds fall to 500 in the reference)",
-	"artifact_too_large/http":      "seed 000: payload limits 413 (budget kinds fall to 500 in the reference)",
-	"result_too_large/http":        "seed 000: payload limits 413 (budget kinds fall to 500 in the reference)",
-	"access_setup_required/http":   "seed 000: conflict/restart/stale state 409",
-	"authority_changed/http":       "seed 000: conflict/restart/stale state 409",
-	"skill_digest_mismatch/http":   "seed 000: conflict/restart/stale state 409",
-	"skill_manifest_stale/http":    "seed 000: conflict/restart/stale state 409",
-	"invalid_code_mode_id/http":    "seed 000: invalid input 422",
-	"snippet_not_found/http":       "seed 000: unknown resource 404",
-	"invalid_cursor/http":          "seed 000: invalid input 422",
-	"bridge_transport_error/http":  "seed 000: service unavailable 503",
-	"runtime_unavailable/http":     "seed 000: service unavailable 503",
-	"unavailable/http":             "seed 000: service unavailable 503",
-	"provider_error/http":          "seed 000: upstream gateway failure 502",
-	"connection_error/http":        "seed 000: upstream gateway failure 502",
-	"connection_refused/http":      "seed 000: upstream gateway failure 502",
-	"dns_error/http":               "seed 000: upstream gateway failure 502",
-	"protocol_error/http":          "seed 000: upstream gateway failure 502",
-	"unexpected_response/http":     "seed 000: upstream gateway failure 502 (the reference has no row)",
+	"budget_exceeded/http":         "Labby contract: payload limits 413 (the reference's known gap: budget kinds fall to 500)",
+	"call_budget_exceeded/http":    "Labby contract: payload limits 413 (budget kinds fall to 500 in the reference)",
+	"snippet_budget_exceeded/http": "Labby contract: payload limits 413 (budget kinds fall to 500 in the reference)",
+	"snippet_resolve_limit/http":   "Labby contract: payload limits 413 (budget kinds fall to 500 in the reference)",
+	"artifact_too_large/http":      "Labby contract: payload limits 413 (budget kinds fall to 500 in the reference)",
+	"result_too_large/http":        "Labby contract: payload limits 413 (budget kinds fall to 500 in the reference)",
+	"access_setup_required/http":   "Labby contract: conflict/restart/stale state 409",
+	"authority_changed/http":       "Labby contract: conflict/restart/stale state 409",
+	"skill_digest_mismatch/http":   "Labby contract: conflict/restart/stale state 409",
+	"skill_manifest_stale/http":    "Labby contract: conflict/restart/stale state 409",
+	"invalid_code_mode_id/http":    "Labby contract: invalid input 422",
+	"snippet_not_found/http":       "Labby contract: unknown resource 404",
+	"invalid_cursor/http":          "Labby contract: invalid input 422",
+	"bridge_transport_error/http":  "Labby contract: service unavailable 503",
+	"runtime_unavailable/http":     "Labby contract: service unavailable 503",
+	"unavailable/http":             "Labby contract: service unavailable 503",
+	"provider_error/http":          "Labby contract: upstream gateway failure 502",
+	"connection_error/http":        "Labby contract: upstream gateway failure 502",
+	"connection_refused/http":      "Labby contract: upstream gateway failure 502",
+	"dns_error/http":               "Labby contract: upstream gateway failure 502",
+	"protocol_error/http":          "Labby contract: upstream gateway failure 502",
+	"unexpected_response/http":     "Labby contract: upstream gateway failure 502 (the reference has no row)",
 }
 
 func allowed(kind, field string) bool {
@@ -353,6 +353,10 @@ func TestOracleMatrixRows(t *testing.T) {
 		}
 		if !used[key] {
 			t.Errorf("oracleAllow %q (%s): the matrix no longer differs there; remove the entry", key, why)
+		}
+		// The contract itself says why, in the row's note.
+		if kind := strings.Split(key, "/")[0]; kind != "*" && kindRow(kind).GetNote() == "" {
+			t.Errorf("kind %s departs from the reference (%s) but its row has no note", kind, why)
 		}
 	}
 }

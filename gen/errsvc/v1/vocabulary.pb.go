@@ -1124,7 +1124,7 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\x18SIDE_EFFECTS_UNSPECIFIED\x10\x00\x12^\n" +
 	"\x1aSIDE_EFFECTS_NONE_EXPECTED\x10\x01\x1a>\xc2\xf3\x18\rnone_expected\xca\xf3\x18)The call was refused before it could act.\x12Q\n" +
 	"\x15SIDE_EFFECTS_POSSIBLE\x10\x02\x1a6\xc2\xf3\x18\bpossible\xca\xf3\x18&The call may have partially completed.\x12M\n" +
-	"\x14SIDE_EFFECTS_UNKNOWN\x10\x03\x1a3\xc2\xf3\x18\aunknown\xca\xf3\x18$Nothing is known about side effects.*\xfe\x8b\x01\n" +
+	"\x14SIDE_EFFECTS_UNKNOWN\x10\x03\x1a3\xc2\xf3\x18\aunknown\xca\xf3\x18$Nothing is known about side effects.*\x9e\x8c\x01\n" +
 	"\tLabbyKind\x12\x1a\n" +
 	"\x16LABBY_KIND_UNSPECIFIED\x10\x00\x12\xa3\x01\n" +
 	"\x18LABBY_KIND_MISSING_PARAM\x10\x01\x1a\x84\x01\xc2\xf3\x18\rmissing_param\xca\xf3\x18\x1fA required parameter is absent.\xd2\xf3\x18L\n" +
@@ -1311,9 +1311,9 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"&LABBY_KIND_RELAY_FORWARDER_INIT_FAILED\x10I\x1a\xa6\x01\xc2\xf3\x18\x1brelay_forwarder_init_failed\xca\xf3\x18$The relay forwarder could not start.\xd2\xf3\x18[\n" +
 	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf6\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportX\x01\x12\xc1\x02\n" +
 	"\x19LABBY_KIND_PROTOCOL_ERROR\x10J\x1a\xa1\x02\xc2\xf3\x18\x0eprotocol_error\xca\xf3\x18 The upstream broke the protocol.\xd2\xf3\x18\xe6\x01\n" +
-	"\x12upstream_transport\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf6\x03B\x10EXECUTION_FAILEDJ\ttransportR\bINTERNALj\x82\x01seed: upstream gateway failure answers 502; the reference falls to 500; no class: a protocol fault does not establish retryability\x12\xd9\x03\n" +
-	"\x1eLABBY_KIND_UNEXPECTED_RESPONSE\x10K\x1a\xb4\x03\xc2\xf3\x18\x13unexpected_response\xca\xf3\x180The upstream answered with something unexpected.\xd2\xf3\x18\xe4\x02\n" +
-	"\aruntime\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf6\x03B\x10EXECUTION_FAILEDJ\ttransportR\bINTERNALX\x01j\x89\x02seed 000 lists it but the reference classification has no row, so the catch-all applies (origin runtime, side_effects unknown, inspect_and_escalate, discouraged, retry_after_ms passed); HTTP 502: seed 000's upstream gateway failure rule (the reference falls to 500)\x12\x8c\x02\n" +
+	"\x12upstream_transport\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf6\x03B\x10EXECUTION_FAILEDJ\ttransportR\bINTERNALj\x82\x01seed: upstream gateway failure answers 502; the reference falls to 500; no class: a protocol fault does not establish retryability\x12\xf9\x03\n" +
+	"\x1eLABBY_KIND_UNEXPECTED_RESPONSE\x10K\x1a\xd4\x03\xc2\xf3\x18\x13unexpected_response\xca\xf3\x180The upstream answered with something unexpected.\xd2\xf3\x18\x84\x03\n" +
+	"\aruntime\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf6\x03B\x10EXECUTION_FAILEDJ\ttransportR\bINTERNALX\x01j\xa9\x02the Labby error contract lists it but the reference classification has no row, so the catch-all applies (origin runtime, side_effects unknown, inspect_and_escalate, discouraged, retry_after_ms passed); HTTP 502: the Labby error contract's upstream gateway failure rule (the reference falls to 500)\x12\x8c\x02\n" +
 	"!LABBY_KIND_BRIDGE_TRANSPORT_ERROR\x10L\x1a\xe4\x01\xc2\xf3\x18\x16bridge_transport_error\xca\xf3\x18,The stdio bridge could not reach the daemon.\xd2\xf3\x18\x95\x01\n" +
 	"\x06bridge\x12\x10start_dependency\x1a\vconditional0\xf7\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportjAseed: service unavailable answers 503; the reference falls to 500\x12\xa1\x01\n" +
 	"\x19LABBY_KIND_INTERNAL_ERROR\x10M\x1a\x81\x01\xc2\xf3\x18\x0einternal_error\xca\xf3\x18&An internal failure needs an operator.\xd2\xf3\x18A\n" +
