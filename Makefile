@@ -5,7 +5,7 @@ BUF := go tool -modfile=tools/buf/go.mod buf
 RELEASE_IMAGE := releases/errsvc-v1.binpb
 GENERATED := gen docs/VOCABULARIES.md docs/PROVIDERS.md clients/typescript/src/gen clients/python/src/errsvc_client/gen
 
-.PHONY: run build test generate docs golden lint breaking check-generated vet gotest conformance sdk fuzz release-image
+.PHONY: run build test generate docs golden lint breaking check-generated vet gotest conformance sdk fuzz mutate release-image
 
 # The build's version and revision (errsvc --version, the start log,
 # errsvc_build_info, /openapi.json): from git, else go run's build info.
@@ -81,6 +81,16 @@ fuzz:
 		go test ./translate/sanitize -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 	for t in FuzzServerDecode FuzzClientDecode FuzzCheckJSON; do \
 		go test ./codec -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
+
+## mutate: mutation testing of translate/ with gremlins (slow: outside CI; see docs/TESTING.md).
+## MUTATE_EXCLUDE='provider/|sanitize/' limits it to the core package's files.
+GREMLINS := go run github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
+MUTATE_WORKERS ?= 2
+MUTATE_EXCLUDE ?=
+mutate:
+	ERRSVC_SHARED_DIR=$${ERRSVC_SHARED_DIR:-$(CURDIR)/../shared} $(GREMLINS) unleash \
+		--workers $(MUTATE_WORKERS) --test-cpu 1 --timeout-coefficient 5 \
+		$(if $(MUTATE_EXCLUDE),-E '$(MUTATE_EXCLUDE)') --threshold-efficacy 90 ./translate
 
 ## release-image: snapshot the contract as the baseline for buf breaking
 release-image:

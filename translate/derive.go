@@ -128,17 +128,20 @@ func classOverridesRow(m *model) bool {
 	return m.krow != nil && m.hasClass && m.recognized && m.krow.GetClass() != m.class
 }
 
-// followClass takes the HTTP and gRPC status from the class's row when the
-// produced class overrides the kind's, so a REST or gRPC client never
-// retries a permanent error on a 429.
+// followClass takes the gRPC code, the recovery and the agent projection
+// from the class's row when the produced class overrides the kind's, so a
+// gRPC retry policy never retries a permanent error as UNAVAILABLE. The
+// HTTP status stays the kind's: the Labby error contract assigns HTTP per
+// kind (a quota_exceeded is 413, a rate_limited 429 whatever its class),
+// and its 422 means invalid input, confirmation, SSRF or paths only.
 func followClass(m *model) {
 	if classOverridesRow(m) {
 		cr := classRow(m.class)
-		m.httpStatus, m.grpcCode = cr.GetHttpStatus(), cr.GetGrpcCode()
+		m.grpcCode = cr.GetGrpcCode()
 		if !m.callerRecovery {
 			m.action, m.sameArgs = cr.GetAction(), cr.GetSameArguments()
 		}
-		m.note(errsvcv1.NoteCode_NOTE_CODE_CALLER_OVERRIDE, "class %s produced by the source overrides kind %s's %q: statuses, recovery and the agent error follow the class", m.class, m.kind, m.krow.GetClass())
+		m.note(errsvcv1.NoteCode_NOTE_CODE_CALLER_OVERRIDE, "class %s produced by the source overrides kind %s's %q: the gRPC code, recovery and the agent error follow the class; the HTTP status (%d) does not", m.class, m.kind, m.krow.GetClass(), m.httpStatus)
 	}
 }
 

@@ -207,6 +207,12 @@ func runSuite(t *testing.T, c *errsvcclient.Client) {
 		if diff := cmp.Diff(translate.Vocabularies(), got, protocmp.Transform()); diff != "" {
 			t.Errorf("vocabularies differ from the translator's (-want +got):\n%s", diff)
 		}
+		// In process, the answer is the translator's own value, so the
+		// comparison above cannot fail there: check it against the
+		// contract's descriptors as well, read without the translator.
+		if diff := cmp.Diff(vocabularyTerms(), servedTerms(got)); diff != "" {
+			t.Errorf("vocabularies differ from the contract's enum values (-want +got):\n%s", diff)
+		}
 	})
 }
 
@@ -223,6 +229,9 @@ func TestInProcess(t *testing.T) {
 // ERRSVC_REQUIRE_SERVER set, a missing address is a failure.
 func TestLive(t *testing.T) {
 	addr := os.Getenv("ERRSVC_GRPC_ADDR")
+	if addr == "" && os.Getenv("ERRSVC_REQUIRE_SERVER") != "" {
+		t.Fatal("ERRSVC_REQUIRE_SERVER is set but ERRSVC_GRPC_ADDR is not")
+	}
 	if addr == "" {
 		if os.Getenv("ERRSVC_REQUIRE_SERVER") != "" {
 			t.Fatal("ERRSVC_REQUIRE_SERVER is set but ERRSVC_GRPC_ADDR is not")
@@ -235,19 +244,6 @@ func TestLive(t *testing.T) {
 	}
 	defer c.Close()
 	runSuite(t, c)
-}
-
-// serveLoopback serves server.NewGRPCServer on 127.0.0.1:0 until t ends.
-func serveLoopback(t *testing.T) string {
-	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := server.NewGRPCServer(server.Options{})
-	go func() { _ = srv.Serve(lis) }()
-	t.Cleanup(srv.Stop)
-	return lis.Addr().String()
 }
 
 // TestInProcessErrors checks the in-process client reports a
@@ -276,4 +272,48 @@ func TestInProcessErrors(t *testing.T) {
 	if err := s.Send(&errsvcv1.TranslateRequest{}); err == nil {
 		t.Fatal("Send after CloseSend succeeded")
 	}
+}
+
+// serveLoopback serves errsvc's gRPC server on a free loopback port for
+// the test and returns its address.
+func serveLoopback(t *testing.T) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := server.NewGRPCServer(server.Options{})
+	go func() { _ = s.Serve(lis) }()
+	t.Cleanup(s.Stop)
+	t.Logf("ERRSVC_GRPC_ADDR unset: serving errsvc on %s for this test", lis.Addr())
+	return lis.Addr().String()
+}
+
+// vocabularyTerms reads every vocabulary enum of the contract from its
+// file descriptor: enum name -> wire spellings, in declaration order.
+func vocabularyTerms() map[string][]string {
+	out := map[string][]string{}
+	enums := errsvcv1.File_errsvc_v1_vocabulary_proto.Enums()
+	for i := 0; i < enums.Len(); i++ {
+		ed := enums.Get(i)
+		for j := 0; j < ed.Values().Len(); j++ {
+			vd := ed.Values().Get(j)
+			if vd.Number() == 0 {
+				continue
+			}
+			wire, _ := proto.GetExtension(vd.Options(), errsvcv1.E_Wire).(string)
+			out[string(ed.Name())] = append(out[string(ed.Name())], wire)
+		}
+	}
+	return out
+}
+
+func servedTerms(resp *errsvcv1.ListVocabulariesResponse) map[string][]string {
+	out := map[string][]string{}
+	for _, v := range resp.GetVocabularies() {
+		for _, term := range v.GetTerms() {
+			out[v.GetName()] = append(out[v.GetName()], term.GetTerm())
+		}
+	}
+	return out
 }

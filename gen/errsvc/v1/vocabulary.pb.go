@@ -274,7 +274,7 @@ func (SideEffects) EnumDescriptor() ([]byte, []int) {
 
 // LabbyKind is the known Labby kind vocabulary (seed 000 and the reference
 // classification table). Kinds are open: an unknown kind takes the catch-all
-// (origin runtime, side_effects unknown, inspect_and_escalate, discouraged).
+// (origin runtime, side_effects unknown, inspect_and_escalate, discouraged, retry_after_ms passed).
 type LabbyKind int32
 
 const (
@@ -1142,7 +1142,7 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\x18SIDE_EFFECTS_UNSPECIFIED\x10\x00\x12^\n" +
 	"\x1aSIDE_EFFECTS_NONE_EXPECTED\x10\x01\x1a>\xc2\xf3\x18\rnone_expected\xca\xf3\x18)The call was refused before it could act.\x12Q\n" +
 	"\x15SIDE_EFFECTS_POSSIBLE\x10\x02\x1a6\xc2\xf3\x18\bpossible\xca\xf3\x18&The call may have partially completed.\x12M\n" +
-	"\x14SIDE_EFFECTS_UNKNOWN\x10\x03\x1a3\xc2\xf3\x18\aunknown\xca\xf3\x18$Nothing is known about side effects.*\xfe\x87\x01\n" +
+	"\x14SIDE_EFFECTS_UNKNOWN\x10\x03\x1a3\xc2\xf3\x18\aunknown\xca\xf3\x18$Nothing is known about side effects.*\x9e\x8c\x01\n" +
 	"\tLabbyKind\x12\x1a\n" +
 	"\x16LABBY_KIND_UNSPECIFIED\x10\x00\x12\xa3\x01\n" +
 	"\x18LABBY_KIND_MISSING_PARAM\x10\x01\x1a\x84\x01\xc2\xf3\x18\rmissing_param\xca\xf3\x18\x1fA required parameter is absent.\xd2\xf3\x18L\n" +
@@ -1218,9 +1218,9 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\x1cLABBY_KIND_PERMISSION_DENIED\x10\x17\x1a\xb3\x01\xc2\xf3\x18\x11permission_denied\xca\xf3\x18 Authenticated but not permitted.\xd2\xf3\x18v\n" +
 	"\x06policy\x12\fdo_not_retry\x1a\x05never0\x93\x03:\tpermanentB\x0eNOT_AUTHORIZED`\x01j7seed: forbidden answers 403; the reference falls to 500\x12\xe2\x01\n" +
 	"\x1dLABBY_KIND_ROUTE_SCOPE_DENIED\x10\x18\x1a\xbe\x01\xc2\xf3\x18\x12route_scope_denied\xca\xf3\x18*The route's scope does not allow the call.\xd2\xf3\x18v\n" +
-	"\x06policy\x12\fdo_not_retry\x1a\x05never0\x93\x03:\tpermanentB\x0eNOT_AUTHORIZED`\x01j7seed: forbidden answers 403; the reference falls to 500\x12\xfe\x01\n" +
-	"\x1fLABBY_KIND_FEATURE_NOT_COMPILED\x10\x19\x1a\xd8\x01\xc2\xf3\x18\x14feature_not_compiled\xca\xf3\x18,The feature is not compiled into this build.\xd2\xf3\x18\x8b\x01\n" +
-	"\x06policy\x12\fdo_not_retry\x1a\x05never0\xf5\x03:\tpermanentB\x18CAPABILITY_NOT_AVAILABLEjDa missing feature is Unimplemented (501); the reference falls to 500\x12\x84\x02\n" +
+	"\x06policy\x12\fdo_not_retry\x1a\x05never0\x93\x03:\tpermanentB\x0eNOT_AUTHORIZED`\x01j7seed: forbidden answers 403; the reference falls to 500\x12\xd7\x03\n" +
+	"\x1fLABBY_KIND_FEATURE_NOT_COMPILED\x10\x19\x1a\xb1\x03\xc2\xf3\x18\x14feature_not_compiled\xca\xf3\x18,The feature is not compiled into this build.\xd2\xf3\x18\xe4\x02\n" +
+	"\x06policy\x12\fdo_not_retry\x1a\x05never0\xf5\x03:\tpermanentB\x10EXECUTION_FAILEDj\xa4\x02a missing feature is Unimplemented (501); the reference falls to 500. Agent code EXECUTION_FAILED (retry no), not CAPABILITY_NOT_AVAILABLE: that code's only hint is after-refresh (perform the enabling step first), which contradicts do_not_retry; a build has no enabling step an agent can take\x12\x84\x02\n" +
 	" LABBY_KIND_CONFIRMATION_REQUIRED\x10\x1a\x1a\xdd\x01\xc2\xf3\x18\x15confirmation_required\xca\xf3\x181A destructive action lacks explicit confirmation.\xd2\xf3\x18\x8a\x01\n" +
 	"\x06policy\x12\aconfirm\x1a\x05never0\xa6\x03B\x15CONFIRMATION_REQUIREDR\x13FAILED_PRECONDITION`\x01j?no class: a confirmation gate is a protocol turn, not a failure\x12\xaa\x02\n" +
 	",LABBY_KIND_OAUTH_SHARED_CREDENTIAL_PROTECTED\x10\x1b\x1a\xf7\x01\xc2\xf3\x18!oauth_shared_credential_protected\xca\xf3\x18AA shared credential is protected; changing it needs confirmation.\xd2\xf3\x18\x88\x01\n" +
@@ -1329,9 +1329,9 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"&LABBY_KIND_RELAY_FORWARDER_INIT_FAILED\x10I\x1a\xa6\x01\xc2\xf3\x18\x1brelay_forwarder_init_failed\xca\xf3\x18$The relay forwarder could not start.\xd2\xf3\x18[\n" +
 	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf6\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportX\x01\x12\xc1\x02\n" +
 	"\x19LABBY_KIND_PROTOCOL_ERROR\x10J\x1a\xa1\x02\xc2\xf3\x18\x0eprotocol_error\xca\xf3\x18 The upstream broke the protocol.\xd2\xf3\x18\xe6\x01\n" +
-	"\x12upstream_transport\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf6\x03B\x10EXECUTION_FAILEDJ\ttransportR\bINTERNALj\x82\x01seed: upstream gateway failure answers 502; the reference falls to 500; no class: a protocol fault does not establish retryability\x12\xb3\x02\n" +
-	"\x1eLABBY_KIND_UNEXPECTED_RESPONSE\x10K\x1a\x8e\x02\xc2\xf3\x18\x13unexpected_response\xca\xf3\x180The upstream answered with something unexpected.\xd2\xf3\x18\xbe\x01\n" +
-	"\x12upstream_transport\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf6\x03B\x10EXECUTION_FAILEDJ\ttransportR\bINTERNALj[seed 000 lists it but the reference has no row: catch-all recovery with the upstream origin\x12\x8c\x02\n" +
+	"\x12upstream_transport\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf6\x03B\x10EXECUTION_FAILEDJ\ttransportR\bINTERNALj\x82\x01seed: upstream gateway failure answers 502; the reference falls to 500; no class: a protocol fault does not establish retryability\x12\xf9\x03\n" +
+	"\x1eLABBY_KIND_UNEXPECTED_RESPONSE\x10K\x1a\xd4\x03\xc2\xf3\x18\x13unexpected_response\xca\xf3\x180The upstream answered with something unexpected.\xd2\xf3\x18\x84\x03\n" +
+	"\aruntime\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf6\x03B\x10EXECUTION_FAILEDJ\ttransportR\bINTERNALX\x01j\xa9\x02the Labby error contract lists it but the reference classification has no row, so the catch-all applies (origin runtime, side_effects unknown, inspect_and_escalate, discouraged, retry_after_ms passed); HTTP 502: the Labby error contract's upstream gateway failure rule (the reference falls to 500)\x12\x8c\x02\n" +
 	"!LABBY_KIND_BRIDGE_TRANSPORT_ERROR\x10L\x1a\xe4\x01\xc2\xf3\x18\x16bridge_transport_error\xca\xf3\x18,The stdio bridge could not reach the daemon.\xd2\xf3\x18\x95\x01\n" +
 	"\x06bridge\x12\x10start_dependency\x1a\vconditional0\xf7\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportjAseed: service unavailable answers 503; the reference falls to 500\x12\xa1\x01\n" +
 	"\x19LABBY_KIND_INTERNAL_ERROR\x10M\x1a\x81\x01\xc2\xf3\x18\x0einternal_error\xca\xf3\x18&An internal failure needs an operator.\xd2\xf3\x18A\n" +
@@ -1341,11 +1341,11 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\x17LABBY_KIND_DECODE_ERROR\x10O\x1a\x89\x01\xc2\xf3\x18\fdecode_error\xca\xf3\x18 A response could not be decoded.\xd2\xf3\x18Q\n" +
 	"\aruntime\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf4\x03B\x10EXECUTION_FAILEDJ\x0eoutput-invalid\x12\xce\x01\n" +
 	"\"LABBY_KIND_INVALID_PROVIDER_OUTPUT\x10P\x1a\xa5\x01\xc2\xf3\x18\x17invalid_provider_output\xca\xf3\x18'The model provider's output is invalid.\xd2\xf3\x18[\n" +
-	"\aruntime\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf6\x03B\x10EXECUTION_FAILEDJ\x0eoutput-invalidR\bINTERNAL\x12\xf3\x01\n" +
-	"\x18LABBY_KIND_NOT_SUPPORTED\x10Q\x1a\xd4\x01\xc2\xf3\x18\rnot_supported\xca\xf3\x18\x1fThe operation is not supported.\xd2\xf3\x18\x9b\x01\n" +
-	"\aruntime\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf5\x03:\tpermanentB\x18CAPABILITY_NOT_AVAILABLEjEthe reference answers 501 but has no row; recovery is the catch-all's\x12\xad\x01\n" +
+	"\aruntime\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf6\x03B\x10EXECUTION_FAILEDJ\x0eoutput-invalidR\bINTERNAL\x12\xf4\x02\n" +
+	"\x18LABBY_KIND_NOT_SUPPORTED\x10Q\x1a\xd5\x02\xc2\xf3\x18\rnot_supported\xca\xf3\x18\x1fThe operation is not supported.\xd2\xf3\x18\x9c\x02\n" +
+	"\aruntime\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf5\x03:\tpermanentB\x10EXECUTION_FAILEDX\x01j\xcb\x01the reference answers 501 but has no row; recovery is the catch-all's. Agent code EXECUTION_FAILED (retry no), not CAPABILITY_NOT_AVAILABLE: its only hint, after-refresh, contradicts inspect_and_escalate\x12\xad\x01\n" +
 	"\x14LABBY_KIND_CANCELLED\x10R\x1a\x92\x01\xc2\xf3\x18\tcancelled\xca\xf3\x18FThe upstream reported the call cancelled; not automatically retryable.\xd2\xf3\x187\n" +
-	"\aruntime\x12\fdo_not_retry\x1a\x05never0\xf6\x03B\tCANCELLEDR\tCANCELLED*\xff\"\n" +
+	"\aruntime\x12\fdo_not_retry\x1a\x05never0\xf6\x03B\tCANCELLEDR\tCANCELLED*\xfe\"\n" +
 	"\x0eAgentErrorCode\x12 \n" +
 	"\x1cAGENT_ERROR_CODE_UNSPECIFIED\x10\x00\x12\xf4\x01\n" +
 	"%AGENT_ERROR_CODE_CAPABILITY_NOT_FOUND\x10\x01\x1a\xc8\x01\xc2\xf3\x18\x14CAPABILITY_NOT_FOUND\xca\xf3\x18MThe id does not exist in this consumer's surface (or is hidden by authority).\xda\xf3\x18[\n" +
@@ -1385,9 +1385,9 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"queue-full\x12\x0fqueue_saturatedR\rRate limited.Z\ttransient`\xad\x03\x12\xb6\x02\n" +
 	"\x18AGENT_ERROR_CODE_TIMEOUT\x10\x0e\x1a\x97\x02\xc2\xf3\x18\aTIMEOUT\xca\xf3\x18KThe handler exceeded its budget; side effects may or may not have occurred.\xda\xf3\x18\xb8\x01\n" +
 	"\x02no\x12\x02no\x12\x03yes\x1a\ttimeoutMs\x1a\n" +
-	"idempotent \x01*\atimeoutB\x03yesRtThe operation timed out; side effects may or may not have occurred, so verify the current state before repeating it.Z\ttransient`\xf8\x03\x12\xc0\x01\n" +
-	"\x1aAGENT_ERROR_CODE_CANCELLED\x10\x0f\x1a\x9f\x01\xc2\xf3\x18\tCANCELLED\xca\xf3\x18CThe host or adapter aborted the call, or the registry was disposed.\xda\xf3\x18G\n" +
-	"\x03yes\x12\x03yes\x12\x02no \x01*\tcancelledR\x1cThe operation was cancelled.`\xf3\x03j\tCANCELLED\x12\x81\x03\n" +
+	"idempotent \x01*\atimeoutB\x03yesRtThe operation timed out; side effects may or may not have occurred, so verify the current state before repeating it.Z\ttransient`\xf8\x03\x12\xbf\x01\n" +
+	"\x1aAGENT_ERROR_CODE_CANCELLED\x10\x0f\x1a\x9e\x01\xc2\xf3\x18\tCANCELLED\xca\xf3\x18CThe host or adapter aborted the call, or the registry was disposed.\xda\xf3\x18F\n" +
+	"\x02no\x12\x03yes\x12\x02no \x01*\tcancelledR\x1cThe operation was cancelled.`\xf3\x03j\tCANCELLED\x12\x81\x03\n" +
 	"!AGENT_ERROR_CODE_EXECUTION_FAILED\x10\x10\x1a\xd9\x02\xc2\xf3\x18\x10EXECUTION_FAILED\xca\xf3\x18MThe handler failed, or a transport or server error with no more precise code.\xda\xf3\x18\xef\x01\n" +
 	"\x02no\x12\x02no\x12\vafter-delay\x1a\x06reason\x1a\ttransient\x1a\fretryAfterMs \x01*\x0einternal_error2\x1b\n" +
 	"\rhandler-error\x12\n" +
