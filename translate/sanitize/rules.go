@@ -3,6 +3,7 @@ package sanitize
 import (
 	_ "embed"
 	"math"
+	stdregexp "regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -41,6 +42,33 @@ type leakRule struct {
 	entropy     float64
 	allow       []allowlist
 	generic     bool
+	// assignment is set for rules built on gitleaks' key-context template
+	// (keyword, up to 20 name characters, up to 3 quotes or spaces, an
+	// assignment operator, the secret): their match needs an operator
+	// byte within assignmentReach bytes after the keyword.
+	assignment bool
+}
+
+// assignmentTemplate is the part of gitleaks' key-context rules that sits
+// between the keyword and the secret.
+const assignmentTemplate = `(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)`
+
+// assignmentReach bounds where the template's operator can start after
+// the end of a keyword hit: 20 + 3 bytes, plus slack for a regex keyword
+// that ends later than the keyword found.
+const assignmentReach = 40
+
+// operatorNear reports whether one of the template's operator bytes occurs
+// in s[from:from+assignmentReach].
+func operatorNear(s string, from int) bool {
+	to := min(len(s), from+assignmentReach)
+	for i := from; i < to; i++ {
+		switch s[i] {
+		case '=', '>', ':', '|', '?', ',':
+			return true
+		}
+	}
+	return false
 }
 
 type ruleSet struct {
@@ -127,6 +155,7 @@ func buildRules() *ruleSet {
 			entropy:     r.Entropy,
 			allow:       compileAllowlists(r.Allowlists, &rs.err),
 			generic:     strings.HasPrefix(id, "generic"),
+			assignment:  strings.Contains(r.Regex.String(), assignmentTemplate) && keywordsInRegex(r.Regex.String(), r.Keywords),
 		}
 		idx := len(rs.rules)
 		rs.rules = append(rs.rules, lr)
@@ -152,6 +181,72 @@ func buildRules() *ruleSet {
 	return rs
 }
 
+// keywordsInRegex reports whether the regex's keyword group, the
+// alternation before the template, holds only alternatives that contain
+// one of the rule's keywords, so that every match starts from a keyword
+// hit whose window and operator check cover it.
+func keywordsInRegex(re string, keywords []string) bool {
+	end := strings.Index(re, assignmentTemplate)
+	if end <= 0 || re[end-1] != ')' || len(keywords) == 0 {
+		return false
+	}
+	// The group closing at end-1, found by counting parentheses back.
+	depth, start := 0, -1
+	for i := end - 1; i >= 0; i-- {
+		switch re[i] {
+		case ')':
+			depth++
+		case '(':
+			depth--
+		}
+		if depth == 0 {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		return false
+	}
+	group := re[start+1 : end-1]
+	group = strings.TrimPrefix(group, "?:")
+	// Top-level alternatives.
+	var alts []string
+	depth, from := 0, 0
+	for i := 0; i < len(group); i++ {
+		switch group[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case '|':
+			if depth == 0 {
+				alts = append(alts, group[from:i])
+				from = i + 1
+			}
+		}
+	}
+	alts = append(alts, group[from:])
+	for _, alt := range alts {
+		alt = charClass.ReplaceAllString(alt, "$1")
+		alt = strings.ToLower(strings.NewReplacer("(?-i:", "", "(?i:", "", "(?:", "", ")", "", "?", "", "\\", "").Replace(alt))
+		found := false
+		for _, k := range keywords {
+			if strings.Contains(alt, k) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// charClass is a bracket expression; its first member stands for it when
+// comparing a regex keyword with the rule's keywords ([Aa]pi reads api).
+var charClass = stdregexp.MustCompile(`\[(.)[^\]]*\]`)
+
 // excludedRules are default rules that only make sense on files: they
 // match ordinary error text (a file name, a JSON field) rather than a
 // secret.
@@ -176,6 +271,9 @@ func ruleSpans(view string) []span {
 		pos := int(h.Pos())
 		w := keywordWindow(view, pos, pos+len(h.Match()))
 		for _, ri := range rs.byKW[h.Pattern()] {
+			if rs.rules[ri].assignment && !operatorNear(view, pos+len(h.Match())) {
+				continue
+			}
 			ws := windows[ri]
 			if n := len(ws); n > 0 && ws[n-1].to >= w.from {
 				if w.to > ws[n-1].to {
