@@ -13,17 +13,17 @@ func TestEscapesAndGlueDoNotHideSecrets(t *testing.T) {
 	key := "sk-proj-" + strings.Repeat("Ab3dE", 20)
 	opaque := "Zq8XwV2mL5pR9tY1uK4nB7cD0eF3gH6j"
 	cases := map[string]string{
-		`{"error":"bad key \u003c` + key + `\u003e"}`:                 key,
-		`body: \u0022` + key + `\u0022 rejected`:                       key,
-		"env key_" + key + " missing scope":                           key,
-		"Authorization: Bearer\u00a0" + opaque:                        opaque,
-		"bearer\u2003" + opaque + " expired":                           opaque,
-		"Authorization: Bearer\n" + opaque + "\nAccept: */*":          opaque,
-		"Authorization: Bearer\r\n  " + opaque:                        opaque,
-		"body=username%3Dadmin%26password%3D" + opaque + "%26x%3D1":   opaque,
-		"%22client_secret%22%3A%22" + opaque + "%22":                  opaque,
-		"登录失败 password：" + opaque:                                     opaque,
-		"password＝" + opaque:                                          opaque,
+		`{"error":"bad key \u003c` + key + `\u003e"}`:                           key,
+		`body: \u0022` + key + `\u0022 rejected`:                                key,
+		"env key_" + key + " missing scope":                                     key,
+		"Authorization: Bearer\u00a0" + opaque:                                  opaque,
+		"bearer\u2003" + opaque + " expired":                                    opaque,
+		"Authorization: Bearer\n" + opaque + "\nAccept: */*":                    opaque,
+		"Authorization: Bearer\r\n  " + opaque:                                  opaque,
+		"body=username%3Dadmin%26password%3D" + opaque + "%26x%3D1":             opaque,
+		"%22client_secret%22%3A%22" + opaque + "%22":                            opaque,
+		"登录失败 password：" + opaque:                                               opaque,
+		"password＝" + opaque:                                                    opaque,
 		"cache miss for session_eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0." + opaque: opaque,
 	}
 	for in, secret := range cases {

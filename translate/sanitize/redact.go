@@ -341,7 +341,7 @@ func shortNumber(w string) bool {
 }
 
 // plainWord reports whether w is a word of ASCII letters, at most 24 of
-// them, possibly joined by single '-' or '\'' and followed by sentence
+// them, possibly joined by single '-' or '\” and followed by sentence
 // punctuation.
 func plainWord(w string) bool {
 	w = strings.TrimRight(w, ".,;:!?)")
@@ -424,10 +424,10 @@ var prefixRules = func() (t [256][]prefixRule) {
 		{"glagent-", 20, googleKeyByte},
 		{"glsa_", 32, alnum}, // Grafana service account and cloud tokens
 		{"glc_", 32, b64Byte},
-		{"gsk_", 40, alnum},    // Groq
-		{"xai-", 60, alnum},    // xAI
-		{"r8_", 30, alnum},     // Replicate
-		{"lsv2_pt_", 32, hex},  // LangSmith
+		{"gsk_", 40, alnum},   // Groq
+		{"xai-", 60, alnum},   // xAI
+		{"r8_", 30, alnum},    // Replicate
+		{"lsv2_pt_", 32, hex}, // LangSmith
 		{"lsv2_sk_", 32, hex},
 		{"pcsk_", 40, googleKeyByte}, // Pinecone
 		{"dapi", 32, hex},            // Databricks
