@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"math"
 	stdregexp "regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"sync"
@@ -42,7 +43,7 @@ const (
 
 type leakRule struct {
 	id          string
-	re          *re2.Regexp
+	re          matcher
 	secretGroup int
 	entropy     float64
 	allow       []allowlist
@@ -52,6 +53,75 @@ type leakRule struct {
 	// assignment operator, the secret): their match needs an operator
 	// byte within assignmentReach bytes after the keyword.
 	assignment bool
+	// valueTail is set for template rules whose secret is the one group
+	// right after the operator, ended by gitleaks' terminator: their
+	// secret is read off the match (see assignedValue) instead of asking
+	// the engine for submatches, which costs RE2 tens of microseconds on
+	// these large programs where finding the match costs a few.
+	valueTail bool
+}
+
+// The parts of gitleaks' key-context template around its secret group.
+const (
+	valueHead = assignmentTemplate + "[\\x60'\"\\s=]{0,5}("
+	valueTerm = `)(?:[\x60'"\s;]|\\[nr]|$)`
+)
+
+// hasValueTail reports whether a template rule's secret group is the
+// first capturing group and sits between valueHead and valueTerm.
+func hasValueTail(re string, secretGroup int) bool {
+	i := strings.Index(re, valueHead)
+	if i < 0 || !strings.HasSuffix(re, valueTerm) || secretGroup > 1 {
+		return false
+	}
+	for k := 0; k < i; k++ {
+		if re[k] == '\\' {
+			k++
+			continue
+		}
+		if re[k] == '(' && (k+1 >= len(re) || re[k+1] != '?') {
+			return false // a capturing group before the secret's
+		}
+	}
+	return true
+}
+
+// assignedValue reads the secret off a template rule's match: after the
+// first operator byte (key names, spaces and quotes before it hold none),
+// the operator itself, up to five quotes, spaces or '=', and before the
+// one-byte terminator (or the two-byte \n, \r escape).
+func assignedValue(m string) (int, int, bool) {
+	i := strings.IndexAny(m, "=>:|?,")
+	if i < 0 {
+		return 0, 0, false
+	}
+	switch {
+	case strings.HasPrefix(m[i:], "||"), strings.HasPrefix(m[i:], "=>"), strings.HasPrefix(m[i:], "?="):
+		i += 2
+	case m[i] == ':':
+		k := i
+		for k < len(m) && k-i < 3 && m[k] == ':' {
+			k++
+		}
+		if k < len(m) && m[k] == '=' {
+			i = k + 1
+		} else {
+			i++
+		}
+	default:
+		i++
+	}
+	for n := 0; n < 5 && i < len(m) && strings.IndexByte("`'\" \t\n\r\f\v=", m[i]) >= 0; n++ {
+		i++
+	}
+	e := len(m)
+	switch {
+	case e-i >= 2 && m[e-2] == '\\' && (m[e-1] == 'n' || m[e-1] == 'r'):
+		e -= 2
+	case e > i && strings.IndexByte("`'\" \t\n\r\f\v;", m[e-1]) >= 0:
+		e--
+	}
+	return i, e, e > i
 }
 
 // assignmentTemplate is the part of gitleaks' key-context rules that sits
@@ -74,6 +144,31 @@ func operatorNear(s string, from int) bool {
 		}
 	}
 	return false
+}
+
+// matcher is the part of a regex engine a rule needs; both Go's regexp
+// and go-re2 have it.
+type matcher interface {
+	FindAllStringSubmatchIndex(s string, n int) [][]int
+	FindAllStringIndex(s string, n int) [][]int
+	String() string
+}
+
+// smallProgram is the largest compiled program (in instructions) that runs
+// on Go's regexp: on windows of a few hundred bytes it beats a call into
+// RE2's WebAssembly module, which costs about a microsecond however little
+// it does. Larger programs (gitleaks' counted classes, key-context
+// preambles) run on RE2.
+const smallProgram = 120
+
+// compileRule picks the engine for one rule's regex.
+func compileRule(src string) (matcher, error) {
+	if re, err := syntax.Parse(src, syntax.Perl); err == nil {
+		if prog, err := syntax.Compile(re.Simplify()); err == nil && len(prog.Inst) <= smallProgram {
+			return stdregexp.Compile(src)
+		}
+	}
+	return re2.Compile(src)
 }
 
 type ruleSet struct {
@@ -148,7 +243,7 @@ func buildRules() *ruleSet {
 		if r.Regex == nil || excludedRules[id] {
 			continue
 		}
-		re, err := re2.Compile(r.Regex.String())
+		re, err := compileRule(r.Regex.String())
 		if err != nil {
 			rs.err = err
 			continue
@@ -162,6 +257,7 @@ func buildRules() *ruleSet {
 			generic:     strings.HasPrefix(id, "generic"),
 			assignment:  strings.Contains(r.Regex.String(), assignmentTemplate) && keywordsInRegex(r.Regex.String(), r.Keywords),
 		}
+		lr.valueTail = lr.assignment && hasValueTail(r.Regex.String(), r.SecretGroup)
 		idx := len(rs.rules)
 		rs.rules = append(rs.rules, lr)
 		if len(r.Keywords) == 0 {
@@ -329,7 +425,18 @@ func keywordWindow(s string, from, to int) span {
 // find appends the secrets rule r finds in view[w.from:w.to].
 func (r *leakRule) find(view string, w span, global []allowlist, out []span) []span {
 	text := view[w.from:w.to]
-	for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
+	var matches [][]int
+	if r.valueTail {
+		matches = r.re.FindAllStringIndex(text, -1)
+		for k, m := range matches {
+			if vs, ve, ok := assignedValue(text[m[0]:m[1]]); ok {
+				matches[k] = []int{m[0], m[1], m[0] + vs, m[0] + ve}
+			}
+		}
+	} else {
+		matches = r.re.FindAllStringSubmatchIndex(text, -1)
+	}
+	for _, m := range matches {
 		ms, me := m[0], m[1]
 		// gitleaks trims newlines around a match.
 		for ms < me && text[ms] == '\n' {
