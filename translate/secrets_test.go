@@ -2,6 +2,7 @@ package translate
 
 import (
 	"errors"
+	"os"
 	"testing"
 
 	"github.com/errsvc/errsvc/internal/secrets"
@@ -13,8 +14,9 @@ import (
 // Value keys and values, MCP content blocks, provider bodies and headers),
 // and every string of the response is read back by reflection, ErrorInfo
 // and RetryInfo unpacked from their Any. Every position meets several
-// corpus entries and every entry several positions; the server and the CLI
-// run the same plan over REST, gRPC and `errsvc translate`.
+// corpus entries and every entry several positions (ERRSVC_SECRETS_EXHAUSTIVE=1
+// runs every pair); the server and the CLI run the same plan over REST, gRPC
+// and `errsvc translate`.
 func TestSecretsNeverReachAResponse(t *testing.T) {
 	corpus, err := secrets.Load()
 	if err != nil {
@@ -28,6 +30,16 @@ func TestSecretsNeverReachAResponse(t *testing.T) {
 		t.Fatalf("%d request positions found; the reflective walk is broken", len(positions))
 	}
 	plan := secrets.Plan(len(positions), len(corpus), 3)
+	if os.Getenv("ERRSVC_SECRETS_EXHAUSTIVE") == "1" {
+		// Every position with every entry (about 20,000 translations; run
+		// by hand, too slow for the race-enabled suite).
+		plan = plan[:0]
+		for p := range positions {
+			for e := range corpus {
+				plan = append(plan, [2]int{p, e})
+			}
+		}
+	}
 	leaks := 0
 	for _, pe := range plan {
 		p, e := positions[pe[0]], corpus[pe[1]]

@@ -3,6 +3,8 @@ package sanitize
 import (
 	_ "embed"
 	"math"
+	stdregexp "regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"sync"
@@ -24,9 +26,14 @@ import (
 // Speed: a rule runs only where one of its keywords occurs. One Aho-Corasick
 // pass over the lower-cased text finds every keyword; each rule whose
 // keyword is found runs its regex on a window of the text around each hit
-// (see keywordWindow; overlapping windows are merged), so the regexes see a few hundred bytes, not
-// the whole text. Rules without keywords run on the whole text (the default
-// set has none today).
+// (see keywordWindow; overlapping windows are merged), and a rule built on
+// gitleaks' key-context template runs only where an assignment operator
+// follows the keyword closely enough for its regex to match (see
+// assignmentTemplate). The regexes run on RE2 (github.com/wasilibs/go-re2,
+// the engine gitleaks' own builds use): gitleaks' long counted classes
+// cost Go's regexp backtracking-free NFA about 250 ns per byte and RE2's
+// DFA a few. Rules without keywords run on the whole text (the default set
+// has none today).
 
 // How far around a keyword a rule's regex looks (see keywordWindow).
 const (
@@ -36,11 +43,132 @@ const (
 
 type leakRule struct {
 	id          string
-	re          *re2.Regexp
+	re          matcher
 	secretGroup int
 	entropy     float64
 	allow       []allowlist
 	generic     bool
+	// assignment is set for rules built on gitleaks' key-context template
+	// (keyword, up to 20 name characters, up to 3 quotes or spaces, an
+	// assignment operator, the secret): their match needs an operator
+	// byte within assignmentReach bytes after the keyword.
+	assignment bool
+	// valueTail is set for template rules whose secret is the one group
+	// right after the operator, ended by gitleaks' terminator: their
+	// secret is read off the match (see assignedValue) instead of asking
+	// the engine for submatches, which costs RE2 tens of microseconds on
+	// these large programs where finding the match costs a few.
+	valueTail bool
+}
+
+// The parts of gitleaks' key-context template around its secret group.
+const (
+	valueHead = assignmentTemplate + "[\\x60'\"\\s=]{0,5}("
+	valueTerm = `)(?:[\x60'"\s;]|\\[nr]|$)`
+)
+
+// hasValueTail reports whether a template rule's secret group is the
+// first capturing group and sits between valueHead and valueTerm.
+func hasValueTail(re string, secretGroup int) bool {
+	i := strings.Index(re, valueHead)
+	if i < 0 || !strings.HasSuffix(re, valueTerm) || secretGroup > 1 {
+		return false
+	}
+	for k := 0; k < i; k++ {
+		if re[k] == '\\' {
+			k++
+			continue
+		}
+		if re[k] == '(' && (k+1 >= len(re) || re[k+1] != '?') {
+			return false // a capturing group before the secret's
+		}
+	}
+	return true
+}
+
+// assignedValue reads the secret off a template rule's match: after the
+// first operator byte (key names, spaces and quotes before it hold none),
+// the operator itself, up to five quotes, spaces or '=', and before the
+// one-byte terminator (or the two-byte \n, \r escape).
+func assignedValue(m string) (int, int, bool) {
+	i := strings.IndexAny(m, "=>:|?,")
+	if i < 0 {
+		return 0, 0, false
+	}
+	switch {
+	case strings.HasPrefix(m[i:], "||"), strings.HasPrefix(m[i:], "=>"), strings.HasPrefix(m[i:], "?="):
+		i += 2
+	case m[i] == ':':
+		k := i
+		for k < len(m) && k-i < 3 && m[k] == ':' {
+			k++
+		}
+		if k < len(m) && m[k] == '=' {
+			i = k + 1
+		} else {
+			i++
+		}
+	default:
+		i++
+	}
+	for n := 0; n < 5 && i < len(m) && strings.IndexByte("`'\" \t\n\r\f\v=", m[i]) >= 0; n++ {
+		i++
+	}
+	e := len(m)
+	switch {
+	case e-i >= 2 && m[e-2] == '\\' && (m[e-1] == 'n' || m[e-1] == 'r'):
+		e -= 2
+	case e > i && strings.IndexByte("`'\" \t\n\r\f\v;", m[e-1]) >= 0:
+		e--
+	}
+	return i, e, e > i
+}
+
+// assignmentTemplate is the part of gitleaks' key-context rules that sits
+// between the keyword and the secret.
+const assignmentTemplate = `(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)`
+
+// assignmentReach bounds where the template's operator can start after
+// the end of a keyword hit: 20 + 3 bytes, plus slack for a regex keyword
+// that ends later than the keyword found.
+const assignmentReach = 40
+
+// operatorNear reports whether one of the template's operator bytes occurs
+// in s[from:from+assignmentReach].
+func operatorNear(s string, from int) bool {
+	to := min(len(s), from+assignmentReach)
+	for i := from; i < to; i++ {
+		switch s[i] {
+		case '=', '>', ':', '|', '?', ',':
+			return true
+		}
+	}
+	return false
+}
+
+// matcher is the part of a regex engine a rule needs; both Go's regexp
+// and go-re2 have it.
+type matcher interface {
+	FindAllStringSubmatchIndex(s string, n int) [][]int
+	FindAllStringIndex(s string, n int) [][]int
+	String() string
+}
+
+// smallProgram is the largest compiled program (in instructions) that runs
+// on Go's regexp: on windows of a few hundred bytes it beats a call into
+// RE2's WebAssembly module, which costs about a microsecond however little
+// it does. Larger programs (gitleaks' counted classes, key-context
+// preambles) run on RE2.
+const smallProgram = 120
+
+// compileRule picks the engine for one rule's regex.
+func compileRule(src string) (matcher, error) {
+	if re, err := syntax.Parse(src, syntax.Perl); err == nil {
+		if prog, err := syntax.Compile(re.Simplify()); err == nil && len(prog.Inst) <= smallProgram {
+			return stdregexp.Compile(src)
+		}
+	}
+	return re2.Compile(src)
 }
 
 type ruleSet struct {
@@ -115,7 +243,7 @@ func buildRules() *ruleSet {
 		if r.Regex == nil || excludedRules[id] {
 			continue
 		}
-		re, err := re2.Compile(r.Regex.String())
+		re, err := compileRule(r.Regex.String())
 		if err != nil {
 			rs.err = err
 			continue
@@ -127,7 +255,9 @@ func buildRules() *ruleSet {
 			entropy:     r.Entropy,
 			allow:       compileAllowlists(r.Allowlists, &rs.err),
 			generic:     strings.HasPrefix(id, "generic"),
+			assignment:  strings.Contains(r.Regex.String(), assignmentTemplate) && keywordsInRegex(r.Regex.String(), r.Keywords),
 		}
+		lr.valueTail = lr.assignment && hasValueTail(r.Regex.String(), r.SecretGroup)
 		idx := len(rs.rules)
 		rs.rules = append(rs.rules, lr)
 		if len(r.Keywords) == 0 {
@@ -151,6 +281,72 @@ func buildRules() *ruleSet {
 	rs.trie = ahocorasick.NewTrieBuilder().AddStrings(rs.keywords).Build()
 	return rs
 }
+
+// keywordsInRegex reports whether the regex's keyword group, the
+// alternation before the template, holds only alternatives that contain
+// one of the rule's keywords, so that every match starts from a keyword
+// hit whose window and operator check cover it.
+func keywordsInRegex(re string, keywords []string) bool {
+	end := strings.Index(re, assignmentTemplate)
+	if end <= 0 || re[end-1] != ')' || len(keywords) == 0 {
+		return false
+	}
+	// The group closing at end-1, found by counting parentheses back.
+	depth, start := 0, -1
+	for i := end - 1; i >= 0; i-- {
+		switch re[i] {
+		case ')':
+			depth++
+		case '(':
+			depth--
+		}
+		if depth == 0 {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		return false
+	}
+	group := re[start+1 : end-1]
+	group = strings.TrimPrefix(group, "?:")
+	// Top-level alternatives.
+	var alts []string
+	depth, from := 0, 0
+	for i := 0; i < len(group); i++ {
+		switch group[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case '|':
+			if depth == 0 {
+				alts = append(alts, group[from:i])
+				from = i + 1
+			}
+		}
+	}
+	alts = append(alts, group[from:])
+	for _, alt := range alts {
+		alt = charClass.ReplaceAllString(alt, "$1")
+		alt = strings.ToLower(strings.NewReplacer("(?-i:", "", "(?i:", "", "(?:", "", ")", "", "?", "", "\\", "").Replace(alt))
+		found := false
+		for _, k := range keywords {
+			if strings.Contains(alt, k) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// charClass is a bracket expression; its first member stands for it when
+// comparing a regex keyword with the rule's keywords ([Aa]pi reads api).
+var charClass = stdregexp.MustCompile(`\[(.)[^\]]*\]`)
 
 // excludedRules are default rules that only make sense on files: they
 // match ordinary error text (a file name, a JSON field) rather than a
@@ -176,6 +372,9 @@ func ruleSpans(view string) []span {
 		pos := int(h.Pos())
 		w := keywordWindow(view, pos, pos+len(h.Match()))
 		for _, ri := range rs.byKW[h.Pattern()] {
+			if rs.rules[ri].assignment && !operatorNear(view, pos+len(h.Match())) {
+				continue
+			}
 			ws := windows[ri]
 			if n := len(ws); n > 0 && ws[n-1].to >= w.from {
 				if w.to > ws[n-1].to {
@@ -226,7 +425,18 @@ func keywordWindow(s string, from, to int) span {
 // find appends the secrets rule r finds in view[w.from:w.to].
 func (r *leakRule) find(view string, w span, global []allowlist, out []span) []span {
 	text := view[w.from:w.to]
-	for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
+	var matches [][]int
+	if r.valueTail {
+		matches = r.re.FindAllStringIndex(text, -1)
+		for k, m := range matches {
+			if vs, ve, ok := assignedValue(text[m[0]:m[1]]); ok {
+				matches[k] = []int{m[0], m[1], m[0] + vs, m[0] + ve}
+			}
+		}
+	} else {
+		matches = r.re.FindAllStringSubmatchIndex(text, -1)
+	}
+	for _, m := range matches {
 		ms, me := m[0], m[1]
 		// gitleaks trims newlines around a match.
 		for ms < me && text[ms] == '\n' {

@@ -40,43 +40,79 @@
 //
 // # What is redacted
 //
-// Each secret becomes "[REDACTED]". A token is a run of
-// [A-Za-z0-9._~+/=-] and '_' (the reference's class plus '_', which real
-// keys such as sk-proj-…, sk-ant-… and github_pat_… contain); trailing dots
-// are left outside the token so a sentence's full stop survives. Token
-// rules apply at the start of a word (the previous byte is not
-// [A-Za-z0-9_]), so "task-1234" is not "sk-1234".
+// Each secret becomes "[REDACTED]". Two rule sets run on every pass: the
+// hand rules below, and a maintained rule set, gitleaks v8's default rules
+// (its gitleaks.toml, loaded with gitleaks' own config package) plus
+// errsvc's rules in the same format (errsvc_rules.toml: Telegram bot URLs,
+// mysql -p…, curl -u user:pw, ?key=/sig= query parameters, .netrc and
+// PuTTY key lines); see rules.go for how they are applied and kept fast
+// (a keyword pre-filter: a rule's regex runs only around its keywords).
+//
+// All rules match on a view of the text in which JSON escapes (\uXXXX,
+// \n, \t, … after any run of backslashes) and URL escapes (%XX) read as
+// the character they stand for, padded with spaces to the escape's length,
+// so an escape is a word break: "\u003csk-proj-…\u003e" and
+// "password%3D…" are seen as "<sk-proj-…>" and "password=…". What is
+// replaced is always the original bytes.
+//
+// A token is a run of [A-Za-z0-9._~+/=-] and '_' (the reference's class
+// plus '_', which real keys such as sk-proj-…, sk-ant-… and github_pat_…
+// contain); trailing dots are left outside the token so a sentence's full
+// stop survives. Token rules apply at the start of a word (the previous
+// byte is not [A-Za-z0-9_]), so "task-1234" is not "sk-1234", and also
+// right after a '_' inside a word, so a token glued behind a name
+// ("key_sk-proj-…", "session_eyJ…") is found.
 //
 //   - Tokens starting sk- (at least 8 more characters, so the locale "sk-SK"
-//     and "sk-learn" survive; this covers sk-proj-, sk-svcacct- and
-//     Anthropic's sk-ant-), ghp_, gho_, ghu_, ghs_, ghr_, github_pat_,
+//     and "sk-learn" survive; this covers sk-proj-, sk-svcacct-, sk-or-v1-
+//     and Anthropic's sk-ant-), ghp_, gho_, ghu_, ghs_, ghr_, github_pat_,
 //     glpat-, xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-, xapp-, tskey-, eyJ
 //     (JWTs), Stripe sk_live_, sk_test_, rk_live_, rk_test_, whsec_; AWS
 //     access key ids AKIA/ASIA followed by 16 [A-Z0-9]; Google API keys AIza
 //     followed by 35 [A-Za-z0-9_-]; npm_ followed by 36 alphanumerics;
 //     Hugging Face hf_ followed by 30 alphanumerics; SendGrid SG. followed by
-//     40 token characters.
-//   - "Bearer <token>" (any case, token of 8+ token characters) keeps the
-//     word: "Bearer [REDACTED]".
+//     40 token characters; and the cloud, CI and AI platform prefixes listed
+//     in redact.go's prefixRules, each with its format's minimum length and
+//     alphabet (AWS session tokens, Google ya29./1//0/GOCSPX-, Vault hvs.,
+//     Docker dckr_pat_, PyPI pypi-, GitLab gldt-/glrt-/glptt-…, Grafana
+//     glsa_/glc_, Groq gsk_, xAI xai-, Replicate r8_, LangSmith lsv2_,
+//     Pinecone pcsk_, Databricks dapi, Shopify shpat_…, AGE-SECRET-KEY-1,
+//     base64 PEM LS0tLS1CRUdJTi…, bare base64 DER keys MII…, Slack and
+//     Discord webhook URLs, and more).
+//   - "Bearer <token>" (any case; the word may be followed by spaces, tabs,
+//     a no-break or other Unicode space, or a line break; the token has 8+
+//     token characters and is not a plain word, so "Bearer authentication
+//     failed" is prose) keeps the word: "Bearer [REDACTED]".
 //   - PEM private-key blocks: "-----BEGIN <label>-----" whose label contains
 //     "PRIVATE KEY", through the matching "-----END …-----" line (across
 //     lines), or to the end of the text when no END follows.
 //   - URL credentials: "scheme://user:pass@" becomes "scheme://[REDACTED]@"
-//     (the userinfo must contain ':'; the last '@' of the authority is used).
+//     (the last '@' of the authority is used; the userinfo must contain ':'
+//     or be a credential-like token of 16+ characters, as a Sentry DSN's
+//     key). A password holding '/', '#' or '?' (the authority then seems to
+//     end early, at a ':' not followed by a port) runs to the first '@'
+//     within 256 bytes.
 //   - key=value, key: value, "key": "value" and \"key\":\"value\" pairs
-//     (and Ruby's key => value) whose key (case-insensitive, ignoring '-',
-//     '_' and '.') is or ends with a secret name: password, passwd,
-//     passphrase, secret (client_secret, aws_secret_access_key…), token
-//     (access_token, refresh_token, GITHUB_TOKEN, …; not "tokens", so
-//     max_tokens survives), apikey (api_key, x-api-key, OPENAI_API_KEY),
-//     privatekey, secretkey, accountkey, sharedaccesskey, credential(s),
-//     signature, sessionid, authorization and cookie; or is exactly pass,
-//     auth, session, sig or jwt. A quoted value loses its content (quotes
-//     kept), an unquoted one its run of characters up to whitespace or one
-//     of "'&;,<>(){}`\ .
+//     (and Ruby's key => value; a fullwidth colon or equals sign counts as
+//     ':' or '=') whose key (case-insensitive, ignoring '-', '_', '.' and
+//     ' ') is or ends with a secret name: password, passwd, passphrase,
+//     secret (client_secret, aws_secret_access_key…), token (access_token,
+//     refresh_token, GITHUB_TOKEN, …; not "tokens", so max_tokens survives,
+//     nor paging cursors such as nextPageToken), apikey (api_key, x-api-key,
+//     OPENAI_API_KEY), privatekey, secretkey, accesskey, accountkey,
+//     sharedaccesskey, keydata (kubeconfig client-key-data), pwd (ODBC; not
+//     a path, as in the shell's PWD=/home/…), credential(s), signature,
+//     sessionid, authorization and cookie; or is exactly pass, auth, session,
+//     sig or jwt. A quoted value loses its content (quotes kept), an unquoted
+//     one its run of characters up to whitespace or one of "'&;,<>(){}`\ .
+//     "name: problem" prose is kept: after a colon and a space, a plain word
+//     of letters or a number of at most 5 digits is not a credential
+//     ("password: must contain a digit", "token: expired", "token: 400").
 //   - Authorization, Proxy-Authorization, Cookie and Set-Cookie (any key
 //     ending in authorization or cookie) with an unquoted value: the rest
-//     of the line is redacted ("Authorization: [REDACTED]").
+//     of the line is redacted ("Authorization: [REDACTED]"), and the next
+//     line too when this one holds only an auth scheme ("Bearer"); a line
+//     of plain words that does not start with a scheme is prose and kept.
 package sanitize
 
 import (

@@ -373,9 +373,13 @@ func render(rf reportFiles, res Results) string {
 		p("At GOGC=100 (Go's default, median of 5): `BenchmarkTranslate/labby` %.0f ns/op, %.0f allocs/op.\n\n", l100.ns, l100.allocs)
 	}
 	if sb, ok := core["BenchmarkText64KiB"]; ok {
-		p("Sanitiser throughput (median of 5): %.0f MB/s on 64 KiB of mixed text", sb.mbs)
+		p("Sanitiser throughput, gitleaks' default rules and the hand rules (median of 5):")
+		if s0, ok := core["BenchmarkText1KiB"]; ok {
+			p(" %.1f MB/s on 1 KiB,", s0.mbs)
+		}
+		p(" %.1f MB/s on 64 KiB of mixed text", sb.mbs)
 		if s1, ok := core["BenchmarkText1MiB"]; ok {
-			p(", %.0f MB/s on 1 MiB", s1.mbs)
+			p(", %.1f MB/s on 1 MiB", s1.mbs)
 		}
 		if sc, ok := core["BenchmarkTextClean"]; ok {
 			p(", %.0f ns for a short clean line", sc.ns)
