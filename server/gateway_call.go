@@ -131,7 +131,7 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			call.bodyTimedOut = true
 			w.Header().Set("Connection", "close")
 		case err != nil:
-		case errors.As(codec.CheckJSON(body, codec.MaxJSONDepth), &fe):
+		case errors.As(codec.CheckJSON(body, codec.MaxJSONDepth), &fe) && !batchItemFault(r, fe):
 			err = fe
 			field := fe.Field
 			if errors.Is(fe, codec.ErrTooDeep) {

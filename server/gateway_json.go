@@ -1,12 +1,16 @@
 package server
 
 import (
+	"errors"
 	"io"
+	"net/http"
+	"strings"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/errsvc/errsvc/codec"
 	"github.com/errsvc/errsvc/codec/openjson"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 )
@@ -37,7 +41,7 @@ func (j *restJSON) Marshal(v any) ([]byte, error) {
 func (j *restJSON) Unmarshal(data []byte, v any) error {
 	switch m := v.(type) {
 	case *errsvcv1.TranslateBatchRequest:
-		return openjson.UnmarshalBatch(data, m)
+		return openjson.UnmarshalBatch(data, m, checkItemJSON)
 	case proto.Message:
 		return openjson.Unmarshal(data, m)
 	}
@@ -66,4 +70,22 @@ func (j *restJSON) NewEncoder(w io.Writer) runtime.Encoder {
 		_, err = w.Write(b)
 		return err
 	})
+}
+
+// checkItemJSON bounds one batch item as the REST handler bounds a whole
+// body (codec.CheckJSON): an item nested too deep or holding broken text
+// fails alone. The handler lets a batch whose only fault is inside its items
+// through to here (see batchItemFault).
+func checkItemJSON(item []byte) (string, string, bool) {
+	var fe *codec.FieldError
+	if errors.As(codec.CheckJSON(item, codec.MaxJSONDepth), &fe) {
+		return safePath(fe.Field), fe.Description, false
+	}
+	return "", "", true
+}
+
+// batchItemFault reports whether a CheckJSON refusal of a batch body lies
+// inside one item (requests[i]…), which the decoder answers per item.
+func batchItemFault(r *http.Request, fe *codec.FieldError) bool {
+	return r.URL.Path == "/v1/translate:batch" && strings.HasPrefix(fe.Field, "requests[")
 }

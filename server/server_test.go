@@ -412,3 +412,38 @@ func TestBatchWithUnknownFieldsTranslatesEveryItem(t *testing.T) {
 	}
 	t.Logf("1000 items: %d translated (%d with field_ignored), %d failed alone", translated, noted, failed)
 }
+
+// One batch item nested past the limit, or holding broken text, fails
+// alone on REST; the other items translate.
+func TestBatchItemFaultsAreIsolated(t *testing.T) {
+	r := start(t, Options{})
+	deep := `{"agent_error":{"code":"RATE_LIMITED","details":{"x":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}}}`
+	broken := `{"labby_error":{"kind":"x","message":"\ud800"}}`
+	ok := `{"labby_error":{"kind":"rate_limited","message":"m"}}`
+	code, body := r.post(t, "/v1/translate:batch", `{"requests":[`+ok+`,`+deep+`,`+ok+`,`+broken+`]}`)
+	if code != http.StatusOK {
+		t.Fatalf("HTTP %d: %.400s", code, body)
+	}
+	var out struct {
+		Responses []struct {
+			Error *struct {
+				Code int `json:"code"`
+			} `json:"error"`
+		} `json:"responses"`
+	}
+	if err := json.Unmarshal(body, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Responses) != 4 {
+		t.Fatalf("%d responses", len(out.Responses))
+	}
+	for i, want := range []bool{false, true, false, true} {
+		failed := out.Responses[i].Error != nil
+		if failed != want {
+			t.Errorf("item %d failed %v, want %v: %s", i, failed, want, body)
+		}
+		if failed && out.Responses[i].Error.Code != int(codes.InvalidArgument) {
+			t.Errorf("item %d: code %d, want INVALID_ARGUMENT", i, out.Responses[i].Error.Code)
+		}
+	}
+}

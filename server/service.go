@@ -160,8 +160,12 @@ func (s *Service) translateOne(ctx context.Context, req *errsvcv1.TranslateReque
 		req = &errsvcv1.TranslateRequest{}
 	}
 	// A batch item the JSON decoder could not read carries its error.
-	if err := openjson.ItemError(req); err != nil {
-		return nil, decodeErrorStatus(err.Error())
+	var bad *openjson.InvalidItem
+	if errors.As(openjson.ItemError(req), &bad) {
+		if bad.Field == "" {
+			return nil, decodeErrorStatus(bad.Description)
+		}
+		return nil, invalidArgument(bad.Field, bad.Description)
 	}
 	// Checked here as well as in the core so the transport contract (exactly
 	// one source, named in a BadRequest) holds whatever the core does. Two

@@ -2,7 +2,7 @@ package openjson
 
 import (
 	"encoding/json"
-	"errors"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -17,7 +17,11 @@ import (
 // marked with its error (see ItemError), which the service answers as that
 // item's own INVALID_ARGUMENT. A body that is not an object with a list of
 // requests fails as a whole.
-func UnmarshalBatch(data []byte, b *errsvcv1.TranslateBatchRequest) error {
+//
+// check, when not nil, runs on each item's bytes before it is decoded (the
+// REST face bounds nesting and refuses broken text per item with it); a
+// failure marks that item with the field and description check gives.
+func UnmarshalBatch(data []byte, b *errsvcv1.TranslateBatchRequest, check func([]byte) (field, description string, ok bool)) error {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(data, &members); err != nil || members == nil {
 		// protojson's own error names what is wrong with the body.
@@ -46,9 +50,16 @@ func UnmarshalBatch(data []byte, b *errsvcv1.TranslateBatchRequest) error {
 	b.Requests = make([]*errsvcv1.TranslateRequest, len(rawItems))
 	for i, raw := range rawItems {
 		item := &errsvcv1.TranslateRequest{}
+		if check != nil {
+			if field, desc, ok := check(raw); !ok {
+				MarkInvalid(item, field, desc)
+				b.Requests[i] = item
+				continue
+			}
+		}
 		if err := Unmarshal(raw, item); err != nil {
 			item = &errsvcv1.TranslateRequest{}
-			markInvalid(item, err.Error())
+			MarkInvalid(item, "", err.Error())
 		}
 		b.Requests[i] = item
 	}
@@ -61,14 +72,25 @@ func UnmarshalBatch(data []byte, b *errsvcv1.TranslateBatchRequest) error {
 // set unknown fields; a gRPC caller that sets it only fails its own item.
 const itemErrorField protowire.Number = protowire.MaxValidNumber
 
-func markInvalid(item proto.Message, msg string) {
+// MarkInvalid marks an item that could not be decoded with its error:
+// the field it names (empty when only the description tells, as in a
+// protojson error) and the description. The JSON batch decoder and the gRPC
+// codec (batch items, stream messages) use it, so that the service answers
+// the item with its own INVALID_ARGUMENT and goes on with the others.
+func MarkInvalid(item proto.Message, field, description string) {
 	var b []byte
 	b = protowire.AppendTag(b, itemErrorField, protowire.BytesType)
-	b = protowire.AppendString(b, msg)
+	b = protowire.AppendString(b, field+"\x00"+description)
 	item.ProtoReflect().SetUnknown(protoreflect.RawFields(b))
 }
 
-// ItemError is the decode error a batch item was marked with, or nil.
+// InvalidItem is a decode failure MarkInvalid recorded.
+type InvalidItem struct{ Field, Description string }
+
+func (e *InvalidItem) Error() string { return e.Description }
+
+// ItemError is the decode error an item was marked with (an
+// *InvalidItem), or nil.
 func ItemError(item proto.Message) error {
 	raw := item.ProtoReflect().GetUnknown()
 	for len(raw) > 0 {
@@ -82,7 +104,11 @@ func ItemError(item proto.Message) error {
 			if m < 0 {
 				return nil
 			}
-			return errors.New(v)
+			field, desc, ok := strings.Cut(v, "\x00")
+			if !ok {
+				field, desc = "", v
+			}
+			return &InvalidItem{Field: field, Description: desc}
 		}
 		m := protowire.ConsumeFieldValue(num, typ, raw)
 		if m < 0 {

@@ -92,7 +92,7 @@ func TestUnmarshalStillRefusesWhatIsMalformed(t *testing.T) {
 func TestUnmarshalBatchIsolatesItems(t *testing.T) {
 	in := `{"requests":[{"labby_error":{"kind":"a"}},{"labby_error":{"kind":5}},{"labby_error":{"kind":"c","extra":1}}],"batch_id":"b1"}`
 	var b errsvcv1.TranslateBatchRequest
-	if err := UnmarshalBatch([]byte(in), &b); err != nil {
+	if err := UnmarshalBatch([]byte(in), &b, nil); err != nil {
 		t.Fatal(err)
 	}
 	if len(b.GetRequests()) != 3 {
@@ -110,7 +110,7 @@ func TestUnmarshalBatchIsolatesItems(t *testing.T) {
 	if b.GetAdditionalFields().GetFields()["batch_id"] == nil {
 		t.Errorf("unknown top-level member not routed")
 	}
-	if err := UnmarshalBatch([]byte(`{"requests":5}`), &b); err == nil {
+	if err := UnmarshalBatch([]byte(`{"requests":5}`), &b, nil); err == nil {
 		t.Errorf("a batch whose requests is no list was accepted")
 	}
 }
