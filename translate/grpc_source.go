@@ -1,0 +1,174 @@
+package translate
+
+import (
+	"math"
+	"slices"
+
+	"google.golang.org/genproto/googleapis/rpc/code"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+)
+
+// maxStatusDetails bounds how many details of one status are read.
+const maxStatusDetails = 32
+
+func grpcCodeRow(name string) *errsvcv1.GrpcCodeRow {
+	if t, ok := GrpcCodes.byWire[name]; ok {
+		return t.Row.(*errsvcv1.GrpcCodeRow)
+	}
+	return nil
+}
+
+// statusDetails are the details of a google.rpc.Status that decide or
+// diagnose: the first of each type (AIP-193: each type at most once).
+type statusDetails struct {
+	info  *errdetails.ErrorInfo
+	retry *errdetails.RetryInfo
+	// kept are every readable detail in its JSON form, for the envelope's
+	// detail (diagnostics only, sanitised).
+	kept []*structpb.Value
+}
+
+// decodeGRPCStatusSource reads a google.rpc.Status. errsvc's own (an
+// ErrorInfo in the errsvc.dev domain) is read back from the metadata errsvc
+// wrote, so it round-trips exactly; any other is classed at the producer
+// from the code's row (AIP-194 and the Error Class Contract), its message
+// untrusted.
+func decodeGRPCStatusSource(m *model, g *errsvcv1.GrpcStatusError) error {
+	c, msg, details := g.GetCode(), g.GetMessage(), g.GetDetails()
+	if bin := g.GetStatusBin(); len(bin) > 0 {
+		st := &status.Status{}
+		if err := proto.Unmarshal(bin, st); err != nil {
+			return &RequestError{Field: "grpc_status.status_bin", Description: "is not a serialized google.rpc.Status"}
+		}
+		c, msg, details = st.GetCode(), st.GetMessage(), st.GetDetails()
+	}
+	if c == 0 {
+		return &RequestError{Field: "grpc_status.code", Description: "0 (OK) is not an error: set the google.rpc.Code of the failure"}
+	}
+	name, known := code.Code_name[c]
+	if !known {
+		name = "UNKNOWN"
+		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_CODE, "gRPC code %d is not a google.rpc.Code; read as UNKNOWN", c)
+	}
+	d := readStatusDetails(m, details)
+	if d.info.GetDomain() == ErrorInfoDomain {
+		return decodeOwnStatus(m, name, msg, d)
+	}
+	row := grpcCodeRow(name)
+	kind, class := row.GetLabbyKind(), row.GetClass()
+	reason := d.info.GetReason()
+	if reason != "" && slices.Contains(row.GetPermanentReasons(), reason) {
+		kind, class = row.GetPermanentKind(), "permanent"
+	}
+	detail := &structpb.Struct{Fields: map[string]*structpb.Value{"grpc_code": structpb.NewStringValue(name)}}
+	if len(d.kept) > 0 {
+		detail.Fields["details"] = structpb.NewListValue(&structpb.ListValue{Values: d.kept})
+	}
+	ce := &errsvcv1.ClassifiedError{Code: kind, Class: class, Message: msg, Detail: detail, ProviderCode: reason}
+	if delay := d.retry.GetRetryDelay(); delay != nil {
+		if class == classTransient || class == "" {
+			secs := delay.AsDuration().Seconds()
+			ce.RetryAfterSecs = &secs
+		} else {
+			m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "RetryInfo on a %s status is not a backoff floor; dropped", class)
+		}
+	}
+	if err := decodeClassified(m, ce); err != nil {
+		return err
+	}
+	m.grpcCode, m.originalTerm = name, name
+	return nil
+}
+
+func readStatusDetails(m *model, details []*anypb.Any) statusDetails {
+	var d statusDetails
+	for i, a := range details {
+		if i == maxStatusDetails {
+			m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "grpc_status.details beyond %d were not read", maxStatusDetails)
+			break
+		}
+		msg, err := a.UnmarshalNew()
+		if err != nil {
+			m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_IGNORED, "grpc_status.details[%d] of type %q is not a known detail type; not read", i, clip(a.GetTypeUrl()))
+			continue
+		}
+		switch v := msg.(type) {
+		case *errdetails.ErrorInfo:
+			if d.info == nil {
+				d.info = v
+			}
+		case *errdetails.RetryInfo:
+			if d.retry == nil {
+				d.retry = v
+			}
+		}
+		if b, err := protojson.Marshal(a); err == nil {
+			val := &structpb.Value{}
+			if protojson.Unmarshal(b, val) == nil {
+				d.kept = append(d.kept, sanitizeValue(val))
+			}
+		}
+	}
+	return d
+}
+
+// decodeOwnStatus reads back a status errsvc wrote: the kind, class, agent
+// code and retry hint from the ErrorInfo's metadata, the wait from
+// RetryInfo to the millisecond, the code as it was. The message is errsvc's
+// agent-safe message, still sanitised like any input.
+func decodeOwnStatus(m *model, name, msg string, d statusDetails) error {
+	md := d.info.GetMetadata()
+	const prefix = "grpc_status.details.ErrorInfo.metadata."
+	m.kind = term(m, md["kind"], prefix+"kind")
+	if m.kind == "" {
+		m.kind = grpcCodeRow(name).GetLabbyKind()
+		if m.kind == "" {
+			m.kind = "internal_error"
+		}
+		m.note(errsvcv1.NoteCode_NOTE_CODE_DEFAULT_ASSUMED, "errsvc's ErrorInfo carries no kind; %q assumed from %s", m.kind, name)
+	}
+	m.originalTerm = term(m, md["originalTerm"], prefix+"originalTerm")
+	if m.originalTerm == "" {
+		m.originalTerm = m.kind
+	}
+	m.krow = kindRow(m.kind)
+	if m.krow == nil {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_KIND, "kind %q is not in the matrix; it passes through and takes the unknown-kind catch-all", clip(m.kind))
+	}
+	completeFromKind(m)
+	m.message = sanitizeCause(msg)
+	m.providerCode = term(m, md["providerCode"], prefix+"providerCode")
+	m.producerStatus = term(m, md["producerStatus"], prefix+"producerStatus")
+	if delay := d.retry.GetRetryDelay(); delay != nil {
+		ms := math.Ceil(float64(delay.AsDuration().Microseconds()) / 1000)
+		if ms < 0 || ms > math.MaxUint32 {
+			return &RequestError{Field: "grpc_status.details.RetryInfo.retry_delay", Description: "must be a non-negative delay that fits retry_after_ms"}
+		}
+		setWaitMs(m, uint32(ms))
+	}
+	if c := md["class"]; c != "" {
+		readClass(m, term(m, c, prefix+"class"), prefix+"class")
+		m.classFromSource = true
+		followClass(m)
+	} else {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_CLASS_ABSENT, "errsvc's status carries no class; none is invented")
+	}
+	deriveAgent(m)
+	if code := term(m, md["agentCode"], prefix+"agentCode"); code != "" && code != m.agentCode {
+		m.agentCode = code
+		m.agentDetails = agentDetailsFor(m, agentRowOrFallback(code), "")
+	}
+	if r := term(m, md["retry"], prefix+"retry"); r != "" {
+		m.agentRetry = r
+	}
+	m.grpcCode = name
+	m.note(errsvcv1.NoteCode_NOTE_CODE_DEFAULT_ASSUMED, "a status of errsvc's own domain %s: read back from its ErrorInfo (kind %s, code %s)", ErrorInfoDomain, clip(m.kind), name)
+	return nil
+}
