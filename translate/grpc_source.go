@@ -74,8 +74,11 @@ func decodeGRPCStatusSource(m *model, g *errsvcv1.GrpcStatusError) error {
 	ce := &errsvcv1.ClassifiedError{Code: kind, Class: class, Message: msg, Detail: detail, ProviderCode: reason}
 	if delay := d.retry.GetRetryDelay(); delay != nil {
 		if class == classTransient || class == "" {
-			secs := delay.AsDuration().Seconds()
-			ce.RetryAfterSecs = &secs
+			// To the millisecond, before the classified path derives the
+			// agent details from it.
+			if err := setRetryDelay(m, delay.AsDuration().Microseconds()); err != nil {
+				return err
+			}
 		} else {
 			m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "RetryInfo on a %s status is not a backoff floor; dropped", class)
 		}
@@ -147,11 +150,9 @@ func decodeOwnStatus(m *model, name, msg string, d statusDetails) error {
 	m.providerCode = term(m, md["providerCode"], prefix+"providerCode")
 	m.producerStatus = term(m, md["producerStatus"], prefix+"producerStatus")
 	if delay := d.retry.GetRetryDelay(); delay != nil {
-		ms := math.Ceil(float64(delay.AsDuration().Microseconds()) / 1000)
-		if ms < 0 || ms > math.MaxUint32 {
-			return &RequestError{Field: "grpc_status.details.RetryInfo.retry_delay", Description: "must be a non-negative delay that fits retry_after_ms"}
+		if err := setRetryDelay(m, delay.AsDuration().Microseconds()); err != nil {
+			return err
 		}
-		setWaitMs(m, uint32(ms))
 	}
 	if c := md["class"]; c != "" {
 		readClass(m, term(m, c, prefix+"class"), prefix+"class")
@@ -161,14 +162,29 @@ func decodeOwnStatus(m *model, name, msg string, d statusDetails) error {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_CLASS_ABSENT, "errsvc's status carries no class; none is invented")
 	}
 	deriveAgent(m)
+	// The agent code and hint errsvc wrote win over what the kind derives;
+	// when they differ, the envelope carries them (its agent_error field),
+	// as it does for an agent source.
 	if code := term(m, md["agentCode"], prefix+"agentCode"); code != "" && code != m.agentCode {
 		m.agentCode = code
 		m.agentDetails = agentDetailsFor(m, agentRowOrFallback(code), "")
+		m.agentFromSource = true
 	}
-	if r := term(m, md["retry"], prefix+"retry"); r != "" {
+	if r := term(m, md["retry"], prefix+"retry"); r != "" && r != m.agentRetry {
 		m.agentRetry = r
+		m.agentFromSource = true
 	}
 	m.grpcCode = name
 	m.note(errsvcv1.NoteCode_NOTE_CODE_DEFAULT_ASSUMED, "a status of errsvc's own domain %s: read back from its ErrorInfo (kind %s, code %s)", ErrorInfoDomain, clip(m.kind), name)
+	return nil
+}
+
+// setRetryDelay records RetryInfo's delay, rounded up to the millisecond.
+func setRetryDelay(m *model, micros int64) error {
+	ms := math.Ceil(float64(micros) / 1000)
+	if ms < 0 || ms > math.MaxUint32 {
+		return &RequestError{Field: "grpc_status.details.RetryInfo.retry_delay", Description: "must be a non-negative delay that fits retry_after_ms"}
+	}
+	setWaitMs(m, uint32(ms))
 	return nil
 }

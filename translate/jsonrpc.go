@@ -13,14 +13,14 @@ import (
 // jsonrpcRow finds a code's row: a single code first, then the ranges in
 // declaration order (the implementation-defined range before the reserved
 // one it lies in).
-func jsonrpcRow(code int64) *errsvcv1.JsonRpcCodeRow {
+func jsonrpcRow(code int32) *errsvcv1.JsonRpcCodeRow {
 	var ranged *errsvcv1.JsonRpcCodeRow
 	for _, t := range JSONRPCCodes.Terms {
 		r := t.Row.(*errsvcv1.JsonRpcCodeRow)
 		switch {
-		case r.GetLastCode() == 0 && int64(r.GetCode()) == code:
+		case r.GetLastCode() == 0 && r.GetCode() == code:
 			return r
-		case r.GetLastCode() != 0 && ranged == nil && code >= int64(r.GetCode()) && code <= int64(r.GetLastCode()):
+		case r.GetLastCode() != 0 && ranged == nil && code >= r.GetCode() && code <= r.GetLastCode():
 			ranged = r
 		}
 	}
@@ -48,7 +48,7 @@ func decodeJSONRPCError(m *model, e *errsvcv1.JsonRpcError) error {
 		noteJSONRPCRow(m, code, row)
 		return nil
 	}
-	name := strconv.FormatInt(code, 10)
+	name := strconv.Itoa(int(code))
 	kind, class := "server_error", ""
 	if row != nil {
 		kind, class = row.GetLabbyKind(), row.GetClass()
@@ -69,7 +69,7 @@ func decodeJSONRPCError(m *model, e *errsvcv1.JsonRpcError) error {
 	return nil
 }
 
-func noteJSONRPCRow(m *model, code int64, row *errsvcv1.JsonRpcCodeRow) {
+func noteJSONRPCRow(m *model, code int32, row *errsvcv1.JsonRpcCodeRow) {
 	switch {
 	case row == nil:
 		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_CODE, "JSON-RPC code %d is application-defined; it passes through as a server_error with no class", code)
@@ -119,11 +119,11 @@ func labbyData(m *model, data *structpb.Value) *errsvcv1.LabbyError {
 // answers with: the source's JSON-RPC code when it was one, else the
 // origin's row; the agent-safe message; the complete Labby envelope in data.
 func encodeJSONRPCError(m *model, resp *errsvcv1.TranslateResponse) {
-	code := int64(-32603)
+	code := int32(-32603)
 	if m.jsonrpcCode != nil {
 		code = *m.jsonrpcCode
 	} else if c := originRow(m.origin).GetJsonrpcCode(); c != 0 {
-		code = int64(c)
+		code = c
 	}
 	out := &errsvcv1.JsonRpcError{Code: code, Message: agentMessage(m)}
 	if b, err := openjson.Marshal(protojson.MarshalOptions{UseProtoNames: true}, labbyEnvelope(m)); err == nil {

@@ -77,7 +77,7 @@ type model struct {
 	completedResult bool
 	// jsonrpcCode is the source's JSON-RPC code, kept by the jsonrpc_error
 	// target; nil when the source was not a JSON-RPC error.
-	jsonrpcCode *int64
+	jsonrpcCode *int32
 	// waitWithheldNoted: the retry-hint targets noted the withheld wait.
 	waitWithheldNoted bool
 

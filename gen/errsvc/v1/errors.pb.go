@@ -1212,7 +1212,7 @@ func (x *GrpcStatusError) GetAdditionalFields() *structpb.Struct {
 type JsonRpcError struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The JSON-RPC error code.
-	Code int64 `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"`
+	Code int32 `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"`
 	// The error message. Untrusted: sanitised, never the agent message.
 	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
 	// The error's data; a Labby envelope here is read as the envelope it is.
@@ -1258,7 +1258,7 @@ func (*JsonRpcError) Descriptor() ([]byte, []int) {
 	return file_errsvc_v1_errors_proto_rawDescGZIP(), []int{11}
 }
 
-func (x *JsonRpcError) GetCode() int64 {
+func (x *JsonRpcError) GetCode() int32 {
 	if x != nil {
 		return x.Code
 	}
@@ -1709,7 +1709,7 @@ const file_errsvc_v1_errors_proto_rawDesc = "" +
 	"status_bin\x18\x04 \x01(\fR\tstatusBin\x12D\n" +
 	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFields\"\xae\x01\n" +
 	"\fJsonRpcError\x12\x12\n" +
-	"\x04code\x18\x01 \x01(\x03R\x04code\x12\x18\n" +
+	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12*\n" +
 	"\x04data\x18\x03 \x01(\v2\x16.google.protobuf.ValueR\x04data\x12D\n" +
 	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFields\"\xb3\x02\n" +
