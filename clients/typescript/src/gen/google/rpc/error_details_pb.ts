@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file google/rpc/error_details.proto.
  */
 export const file_google_rpc_error_details: GenFile = /*@__PURE__*/
-  fileDesc("Ch5nb29nbGUvcnBjL2Vycm9yX2RldGFpbHMucHJvdG8SCmdvb2dsZS5ycGMikwEKCUVycm9ySW5mbxIOCgZyZWFzb24YASABKAkSDgoGZG9tYWluGAIgASgJEjUKCG1ldGFkYXRhGAMgAygLMiMuZ29vZ2xlLnJwYy5FcnJvckluZm8uTWV0YWRhdGFFbnRyeRovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiOwoJUmV0cnlJbmZvEi4KC3JldHJ5X2RlbGF5GAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIoMBCgpCYWRSZXF1ZXN0Ej8KEGZpZWxkX3Zpb2xhdGlvbnMYASADKAsyJS5nb29nbGUucnBjLkJhZFJlcXVlc3QuRmllbGRWaW9sYXRpb24aNAoORmllbGRWaW9sYXRpb24SDQoFZmllbGQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAlCQVo/Z29vZ2xlLmdvbGFuZy5vcmcvZ2VucHJvdG8vZ29vZ2xlYXBpcy9ycGMvZXJyZGV0YWlscztlcnJkZXRhaWxzYgZwcm90bzM", [file_google_protobuf_duration]);
+  fileDesc("Ch5nb29nbGUvcnBjL2Vycm9yX2RldGFpbHMucHJvdG8SCmdvb2dsZS5ycGMikwEKCUVycm9ySW5mbxIOCgZyZWFzb24YASABKAkSDgoGZG9tYWluGAIgASgJEjUKCG1ldGFkYXRhGAMgAygLMiMuZ29vZ2xlLnJwYy5FcnJvckluZm8uTWV0YWRhdGFFbnRyeRovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiOwoJUmV0cnlJbmZvEi4KC3JldHJ5X2RlbGF5GAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIoMBCgpCYWRSZXF1ZXN0Ej8KEGZpZWxkX3Zpb2xhdGlvbnMYASADKAsyJS5nb29nbGUucnBjLkJhZFJlcXVlc3QuRmllbGRWaW9sYXRpb24aNAoORmllbGRWaW9sYXRpb24SDQoFZmllbGQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkijwMKDFF1b3RhRmFpbHVyZRI2Cgp2aW9sYXRpb25zGAEgAygLMiIuZ29vZ2xlLnJwYy5RdW90YUZhaWx1cmUuVmlvbGF0aW9uGsYCCglWaW9sYXRpb24SDwoHc3ViamVjdBgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRITCgthcGlfc2VydmljZRgDIAEoCRIUCgxxdW90YV9tZXRyaWMYBCABKAkSEAoIcXVvdGFfaWQYBSABKAkSUQoQcXVvdGFfZGltZW5zaW9ucxgGIAMoCzI3Lmdvb2dsZS5ycGMuUXVvdGFGYWlsdXJlLlZpb2xhdGlvbi5RdW90YURpbWVuc2lvbnNFbnRyeRITCgtxdW90YV92YWx1ZRgHIAEoAxIfChJmdXR1cmVfcXVvdGFfdmFsdWUYCCABKANIAIgBARo2ChRRdW90YURpbWVuc2lvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhUKE19mdXR1cmVfcXVvdGFfdmFsdWUilQEKE1ByZWNvbmRpdGlvbkZhaWx1cmUSPQoKdmlvbGF0aW9ucxgBIAMoCzIpLmdvb2dsZS5ycGMuUHJlY29uZGl0aW9uRmFpbHVyZS5WaW9sYXRpb24aPwoJVmlvbGF0aW9uEgwKBHR5cGUYASABKAkSDwoHc3ViamVjdBgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCSJWCgRIZWxwEiQKBWxpbmtzGAEgAygLMhUuZ29vZ2xlLnJwYy5IZWxwLkxpbmsaKAoETGluaxITCgtkZXNjcmlwdGlvbhgBIAEoCRILCgN1cmwYAiABKAlCQVo/Z29vZ2xlLmdvbGFuZy5vcmcvZ2VucHJvdG8vZ29vZ2xlYXBpcy9ycGMvZXJyZGV0YWlscztlcnJkZXRhaWxzYgZwcm90bzM", [file_google_protobuf_duration]);
 
 /**
  * Describes the cause of the error with structured details.
@@ -126,4 +126,174 @@ export type BadRequest_FieldViolation = Message<"google.rpc.BadRequest.FieldViol
  */
 export const BadRequest_FieldViolationSchema: GenMessage<BadRequest_FieldViolation> = /*@__PURE__*/
   messageDesc(file_google_rpc_error_details, 2, 0);
+
+/**
+ * Describes how a quota check failed.
+ *
+ * @generated from message google.rpc.QuotaFailure
+ */
+export type QuotaFailure = Message<"google.rpc.QuotaFailure"> & {
+  /**
+   * Describes all quota violations.
+   *
+   * @generated from field: repeated google.rpc.QuotaFailure.Violation violations = 1;
+   */
+  violations: QuotaFailure_Violation[];
+};
+
+/**
+ * Describes the message google.rpc.QuotaFailure.
+ * Use `create(QuotaFailureSchema)` to create a new message.
+ */
+export const QuotaFailureSchema: GenMessage<QuotaFailure> = /*@__PURE__*/
+  messageDesc(file_google_rpc_error_details, 3);
+
+/**
+ * A message type used to describe a single quota violation.
+ *
+ * @generated from message google.rpc.QuotaFailure.Violation
+ */
+export type QuotaFailure_Violation = Message<"google.rpc.QuotaFailure.Violation"> & {
+  /**
+   * @generated from field: string subject = 1;
+   */
+  subject: string;
+
+  /**
+   * @generated from field: string description = 2;
+   */
+  description: string;
+
+  /**
+   * @generated from field: string api_service = 3;
+   */
+  apiService: string;
+
+  /**
+   * @generated from field: string quota_metric = 4;
+   */
+  quotaMetric: string;
+
+  /**
+   * @generated from field: string quota_id = 5;
+   */
+  quotaId: string;
+
+  /**
+   * @generated from field: map<string, string> quota_dimensions = 6;
+   */
+  quotaDimensions: { [key: string]: string };
+
+  /**
+   * @generated from field: int64 quota_value = 7;
+   */
+  quotaValue: bigint;
+
+  /**
+   * @generated from field: optional int64 future_quota_value = 8;
+   */
+  futureQuotaValue?: bigint | undefined;
+};
+
+/**
+ * Describes the message google.rpc.QuotaFailure.Violation.
+ * Use `create(QuotaFailure_ViolationSchema)` to create a new message.
+ */
+export const QuotaFailure_ViolationSchema: GenMessage<QuotaFailure_Violation> = /*@__PURE__*/
+  messageDesc(file_google_rpc_error_details, 3, 0);
+
+/**
+ * Describes what preconditions have failed.
+ *
+ * @generated from message google.rpc.PreconditionFailure
+ */
+export type PreconditionFailure = Message<"google.rpc.PreconditionFailure"> & {
+  /**
+   * Describes all precondition violations.
+   *
+   * @generated from field: repeated google.rpc.PreconditionFailure.Violation violations = 1;
+   */
+  violations: PreconditionFailure_Violation[];
+};
+
+/**
+ * Describes the message google.rpc.PreconditionFailure.
+ * Use `create(PreconditionFailureSchema)` to create a new message.
+ */
+export const PreconditionFailureSchema: GenMessage<PreconditionFailure> = /*@__PURE__*/
+  messageDesc(file_google_rpc_error_details, 4);
+
+/**
+ * A message type used to describe a single precondition failure.
+ *
+ * @generated from message google.rpc.PreconditionFailure.Violation
+ */
+export type PreconditionFailure_Violation = Message<"google.rpc.PreconditionFailure.Violation"> & {
+  /**
+   * @generated from field: string type = 1;
+   */
+  type: string;
+
+  /**
+   * @generated from field: string subject = 2;
+   */
+  subject: string;
+
+  /**
+   * @generated from field: string description = 3;
+   */
+  description: string;
+};
+
+/**
+ * Describes the message google.rpc.PreconditionFailure.Violation.
+ * Use `create(PreconditionFailure_ViolationSchema)` to create a new message.
+ */
+export const PreconditionFailure_ViolationSchema: GenMessage<PreconditionFailure_Violation> = /*@__PURE__*/
+  messageDesc(file_google_rpc_error_details, 4, 0);
+
+/**
+ * Provides links to documentation or for performing an out of band action.
+ *
+ * @generated from message google.rpc.Help
+ */
+export type Help = Message<"google.rpc.Help"> & {
+  /**
+   * URL(s) pointing to additional information on handling the current error.
+   *
+   * @generated from field: repeated google.rpc.Help.Link links = 1;
+   */
+  links: Help_Link[];
+};
+
+/**
+ * Describes the message google.rpc.Help.
+ * Use `create(HelpSchema)` to create a new message.
+ */
+export const HelpSchema: GenMessage<Help> = /*@__PURE__*/
+  messageDesc(file_google_rpc_error_details, 5);
+
+/**
+ * Describes a URL link.
+ *
+ * @generated from message google.rpc.Help.Link
+ */
+export type Help_Link = Message<"google.rpc.Help.Link"> & {
+  /**
+   * @generated from field: string description = 1;
+   */
+  description: string;
+
+  /**
+   * @generated from field: string url = 2;
+   */
+  url: string;
+};
+
+/**
+ * Describes the message google.rpc.Help.Link.
+ * Use `create(Help_LinkSchema)` to create a new message.
+ */
+export const Help_LinkSchema: GenMessage<Help_Link> = /*@__PURE__*/
+  messageDesc(file_google_rpc_error_details, 5, 0);
 
