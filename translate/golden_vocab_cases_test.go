@@ -1,10 +1,12 @@
 package translate
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 )
@@ -44,6 +46,24 @@ func engineField(req map[string]any, field string) any {
 		panic(err)
 	}
 	return all[field]
+}
+
+// engineStatusBin is errsvc's grpc_status for req, serialized and base64'd
+// as protobuf JSON spells bytes.
+func engineStatusBin(req map[string]any) string {
+	r := &errsvcv1.TranslateRequest{}
+	if err := protojson.Unmarshal(mustJSON(req), r); err != nil {
+		panic(err)
+	}
+	resp, err := Translate(r)
+	if err != nil {
+		panic(err)
+	}
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(resp.GetGrpcStatus())
+	if err != nil {
+		panic(err)
+	}
+	return base64.StdEncoding.EncodeToString(b)
 }
 
 const (
@@ -102,6 +122,10 @@ func vocabularyCases() []goldenCase {
 		obj("grpc_status", obj("code", 16, "message", "token sk-live-abcdefghijklmnopqrstuvwx1234 rejected for https://bob:hunter22@api.example.com")))
 	add("grpc.code.unknown_number", "a code outside google.rpc.Code reads as UNKNOWN, with a note",
 		obj("grpc_status", obj("code", 42, "message", "m")))
+	for _, kind := range []string{"rate_limited", "auth_required", "content_too_large", "tool_error"} {
+		add("grpc.bin.roundtrip."+kind, "the binary google.rpc.Status (grpc-status-details-bin) reads back like the JSON one",
+			obj("grpc_status", obj("status_bin", engineStatusBin(obj("labby_error", obj("kind", kind, "message", "m", "recovery", obj("action", "retry_later", "retry_after_ms", 2500)))))))
+	}
 	add("grpc.own.forged_domain_unknown_kind", "errsvc's domain with a kind outside the matrix: the catch-all, and the class as given",
 		obj("grpc_status", obj("code", 14, "message", "m", "details", []any{obj("@type", typeErrorInfo, "reason", "NEW_KIND", "domain", ErrorInfoDomain, "metadata", obj("kind", "new_kind", "class", "transient"))})))
 
