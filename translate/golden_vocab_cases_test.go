@@ -118,6 +118,9 @@ func vocabularyCases() []goldenCase {
 	add("grpc.details.help_links", "Help links are kept (sanitised) as producer detail",
 		obj("grpc_status", obj("code", 16, "message", "Request had invalid authentication credentials.",
 			"details", []any{obj("@type", typeHelp, "links", []any{obj("description", "Authentication", "url", "https://cloud.google.com/docs/authentication")})})))
+	add("grpc.details.unknown_type", "a detail type errsvc does not know (a service's own) is kept with a note, never a decode error",
+		obj("grpc_status", obj("code", 14, "message", "Backend unavailable.",
+			"details", []any{obj("@type", "type.googleapis.com/acme.storage.v1.ShardInfo", "shard", "eu-7", "token", "sk-live-abcdefghijklmnopqrstuvwx1234"), obj("@type", typeRetryInfo, "retry_delay", "3s")})))
 	add("grpc.details.secret_in_message", "a secret in a foreign status message never reaches an output",
 		obj("grpc_status", obj("code", 16, "message", "token sk-live-abcdefghijklmnopqrstuvwx1234 rejected for https://bob:hunter22@api.example.com")))
 	add("grpc.code.unknown_number", "a code outside google.rpc.Code reads as UNKNOWN, with a note",

@@ -41,13 +41,17 @@ type statusDetails struct {
 // from the code's row (AIP-194 and the Error Class Contract), its message
 // untrusted.
 func decodeGRPCStatusSource(m *model, g *errsvcv1.GrpcStatusError) error {
-	c, msg, details := g.GetCode(), g.GetMessage(), g.GetDetails()
+	c, msg := g.GetCode(), g.GetMessage()
+	var details []*anypb.Any
+	var unread []*structpb.Value
 	if bin := g.GetStatusBin(); len(bin) > 0 {
 		st := &status.Status{}
 		if err := proto.Unmarshal(bin, st); err != nil {
 			return &RequestError{Field: "grpc_status.status_bin", Description: "is not a serialized google.rpc.Status"}
 		}
 		c, msg, details = st.GetCode(), st.GetMessage(), st.GetDetails()
+	} else {
+		details, unread = anyDetails(m, g.GetDetails())
 	}
 	if c == 0 {
 		return &RequestError{Field: "grpc_status.code", Description: "0 (OK) is not an error: set the google.rpc.Code of the failure"}
@@ -58,6 +62,7 @@ func decodeGRPCStatusSource(m *model, g *errsvcv1.GrpcStatusError) error {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_CODE, "gRPC code %d is not a google.rpc.Code; read as UNKNOWN", c)
 	}
 	d := readStatusDetails(m, details)
+	d.kept = append(d.kept, unread...)
 	if d.info.GetDomain() == ErrorInfoDomain {
 		return decodeOwnStatus(m, name, msg, d)
 	}
@@ -90,6 +95,30 @@ func decodeGRPCStatusSource(m *model, g *errsvcv1.GrpcStatusError) error {
 	return nil
 }
 
+// anyDetails reads details in their JSON form. A type errsvc does not know
+// (or a malformed detail) is noted and kept, sanitised, as producer detail:
+// a service's own detail types never fail the request.
+func anyDetails(m *model, in []*structpb.Struct) (read []*anypb.Any, unread []*structpb.Value) {
+	if len(in) > maxStatusDetails {
+		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "grpc_status.details beyond %d were not read", maxStatusDetails)
+		in = in[:maxStatusDetails]
+	}
+	for i, s := range in {
+		a := &anypb.Any{}
+		b, err := protojson.Marshal(s)
+		if err == nil {
+			err = protojson.Unmarshal(b, a)
+		}
+		if err != nil {
+			m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_TERM, "grpc_status.details[%d] of type %q is not a detail type errsvc reads; kept as producer detail", i, clip(stringField(s, "@type")))
+			unread = append(unread, structpb.NewStructValue(sanitizeStruct(s)))
+			continue
+		}
+		read = append(read, a)
+	}
+	return read, unread
+}
+
 func readStatusDetails(m *model, details []*anypb.Any) statusDetails {
 	var d statusDetails
 	for i, a := range details {
@@ -99,7 +128,7 @@ func readStatusDetails(m *model, details []*anypb.Any) statusDetails {
 		}
 		msg, err := a.UnmarshalNew()
 		if err != nil {
-			m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_IGNORED, "grpc_status.details[%d] of type %q is not a known detail type; not read", i, clip(a.GetTypeUrl()))
+			m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_TERM, "grpc_status.details[%d] of type %q is not a known detail type; not read", i, clip(a.GetTypeUrl()))
 			continue
 		}
 		switch v := msg.(type) {

@@ -109,7 +109,7 @@ func labbyData(m *model, data *structpb.Value) *errsvcv1.LabbyError {
 	}
 	env := &errsvcv1.LabbyError{}
 	if err := openjson.Unmarshal(b, env); err != nil {
-		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_IGNORED, "jsonrpc_error.data looks like a Labby envelope but is not one; read as plain data")
+		m.note(errsvcv1.NoteCode_NOTE_CODE_DEFAULT_ASSUMED, "jsonrpc_error.data looks like a Labby envelope but is not one; read as plain data")
 		return nil
 	}
 	return env

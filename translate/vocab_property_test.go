@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"google.golang.org/genproto/googleapis/rpc/code"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
@@ -269,6 +271,24 @@ func sameDecision(t *testing.T, name, via string, want, got *errsvcv1.TranslateR
 	}
 }
 
+// jsonDetails is a status's details as google.rpc.Status prints them in JSON.
+func jsonDetails(t *testing.T, in []*anypb.Any) []*structpb.Struct {
+	t.Helper()
+	var out []*structpb.Struct
+	for _, a := range in {
+		b, err := protojson.Marshal(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &structpb.Struct{}
+		if err := protojson.Unmarshal(b, s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 func bodyJSON(t *testing.T, s *structpb.Struct) string {
 	t.Helper()
 	b, err := json.Marshal(s.AsMap())
@@ -291,7 +311,7 @@ func TestReadingBackGivesTheSameDecision(t *testing.T) {
 		}
 		st := r.GetGrpcStatus()
 		back := readBack(t, a.name, &errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_GrpcStatus{GrpcStatus: &errsvcv1.GrpcStatusError{
-			Code: st.GetCode(), Message: st.GetMessage(), Details: st.GetDetails()}}})
+			Code: st.GetCode(), Message: st.GetMessage(), Details: jsonDetails(t, st.GetDetails())}}})
 		sameDecision(t, a.name, "grpc_status", r, back, false)
 		if back.GetGrpcStatus().GetCode() != st.GetCode() {
 			t.Errorf("%s via grpc_status: code %d read back as %d", a.name, st.GetCode(), back.GetGrpcStatus().GetCode())

@@ -9,7 +9,6 @@ package errsvcv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
-	anypb "google.golang.org/protobuf/types/known/anypb"
 	structpb "google.golang.org/protobuf/types/known/structpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
@@ -1126,9 +1125,12 @@ type GrpcStatusError struct {
 	Code int32 `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"`
 	// The status message. Untrusted: sanitised, never the agent message.
 	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
-	// ErrorInfo, RetryInfo, QuotaFailure, BadRequest, PreconditionFailure,
-	// Help and any other detail (an unknown type is kept as it is).
-	Details []*anypb.Any `protobuf:"bytes,3,rep,name=details,proto3" json:"details,omitempty"`
+	// The details in their JSON form ({"@type": ..., ...}), as google.rpc.Status
+	// prints them: ErrorInfo and RetryInfo decide; QuotaFailure, BadRequest,
+	// PreconditionFailure, Help and any other type (unknown types included,
+	// never a decode error) are kept, sanitised, as producer detail. Over gRPC,
+	// status_bin carries a Status as it is.
+	Details []*structpb.Struct `protobuf:"bytes,3,rep,name=details,proto3" json:"details,omitempty"`
 	// A serialized google.rpc.Status (the grpc-status-details-bin trailer);
 	// when set, it is read instead of the fields above.
 	StatusBin []byte `protobuf:"bytes,4,opt,name=status_bin,json=statusBin,proto3" json:"status_bin,omitempty"`
@@ -1187,7 +1189,7 @@ func (x *GrpcStatusError) GetMessage() string {
 	return ""
 }
 
-func (x *GrpcStatusError) GetDetails() []*anypb.Any {
+func (x *GrpcStatusError) GetDetails() []*structpb.Struct {
 	if x != nil {
 		return x.Details
 	}
@@ -1591,7 +1593,7 @@ var File_errsvc_v1_errors_proto protoreflect.FileDescriptor
 
 const file_errsvc_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x16errsvc/v1/errors.proto\x12\terrsvc.v1\x1a\x19google/protobuf/any.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xdd\x06\n" +
+	"\x16errsvc/v1/errors.proto\x12\terrsvc.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xdd\x06\n" +
 	"\n" +
 	"LabbyError\x12)\n" +
 	"\x10contract_version\x18\x01 \x01(\rR\x0fcontractVersion\x12\x12\n" +
@@ -1700,11 +1702,11 @@ const file_errsvc_v1_errors_proto_rawDesc = "" +
 	"\acontent\x18\x03 \x03(\v2\x17.google.protobuf.StructR\acontent\x12E\n" +
 	"\x12structured_content\x18\x04 \x01(\v2\x16.google.protobuf.ValueR\x11structuredContent\x123\n" +
 	"\vannotations\x18\x05 \x01(\v2\x11.errsvc.v1.SafetyR\vannotations\x12D\n" +
-	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFields\"\xd4\x01\n" +
+	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFields\"\xd7\x01\n" +
 	"\x0fGrpcStatusError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\x12.\n" +
-	"\adetails\x18\x03 \x03(\v2\x14.google.protobuf.AnyR\adetails\x12\x1d\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x121\n" +
+	"\adetails\x18\x03 \x03(\v2\x17.google.protobuf.StructR\adetails\x12\x1d\n" +
 	"\n" +
 	"status_bin\x18\x04 \x01(\fR\tstatusBin\x12D\n" +
 	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFields\"\xae\x01\n" +
@@ -1783,7 +1785,6 @@ var file_errsvc_v1_errors_proto_goTypes = []any{
 	(*structpb.Struct)(nil),       // 19: google.protobuf.Struct
 	(*structpb.Value)(nil),        // 20: google.protobuf.Value
 	(*timestamppb.Timestamp)(nil), // 21: google.protobuf.Timestamp
-	(*anypb.Any)(nil),             // 22: google.protobuf.Any
 }
 var file_errsvc_v1_errors_proto_depIdxs = []int32{
 	1,  // 0: errsvc.v1.LabbyError.recovery:type_name -> errsvc.v1.Recovery
@@ -1812,7 +1813,7 @@ var file_errsvc_v1_errors_proto_depIdxs = []int32{
 	20, // 23: errsvc.v1.McpToolResult.structured_content:type_name -> google.protobuf.Value
 	2,  // 24: errsvc.v1.McpToolResult.annotations:type_name -> errsvc.v1.Safety
 	19, // 25: errsvc.v1.McpToolResult.additional_fields:type_name -> google.protobuf.Struct
-	22, // 26: errsvc.v1.GrpcStatusError.details:type_name -> google.protobuf.Any
+	19, // 26: errsvc.v1.GrpcStatusError.details:type_name -> google.protobuf.Struct
 	19, // 27: errsvc.v1.GrpcStatusError.additional_fields:type_name -> google.protobuf.Struct
 	20, // 28: errsvc.v1.JsonRpcError.data:type_name -> google.protobuf.Value
 	19, // 29: errsvc.v1.JsonRpcError.additional_fields:type_name -> google.protobuf.Struct

@@ -8,11 +8,9 @@ import (
 	binary "encoding/binary"
 	fmt "fmt"
 	protohelpers "github.com/planetscale/vtprotobuf/protohelpers"
-	anypb "github.com/planetscale/vtprotobuf/types/known/anypb"
 	structpb "github.com/planetscale/vtprotobuf/types/known/structpb"
 	timestamppb "github.com/planetscale/vtprotobuf/types/known/timestamppb"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
-	anypb1 "google.golang.org/protobuf/types/known/anypb"
 	structpb1 "google.golang.org/protobuf/types/known/structpb"
 	timestamppb1 "google.golang.org/protobuf/types/known/timestamppb"
 	io "io"
@@ -1080,7 +1078,7 @@ func (m *GrpcStatusError) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 	}
 	if len(m.Details) > 0 {
 		for iNdEx := len(m.Details) - 1; iNdEx >= 0; iNdEx-- {
-			size, err := (*anypb.Any)(m.Details[iNdEx]).MarshalToSizedBufferVT(dAtA[:i])
+			size, err := (*structpb.Struct)(m.Details[iNdEx]).MarshalToSizedBufferVT(dAtA[:i])
 			if err != nil {
 				return 0, err
 			}
@@ -1869,7 +1867,7 @@ func (m *GrpcStatusError) SizeVT() (n int) {
 	}
 	if len(m.Details) > 0 {
 		for _, e := range m.Details {
-			l = (*anypb.Any)(e).SizeVT()
+			l = (*structpb.Struct)(e).SizeVT()
 			n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
 		}
 	}
@@ -5063,8 +5061,8 @@ func (m *GrpcStatusError) UnmarshalVT(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			m.Details = append(m.Details, &anypb1.Any{})
-			if err := (*anypb.Any)(m.Details[len(m.Details)-1]).UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+			m.Details = append(m.Details, &structpb1.Struct{})
+			if err := (*structpb.Struct)(m.Details[len(m.Details)-1]).UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
 			iNdEx = postIndex
@@ -9376,8 +9374,8 @@ func (m *GrpcStatusError) UnmarshalVTUnsafe(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			m.Details = append(m.Details, &anypb1.Any{})
-			if err := (*anypb.Any)(m.Details[len(m.Details)-1]).UnmarshalVTUnsafe(dAtA[iNdEx:postIndex]); err != nil {
+			m.Details = append(m.Details, &structpb1.Struct{})
+			if err := (*structpb.Struct)(m.Details[len(m.Details)-1]).UnmarshalVTUnsafe(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
 			iNdEx = postIndex

@@ -1,6 +1,5 @@
 import datetime
 
-from google.protobuf import any_pb2 as _any_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
@@ -217,10 +216,10 @@ class GrpcStatusError(_message.Message):
     ADDITIONAL_FIELDS_FIELD_NUMBER: _ClassVar[int]
     code: int
     message: str
-    details: _containers.RepeatedCompositeFieldContainer[_any_pb2.Any]
+    details: _containers.RepeatedCompositeFieldContainer[_struct_pb2.Struct]
     status_bin: bytes
     additional_fields: _struct_pb2.Struct
-    def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ..., details: _Optional[_Iterable[_Union[_any_pb2.Any, _Mapping]]] = ..., status_bin: _Optional[bytes] = ..., additional_fields: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ..., details: _Optional[_Iterable[_Union[_struct_pb2.Struct, _Mapping]]] = ..., status_bin: _Optional[bytes] = ..., additional_fields: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class JsonRpcError(_message.Message):
     __slots__ = ("code", "message", "data", "additional_fields")
