@@ -28,8 +28,7 @@ func gatewayRow(m *model) *errsvcv1.GatewayAnswerRow {
 	}
 	for _, t := range GatewayAnswers.Terms {
 		r := t.Row.(*errsvcv1.GatewayAnswerRow)
-		if r.GetClass() != class && r.GetClass() != "" ||
-			r.GetClass() == "" && class != "" ||
+		if r.GetClass() != class ||
 			len(r.GetAgentCodes()) > 0 && !slices.Contains(r.GetAgentCodes(), m.agentCode) ||
 			len(r.GetKinds()) > 0 && !slices.Contains(r.GetKinds(), m.kind) ||
 			m.httpStatus < r.GetMinHttpStatus() {

@@ -190,6 +190,8 @@ func vocabularyCases() []goldenCase {
 		obj("jsonrpc_error", obj("code", -32000, "message", "auth", "data", obj("kind", "auth_required", "message", "Sign in to GitHub first."))))
 	add("jsonrpc.data.not_an_envelope", "data without a kind is plain data, kept sanitised in the detail",
 		obj("jsonrpc_error", obj("code", -32602, "message", "Invalid params", "data", obj("field", "arguments.repo", "api_key", "sk-live-abcdefghijklmnopqrstuvwx1234"))))
+	add("jsonrpc.no_message", "an error object without a message: the envelope takes the kind's meaning, noted once",
+		obj("jsonrpc_error", obj("code", -32601)))
 	add("jsonrpc.header_mismatch_http", "HEADER_MISMATCH answers HTTP 400, as the MCP revision requires",
 		obj("jsonrpc_error", obj("code", -32020, "message", "Mcp-Method header does not match the body.")))
 	for _, kind := range []string{"rate_limited", "unknown_tool", "auth_required", "content_too_large", "network_error", "internal_error", "tool_error", "confirmation_required"} {

@@ -1,9 +1,11 @@
 package translate
 
 import (
+	"slices"
 	"strconv"
 
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/errsvc/errsvc/codec/openjson"
@@ -126,7 +128,15 @@ func encodeJSONRPCError(m *model, resp *errsvcv1.TranslateResponse) {
 		code = c
 	}
 	out := &errsvcv1.JsonRpcError{Code: code, Message: agentMessage(m)}
-	if b, err := openjson.Marshal(protojson.MarshalOptions{UseProtoNames: true}, labbyEnvelope(m)); err == nil {
+	notes := len(m.notes)
+	env := labbyEnvelope(m)
+	// A default the labby_error target already noted is noted once.
+	if len(m.notes) > notes && slices.ContainsFunc(m.notes[:notes], func(n *errsvcv1.Note) bool {
+		return proto.Equal(n, m.notes[len(m.notes)-1])
+	}) {
+		m.notes = m.notes[:len(m.notes)-1]
+	}
+	if b, err := openjson.Marshal(protojson.MarshalOptions{UseProtoNames: true}, env); err == nil {
 		v := &structpb.Value{}
 		if protojson.Unmarshal(b, v) == nil {
 			out.Data = v
