@@ -1446,7 +1446,7 @@ var File_errsvc_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1aerrsvc/v1/vocabulary.proto\x12\terrsvc.v1\x1a\x17errsvc/v1/options.proto*\x9e\r\n" +
+	"\x1aerrsvc/v1/vocabulary.proto\x12\terrsvc.v1\x1a\x17errsvc/v1/options.proto*\xb0\x10\n" +
 	"\x06Origin\x12\x16\n" +
 	"\x12ORIGIN_UNSPECIFIED\x10\x00\x12\x86\x01\n" +
 	"\x11ORIGIN_VALIDATION\x10\x01\x1ao\xc2\xf3\x18\n" +
@@ -1454,21 +1454,21 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\rnone_expected\x12\n" +
 	"validation\"\x04WARN0\xa6\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x12\x83\x01\n" +
 	"\rORIGIN_POLICY\x10\x02\x1ap\xc2\xf3\x18\x06policy\xca\xf3\x186Authorization, scope or confirmation blocked the call.\xf2\xf3\x18(\n" +
-	"\rnone_expected\x12\x06policy\"\x04WARN0\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x12\x83\x01\n" +
-	"\rORIGIN_BUDGET\x10\x03\x1ap\xc2\xf3\x18\x06budget\xca\xf3\x186A size, fan-out, rate or quota limit blocked the call.\xf2\xf3\x18(\n" +
-	"\rnone_expected\x12\x06budget\"\x04WARN0\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x12\x97\x01\n" +
+	"\rnone_expected\x12\x06policy\"\x04WARN0\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x12\xff\x01\n" +
+	"\rORIGIN_BUDGET\x10\x03\x1a\xeb\x01\xc2\xf3\x18\x06budget\xca\xf3\x186A size, fan-out, rate or quota limit blocked the call.\xf2\xf3\x18\xa2\x01\n" +
+	"\rnone_expected\x12\x06budget\"\x04WARN*xA limit refused the call before it reached the upstream: no breaker failure; the caller asks for less or waits, so WARN.0\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x12\x97\x01\n" +
 	"\x10ORIGIN_DISCOVERY\x10\x04\x1a\x80\x01\xc2\xf3\x18\tdiscovery\xca\xf3\x18@The named action, tool, upstream or resource could not be found.\xf2\xf3\x18+\n" +
 	"\rnone_expected\x12\tcode_mode\"\x04WARN0\xa6\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x12\xdc\x02\n" +
 	"\x15ORIGIN_TOOL_EXECUTION\x10\x05\x1a\xc0\x02\xc2\xf3\x18\x0etool_execution\xca\xf3\x18@The upstream returned a completed MCP result with isError: true.\xf2\xf3\x18\xe5\x01\n" +
 	"\bpossible\x12\x0etool_execution\"\x04WARN*\xb7\x01The upstream completed the call with isError: the connection worked, so the breaker is untouched; the tool failure is the tool owner to fix, not the operator of this runtime, so WARN.0\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x12\xd9\x02\n" +
 	"\x19ORIGIN_UPSTREAM_TRANSPORT\x10\x06\x1a\xb9\x02\xc2\xf3\x18\x12upstream_transport\xca\xf3\x18CNo completed result arrived: the connection to the upstream failed.\xf2\xf3\x18\xd7\x01\n" +
-	"\bpossible\x12\x12upstream_transport\x18\x01\"\x05ERROR*\xa2\x01No completed result arrived: a breaker failure; an unreachable upstream needs an operator, so ERROR (a consumer may log a transient one at WARN while it retries).0\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x12\x81\x01\n" +
-	"\rORIGIN_BRIDGE\x10\a\x1an\xc2\xf3\x18\x06bridge\xca\xf3\x186The stdio bridge could not reach the canonical daemon.\xf2\xf3\x18&\n" +
-	"\aunknown\x12\tcode_mode\"\x05ERROR0\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x12}\n" +
+	"\bpossible\x12\x12upstream_transport\x18\x01\"\x05ERROR*\xa2\x01No completed result arrived: a breaker failure; an unreachable upstream needs an operator, so ERROR (a consumer may log a transient one at WARN while it retries).0\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x12\x83\x02\n" +
+	"\rORIGIN_BRIDGE\x10\a\x1a\xef\x01\xc2\xf3\x18\x06bridge\xca\xf3\x186The stdio bridge could not reach the canonical daemon.\xf2\xf3\x18\xa6\x01\n" +
+	"\aunknown\x12\tcode_mode\"\x05ERROR*~The bridge could not reach its own daemon: not the upstream, so no breaker failure; an operator restarts the daemon, so ERROR.0\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x12}\n" +
 	"\x10ORIGIN_CODE_MODE\x10\b\x1ag\xc2\xf3\x18\tcode_mode\xca\xf3\x18,Another Code Mode sandbox or broker failure.\xf2\xf3\x18&\n" +
-	"\aunknown\x12\tcode_mode\"\x05ERROR0\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x12\x8e\x01\n" +
-	"\x0eORIGIN_RUNTIME\x10\t\x1az\xc2\xf3\x18\aruntime\xca\xf3\x18AAn internal failure of the runtime, or a kind outside the tables.\xf2\xf3\x18&\n" +
-	"\aunknown\x12\tcode_mode\"\x05ERROR0\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01*\xd6\v\n" +
+	"\aunknown\x12\tcode_mode\"\x05ERROR0\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x12\xa2\x02\n" +
+	"\x0eORIGIN_RUNTIME\x10\t\x1a\x8d\x02\xc2\xf3\x18\aruntime\xca\xf3\x18AAn internal failure of the runtime, or a kind outside the tables.\xf2\xf3\x18\xb8\x01\n" +
+	"\aunknown\x12\tcode_mode\"\x05ERROR*\x8f\x01An internal failure (or a kind outside the tables): not the upstream, so no breaker failure; ERROR, as the contract says for internal failures.0\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01*\xd6\v\n" +
 	"\x0eRecoveryAction\x12\x1f\n" +
 	"\x1bRECOVERY_ACTION_UNSPECIFIED\x10\x00\x12\xa3\x01\n" +
 	" RECOVERY_ACTION_REVISE_AND_RETRY\x10\x01\x1a}\xc2\xf3\x18\x10revise_and_retry\xca\xf3\x18\x1eFix the arguments, then retry.\xfa\xf3\x18C\n" +
