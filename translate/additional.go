@@ -68,7 +68,7 @@ func collectUnmodelled(msg protoreflect.Message, prefix string, paths *[]string,
 		raw = raw[m:]
 		add(prefix + "#" + strconv.Itoa(int(num)))
 	}
-	msg.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+	rangeInOrder(msg, func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		switch {
 		case fd.Message() == nil || fd.IsMap():
 		case fd.Name() == additionalFieldName:

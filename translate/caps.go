@@ -41,7 +41,7 @@ func noteTruncations(m *model, resp *errsvcv1.TranslateResponse) {
 }
 
 func walkTruncations(msg protoreflect.Message, prefix string, paths *[]string, total *int) {
-	msg.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+	rangeInOrder(msg, func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		path := prefix + string(fd.Name())
 		switch {
 		case fd.Name() == "notes" && prefix == "":
@@ -107,6 +107,19 @@ func walkValue(v *structpb.Value, path string, paths *[]string, total *int) {
 	case *structpb.Value_ListValue:
 		for i, item := range k.ListValue.GetValues() {
 			walkValue(item, path+"["+strconv.Itoa(i)+"]", paths, total)
+		}
+	}
+}
+
+// rangeInOrder visits msg's populated fields in declaration order.
+// protoreflect's Range order is unspecified (it changes with the binary),
+// and the notes that list paths must read the same for the same answer.
+func rangeInOrder(msg protoreflect.Message, f func(protoreflect.FieldDescriptor, protoreflect.Value) bool) {
+	fields := msg.Descriptor().Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if msg.Has(fd) && !f(fd, msg.Get(fd)) {
+			return
 		}
 	}
 }

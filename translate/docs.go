@@ -61,9 +61,13 @@ func VocabulariesMarkdown() string {
 		r := t.Row.(*errsvcv1.RetryRow)
 		return []string{tick(t.Wire), r.GetAction(), r.GetSameArguments(), t.Meaning}
 	})
-	section(&b, Classes, []string{"class", "bare-class Labby kind", "action", "agent code", "HTTP", "gRPC", "consumer decision"}, func(t Term) []string {
+	section(&b, Classes, []string{"class", "bare-class Labby kind", "action", "agent code", "HTTP", "gRPC", "handling.route", "consumer decision"}, func(t Term) []string {
 		r := t.Row.(*errsvcv1.ClassRow)
-		return []string{tick(t.Wire), r.GetLabbyKind(), r.GetAction(), r.GetAgentCode(), fmt.Sprint(r.GetHttpStatus()), r.GetGrpcCode(), t.Meaning}
+		route := r.GetRoute()
+		if r.GetSameProviderAlternativesDead() {
+			route += " (same_provider_alternatives_dead)"
+		}
+		return []string{tick(t.Wire), r.GetLabbyKind(), r.GetAction(), r.GetAgentCode(), fmt.Sprint(r.GetHttpStatus()), r.GetGrpcCode(), route, t.Meaning}
 	})
 	b.WriteString("\n`auth` is read as `auth_required`; any other class passes through verbatim with `recognized: false`.\n")
 	classified := func(t Term) []string {
@@ -73,9 +77,9 @@ func VocabulariesMarkdown() string {
 	section(&b, ClassifiedCodes, []string{"code", "producer", "class", "class from", "meaning"}, classified)
 	section(&b, RoutingCodes, []string{"routing code", "producer", "class", "class from", "meaning"}, classified)
 	b.WriteString("\nAn unknown routing code stays verbatim and transient.\n")
-	section(&b, Origins, []string{"origin", "side effects", "in Code Mode", "meaning"}, func(t Term) []string {
+	section(&b, Origins, []string{"origin", "side effects", "in Code Mode", "counts toward health", "log level", "JSON-RPC code", "meaning", "where the contracts leave it open"}, func(t Term) []string {
 		r := t.Row.(*errsvcv1.OriginRow)
-		return []string{tick(t.Wire), r.GetSideEffects(), r.GetCodeModeOrigin(), t.Meaning}
+		return []string{tick(t.Wire), r.GetSideEffects(), r.GetCodeModeOrigin(), fmt.Sprint(r.GetCountsTowardHealth()), r.GetLogLevel(), fmt.Sprint(r.GetJsonrpcCode()), t.Meaning, orDash(r.GetHandlingNote())}
 	})
 	section(&b, RecoveryActions, []string{"action", "agent retry", "default guidance", "meaning"}, func(t Term) []string {
 		r := t.Row.(*errsvcv1.ActionRow)
@@ -85,6 +89,7 @@ func VocabulariesMarkdown() string {
 	section(&b, SameArgs, []string{"same_arguments", "meaning"}, plain)
 	section(&b, SideEffects, []string{"side_effects", "meaning"}, plain)
 	section(&b, NoteCodes, []string{"note code", "meaning"}, plain)
+	vocabulariesOfConsumers(&b, plain)
 	return b.String()
 }
 

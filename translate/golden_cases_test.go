@@ -166,6 +166,7 @@ func goldenCases() []goldenCase {
 	}
 	cs = append(cs, rules...)
 	cs = append(cs, openObjectCases()...)
+	cs = append(cs, vocabularyCases()...)
 
 	for _, t := range LabbyKinds.Terms {
 		add("mcp.kind."+t.Wire, "inside a completed MCP result only the listed kinds survive; the rest become tool_error",

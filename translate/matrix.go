@@ -59,10 +59,16 @@ var (
 	ClassifiedCodes = mustVocabulary(errsvcv1.ClassifiedCode(0).Descriptor(), "Error Class Contract v1 (seed 004): broca refusals and vault read errors")
 	RoutingCodes    = mustVocabulary(errsvcv1.RoutingCode(0).Descriptor(), "Error Class Contract v1 (seed 004): routing codes of account_selection_refused")
 	NoteCodes       = mustVocabulary(errsvcv1.NoteCode(0).Descriptor(), "errsvc translation notes")
+	HandlingRoutes  = mustVocabulary(errsvcv1.HandlingRoute(0).Descriptor(), "Error Class Contract v1: the consumer decision of each class (handling.route)")
+	LogLevels       = mustVocabulary(errsvcv1.LogLevel(0).Descriptor(), "Labby agent error contract: logging rule (handling.log_level)")
+	GrpcCodes       = mustVocabulary(errsvcv1.GrpcCode(0).Descriptor(), "google.rpc.Code read as a source (AIP-193, AIP-194, Error Class Contract v1)")
+	JSONRPCCodes    = mustVocabulary(errsvcv1.JsonRpcCode(0).Descriptor(), "JSON-RPC 2.0 and MCP protocol error codes read as a source (MCP 2026-07-28)")
+	GatewayAnswers  = mustVocabulary(errsvcv1.GatewayAnswer(0).Descriptor(), "OpenAI-compatible and Anthropic error answers (openai_error, anthropic_error)")
 
 	allVocabularies = []*Vocabulary{
 		LabbyKinds, Origins, RecoveryActions, SameArgs, SideEffects,
 		AgentCodes, AgentRetries, Classes, ClassifiedCodes, RoutingCodes, NoteCodes,
+		HandlingRoutes, LogLevels, GrpcCodes, JSONRPCCodes, GatewayAnswers,
 	}
 )
 
@@ -122,6 +128,7 @@ func retryRow(wire string) *errsvcv1.RetryRow {
 var rowExtensions = []protoreflect.ExtensionType{
 	errsvcv1.E_Kind, errsvcv1.E_AgentCode, errsvcv1.E_ClassifiedCode, errsvcv1.E_Class,
 	errsvcv1.E_Origin, errsvcv1.E_Action, errsvcv1.E_Retry,
+	errsvcv1.E_GrpcCode, errsvcv1.E_JsonrpcCode, errsvcv1.E_GatewayAnswer,
 }
 
 func mustVocabulary(ed protoreflect.EnumDescriptor, source string) *Vocabulary {
@@ -209,6 +216,12 @@ func buildVocabulariesResponse() *errsvcv1.ListVocabulariesResponse {
 				pt.Row = &errsvcv1.Term_Action{Action: row}
 			case *errsvcv1.RetryRow:
 				pt.Row = &errsvcv1.Term_Retry{Retry: row}
+			case *errsvcv1.GrpcCodeRow:
+				pt.Row = &errsvcv1.Term_GrpcCode{GrpcCode: row}
+			case *errsvcv1.JsonRpcCodeRow:
+				pt.Row = &errsvcv1.Term_JsonrpcCode{JsonrpcCode: row}
+			case *errsvcv1.GatewayAnswerRow:
+				pt.Row = &errsvcv1.Term_GatewayAnswer{GatewayAnswer: row}
 			}
 			pv.Terms = append(pv.Terms, pt)
 		}

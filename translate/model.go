@@ -72,6 +72,15 @@ type model struct {
 	// hints from the request context and the tool annotations.
 	idempotent, readOnly bool
 
+	// completedResult is true for a completed MCP isError result: the
+	// connection worked, so the failure never counts toward health.
+	completedResult bool
+	// jsonrpcCode is the source's JSON-RPC code, kept by the jsonrpc_error
+	// target; nil when the source was not a JSON-RPC error.
+	jsonrpcCode *int32
+	// waitWithheldNoted: the retry-hint targets noted the withheld wait.
+	waitWithheldNoted bool
+
 	notes []*errsvcv1.Note
 
 	// store is where the response's messages are carved from: one

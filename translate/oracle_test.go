@@ -467,13 +467,20 @@ func goldenAnswers(t *testing.T) []oracleVector {
 // vectorAllow lists golden answers that depart from an oracle, by vector
 // name prefix and check, with why.
 var vectorAllow = map[string]string{
-	"classified.class.permanent/http":      "a bare class has no producer kind: the class row picks 422 so a status-only client never retries a permanent (Error Class Contract's quota rule)",
-	"classified.class_wait.permanent/http": "as classified.class.permanent",
-	"classified.class.transient/http":      "a bare transient answers 503 (the class row), not upstream_error's 502",
-	"classified.class_wait.transient/http": "as classified.class.transient",
-	"hostile.class.permanent/http":         "as classified.class.permanent",
-	"hostile.class.transient/http":         "as classified.class.transient",
-	"rule.retry_after_clamped/http":        "a bare transient answers 503 (the class row), not upstream_error's 502",
+	"classified.class.permanent/http":       "a bare class has no producer kind: the class row picks 422 so a status-only client never retries a permanent (Error Class Contract's quota rule)",
+	"classified.class_wait.permanent/http":  "as classified.class.permanent",
+	"classified.class.transient/http":       "a bare transient answers 503 (the class row), not upstream_error's 502",
+	"classified.class_wait.transient/http":  "as classified.class.transient",
+	"hostile.class.permanent/http":          "as classified.class.permanent",
+	"hostile.class.transient/http":          "as classified.class.transient",
+	"rule.retry_after_clamped/http":         "a bare transient answers 503 (the class row), not upstream_error's 502",
+	"targets.class.permanent/http":          "as classified.class.permanent",
+	"targets.class_wait.permanent/http":     "as classified.class.permanent",
+	"targets.class.transient/http":          "as classified.class.transient",
+	"targets.class_wait.transient/http":     "as classified.class.transient",
+	"grpc.code.ABORTED/http":                "a gRPC status with no kind of its own is a bare class: ABORTED is transient and answers the class row's 503",
+	"grpc.code.FAILED_PRECONDITION/http":    "a gRPC status with no kind of its own is a bare class: FAILED_PRECONDITION is permanent and answers the class row's 422",
+	"grpc.details.failed_precondition/http": "as grpc.code.FAILED_PRECONDITION",
 }
 
 var vectorAllowUsed sync.Map

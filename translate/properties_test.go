@@ -177,6 +177,11 @@ var templateCorpus = func() string {
 	var b strings.Builder
 	for _, t := range AgentCodes.Terms {
 		b.WriteString(t.Row.(*errsvcv1.AgentCodeRow).GetMessage() + "\n")
+		// Whole renderings too: a window across a template and its advice
+		// (errsvc's own grpc_status read back) is errsvc's text.
+		for _, r := range AgentRetries.Terms {
+			b.WriteString(renderAgentMessage(t.Wire, r.Wire) + " Wait at least \n")
+		}
 	}
 	for _, t := range AgentRetries.Terms {
 		b.WriteString(t.Row.(*errsvcv1.RetryRow).GetAdvice() + "\n")

@@ -14,6 +14,14 @@ const (
 	TargetClassification = "classification"
 	TargetHTTPStatus     = "http_status"
 	TargetGRPCStatus     = "grpc_status"
+	// The targets below are answered only when a request names them.
+	TargetHandling       = "handling"
+	TargetHTTPHeaders    = "http_headers"
+	TargetGRPCMetadata   = "grpc_metadata"
+	TargetOpenAIError    = "openai_error"
+	TargetAnthropicError = "anthropic_error"
+	TargetGoogleError    = "google_error"
+	TargetJSONRPCError   = "jsonrpc_error"
 )
 
 // target encodes the model into one response field.
@@ -26,6 +34,11 @@ type target struct {
 
 func always(*errsvcv1.TranslateRequest) bool { return true }
 
+// onRequest marks a target an empty target list leaves out: it is answered
+// only when named, so every answer of the earlier targets stays the same
+// size and shape for the clients that never asked for it.
+func onRequest(*errsvcv1.TranslateRequest) bool { return false }
+
 var targets = []target{
 	{TargetLabbyError, always, encodeLabby},
 	{TargetCodeModeError, isToolResult, encodeCodeMode},
@@ -33,6 +46,13 @@ var targets = []target{
 	{TargetClassification, always, encodeClassification},
 	{TargetHTTPStatus, always, encodeHTTPStatus},
 	{TargetGRPCStatus, always, encodeGRPCStatus},
+	{TargetHandling, onRequest, encodeHandling},
+	{TargetHTTPHeaders, onRequest, encodeHTTPHeaders},
+	{TargetGRPCMetadata, onRequest, encodeGRPCMetadata},
+	{TargetOpenAIError, onRequest, encodeOpenAIError},
+	{TargetAnthropicError, onRequest, encodeAnthropicError},
+	{TargetGoogleError, onRequest, encodeGoogleError},
+	{TargetJSONRPCError, onRequest, encodeJSONRPCError},
 }
 
 // Translate turns the request's one source into every requested target.
@@ -91,7 +111,7 @@ func selectTargets(req *errsvcv1.TranslateRequest, m *model) uint {
 // decode reads the request's one source into the model.
 func decode(req *errsvcv1.TranslateRequest) (*model, error) {
 	if req == nil {
-		return nil, &RequestError{Field: "source", Description: "the request is empty: set exactly one source (labby_error, agent_error, classified_error, provider_response or mcp_tool_result)"}
+		return nil, &RequestError{Field: "source", Description: "the request is empty: set exactly one source (labby_error, agent_error, classified_error, provider_response, mcp_tool_result, grpc_status, jsonrpc_error or http_error)"}
 	}
 	m := newModel()
 	if c := req.GetContext(); c != nil {
@@ -109,9 +129,16 @@ func decode(req *errsvcv1.TranslateRequest) (*model, error) {
 	case *errsvcv1.TranslateRequest_ProviderResponse:
 		err = decodeProvider(m, src.ProviderResponse)
 	case *errsvcv1.TranslateRequest_McpToolResult:
+		m.completedResult = true
 		err = decodeToolResult(m, src.McpToolResult)
+	case *errsvcv1.TranslateRequest_GrpcStatus:
+		err = decodeGRPCStatusSource(m, src.GrpcStatus)
+	case *errsvcv1.TranslateRequest_JsonrpcError:
+		err = decodeJSONRPCError(m, src.JsonrpcError)
+	case *errsvcv1.TranslateRequest_HttpError:
+		err = decodeHTTPError(m, src.HttpError)
 	default:
-		return nil, &RequestError{Field: "source", Description: "set exactly one source (labby_error, agent_error, classified_error, provider_response or mcp_tool_result)"}
+		return nil, &RequestError{Field: "source", Description: "set exactly one source (labby_error, agent_error, classified_error, provider_response, mcp_tool_result, grpc_status, jsonrpc_error or http_error)"}
 	}
 	if err != nil {
 		return nil, err

@@ -40,6 +40,16 @@ var baseSources = map[protoreflect.Name]func() proto.Message{
 	"provider_response": func() proto.Message {
 		return &errsvcv1.ProviderResponse{Provider: "openai", Status: 401, Body: `{"error":{"message":"m","type":"invalid_request_error"}}`}
 	},
+	"grpc_status": func() proto.Message {
+		d, _ := structpb.NewStruct(map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "QUOTA", "domain": "example.com", "metadata": map[string]any{"key": "v"}})
+		return &errsvcv1.GrpcStatusError{Code: 14, Message: "m", Details: []*structpb.Struct{d}}
+	},
+	"jsonrpc_error": func() proto.Message {
+		return &errsvcv1.JsonRpcError{Code: -32603, Message: "m", Data: structpb.NewStringValue("d")}
+	},
+	"http_error": func() proto.Message {
+		return &errsvcv1.HttpError{Status: 503, Headers: map[string]string{"retry-after": "5"}, Body: `{"error":"m"}`}
+	},
 	"mcp_tool_result": func() proto.Message {
 		b, _ := structpb.NewStruct(map[string]any{"type": "text", "text": "m"})
 		return &errsvcv1.McpToolResult{Tool: "ns::tool", IsError: true, Content: []*structpb.Struct{b}}

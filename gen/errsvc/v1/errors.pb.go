@@ -1117,6 +1117,423 @@ func (x *McpToolResult) GetAdditionalFields() *structpb.Struct {
 	return nil
 }
 
+// GrpcStatusError is a google.rpc.Status from any gRPC service: the same
+// JSON shape ({code, message, details}), or its binary form.
+type GrpcStatusError struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The google.rpc.Code number; 0 (OK) is not an error.
+	Code int32 `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"`
+	// The status message. Untrusted: sanitised, never the agent message.
+	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// The details in their JSON form ({"@type": ..., ...}), as google.rpc.Status
+	// prints them: ErrorInfo and RetryInfo decide; QuotaFailure, BadRequest,
+	// PreconditionFailure, Help and any other type (unknown types included,
+	// never a decode error) are kept, sanitised, as producer detail. Over gRPC,
+	// status_bin carries a Status as it is.
+	Details []*structpb.Struct `protobuf:"bytes,3,rep,name=details,proto3" json:"details,omitempty"`
+	// A serialized google.rpc.Status (the grpc-status-details-bin trailer);
+	// when set, it is read instead of the fields above.
+	StatusBin []byte `protobuf:"bytes,4,opt,name=status_bin,json=statusBin,proto3" json:"status_bin,omitempty"`
+	// Members of the object that this contract version does not model (a
+	// producer's or a newer version's additive fields), sanitised and capped.
+	// Consumers ignore unknown additive fields, so errsvc reads them, notes
+	// them (field_ignored) and carries them to the same contract's output. In
+	// JSON (REST and the CLI) they are members of the object itself, never a
+	// member named additional_fields; over gRPC they travel here.
+	AdditionalFields *structpb.Struct `protobuf:"bytes,100,opt,name=additional_fields,json=additionalFields,proto3" json:"additional_fields,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *GrpcStatusError) Reset() {
+	*x = GrpcStatusError{}
+	mi := &file_errsvc_v1_errors_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GrpcStatusError) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GrpcStatusError) ProtoMessage() {}
+
+func (x *GrpcStatusError) ProtoReflect() protoreflect.Message {
+	mi := &file_errsvc_v1_errors_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GrpcStatusError.ProtoReflect.Descriptor instead.
+func (*GrpcStatusError) Descriptor() ([]byte, []int) {
+	return file_errsvc_v1_errors_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *GrpcStatusError) GetCode() int32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *GrpcStatusError) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *GrpcStatusError) GetDetails() []*structpb.Struct {
+	if x != nil {
+		return x.Details
+	}
+	return nil
+}
+
+func (x *GrpcStatusError) GetStatusBin() []byte {
+	if x != nil {
+		return x.StatusBin
+	}
+	return nil
+}
+
+func (x *GrpcStatusError) GetAdditionalFields() *structpb.Struct {
+	if x != nil {
+		return x.AdditionalFields
+	}
+	return nil
+}
+
+// JsonRpcError is a JSON-RPC error object: an MCP protocol error.
+type JsonRpcError struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The JSON-RPC error code.
+	Code int32 `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"`
+	// The error message. Untrusted: sanitised, never the agent message.
+	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// The error's data; a Labby envelope here is read as the envelope it is.
+	Data *structpb.Value `protobuf:"bytes,3,opt,name=data,proto3" json:"data,omitempty"`
+	// Members of the object that this contract version does not model (a
+	// producer's or a newer version's additive fields), sanitised and capped.
+	// Consumers ignore unknown additive fields, so errsvc reads them, notes
+	// them (field_ignored) and carries them to the same contract's output. In
+	// JSON (REST and the CLI) they are members of the object itself, never a
+	// member named additional_fields; over gRPC they travel here.
+	AdditionalFields *structpb.Struct `protobuf:"bytes,100,opt,name=additional_fields,json=additionalFields,proto3" json:"additional_fields,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *JsonRpcError) Reset() {
+	*x = JsonRpcError{}
+	mi := &file_errsvc_v1_errors_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JsonRpcError) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JsonRpcError) ProtoMessage() {}
+
+func (x *JsonRpcError) ProtoReflect() protoreflect.Message {
+	mi := &file_errsvc_v1_errors_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JsonRpcError.ProtoReflect.Descriptor instead.
+func (*JsonRpcError) Descriptor() ([]byte, []int) {
+	return file_errsvc_v1_errors_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *JsonRpcError) GetCode() int32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *JsonRpcError) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *JsonRpcError) GetData() *structpb.Value {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *JsonRpcError) GetAdditionalFields() *structpb.Struct {
+	if x != nil {
+		return x.AdditionalFields
+	}
+	return nil
+}
+
+// HttpError is a bare HTTP error answer from a service that is not a model
+// provider: read by the provider classifier's generic rules.
+type HttpError struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// HTTP status.
+	Status int32 `protobuf:"varint,1,opt,name=status,proto3" json:"status,omitempty"`
+	// Header name to value.
+	Headers map[string]string `protobuf:"bytes,2,rep,name=headers,proto3" json:"headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The body, if any: JSON, plain text or an event stream.
+	Body string `protobuf:"bytes,3,opt,name=body,proto3" json:"body,omitempty"`
+	// When the answer arrived; the base for an HTTP-date Retry-After without Date.
+	ReceivedAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=received_at,json=receivedAt,proto3" json:"received_at,omitempty"`
+	// Members of the object that this contract version does not model (a
+	// producer's or a newer version's additive fields), sanitised and capped.
+	// Consumers ignore unknown additive fields, so errsvc reads them, notes
+	// them (field_ignored) and carries them to the same contract's output. In
+	// JSON (REST and the CLI) they are members of the object itself, never a
+	// member named additional_fields; over gRPC they travel here.
+	AdditionalFields *structpb.Struct `protobuf:"bytes,100,opt,name=additional_fields,json=additionalFields,proto3" json:"additional_fields,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *HttpError) Reset() {
+	*x = HttpError{}
+	mi := &file_errsvc_v1_errors_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HttpError) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HttpError) ProtoMessage() {}
+
+func (x *HttpError) ProtoReflect() protoreflect.Message {
+	mi := &file_errsvc_v1_errors_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HttpError.ProtoReflect.Descriptor instead.
+func (*HttpError) Descriptor() ([]byte, []int) {
+	return file_errsvc_v1_errors_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *HttpError) GetStatus() int32 {
+	if x != nil {
+		return x.Status
+	}
+	return 0
+}
+
+func (x *HttpError) GetHeaders() map[string]string {
+	if x != nil {
+		return x.Headers
+	}
+	return nil
+}
+
+func (x *HttpError) GetBody() string {
+	if x != nil {
+		return x.Body
+	}
+	return ""
+}
+
+func (x *HttpError) GetReceivedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ReceivedAt
+	}
+	return nil
+}
+
+func (x *HttpError) GetAdditionalFields() *structpb.Struct {
+	if x != nil {
+		return x.AdditionalFields
+	}
+	return nil
+}
+
+// Handling is what each part of a consumer does with the error, as the
+// contracts say it; a field is absent where the source leaves it open.
+type Handling struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The class's consumer decision (HandlingRoute wire string); empty for no
+	// class or a class outside the four, which the consumer's policy decides.
+	Route string `protobuf:"bytes,1,opt,name=route,proto3" json:"route,omitempty"`
+	// For backoff_retry: the backoff floor in whole seconds, when the source
+	// gave a wait.
+	BackoffFloorSecs *uint32 `protobuf:"varint,2,opt,name=backoff_floor_secs,json=backoffFloorSecs,proto3,oneof" json:"backoff_floor_secs,omitempty"`
+	// For pause_for_auth: mark same-provider alternatives dead.
+	SameProviderAlternativesDead *bool `protobuf:"varint,3,opt,name=same_provider_alternatives_dead,json=sameProviderAlternativesDead,proto3,oneof" json:"same_provider_alternatives_dead,omitempty"`
+	// Whether the failure counts toward the upstream's circuit breaker and
+	// health; never for a completed MCP isError result.
+	CountsTowardHealth *bool `protobuf:"varint,4,opt,name=counts_toward_health,json=countsTowardHealth,proto3,oneof" json:"counts_toward_health,omitempty"`
+	// Whether a terminal answer may be cached in a dedupe window (the Agent
+	// Surface matrix's cacheable for the answer's agent code).
+	Cacheable *bool `protobuf:"varint,5,opt,name=cacheable,proto3,oneof" json:"cacheable,omitempty"`
+	// WARN (caller-fixable) or ERROR (an internal failure needing an operator).
+	LogLevel      string `protobuf:"bytes,6,opt,name=log_level,json=logLevel,proto3" json:"log_level,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Handling) Reset() {
+	*x = Handling{}
+	mi := &file_errsvc_v1_errors_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Handling) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Handling) ProtoMessage() {}
+
+func (x *Handling) ProtoReflect() protoreflect.Message {
+	mi := &file_errsvc_v1_errors_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Handling.ProtoReflect.Descriptor instead.
+func (*Handling) Descriptor() ([]byte, []int) {
+	return file_errsvc_v1_errors_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *Handling) GetRoute() string {
+	if x != nil {
+		return x.Route
+	}
+	return ""
+}
+
+func (x *Handling) GetBackoffFloorSecs() uint32 {
+	if x != nil && x.BackoffFloorSecs != nil {
+		return *x.BackoffFloorSecs
+	}
+	return 0
+}
+
+func (x *Handling) GetSameProviderAlternativesDead() bool {
+	if x != nil && x.SameProviderAlternativesDead != nil {
+		return *x.SameProviderAlternativesDead
+	}
+	return false
+}
+
+func (x *Handling) GetCountsTowardHealth() bool {
+	if x != nil && x.CountsTowardHealth != nil {
+		return *x.CountsTowardHealth
+	}
+	return false
+}
+
+func (x *Handling) GetCacheable() bool {
+	if x != nil && x.Cacheable != nil {
+		return *x.Cacheable
+	}
+	return false
+}
+
+func (x *Handling) GetLogLevel() string {
+	if x != nil {
+		return x.LogLevel
+	}
+	return ""
+}
+
+// HttpAnswer is an HTTP error answer in another producer's shape: the
+// status, the headers and the JSON body exactly as that producer sends it.
+type HttpAnswer struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        int32                  `protobuf:"varint,1,opt,name=status,proto3" json:"status,omitempty"`
+	Headers       map[string]string      `protobuf:"bytes,2,rep,name=headers,proto3" json:"headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Body          *structpb.Struct       `protobuf:"bytes,3,opt,name=body,proto3" json:"body,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HttpAnswer) Reset() {
+	*x = HttpAnswer{}
+	mi := &file_errsvc_v1_errors_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HttpAnswer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HttpAnswer) ProtoMessage() {}
+
+func (x *HttpAnswer) ProtoReflect() protoreflect.Message {
+	mi := &file_errsvc_v1_errors_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HttpAnswer.ProtoReflect.Descriptor instead.
+func (*HttpAnswer) Descriptor() ([]byte, []int) {
+	return file_errsvc_v1_errors_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *HttpAnswer) GetStatus() int32 {
+	if x != nil {
+		return x.Status
+	}
+	return 0
+}
+
+func (x *HttpAnswer) GetHeaders() map[string]string {
+	if x != nil {
+		return x.Headers
+	}
+	return nil
+}
+
+func (x *HttpAnswer) GetBody() *structpb.Struct {
+	if x != nil {
+		return x.Body
+	}
+	return nil
+}
+
 // Note records a step that lost information, assumed a default or
 // recognised an alias.
 type Note struct {
@@ -1130,7 +1547,7 @@ type Note struct {
 
 func (x *Note) Reset() {
 	*x = Note{}
-	mi := &file_errsvc_v1_errors_proto_msgTypes[10]
+	mi := &file_errsvc_v1_errors_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1142,7 +1559,7 @@ func (x *Note) String() string {
 func (*Note) ProtoMessage() {}
 
 func (x *Note) ProtoReflect() protoreflect.Message {
-	mi := &file_errsvc_v1_errors_proto_msgTypes[10]
+	mi := &file_errsvc_v1_errors_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1155,7 +1572,7 @@ func (x *Note) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Note.ProtoReflect.Descriptor instead.
 func (*Note) Descriptor() ([]byte, []int) {
-	return file_errsvc_v1_errors_proto_rawDescGZIP(), []int{10}
+	return file_errsvc_v1_errors_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Note) GetCode() string {
@@ -1285,7 +1702,49 @@ const file_errsvc_v1_errors_proto_rawDesc = "" +
 	"\acontent\x18\x03 \x03(\v2\x17.google.protobuf.StructR\acontent\x12E\n" +
 	"\x12structured_content\x18\x04 \x01(\v2\x16.google.protobuf.ValueR\x11structuredContent\x123\n" +
 	"\vannotations\x18\x05 \x01(\v2\x11.errsvc.v1.SafetyR\vannotations\x12D\n" +
-	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFields\"4\n" +
+	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFields\"\xd7\x01\n" +
+	"\x0fGrpcStatusError\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x121\n" +
+	"\adetails\x18\x03 \x03(\v2\x17.google.protobuf.StructR\adetails\x12\x1d\n" +
+	"\n" +
+	"status_bin\x18\x04 \x01(\fR\tstatusBin\x12D\n" +
+	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFields\"\xae\x01\n" +
+	"\fJsonRpcError\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12*\n" +
+	"\x04data\x18\x03 \x01(\v2\x16.google.protobuf.ValueR\x04data\x12D\n" +
+	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFields\"\xb3\x02\n" +
+	"\tHttpError\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\x05R\x06status\x12;\n" +
+	"\aheaders\x18\x02 \x03(\v2!.errsvc.v1.HttpError.HeadersEntryR\aheaders\x12\x12\n" +
+	"\x04body\x18\x03 \x01(\tR\x04body\x12;\n" +
+	"\vreceived_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"receivedAt\x12D\n" +
+	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFields\x1a:\n" +
+	"\fHeadersEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xf8\x02\n" +
+	"\bHandling\x12\x14\n" +
+	"\x05route\x18\x01 \x01(\tR\x05route\x121\n" +
+	"\x12backoff_floor_secs\x18\x02 \x01(\rH\x00R\x10backoffFloorSecs\x88\x01\x01\x12J\n" +
+	"\x1fsame_provider_alternatives_dead\x18\x03 \x01(\bH\x01R\x1csameProviderAlternativesDead\x88\x01\x01\x125\n" +
+	"\x14counts_toward_health\x18\x04 \x01(\bH\x02R\x12countsTowardHealth\x88\x01\x01\x12!\n" +
+	"\tcacheable\x18\x05 \x01(\bH\x03R\tcacheable\x88\x01\x01\x12\x1b\n" +
+	"\tlog_level\x18\x06 \x01(\tR\blogLevelB\x15\n" +
+	"\x13_backoff_floor_secsB\"\n" +
+	" _same_provider_alternatives_deadB\x17\n" +
+	"\x15_counts_toward_healthB\f\n" +
+	"\n" +
+	"_cacheable\"\xcb\x01\n" +
+	"\n" +
+	"HttpAnswer\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\x05R\x06status\x12<\n" +
+	"\aheaders\x18\x02 \x03(\v2\".errsvc.v1.HttpAnswer.HeadersEntryR\aheaders\x12+\n" +
+	"\x04body\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x04body\x1a:\n" +
+	"\fHeadersEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"4\n" +
 	"\x04Note\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessageB1Z/github.com/errsvc/errsvc/gen/errsvc/v1;errsvcv1b\x06proto3"
@@ -1302,7 +1761,7 @@ func file_errsvc_v1_errors_proto_rawDescGZIP() []byte {
 	return file_errsvc_v1_errors_proto_rawDescData
 }
 
-var file_errsvc_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_errsvc_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_errsvc_v1_errors_proto_goTypes = []any{
 	(*LabbyError)(nil),            // 0: errsvc.v1.LabbyError
 	(*Recovery)(nil),              // 1: errsvc.v1.Recovery
@@ -1314,11 +1773,18 @@ var file_errsvc_v1_errors_proto_goTypes = []any{
 	(*ClassifiedError)(nil),       // 7: errsvc.v1.ClassifiedError
 	(*ProviderResponse)(nil),      // 8: errsvc.v1.ProviderResponse
 	(*McpToolResult)(nil),         // 9: errsvc.v1.McpToolResult
-	(*Note)(nil),                  // 10: errsvc.v1.Note
-	nil,                           // 11: errsvc.v1.ProviderResponse.HeadersEntry
-	(*structpb.Struct)(nil),       // 12: google.protobuf.Struct
-	(*structpb.Value)(nil),        // 13: google.protobuf.Value
-	(*timestamppb.Timestamp)(nil), // 14: google.protobuf.Timestamp
+	(*GrpcStatusError)(nil),       // 10: errsvc.v1.GrpcStatusError
+	(*JsonRpcError)(nil),          // 11: errsvc.v1.JsonRpcError
+	(*HttpError)(nil),             // 12: errsvc.v1.HttpError
+	(*Handling)(nil),              // 13: errsvc.v1.Handling
+	(*HttpAnswer)(nil),            // 14: errsvc.v1.HttpAnswer
+	(*Note)(nil),                  // 15: errsvc.v1.Note
+	nil,                           // 16: errsvc.v1.ProviderResponse.HeadersEntry
+	nil,                           // 17: errsvc.v1.HttpError.HeadersEntry
+	nil,                           // 18: errsvc.v1.HttpAnswer.HeadersEntry
+	(*structpb.Struct)(nil),       // 19: google.protobuf.Struct
+	(*structpb.Value)(nil),        // 20: google.protobuf.Value
+	(*timestamppb.Timestamp)(nil), // 21: google.protobuf.Timestamp
 }
 var file_errsvc_v1_errors_proto_depIdxs = []int32{
 	1,  // 0: errsvc.v1.LabbyError.recovery:type_name -> errsvc.v1.Recovery
@@ -1326,32 +1792,41 @@ var file_errsvc_v1_errors_proto_depIdxs = []int32{
 	3,  // 2: errsvc.v1.LabbyError.evidence:type_name -> errsvc.v1.Evidence
 	5,  // 3: errsvc.v1.LabbyError.agent_error:type_name -> errsvc.v1.AgentError
 	6,  // 4: errsvc.v1.LabbyError.classification:type_name -> errsvc.v1.Classification
-	12, // 5: errsvc.v1.LabbyError.detail:type_name -> google.protobuf.Struct
-	12, // 6: errsvc.v1.LabbyError.additional_fields:type_name -> google.protobuf.Struct
-	12, // 7: errsvc.v1.Recovery.additional_fields:type_name -> google.protobuf.Struct
-	12, // 8: errsvc.v1.Safety.additional_fields:type_name -> google.protobuf.Struct
+	19, // 5: errsvc.v1.LabbyError.detail:type_name -> google.protobuf.Struct
+	19, // 6: errsvc.v1.LabbyError.additional_fields:type_name -> google.protobuf.Struct
+	19, // 7: errsvc.v1.Recovery.additional_fields:type_name -> google.protobuf.Struct
+	19, // 8: errsvc.v1.Safety.additional_fields:type_name -> google.protobuf.Struct
 	4,  // 9: errsvc.v1.Evidence.content:type_name -> errsvc.v1.EvidenceBlock
-	13, // 10: errsvc.v1.Evidence.structured_content:type_name -> google.protobuf.Value
-	13, // 11: errsvc.v1.Evidence.parsed_error:type_name -> google.protobuf.Value
-	12, // 12: errsvc.v1.Evidence.additional_fields:type_name -> google.protobuf.Struct
-	12, // 13: errsvc.v1.EvidenceBlock.additional_fields:type_name -> google.protobuf.Struct
-	12, // 14: errsvc.v1.AgentError.details:type_name -> google.protobuf.Struct
-	12, // 15: errsvc.v1.AgentError.additional_fields:type_name -> google.protobuf.Struct
-	12, // 16: errsvc.v1.Classification.additional_fields:type_name -> google.protobuf.Struct
-	12, // 17: errsvc.v1.ClassifiedError.detail:type_name -> google.protobuf.Struct
-	12, // 18: errsvc.v1.ClassifiedError.additional_fields:type_name -> google.protobuf.Struct
-	11, // 19: errsvc.v1.ProviderResponse.headers:type_name -> errsvc.v1.ProviderResponse.HeadersEntry
-	14, // 20: errsvc.v1.ProviderResponse.received_at:type_name -> google.protobuf.Timestamp
-	12, // 21: errsvc.v1.ProviderResponse.additional_fields:type_name -> google.protobuf.Struct
-	12, // 22: errsvc.v1.McpToolResult.content:type_name -> google.protobuf.Struct
-	13, // 23: errsvc.v1.McpToolResult.structured_content:type_name -> google.protobuf.Value
+	20, // 10: errsvc.v1.Evidence.structured_content:type_name -> google.protobuf.Value
+	20, // 11: errsvc.v1.Evidence.parsed_error:type_name -> google.protobuf.Value
+	19, // 12: errsvc.v1.Evidence.additional_fields:type_name -> google.protobuf.Struct
+	19, // 13: errsvc.v1.EvidenceBlock.additional_fields:type_name -> google.protobuf.Struct
+	19, // 14: errsvc.v1.AgentError.details:type_name -> google.protobuf.Struct
+	19, // 15: errsvc.v1.AgentError.additional_fields:type_name -> google.protobuf.Struct
+	19, // 16: errsvc.v1.Classification.additional_fields:type_name -> google.protobuf.Struct
+	19, // 17: errsvc.v1.ClassifiedError.detail:type_name -> google.protobuf.Struct
+	19, // 18: errsvc.v1.ClassifiedError.additional_fields:type_name -> google.protobuf.Struct
+	16, // 19: errsvc.v1.ProviderResponse.headers:type_name -> errsvc.v1.ProviderResponse.HeadersEntry
+	21, // 20: errsvc.v1.ProviderResponse.received_at:type_name -> google.protobuf.Timestamp
+	19, // 21: errsvc.v1.ProviderResponse.additional_fields:type_name -> google.protobuf.Struct
+	19, // 22: errsvc.v1.McpToolResult.content:type_name -> google.protobuf.Struct
+	20, // 23: errsvc.v1.McpToolResult.structured_content:type_name -> google.protobuf.Value
 	2,  // 24: errsvc.v1.McpToolResult.annotations:type_name -> errsvc.v1.Safety
-	12, // 25: errsvc.v1.McpToolResult.additional_fields:type_name -> google.protobuf.Struct
-	26, // [26:26] is the sub-list for method output_type
-	26, // [26:26] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	19, // 25: errsvc.v1.McpToolResult.additional_fields:type_name -> google.protobuf.Struct
+	19, // 26: errsvc.v1.GrpcStatusError.details:type_name -> google.protobuf.Struct
+	19, // 27: errsvc.v1.GrpcStatusError.additional_fields:type_name -> google.protobuf.Struct
+	20, // 28: errsvc.v1.JsonRpcError.data:type_name -> google.protobuf.Value
+	19, // 29: errsvc.v1.JsonRpcError.additional_fields:type_name -> google.protobuf.Struct
+	17, // 30: errsvc.v1.HttpError.headers:type_name -> errsvc.v1.HttpError.HeadersEntry
+	21, // 31: errsvc.v1.HttpError.received_at:type_name -> google.protobuf.Timestamp
+	19, // 32: errsvc.v1.HttpError.additional_fields:type_name -> google.protobuf.Struct
+	18, // 33: errsvc.v1.HttpAnswer.headers:type_name -> errsvc.v1.HttpAnswer.HeadersEntry
+	19, // 34: errsvc.v1.HttpAnswer.body:type_name -> google.protobuf.Struct
+	35, // [35:35] is the sub-list for method output_type
+	35, // [35:35] is the sub-list for method input_type
+	35, // [35:35] is the sub-list for extension type_name
+	35, // [35:35] is the sub-list for extension extendee
+	0,  // [0:35] is the sub-list for field type_name
 }
 
 func init() { file_errsvc_v1_errors_proto_init() }
@@ -1365,13 +1840,14 @@ func file_errsvc_v1_errors_proto_init() {
 	file_errsvc_v1_errors_proto_msgTypes[4].OneofWrappers = []any{}
 	file_errsvc_v1_errors_proto_msgTypes[6].OneofWrappers = []any{}
 	file_errsvc_v1_errors_proto_msgTypes[7].OneofWrappers = []any{}
+	file_errsvc_v1_errors_proto_msgTypes[13].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_errsvc_v1_errors_proto_rawDesc), len(file_errsvc_v1_errors_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -436,8 +436,14 @@ type ClassRow struct {
 	AgentCode     string `protobuf:"bytes,5,opt,name=agent_code,json=agentCode,proto3" json:"agent_code,omitempty"`
 	HttpStatus    int32  `protobuf:"varint,6,opt,name=http_status,json=httpStatus,proto3" json:"http_status,omitempty"`
 	GrpcCode      string `protobuf:"bytes,7,opt,name=grpc_code,json=grpcCode,proto3" json:"grpc_code,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// The consumer decision of the class (HandlingRoute wire string), as the
+	// Error Class Contract states it.
+	Route string `protobuf:"bytes,8,opt,name=route,proto3" json:"route,omitempty"`
+	// auth_required is provider-scoped: the consumer marks same-provider
+	// alternatives dead (from its own routing knowledge).
+	SameProviderAlternativesDead bool `protobuf:"varint,9,opt,name=same_provider_alternatives_dead,json=sameProviderAlternativesDead,proto3" json:"same_provider_alternatives_dead,omitempty"`
+	unknownFields                protoimpl.UnknownFields
+	sizeCache                    protoimpl.SizeCache
 }
 
 func (x *ClassRow) Reset() {
@@ -519,6 +525,20 @@ func (x *ClassRow) GetGrpcCode() string {
 	return ""
 }
 
+func (x *ClassRow) GetRoute() string {
+	if x != nil {
+		return x.Route
+	}
+	return ""
+}
+
+func (x *ClassRow) GetSameProviderAlternativesDead() bool {
+	if x != nil {
+		return x.SameProviderAlternativesDead
+	}
+	return false
+}
+
 // A Labby origin.
 type OriginRow struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -527,8 +547,21 @@ type OriginRow struct {
 	// The origin reported by Code Mode (runtime, discovery and bridge are
 	// reported as code_mode).
 	CodeModeOrigin string `protobuf:"bytes,2,opt,name=code_mode_origin,json=codeModeOrigin,proto3" json:"code_mode_origin,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Whether a failure of this origin counts toward the upstream's circuit
+	// breaker and health: only a transport failure (no completed result) does;
+	// a completed MCP isError result never does.
+	CountsTowardHealth bool `protobuf:"varint,3,opt,name=counts_toward_health,json=countsTowardHealth,proto3" json:"counts_toward_health,omitempty"`
+	// The log level (LogLevel wire string): WARN for a caller-fixable error,
+	// ERROR for an internal failure that needs an operator.
+	LogLevel string `protobuf:"bytes,4,opt,name=log_level,json=logLevel,proto3" json:"log_level,omitempty"`
+	// Where the contracts leave the handling of this origin open, why errsvc
+	// chose as it did.
+	HandlingNote string `protobuf:"bytes,5,opt,name=handling_note,json=handlingNote,proto3" json:"handling_note,omitempty"`
+	// The JSON-RPC error code an MCP server answers with for an error of this
+	// origin when the source carried none.
+	JsonrpcCode   int32 `protobuf:"varint,6,opt,name=jsonrpc_code,json=jsonrpcCode,proto3" json:"jsonrpc_code,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *OriginRow) Reset() {
@@ -573,6 +606,34 @@ func (x *OriginRow) GetCodeModeOrigin() string {
 		return x.CodeModeOrigin
 	}
 	return ""
+}
+
+func (x *OriginRow) GetCountsTowardHealth() bool {
+	if x != nil {
+		return x.CountsTowardHealth
+	}
+	return false
+}
+
+func (x *OriginRow) GetLogLevel() string {
+	if x != nil {
+		return x.LogLevel
+	}
+	return ""
+}
+
+func (x *OriginRow) GetHandlingNote() string {
+	if x != nil {
+		return x.HandlingNote
+	}
+	return ""
+}
+
+func (x *OriginRow) GetJsonrpcCode() int32 {
+	if x != nil {
+		return x.JsonrpcCode
+	}
+	return 0
 }
 
 // A Labby recovery action.
@@ -693,6 +754,328 @@ func (x *RetryRow) GetAdvice() string {
 	return ""
 }
 
+// How a gRPC status code reads when a google.rpc.Status from a service other
+// than errsvc is the source (AIP-194 and the Error Class Contract).
+type GrpcCodeRow struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The google.rpc.Code number.
+	Code int32 `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"`
+	// The Labby kind the code reads as.
+	LabbyKind string `protobuf:"bytes,2,opt,name=labby_kind,json=labbyKind,proto3" json:"labby_kind,omitempty"`
+	// The class the code carries; empty means none is invented.
+	Class string `protobuf:"bytes,3,opt,name=class,proto3" json:"class,omitempty"`
+	// ErrorInfo reasons that say the quota is one a human must raise or pay
+	// for (billing), which makes the code permanent.
+	PermanentReasons []string `protobuf:"bytes,4,rep,name=permanent_reasons,json=permanentReasons,proto3" json:"permanent_reasons,omitempty"`
+	// The kind when a permanent reason applies.
+	PermanentKind string `protobuf:"bytes,5,opt,name=permanent_kind,json=permanentKind,proto3" json:"permanent_kind,omitempty"`
+	// Why the row reads as it does, where the sources leave it open.
+	Note          string `protobuf:"bytes,6,opt,name=note,proto3" json:"note,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GrpcCodeRow) Reset() {
+	*x = GrpcCodeRow{}
+	mi := &file_errsvc_v1_options_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GrpcCodeRow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GrpcCodeRow) ProtoMessage() {}
+
+func (x *GrpcCodeRow) ProtoReflect() protoreflect.Message {
+	mi := &file_errsvc_v1_options_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GrpcCodeRow.ProtoReflect.Descriptor instead.
+func (*GrpcCodeRow) Descriptor() ([]byte, []int) {
+	return file_errsvc_v1_options_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *GrpcCodeRow) GetCode() int32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *GrpcCodeRow) GetLabbyKind() string {
+	if x != nil {
+		return x.LabbyKind
+	}
+	return ""
+}
+
+func (x *GrpcCodeRow) GetClass() string {
+	if x != nil {
+		return x.Class
+	}
+	return ""
+}
+
+func (x *GrpcCodeRow) GetPermanentReasons() []string {
+	if x != nil {
+		return x.PermanentReasons
+	}
+	return nil
+}
+
+func (x *GrpcCodeRow) GetPermanentKind() string {
+	if x != nil {
+		return x.PermanentKind
+	}
+	return ""
+}
+
+func (x *GrpcCodeRow) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
+// How a JSON-RPC error code (an MCP protocol error) reads as a source.
+type JsonRpcCodeRow struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The code, or the first code of a range.
+	Code int32 `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"`
+	// The last code of a range; 0 for a single code.
+	LastCode int32 `protobuf:"varint,2,opt,name=last_code,json=lastCode,proto3" json:"last_code,omitempty"`
+	// The name the JSON-RPC or MCP specification gives it.
+	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// The Labby kind the code reads as.
+	LabbyKind string `protobuf:"bytes,4,opt,name=labby_kind,json=labbyKind,proto3" json:"labby_kind,omitempty"`
+	// The class the code carries; empty means none is invented.
+	Class string `protobuf:"bytes,5,opt,name=class,proto3" json:"class,omitempty"`
+	// The HTTP status the specification requires, when it requires one.
+	HttpStatus int32 `protobuf:"varint,6,opt,name=http_status,json=httpStatus,proto3" json:"http_status,omitempty"`
+	// The code is retired: read with its old meaning, with a note.
+	Retired bool `protobuf:"varint,7,opt,name=retired,proto3" json:"retired,omitempty"`
+	// Why the row reads as it does, where the sources leave it open.
+	Note          string `protobuf:"bytes,8,opt,name=note,proto3" json:"note,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JsonRpcCodeRow) Reset() {
+	*x = JsonRpcCodeRow{}
+	mi := &file_errsvc_v1_options_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JsonRpcCodeRow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JsonRpcCodeRow) ProtoMessage() {}
+
+func (x *JsonRpcCodeRow) ProtoReflect() protoreflect.Message {
+	mi := &file_errsvc_v1_options_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JsonRpcCodeRow.ProtoReflect.Descriptor instead.
+func (*JsonRpcCodeRow) Descriptor() ([]byte, []int) {
+	return file_errsvc_v1_options_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *JsonRpcCodeRow) GetCode() int32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *JsonRpcCodeRow) GetLastCode() int32 {
+	if x != nil {
+		return x.LastCode
+	}
+	return 0
+}
+
+func (x *JsonRpcCodeRow) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *JsonRpcCodeRow) GetLabbyKind() string {
+	if x != nil {
+		return x.LabbyKind
+	}
+	return ""
+}
+
+func (x *JsonRpcCodeRow) GetClass() string {
+	if x != nil {
+		return x.Class
+	}
+	return ""
+}
+
+func (x *JsonRpcCodeRow) GetHttpStatus() int32 {
+	if x != nil {
+		return x.HttpStatus
+	}
+	return 0
+}
+
+func (x *JsonRpcCodeRow) GetRetired() bool {
+	if x != nil {
+		return x.Retired
+	}
+	return false
+}
+
+func (x *JsonRpcCodeRow) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
+// The provider-shaped error answer (OpenAI-compatible and Anthropic bodies)
+// for the answers that match the row: the first row whose conditions all
+// hold is used.
+type GatewayAnswerRow struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The answer's class; empty matches any class and none.
+	Class string `protobuf:"bytes,1,opt,name=class,proto3" json:"class,omitempty"`
+	// The answer's agent code is one of these; empty matches any.
+	AgentCodes []string `protobuf:"bytes,2,rep,name=agent_codes,json=agentCodes,proto3" json:"agent_codes,omitempty"`
+	// The answer's Labby kind is one of these; empty matches any.
+	Kinds []string `protobuf:"bytes,3,rep,name=kinds,proto3" json:"kinds,omitempty"`
+	// The answer's HTTP status is at least this; 0 matches any.
+	MinHttpStatus int32 `protobuf:"varint,4,opt,name=min_http_status,json=minHttpStatus,proto3" json:"min_http_status,omitempty"`
+	// The OpenAI-compatible status; 0 means the answer's HTTP status.
+	OpenaiStatus int32 `protobuf:"varint,5,opt,name=openai_status,json=openaiStatus,proto3" json:"openai_status,omitempty"`
+	// error.type and error.code of the OpenAI-compatible body; an empty code
+	// is null.
+	OpenaiType string `protobuf:"bytes,6,opt,name=openai_type,json=openaiType,proto3" json:"openai_type,omitempty"`
+	OpenaiCode string `protobuf:"bytes,7,opt,name=openai_code,json=openaiCode,proto3" json:"openai_code,omitempty"`
+	// The Anthropic status; 0 means the answer's HTTP status.
+	AnthropicStatus int32 `protobuf:"varint,8,opt,name=anthropic_status,json=anthropicStatus,proto3" json:"anthropic_status,omitempty"`
+	// error.type of the Anthropic body.
+	AnthropicType string `protobuf:"bytes,9,opt,name=anthropic_type,json=anthropicType,proto3" json:"anthropic_type,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GatewayAnswerRow) Reset() {
+	*x = GatewayAnswerRow{}
+	mi := &file_errsvc_v1_options_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GatewayAnswerRow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GatewayAnswerRow) ProtoMessage() {}
+
+func (x *GatewayAnswerRow) ProtoReflect() protoreflect.Message {
+	mi := &file_errsvc_v1_options_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GatewayAnswerRow.ProtoReflect.Descriptor instead.
+func (*GatewayAnswerRow) Descriptor() ([]byte, []int) {
+	return file_errsvc_v1_options_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *GatewayAnswerRow) GetClass() string {
+	if x != nil {
+		return x.Class
+	}
+	return ""
+}
+
+func (x *GatewayAnswerRow) GetAgentCodes() []string {
+	if x != nil {
+		return x.AgentCodes
+	}
+	return nil
+}
+
+func (x *GatewayAnswerRow) GetKinds() []string {
+	if x != nil {
+		return x.Kinds
+	}
+	return nil
+}
+
+func (x *GatewayAnswerRow) GetMinHttpStatus() int32 {
+	if x != nil {
+		return x.MinHttpStatus
+	}
+	return 0
+}
+
+func (x *GatewayAnswerRow) GetOpenaiStatus() int32 {
+	if x != nil {
+		return x.OpenaiStatus
+	}
+	return 0
+}
+
+func (x *GatewayAnswerRow) GetOpenaiType() string {
+	if x != nil {
+		return x.OpenaiType
+	}
+	return ""
+}
+
+func (x *GatewayAnswerRow) GetOpenaiCode() string {
+	if x != nil {
+		return x.OpenaiCode
+	}
+	return ""
+}
+
+func (x *GatewayAnswerRow) GetAnthropicStatus() int32 {
+	if x != nil {
+		return x.AnthropicStatus
+	}
+	return 0
+}
+
+func (x *GatewayAnswerRow) GetAnthropicType() string {
+	if x != nil {
+		return x.AnthropicType
+	}
+	return ""
+}
+
 var file_errsvc_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.EnumValueOptions)(nil),
@@ -766,6 +1149,30 @@ var file_errsvc_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Tag:           "bytes,51008,opt,name=retry",
 		Filename:      "errsvc/v1/options.proto",
 	},
+	{
+		ExtendedType:  (*descriptorpb.EnumValueOptions)(nil),
+		ExtensionType: (*GrpcCodeRow)(nil),
+		Field:         51009,
+		Name:          "errsvc.v1.grpc_code",
+		Tag:           "bytes,51009,opt,name=grpc_code",
+		Filename:      "errsvc/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.EnumValueOptions)(nil),
+		ExtensionType: (*JsonRpcCodeRow)(nil),
+		Field:         51010,
+		Name:          "errsvc.v1.jsonrpc_code",
+		Tag:           "bytes,51010,opt,name=jsonrpc_code",
+		Filename:      "errsvc/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.EnumValueOptions)(nil),
+		ExtensionType: (*GatewayAnswerRow)(nil),
+		Field:         51011,
+		Name:          "errsvc.v1.gateway_answer",
+		Tag:           "bytes,51011,opt,name=gateway_answer",
+		Filename:      "errsvc/v1/options.proto",
+	},
 }
 
 // Extension fields to descriptorpb.EnumValueOptions.
@@ -809,6 +1216,18 @@ var (
 	//
 	// optional errsvc.v1.RetryRow retry = 51008;
 	E_Retry = &file_errsvc_v1_options_proto_extTypes[8]
+	// The row of a gRPC status code read as a source (GrpcCode values).
+	//
+	// optional errsvc.v1.GrpcCodeRow grpc_code = 51009;
+	E_GrpcCode = &file_errsvc_v1_options_proto_extTypes[9]
+	// The row of a JSON-RPC error code read as a source (JsonRpcCode values).
+	//
+	// optional errsvc.v1.JsonRpcCodeRow jsonrpc_code = 51010;
+	E_JsonrpcCode = &file_errsvc_v1_options_proto_extTypes[10]
+	// The row of a gateway answer shape (GatewayAnswer values).
+	//
+	// optional errsvc.v1.GatewayAnswerRow gateway_answer = 51011;
+	E_GatewayAnswer = &file_errsvc_v1_options_proto_extTypes[11]
 )
 
 var File_errsvc_v1_options_proto protoreflect.FileDescriptor
@@ -862,7 +1281,7 @@ const file_errsvc_v1_options_proto_rawDesc = "" +
 	"\fclass_source\x18\x03 \x01(\tR\vclassSource\x12\x16\n" +
 	"\x06origin\x18\x04 \x01(\tR\x06origin\x12!\n" +
 	"\fside_effects\x18\x05 \x01(\tR\vsideEffects\x12%\n" +
-	"\x0esame_arguments\x18\x06 \x01(\tR\rsameArguments\"\xdd\x01\n" +
+	"\x0esame_arguments\x18\x06 \x01(\tR\rsameArguments\"\xba\x02\n" +
 	"\bClassRow\x12\x1d\n" +
 	"\n" +
 	"labby_kind\x18\x01 \x01(\tR\tlabbyKind\x12\x16\n" +
@@ -873,10 +1292,16 @@ const file_errsvc_v1_options_proto_rawDesc = "" +
 	"agent_code\x18\x05 \x01(\tR\tagentCode\x12\x1f\n" +
 	"\vhttp_status\x18\x06 \x01(\x05R\n" +
 	"httpStatus\x12\x1b\n" +
-	"\tgrpc_code\x18\a \x01(\tR\bgrpcCode\"X\n" +
+	"\tgrpc_code\x18\a \x01(\tR\bgrpcCode\x12\x14\n" +
+	"\x05route\x18\b \x01(\tR\x05route\x12E\n" +
+	"\x1fsame_provider_alternatives_dead\x18\t \x01(\bR\x1csameProviderAlternativesDead\"\xef\x01\n" +
 	"\tOriginRow\x12!\n" +
 	"\fside_effects\x18\x01 \x01(\tR\vsideEffects\x12(\n" +
-	"\x10code_mode_origin\x18\x02 \x01(\tR\x0ecodeModeOrigin\"H\n" +
+	"\x10code_mode_origin\x18\x02 \x01(\tR\x0ecodeModeOrigin\x120\n" +
+	"\x14counts_toward_health\x18\x03 \x01(\bR\x12countsTowardHealth\x12\x1b\n" +
+	"\tlog_level\x18\x04 \x01(\tR\blogLevel\x12#\n" +
+	"\rhandling_note\x18\x05 \x01(\tR\fhandlingNote\x12!\n" +
+	"\fjsonrpc_code\x18\x06 \x01(\x05R\vjsonrpcCode\"H\n" +
 	"\tActionRow\x12\x1f\n" +
 	"\vagent_retry\x18\x01 \x01(\tR\n" +
 	"agentRetry\x12\x1a\n" +
@@ -884,7 +1309,39 @@ const file_errsvc_v1_options_proto_rawDesc = "" +
 	"\bRetryRow\x12\x16\n" +
 	"\x06action\x18\x01 \x01(\tR\x06action\x12%\n" +
 	"\x0esame_arguments\x18\x02 \x01(\tR\rsameArguments\x12\x16\n" +
-	"\x06advice\x18\x03 \x01(\tR\x06advice:7\n" +
+	"\x06advice\x18\x03 \x01(\tR\x06advice\"\xbe\x01\n" +
+	"\vGrpcCodeRow\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x1d\n" +
+	"\n" +
+	"labby_kind\x18\x02 \x01(\tR\tlabbyKind\x12\x14\n" +
+	"\x05class\x18\x03 \x01(\tR\x05class\x12+\n" +
+	"\x11permanent_reasons\x18\x04 \x03(\tR\x10permanentReasons\x12%\n" +
+	"\x0epermanent_kind\x18\x05 \x01(\tR\rpermanentKind\x12\x12\n" +
+	"\x04note\x18\x06 \x01(\tR\x04note\"\xd9\x01\n" +
+	"\x0eJsonRpcCodeRow\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x1b\n" +
+	"\tlast_code\x18\x02 \x01(\x05R\blastCode\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\x1d\n" +
+	"\n" +
+	"labby_kind\x18\x04 \x01(\tR\tlabbyKind\x12\x14\n" +
+	"\x05class\x18\x05 \x01(\tR\x05class\x12\x1f\n" +
+	"\vhttp_status\x18\x06 \x01(\x05R\n" +
+	"httpStatus\x12\x18\n" +
+	"\aretired\x18\a \x01(\bR\aretired\x12\x12\n" +
+	"\x04note\x18\b \x01(\tR\x04note\"\xc0\x02\n" +
+	"\x10GatewayAnswerRow\x12\x14\n" +
+	"\x05class\x18\x01 \x01(\tR\x05class\x12\x1f\n" +
+	"\vagent_codes\x18\x02 \x03(\tR\n" +
+	"agentCodes\x12\x14\n" +
+	"\x05kinds\x18\x03 \x03(\tR\x05kinds\x12&\n" +
+	"\x0fmin_http_status\x18\x04 \x01(\x05R\rminHttpStatus\x12#\n" +
+	"\ropenai_status\x18\x05 \x01(\x05R\fopenaiStatus\x12\x1f\n" +
+	"\vopenai_type\x18\x06 \x01(\tR\n" +
+	"openaiType\x12\x1f\n" +
+	"\vopenai_code\x18\a \x01(\tR\n" +
+	"openaiCode\x12)\n" +
+	"\x10anthropic_status\x18\b \x01(\x05R\x0fanthropicStatus\x12%\n" +
+	"\x0eanthropic_type\x18\t \x01(\tR\ranthropicType:7\n" +
 	"\x04wire\x12!.google.protobuf.EnumValueOptions\x18\xb8\x8e\x03 \x01(\tR\x04wire:=\n" +
 	"\ameaning\x12!.google.protobuf.EnumValueOptions\x18\xb9\x8e\x03 \x01(\tR\ameaning:K\n" +
 	"\x04kind\x12!.google.protobuf.EnumValueOptions\x18\xba\x8e\x03 \x01(\v2\x12.errsvc.v1.KindRowR\x04kind:[\n" +
@@ -894,7 +1351,10 @@ const file_errsvc_v1_options_proto_rawDesc = "" +
 	"\x05class\x12!.google.protobuf.EnumValueOptions\x18\xbd\x8e\x03 \x01(\v2\x13.errsvc.v1.ClassRowR\x05class:Q\n" +
 	"\x06origin\x12!.google.protobuf.EnumValueOptions\x18\xbe\x8e\x03 \x01(\v2\x14.errsvc.v1.OriginRowR\x06origin:Q\n" +
 	"\x06action\x12!.google.protobuf.EnumValueOptions\x18\xbf\x8e\x03 \x01(\v2\x14.errsvc.v1.ActionRowR\x06action:N\n" +
-	"\x05retry\x12!.google.protobuf.EnumValueOptions\x18\xc0\x8e\x03 \x01(\v2\x13.errsvc.v1.RetryRowR\x05retryB1Z/github.com/errsvc/errsvc/gen/errsvc/v1;errsvcv1b\x06proto3"
+	"\x05retry\x12!.google.protobuf.EnumValueOptions\x18\xc0\x8e\x03 \x01(\v2\x13.errsvc.v1.RetryRowR\x05retry:X\n" +
+	"\tgrpc_code\x12!.google.protobuf.EnumValueOptions\x18\xc1\x8e\x03 \x01(\v2\x16.errsvc.v1.GrpcCodeRowR\bgrpcCode:a\n" +
+	"\fjsonrpc_code\x12!.google.protobuf.EnumValueOptions\x18\u008e\x03 \x01(\v2\x19.errsvc.v1.JsonRpcCodeRowR\vjsonrpcCode:g\n" +
+	"\x0egateway_answer\x12!.google.protobuf.EnumValueOptions\x18Î\x03 \x01(\v2\x1b.errsvc.v1.GatewayAnswerRowR\rgatewayAnswerB1Z/github.com/errsvc/errsvc/gen/errsvc/v1;errsvcv1b\x06proto3"
 
 var (
 	file_errsvc_v1_options_proto_rawDescOnce sync.Once
@@ -908,7 +1368,7 @@ func file_errsvc_v1_options_proto_rawDescGZIP() []byte {
 	return file_errsvc_v1_options_proto_rawDescData
 }
 
-var file_errsvc_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_errsvc_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_errsvc_v1_options_proto_goTypes = []any{
 	(*KindRow)(nil),                       // 0: errsvc.v1.KindRow
 	(*AgentCodeRow)(nil),                  // 1: errsvc.v1.AgentCodeRow
@@ -917,33 +1377,42 @@ var file_errsvc_v1_options_proto_goTypes = []any{
 	(*OriginRow)(nil),                     // 4: errsvc.v1.OriginRow
 	(*ActionRow)(nil),                     // 5: errsvc.v1.ActionRow
 	(*RetryRow)(nil),                      // 6: errsvc.v1.RetryRow
-	nil,                                   // 7: errsvc.v1.AgentCodeRow.LabbyKindByReasonEntry
-	nil,                                   // 8: errsvc.v1.AgentCodeRow.RetryByReasonEntry
-	(*descriptorpb.EnumValueOptions)(nil), // 9: google.protobuf.EnumValueOptions
+	(*GrpcCodeRow)(nil),                   // 7: errsvc.v1.GrpcCodeRow
+	(*JsonRpcCodeRow)(nil),                // 8: errsvc.v1.JsonRpcCodeRow
+	(*GatewayAnswerRow)(nil),              // 9: errsvc.v1.GatewayAnswerRow
+	nil,                                   // 10: errsvc.v1.AgentCodeRow.LabbyKindByReasonEntry
+	nil,                                   // 11: errsvc.v1.AgentCodeRow.RetryByReasonEntry
+	(*descriptorpb.EnumValueOptions)(nil), // 12: google.protobuf.EnumValueOptions
 }
 var file_errsvc_v1_options_proto_depIdxs = []int32{
-	7,  // 0: errsvc.v1.AgentCodeRow.labby_kind_by_reason:type_name -> errsvc.v1.AgentCodeRow.LabbyKindByReasonEntry
-	8,  // 1: errsvc.v1.AgentCodeRow.retry_by_reason:type_name -> errsvc.v1.AgentCodeRow.RetryByReasonEntry
-	9,  // 2: errsvc.v1.wire:extendee -> google.protobuf.EnumValueOptions
-	9,  // 3: errsvc.v1.meaning:extendee -> google.protobuf.EnumValueOptions
-	9,  // 4: errsvc.v1.kind:extendee -> google.protobuf.EnumValueOptions
-	9,  // 5: errsvc.v1.agent_code:extendee -> google.protobuf.EnumValueOptions
-	9,  // 6: errsvc.v1.classified_code:extendee -> google.protobuf.EnumValueOptions
-	9,  // 7: errsvc.v1.class:extendee -> google.protobuf.EnumValueOptions
-	9,  // 8: errsvc.v1.origin:extendee -> google.protobuf.EnumValueOptions
-	9,  // 9: errsvc.v1.action:extendee -> google.protobuf.EnumValueOptions
-	9,  // 10: errsvc.v1.retry:extendee -> google.protobuf.EnumValueOptions
-	0,  // 11: errsvc.v1.kind:type_name -> errsvc.v1.KindRow
-	1,  // 12: errsvc.v1.agent_code:type_name -> errsvc.v1.AgentCodeRow
-	2,  // 13: errsvc.v1.classified_code:type_name -> errsvc.v1.ClassifiedCodeRow
-	3,  // 14: errsvc.v1.class:type_name -> errsvc.v1.ClassRow
-	4,  // 15: errsvc.v1.origin:type_name -> errsvc.v1.OriginRow
-	5,  // 16: errsvc.v1.action:type_name -> errsvc.v1.ActionRow
-	6,  // 17: errsvc.v1.retry:type_name -> errsvc.v1.RetryRow
-	18, // [18:18] is the sub-list for method output_type
-	18, // [18:18] is the sub-list for method input_type
-	11, // [11:18] is the sub-list for extension type_name
-	2,  // [2:11] is the sub-list for extension extendee
+	10, // 0: errsvc.v1.AgentCodeRow.labby_kind_by_reason:type_name -> errsvc.v1.AgentCodeRow.LabbyKindByReasonEntry
+	11, // 1: errsvc.v1.AgentCodeRow.retry_by_reason:type_name -> errsvc.v1.AgentCodeRow.RetryByReasonEntry
+	12, // 2: errsvc.v1.wire:extendee -> google.protobuf.EnumValueOptions
+	12, // 3: errsvc.v1.meaning:extendee -> google.protobuf.EnumValueOptions
+	12, // 4: errsvc.v1.kind:extendee -> google.protobuf.EnumValueOptions
+	12, // 5: errsvc.v1.agent_code:extendee -> google.protobuf.EnumValueOptions
+	12, // 6: errsvc.v1.classified_code:extendee -> google.protobuf.EnumValueOptions
+	12, // 7: errsvc.v1.class:extendee -> google.protobuf.EnumValueOptions
+	12, // 8: errsvc.v1.origin:extendee -> google.protobuf.EnumValueOptions
+	12, // 9: errsvc.v1.action:extendee -> google.protobuf.EnumValueOptions
+	12, // 10: errsvc.v1.retry:extendee -> google.protobuf.EnumValueOptions
+	12, // 11: errsvc.v1.grpc_code:extendee -> google.protobuf.EnumValueOptions
+	12, // 12: errsvc.v1.jsonrpc_code:extendee -> google.protobuf.EnumValueOptions
+	12, // 13: errsvc.v1.gateway_answer:extendee -> google.protobuf.EnumValueOptions
+	0,  // 14: errsvc.v1.kind:type_name -> errsvc.v1.KindRow
+	1,  // 15: errsvc.v1.agent_code:type_name -> errsvc.v1.AgentCodeRow
+	2,  // 16: errsvc.v1.classified_code:type_name -> errsvc.v1.ClassifiedCodeRow
+	3,  // 17: errsvc.v1.class:type_name -> errsvc.v1.ClassRow
+	4,  // 18: errsvc.v1.origin:type_name -> errsvc.v1.OriginRow
+	5,  // 19: errsvc.v1.action:type_name -> errsvc.v1.ActionRow
+	6,  // 20: errsvc.v1.retry:type_name -> errsvc.v1.RetryRow
+	7,  // 21: errsvc.v1.grpc_code:type_name -> errsvc.v1.GrpcCodeRow
+	8,  // 22: errsvc.v1.jsonrpc_code:type_name -> errsvc.v1.JsonRpcCodeRow
+	9,  // 23: errsvc.v1.gateway_answer:type_name -> errsvc.v1.GatewayAnswerRow
+	24, // [24:24] is the sub-list for method output_type
+	24, // [24:24] is the sub-list for method input_type
+	14, // [14:24] is the sub-list for extension type_name
+	2,  // [2:14] is the sub-list for extension extendee
 	0,  // [0:2] is the sub-list for field type_name
 }
 
@@ -958,8 +1427,8 @@ func file_errsvc_v1_options_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_errsvc_v1_options_proto_rawDesc), len(file_errsvc_v1_options_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
-			NumExtensions: 9,
+			NumMessages:   12,
+			NumExtensions: 12,
 			NumServices:   0,
 		},
 		GoTypes:           file_errsvc_v1_options_proto_goTypes,

@@ -33,6 +33,9 @@ type TranslateRequest struct {
 	//	*TranslateRequest_ClassifiedError
 	//	*TranslateRequest_ProviderResponse
 	//	*TranslateRequest_McpToolResult
+	//	*TranslateRequest_GrpcStatus
+	//	*TranslateRequest_JsonrpcError
+	//	*TranslateRequest_HttpError
 	Source isTranslateRequest_Source `protobuf_oneof:"source"`
 	// Response field names to fill; empty means all that apply.
 	Targets []string `protobuf:"bytes,6,rep,name=targets,proto3" json:"targets,omitempty"`
@@ -131,6 +134,33 @@ func (x *TranslateRequest) GetMcpToolResult() *McpToolResult {
 	return nil
 }
 
+func (x *TranslateRequest) GetGrpcStatus() *GrpcStatusError {
+	if x != nil {
+		if x, ok := x.Source.(*TranslateRequest_GrpcStatus); ok {
+			return x.GrpcStatus
+		}
+	}
+	return nil
+}
+
+func (x *TranslateRequest) GetJsonrpcError() *JsonRpcError {
+	if x != nil {
+		if x, ok := x.Source.(*TranslateRequest_JsonrpcError); ok {
+			return x.JsonrpcError
+		}
+	}
+	return nil
+}
+
+func (x *TranslateRequest) GetHttpError() *HttpError {
+	if x != nil {
+		if x, ok := x.Source.(*TranslateRequest_HttpError); ok {
+			return x.HttpError
+		}
+	}
+	return nil
+}
+
 func (x *TranslateRequest) GetTargets() []string {
 	if x != nil {
 		return x.Targets
@@ -181,6 +211,21 @@ type TranslateRequest_McpToolResult struct {
 	McpToolResult *McpToolResult `protobuf:"bytes,5,opt,name=mcp_tool_result,json=mcpToolResult,proto3,oneof"`
 }
 
+type TranslateRequest_GrpcStatus struct {
+	// A google.rpc.Status from a gRPC service (errsvc's own round-trips).
+	GrpcStatus *GrpcStatusError `protobuf:"bytes,8,opt,name=grpc_status,json=grpcStatus,proto3,oneof"`
+}
+
+type TranslateRequest_JsonrpcError struct {
+	// A JSON-RPC error object: an MCP protocol error.
+	JsonrpcError *JsonRpcError `protobuf:"bytes,9,opt,name=jsonrpc_error,json=jsonrpcError,proto3,oneof"`
+}
+
+type TranslateRequest_HttpError struct {
+	// A bare HTTP error answer from a service that is not a model provider.
+	HttpError *HttpError `protobuf:"bytes,10,opt,name=http_error,json=httpError,proto3,oneof"`
+}
+
 func (*TranslateRequest_LabbyError) isTranslateRequest_Source() {}
 
 func (*TranslateRequest_AgentError) isTranslateRequest_Source() {}
@@ -190,6 +235,12 @@ func (*TranslateRequest_ClassifiedError) isTranslateRequest_Source() {}
 func (*TranslateRequest_ProviderResponse) isTranslateRequest_Source() {}
 
 func (*TranslateRequest_McpToolResult) isTranslateRequest_Source() {}
+
+func (*TranslateRequest_GrpcStatus) isTranslateRequest_Source() {}
+
+func (*TranslateRequest_JsonrpcError) isTranslateRequest_Source() {}
+
+func (*TranslateRequest_HttpError) isTranslateRequest_Source() {}
 
 // TranslateContext is what the caller knows about the failed call.
 type TranslateContext struct {
@@ -311,7 +362,25 @@ type TranslateResponse struct {
 	Notes []*Note `protobuf:"bytes,7,rep,name=notes,proto3" json:"notes,omitempty"`
 	// Set only inside a batch or stream: this item's own failure (the request
 	// was malformed); the other fields are then empty.
-	Error         *status.Status `protobuf:"bytes,8,opt,name=error,proto3" json:"error,omitempty"`
+	Error *status.Status `protobuf:"bytes,8,opt,name=error,proto3" json:"error,omitempty"`
+	// The targets below are answered only when `targets` names them.
+	// What each part of a consumer does with the error.
+	Handling *Handling `protobuf:"bytes,9,opt,name=handling,proto3" json:"handling,omitempty"`
+	// The headers a REST surface sends with http_status: Retry-After and
+	// retry-after-ms with a wait, x-should-retry.
+	HttpHeaders map[string]string `protobuf:"bytes,10,rep,name=http_headers,json=httpHeaders,proto3" json:"http_headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The trailers a gRPC surface sends with grpc_status:
+	// grpc-retry-pushback-ms.
+	GrpcMetadata map[string]string `protobuf:"bytes,11,rep,name=grpc_metadata,json=grpcMetadata,proto3" json:"grpc_metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The OpenAI-compatible answer: {"error": {"message", "type", "param", "code"}}.
+	OpenaiError *HttpAnswer `protobuf:"bytes,12,opt,name=openai_error,json=openaiError,proto3" json:"openai_error,omitempty"`
+	// The Anthropic answer: {"type": "error", "error": {"type", "message"}}.
+	AnthropicError *HttpAnswer `protobuf:"bytes,13,opt,name=anthropic_error,json=anthropicError,proto3" json:"anthropic_error,omitempty"`
+	// The AIP-193 HTTP JSON answer: {"error": {"code", "message", "status", "details"}}.
+	GoogleError *HttpAnswer `protobuf:"bytes,14,opt,name=google_error,json=googleError,proto3" json:"google_error,omitempty"`
+	// The MCP protocol error: a JSON-RPC error object carrying the Labby
+	// envelope in data.
+	JsonrpcError  *JsonRpcError `protobuf:"bytes,15,opt,name=jsonrpc_error,json=jsonrpcError,proto3" json:"jsonrpc_error,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -398,6 +467,55 @@ func (x *TranslateResponse) GetNotes() []*Note {
 func (x *TranslateResponse) GetError() *status.Status {
 	if x != nil {
 		return x.Error
+	}
+	return nil
+}
+
+func (x *TranslateResponse) GetHandling() *Handling {
+	if x != nil {
+		return x.Handling
+	}
+	return nil
+}
+
+func (x *TranslateResponse) GetHttpHeaders() map[string]string {
+	if x != nil {
+		return x.HttpHeaders
+	}
+	return nil
+}
+
+func (x *TranslateResponse) GetGrpcMetadata() map[string]string {
+	if x != nil {
+		return x.GrpcMetadata
+	}
+	return nil
+}
+
+func (x *TranslateResponse) GetOpenaiError() *HttpAnswer {
+	if x != nil {
+		return x.OpenaiError
+	}
+	return nil
+}
+
+func (x *TranslateResponse) GetAnthropicError() *HttpAnswer {
+	if x != nil {
+		return x.AnthropicError
+	}
+	return nil
+}
+
+func (x *TranslateResponse) GetGoogleError() *HttpAnswer {
+	if x != nil {
+		return x.GoogleError
+	}
+	return nil
+}
+
+func (x *TranslateResponse) GetJsonrpcError() *JsonRpcError {
+	if x != nil {
+		return x.JsonrpcError
 	}
 	return nil
 }
@@ -670,6 +788,9 @@ type Term struct {
 	//	*Term_Origin
 	//	*Term_Action
 	//	*Term_Retry
+	//	*Term_GrpcCode
+	//	*Term_JsonrpcCode
+	//	*Term_GatewayAnswer
 	Row           isTerm_Row `protobuf_oneof:"row"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -796,6 +917,33 @@ func (x *Term) GetRetry() *RetryRow {
 	return nil
 }
 
+func (x *Term) GetGrpcCode() *GrpcCodeRow {
+	if x != nil {
+		if x, ok := x.Row.(*Term_GrpcCode); ok {
+			return x.GrpcCode
+		}
+	}
+	return nil
+}
+
+func (x *Term) GetJsonrpcCode() *JsonRpcCodeRow {
+	if x != nil {
+		if x, ok := x.Row.(*Term_JsonrpcCode); ok {
+			return x.JsonrpcCode
+		}
+	}
+	return nil
+}
+
+func (x *Term) GetGatewayAnswer() *GatewayAnswerRow {
+	if x != nil {
+		if x, ok := x.Row.(*Term_GatewayAnswer); ok {
+			return x.GatewayAnswer
+		}
+	}
+	return nil
+}
+
 type isTerm_Row interface {
 	isTerm_Row()
 }
@@ -828,6 +976,18 @@ type Term_Retry struct {
 	Retry *RetryRow `protobuf:"bytes,10,opt,name=retry,proto3,oneof"`
 }
 
+type Term_GrpcCode struct {
+	GrpcCode *GrpcCodeRow `protobuf:"bytes,11,opt,name=grpc_code,json=grpcCode,proto3,oneof"`
+}
+
+type Term_JsonrpcCode struct {
+	JsonrpcCode *JsonRpcCodeRow `protobuf:"bytes,12,opt,name=jsonrpc_code,json=jsonrpcCode,proto3,oneof"`
+}
+
+type Term_GatewayAnswer struct {
+	GatewayAnswer *GatewayAnswerRow `protobuf:"bytes,13,opt,name=gateway_answer,json=gatewayAnswer,proto3,oneof"`
+}
+
 func (*Term_Kind) isTerm_Row() {}
 
 func (*Term_AgentCode) isTerm_Row() {}
@@ -842,11 +1002,17 @@ func (*Term_Action) isTerm_Row() {}
 
 func (*Term_Retry) isTerm_Row() {}
 
+func (*Term_GrpcCode) isTerm_Row() {}
+
+func (*Term_JsonrpcCode) isTerm_Row() {}
+
+func (*Term_GatewayAnswer) isTerm_Row() {}
+
 var File_errsvc_v1_translation_service_proto protoreflect.FileDescriptor
 
 const file_errsvc_v1_translation_service_proto_rawDesc = "" +
 	"\n" +
-	"#errsvc/v1/translation_service.proto\x12\terrsvc.v1\x1a\x16errsvc/v1/errors.proto\x1a\x17errsvc/v1/options.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17google/rpc/status.proto\"\x80\x04\n" +
+	"#errsvc/v1/translation_service.proto\x12\terrsvc.v1\x1a\x16errsvc/v1/errors.proto\x1a\x17errsvc/v1/options.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17google/rpc/status.proto\"\xb6\x05\n" +
 	"\x10TranslateRequest\x128\n" +
 	"\vlabby_error\x18\x01 \x01(\v2\x15.errsvc.v1.LabbyErrorH\x00R\n" +
 	"labbyError\x128\n" +
@@ -854,7 +1020,13 @@ const file_errsvc_v1_translation_service_proto_rawDesc = "" +
 	"agentError\x12G\n" +
 	"\x10classified_error\x18\x03 \x01(\v2\x1a.errsvc.v1.ClassifiedErrorH\x00R\x0fclassifiedError\x12J\n" +
 	"\x11provider_response\x18\x04 \x01(\v2\x1b.errsvc.v1.ProviderResponseH\x00R\x10providerResponse\x12B\n" +
-	"\x0fmcp_tool_result\x18\x05 \x01(\v2\x18.errsvc.v1.McpToolResultH\x00R\rmcpToolResult\x12\x18\n" +
+	"\x0fmcp_tool_result\x18\x05 \x01(\v2\x18.errsvc.v1.McpToolResultH\x00R\rmcpToolResult\x12=\n" +
+	"\vgrpc_status\x18\b \x01(\v2\x1a.errsvc.v1.GrpcStatusErrorH\x00R\n" +
+	"grpcStatus\x12>\n" +
+	"\rjsonrpc_error\x18\t \x01(\v2\x17.errsvc.v1.JsonRpcErrorH\x00R\fjsonrpcError\x125\n" +
+	"\n" +
+	"http_error\x18\n" +
+	" \x01(\v2\x14.errsvc.v1.HttpErrorH\x00R\thttpError\x12\x18\n" +
 	"\atargets\x18\x06 \x03(\tR\atargets\x125\n" +
 	"\acontext\x18\a \x01(\v2\x1b.errsvc.v1.TranslateContextR\acontext\x12D\n" +
 	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFieldsB\b\n" +
@@ -871,7 +1043,7 @@ const file_errsvc_v1_translation_service_proto_rawDesc = "" +
 	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFieldsB\r\n" +
 	"\v_idempotentB\f\n" +
 	"\n" +
-	"_read_only\"\xc1\x03\n" +
+	"_read_only\"\x8c\b\n" +
 	"\x11TranslateResponse\x126\n" +
 	"\vlabby_error\x18\x01 \x01(\v2\x15.errsvc.v1.LabbyErrorR\n" +
 	"labbyError\x12=\n" +
@@ -884,7 +1056,21 @@ const file_errsvc_v1_translation_service_proto_rawDesc = "" +
 	"\vgrpc_status\x18\x06 \x01(\v2\x12.google.rpc.StatusR\n" +
 	"grpcStatus\x12%\n" +
 	"\x05notes\x18\a \x03(\v2\x0f.errsvc.v1.NoteR\x05notes\x12(\n" +
-	"\x05error\x18\b \x01(\v2\x12.google.rpc.StatusR\x05errorB\x0e\n" +
+	"\x05error\x18\b \x01(\v2\x12.google.rpc.StatusR\x05error\x12/\n" +
+	"\bhandling\x18\t \x01(\v2\x13.errsvc.v1.HandlingR\bhandling\x12P\n" +
+	"\fhttp_headers\x18\n" +
+	" \x03(\v2-.errsvc.v1.TranslateResponse.HttpHeadersEntryR\vhttpHeaders\x12S\n" +
+	"\rgrpc_metadata\x18\v \x03(\v2..errsvc.v1.TranslateResponse.GrpcMetadataEntryR\fgrpcMetadata\x128\n" +
+	"\fopenai_error\x18\f \x01(\v2\x15.errsvc.v1.HttpAnswerR\vopenaiError\x12>\n" +
+	"\x0fanthropic_error\x18\r \x01(\v2\x15.errsvc.v1.HttpAnswerR\x0eanthropicError\x128\n" +
+	"\fgoogle_error\x18\x0e \x01(\v2\x15.errsvc.v1.HttpAnswerR\vgoogleError\x12<\n" +
+	"\rjsonrpc_error\x18\x0f \x01(\v2\x17.errsvc.v1.JsonRpcErrorR\fjsonrpcError\x1a>\n" +
+	"\x10HttpHeadersEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a?\n" +
+	"\x11GrpcMetadataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x0e\n" +
 	"\f_http_status\"\x96\x01\n" +
 	"\x15TranslateBatchRequest\x127\n" +
 	"\brequests\x18\x01 \x03(\v2\x1b.errsvc.v1.TranslateRequestR\brequests\x12D\n" +
@@ -898,7 +1084,7 @@ const file_errsvc_v1_translation_service_proto_rawDesc = "" +
 	"Vocabulary\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06source\x18\x02 \x01(\tR\x06source\x12%\n" +
-	"\x05terms\x18\x03 \x03(\v2\x0f.errsvc.v1.TermR\x05terms\"\xc1\x03\n" +
+	"\x05terms\x18\x03 \x03(\v2\x0f.errsvc.v1.TermR\x05terms\"\xfe\x04\n" +
 	"\x04Term\x12\x12\n" +
 	"\x04term\x18\x01 \x01(\tR\x04term\x12\x1d\n" +
 	"\n" +
@@ -912,7 +1098,10 @@ const file_errsvc_v1_translation_service_proto_rawDesc = "" +
 	"\x06origin\x18\b \x01(\v2\x14.errsvc.v1.OriginRowH\x00R\x06origin\x12.\n" +
 	"\x06action\x18\t \x01(\v2\x14.errsvc.v1.ActionRowH\x00R\x06action\x12+\n" +
 	"\x05retry\x18\n" +
-	" \x01(\v2\x13.errsvc.v1.RetryRowH\x00R\x05retryB\x05\n" +
+	" \x01(\v2\x13.errsvc.v1.RetryRowH\x00R\x05retry\x125\n" +
+	"\tgrpc_code\x18\v \x01(\v2\x16.errsvc.v1.GrpcCodeRowH\x00R\bgrpcCode\x12>\n" +
+	"\fjsonrpc_code\x18\f \x01(\v2\x19.errsvc.v1.JsonRpcCodeRowH\x00R\vjsonrpcCode\x12D\n" +
+	"\x0egateway_answer\x18\r \x01(\v2\x1b.errsvc.v1.GatewayAnswerRowH\x00R\rgatewayAnswerB\x05\n" +
 	"\x03row2\xe2\x02\n" +
 	"\x12TranslationService\x12F\n" +
 	"\tTranslate\x12\x1b.errsvc.v1.TranslateRequest\x1a\x1c.errsvc.v1.TranslateResponse\x12U\n" +
@@ -932,7 +1121,7 @@ func file_errsvc_v1_translation_service_proto_rawDescGZIP() []byte {
 	return file_errsvc_v1_translation_service_proto_rawDescData
 }
 
-var file_errsvc_v1_translation_service_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_errsvc_v1_translation_service_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_errsvc_v1_translation_service_proto_goTypes = []any{
 	(*TranslateRequest)(nil),         // 0: errsvc.v1.TranslateRequest
 	(*TranslateContext)(nil),         // 1: errsvc.v1.TranslateContext
@@ -943,64 +1132,87 @@ var file_errsvc_v1_translation_service_proto_goTypes = []any{
 	(*ListVocabulariesResponse)(nil), // 6: errsvc.v1.ListVocabulariesResponse
 	(*Vocabulary)(nil),               // 7: errsvc.v1.Vocabulary
 	(*Term)(nil),                     // 8: errsvc.v1.Term
-	(*LabbyError)(nil),               // 9: errsvc.v1.LabbyError
-	(*AgentError)(nil),               // 10: errsvc.v1.AgentError
-	(*ClassifiedError)(nil),          // 11: errsvc.v1.ClassifiedError
-	(*ProviderResponse)(nil),         // 12: errsvc.v1.ProviderResponse
-	(*McpToolResult)(nil),            // 13: errsvc.v1.McpToolResult
-	(*structpb.Struct)(nil),          // 14: google.protobuf.Struct
-	(*Classification)(nil),           // 15: errsvc.v1.Classification
-	(*status.Status)(nil),            // 16: google.rpc.Status
-	(*Note)(nil),                     // 17: errsvc.v1.Note
-	(*KindRow)(nil),                  // 18: errsvc.v1.KindRow
-	(*AgentCodeRow)(nil),             // 19: errsvc.v1.AgentCodeRow
-	(*ClassifiedCodeRow)(nil),        // 20: errsvc.v1.ClassifiedCodeRow
-	(*ClassRow)(nil),                 // 21: errsvc.v1.ClassRow
-	(*OriginRow)(nil),                // 22: errsvc.v1.OriginRow
-	(*ActionRow)(nil),                // 23: errsvc.v1.ActionRow
-	(*RetryRow)(nil),                 // 24: errsvc.v1.RetryRow
+	nil,                              // 9: errsvc.v1.TranslateResponse.HttpHeadersEntry
+	nil,                              // 10: errsvc.v1.TranslateResponse.GrpcMetadataEntry
+	(*LabbyError)(nil),               // 11: errsvc.v1.LabbyError
+	(*AgentError)(nil),               // 12: errsvc.v1.AgentError
+	(*ClassifiedError)(nil),          // 13: errsvc.v1.ClassifiedError
+	(*ProviderResponse)(nil),         // 14: errsvc.v1.ProviderResponse
+	(*McpToolResult)(nil),            // 15: errsvc.v1.McpToolResult
+	(*GrpcStatusError)(nil),          // 16: errsvc.v1.GrpcStatusError
+	(*JsonRpcError)(nil),             // 17: errsvc.v1.JsonRpcError
+	(*HttpError)(nil),                // 18: errsvc.v1.HttpError
+	(*structpb.Struct)(nil),          // 19: google.protobuf.Struct
+	(*Classification)(nil),           // 20: errsvc.v1.Classification
+	(*status.Status)(nil),            // 21: google.rpc.Status
+	(*Note)(nil),                     // 22: errsvc.v1.Note
+	(*Handling)(nil),                 // 23: errsvc.v1.Handling
+	(*HttpAnswer)(nil),               // 24: errsvc.v1.HttpAnswer
+	(*KindRow)(nil),                  // 25: errsvc.v1.KindRow
+	(*AgentCodeRow)(nil),             // 26: errsvc.v1.AgentCodeRow
+	(*ClassifiedCodeRow)(nil),        // 27: errsvc.v1.ClassifiedCodeRow
+	(*ClassRow)(nil),                 // 28: errsvc.v1.ClassRow
+	(*OriginRow)(nil),                // 29: errsvc.v1.OriginRow
+	(*ActionRow)(nil),                // 30: errsvc.v1.ActionRow
+	(*RetryRow)(nil),                 // 31: errsvc.v1.RetryRow
+	(*GrpcCodeRow)(nil),              // 32: errsvc.v1.GrpcCodeRow
+	(*JsonRpcCodeRow)(nil),           // 33: errsvc.v1.JsonRpcCodeRow
+	(*GatewayAnswerRow)(nil),         // 34: errsvc.v1.GatewayAnswerRow
 }
 var file_errsvc_v1_translation_service_proto_depIdxs = []int32{
-	9,  // 0: errsvc.v1.TranslateRequest.labby_error:type_name -> errsvc.v1.LabbyError
-	10, // 1: errsvc.v1.TranslateRequest.agent_error:type_name -> errsvc.v1.AgentError
-	11, // 2: errsvc.v1.TranslateRequest.classified_error:type_name -> errsvc.v1.ClassifiedError
-	12, // 3: errsvc.v1.TranslateRequest.provider_response:type_name -> errsvc.v1.ProviderResponse
-	13, // 4: errsvc.v1.TranslateRequest.mcp_tool_result:type_name -> errsvc.v1.McpToolResult
-	1,  // 5: errsvc.v1.TranslateRequest.context:type_name -> errsvc.v1.TranslateContext
-	14, // 6: errsvc.v1.TranslateRequest.additional_fields:type_name -> google.protobuf.Struct
-	14, // 7: errsvc.v1.TranslateContext.additional_fields:type_name -> google.protobuf.Struct
-	9,  // 8: errsvc.v1.TranslateResponse.labby_error:type_name -> errsvc.v1.LabbyError
-	9,  // 9: errsvc.v1.TranslateResponse.code_mode_error:type_name -> errsvc.v1.LabbyError
-	10, // 10: errsvc.v1.TranslateResponse.agent_error:type_name -> errsvc.v1.AgentError
-	15, // 11: errsvc.v1.TranslateResponse.classification:type_name -> errsvc.v1.Classification
-	16, // 12: errsvc.v1.TranslateResponse.grpc_status:type_name -> google.rpc.Status
-	17, // 13: errsvc.v1.TranslateResponse.notes:type_name -> errsvc.v1.Note
-	16, // 14: errsvc.v1.TranslateResponse.error:type_name -> google.rpc.Status
-	0,  // 15: errsvc.v1.TranslateBatchRequest.requests:type_name -> errsvc.v1.TranslateRequest
-	14, // 16: errsvc.v1.TranslateBatchRequest.additional_fields:type_name -> google.protobuf.Struct
-	2,  // 17: errsvc.v1.TranslateBatchResponse.responses:type_name -> errsvc.v1.TranslateResponse
-	7,  // 18: errsvc.v1.ListVocabulariesResponse.vocabularies:type_name -> errsvc.v1.Vocabulary
-	8,  // 19: errsvc.v1.Vocabulary.terms:type_name -> errsvc.v1.Term
-	18, // 20: errsvc.v1.Term.kind:type_name -> errsvc.v1.KindRow
-	19, // 21: errsvc.v1.Term.agent_code:type_name -> errsvc.v1.AgentCodeRow
-	20, // 22: errsvc.v1.Term.classified_code:type_name -> errsvc.v1.ClassifiedCodeRow
-	21, // 23: errsvc.v1.Term.class:type_name -> errsvc.v1.ClassRow
-	22, // 24: errsvc.v1.Term.origin:type_name -> errsvc.v1.OriginRow
-	23, // 25: errsvc.v1.Term.action:type_name -> errsvc.v1.ActionRow
-	24, // 26: errsvc.v1.Term.retry:type_name -> errsvc.v1.RetryRow
-	0,  // 27: errsvc.v1.TranslationService.Translate:input_type -> errsvc.v1.TranslateRequest
-	3,  // 28: errsvc.v1.TranslationService.TranslateBatch:input_type -> errsvc.v1.TranslateBatchRequest
-	0,  // 29: errsvc.v1.TranslationService.TranslateStream:input_type -> errsvc.v1.TranslateRequest
-	5,  // 30: errsvc.v1.TranslationService.ListVocabularies:input_type -> errsvc.v1.ListVocabulariesRequest
-	2,  // 31: errsvc.v1.TranslationService.Translate:output_type -> errsvc.v1.TranslateResponse
-	4,  // 32: errsvc.v1.TranslationService.TranslateBatch:output_type -> errsvc.v1.TranslateBatchResponse
-	2,  // 33: errsvc.v1.TranslationService.TranslateStream:output_type -> errsvc.v1.TranslateResponse
-	6,  // 34: errsvc.v1.TranslationService.ListVocabularies:output_type -> errsvc.v1.ListVocabulariesResponse
-	31, // [31:35] is the sub-list for method output_type
-	27, // [27:31] is the sub-list for method input_type
-	27, // [27:27] is the sub-list for extension type_name
-	27, // [27:27] is the sub-list for extension extendee
-	0,  // [0:27] is the sub-list for field type_name
+	11, // 0: errsvc.v1.TranslateRequest.labby_error:type_name -> errsvc.v1.LabbyError
+	12, // 1: errsvc.v1.TranslateRequest.agent_error:type_name -> errsvc.v1.AgentError
+	13, // 2: errsvc.v1.TranslateRequest.classified_error:type_name -> errsvc.v1.ClassifiedError
+	14, // 3: errsvc.v1.TranslateRequest.provider_response:type_name -> errsvc.v1.ProviderResponse
+	15, // 4: errsvc.v1.TranslateRequest.mcp_tool_result:type_name -> errsvc.v1.McpToolResult
+	16, // 5: errsvc.v1.TranslateRequest.grpc_status:type_name -> errsvc.v1.GrpcStatusError
+	17, // 6: errsvc.v1.TranslateRequest.jsonrpc_error:type_name -> errsvc.v1.JsonRpcError
+	18, // 7: errsvc.v1.TranslateRequest.http_error:type_name -> errsvc.v1.HttpError
+	1,  // 8: errsvc.v1.TranslateRequest.context:type_name -> errsvc.v1.TranslateContext
+	19, // 9: errsvc.v1.TranslateRequest.additional_fields:type_name -> google.protobuf.Struct
+	19, // 10: errsvc.v1.TranslateContext.additional_fields:type_name -> google.protobuf.Struct
+	11, // 11: errsvc.v1.TranslateResponse.labby_error:type_name -> errsvc.v1.LabbyError
+	11, // 12: errsvc.v1.TranslateResponse.code_mode_error:type_name -> errsvc.v1.LabbyError
+	12, // 13: errsvc.v1.TranslateResponse.agent_error:type_name -> errsvc.v1.AgentError
+	20, // 14: errsvc.v1.TranslateResponse.classification:type_name -> errsvc.v1.Classification
+	21, // 15: errsvc.v1.TranslateResponse.grpc_status:type_name -> google.rpc.Status
+	22, // 16: errsvc.v1.TranslateResponse.notes:type_name -> errsvc.v1.Note
+	21, // 17: errsvc.v1.TranslateResponse.error:type_name -> google.rpc.Status
+	23, // 18: errsvc.v1.TranslateResponse.handling:type_name -> errsvc.v1.Handling
+	9,  // 19: errsvc.v1.TranslateResponse.http_headers:type_name -> errsvc.v1.TranslateResponse.HttpHeadersEntry
+	10, // 20: errsvc.v1.TranslateResponse.grpc_metadata:type_name -> errsvc.v1.TranslateResponse.GrpcMetadataEntry
+	24, // 21: errsvc.v1.TranslateResponse.openai_error:type_name -> errsvc.v1.HttpAnswer
+	24, // 22: errsvc.v1.TranslateResponse.anthropic_error:type_name -> errsvc.v1.HttpAnswer
+	24, // 23: errsvc.v1.TranslateResponse.google_error:type_name -> errsvc.v1.HttpAnswer
+	17, // 24: errsvc.v1.TranslateResponse.jsonrpc_error:type_name -> errsvc.v1.JsonRpcError
+	0,  // 25: errsvc.v1.TranslateBatchRequest.requests:type_name -> errsvc.v1.TranslateRequest
+	19, // 26: errsvc.v1.TranslateBatchRequest.additional_fields:type_name -> google.protobuf.Struct
+	2,  // 27: errsvc.v1.TranslateBatchResponse.responses:type_name -> errsvc.v1.TranslateResponse
+	7,  // 28: errsvc.v1.ListVocabulariesResponse.vocabularies:type_name -> errsvc.v1.Vocabulary
+	8,  // 29: errsvc.v1.Vocabulary.terms:type_name -> errsvc.v1.Term
+	25, // 30: errsvc.v1.Term.kind:type_name -> errsvc.v1.KindRow
+	26, // 31: errsvc.v1.Term.agent_code:type_name -> errsvc.v1.AgentCodeRow
+	27, // 32: errsvc.v1.Term.classified_code:type_name -> errsvc.v1.ClassifiedCodeRow
+	28, // 33: errsvc.v1.Term.class:type_name -> errsvc.v1.ClassRow
+	29, // 34: errsvc.v1.Term.origin:type_name -> errsvc.v1.OriginRow
+	30, // 35: errsvc.v1.Term.action:type_name -> errsvc.v1.ActionRow
+	31, // 36: errsvc.v1.Term.retry:type_name -> errsvc.v1.RetryRow
+	32, // 37: errsvc.v1.Term.grpc_code:type_name -> errsvc.v1.GrpcCodeRow
+	33, // 38: errsvc.v1.Term.jsonrpc_code:type_name -> errsvc.v1.JsonRpcCodeRow
+	34, // 39: errsvc.v1.Term.gateway_answer:type_name -> errsvc.v1.GatewayAnswerRow
+	0,  // 40: errsvc.v1.TranslationService.Translate:input_type -> errsvc.v1.TranslateRequest
+	3,  // 41: errsvc.v1.TranslationService.TranslateBatch:input_type -> errsvc.v1.TranslateBatchRequest
+	0,  // 42: errsvc.v1.TranslationService.TranslateStream:input_type -> errsvc.v1.TranslateRequest
+	5,  // 43: errsvc.v1.TranslationService.ListVocabularies:input_type -> errsvc.v1.ListVocabulariesRequest
+	2,  // 44: errsvc.v1.TranslationService.Translate:output_type -> errsvc.v1.TranslateResponse
+	4,  // 45: errsvc.v1.TranslationService.TranslateBatch:output_type -> errsvc.v1.TranslateBatchResponse
+	2,  // 46: errsvc.v1.TranslationService.TranslateStream:output_type -> errsvc.v1.TranslateResponse
+	6,  // 47: errsvc.v1.TranslationService.ListVocabularies:output_type -> errsvc.v1.ListVocabulariesResponse
+	44, // [44:48] is the sub-list for method output_type
+	40, // [40:44] is the sub-list for method input_type
+	40, // [40:40] is the sub-list for extension type_name
+	40, // [40:40] is the sub-list for extension extendee
+	0,  // [0:40] is the sub-list for field type_name
 }
 
 func init() { file_errsvc_v1_translation_service_proto_init() }
@@ -1016,6 +1228,9 @@ func file_errsvc_v1_translation_service_proto_init() {
 		(*TranslateRequest_ClassifiedError)(nil),
 		(*TranslateRequest_ProviderResponse)(nil),
 		(*TranslateRequest_McpToolResult)(nil),
+		(*TranslateRequest_GrpcStatus)(nil),
+		(*TranslateRequest_JsonrpcError)(nil),
+		(*TranslateRequest_HttpError)(nil),
 	}
 	file_errsvc_v1_translation_service_proto_msgTypes[1].OneofWrappers = []any{}
 	file_errsvc_v1_translation_service_proto_msgTypes[2].OneofWrappers = []any{}
@@ -1027,6 +1242,9 @@ func file_errsvc_v1_translation_service_proto_init() {
 		(*Term_Origin)(nil),
 		(*Term_Action)(nil),
 		(*Term_Retry)(nil),
+		(*Term_GrpcCode)(nil),
+		(*Term_JsonrpcCode)(nil),
+		(*Term_GatewayAnswer)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1034,7 +1252,7 @@ func file_errsvc_v1_translation_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_errsvc_v1_translation_service_proto_rawDesc), len(file_errsvc_v1_translation_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -976,6 +976,370 @@ func (RoutingCode) EnumDescriptor() ([]byte, []int) {
 	return file_errsvc_v1_vocabulary_proto_rawDescGZIP(), []int{9}
 }
 
+// HandlingRoute is the consumer decision of an error class (the Error Class
+// Contract's table), as Handling.route spells it.
+type HandlingRoute int32
+
+const (
+	HandlingRoute_HANDLING_ROUTE_UNSPECIFIED              HandlingRoute = 0
+	HandlingRoute_HANDLING_ROUTE_BACKOFF_RETRY            HandlingRoute = 1
+	HandlingRoute_HANDLING_ROUTE_FAIL_OVER                HandlingRoute = 2
+	HandlingRoute_HANDLING_ROUTE_PAUSE_FOR_AUTH           HandlingRoute = 3
+	HandlingRoute_HANDLING_ROUTE_REDUCE_OR_LARGER_CONTEXT HandlingRoute = 4
+)
+
+// Enum value maps for HandlingRoute.
+var (
+	HandlingRoute_name = map[int32]string{
+		0: "HANDLING_ROUTE_UNSPECIFIED",
+		1: "HANDLING_ROUTE_BACKOFF_RETRY",
+		2: "HANDLING_ROUTE_FAIL_OVER",
+		3: "HANDLING_ROUTE_PAUSE_FOR_AUTH",
+		4: "HANDLING_ROUTE_REDUCE_OR_LARGER_CONTEXT",
+	}
+	HandlingRoute_value = map[string]int32{
+		"HANDLING_ROUTE_UNSPECIFIED":              0,
+		"HANDLING_ROUTE_BACKOFF_RETRY":            1,
+		"HANDLING_ROUTE_FAIL_OVER":                2,
+		"HANDLING_ROUTE_PAUSE_FOR_AUTH":           3,
+		"HANDLING_ROUTE_REDUCE_OR_LARGER_CONTEXT": 4,
+	}
+)
+
+func (x HandlingRoute) Enum() *HandlingRoute {
+	p := new(HandlingRoute)
+	*p = x
+	return p
+}
+
+func (x HandlingRoute) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (HandlingRoute) Descriptor() protoreflect.EnumDescriptor {
+	return file_errsvc_v1_vocabulary_proto_enumTypes[10].Descriptor()
+}
+
+func (HandlingRoute) Type() protoreflect.EnumType {
+	return &file_errsvc_v1_vocabulary_proto_enumTypes[10]
+}
+
+func (x HandlingRoute) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use HandlingRoute.Descriptor instead.
+func (HandlingRoute) EnumDescriptor() ([]byte, []int) {
+	return file_errsvc_v1_vocabulary_proto_rawDescGZIP(), []int{10}
+}
+
+// LogLevel is Handling.log_level (the Labby contract's logging rule).
+type LogLevel int32
+
+const (
+	LogLevel_LOG_LEVEL_UNSPECIFIED LogLevel = 0
+	LogLevel_LOG_LEVEL_WARN        LogLevel = 1
+	LogLevel_LOG_LEVEL_ERROR       LogLevel = 2
+)
+
+// Enum value maps for LogLevel.
+var (
+	LogLevel_name = map[int32]string{
+		0: "LOG_LEVEL_UNSPECIFIED",
+		1: "LOG_LEVEL_WARN",
+		2: "LOG_LEVEL_ERROR",
+	}
+	LogLevel_value = map[string]int32{
+		"LOG_LEVEL_UNSPECIFIED": 0,
+		"LOG_LEVEL_WARN":        1,
+		"LOG_LEVEL_ERROR":       2,
+	}
+)
+
+func (x LogLevel) Enum() *LogLevel {
+	p := new(LogLevel)
+	*p = x
+	return p
+}
+
+func (x LogLevel) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (LogLevel) Descriptor() protoreflect.EnumDescriptor {
+	return file_errsvc_v1_vocabulary_proto_enumTypes[11].Descriptor()
+}
+
+func (LogLevel) Type() protoreflect.EnumType {
+	return &file_errsvc_v1_vocabulary_proto_enumTypes[11]
+}
+
+func (x LogLevel) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use LogLevel.Descriptor instead.
+func (LogLevel) EnumDescriptor() ([]byte, []int) {
+	return file_errsvc_v1_vocabulary_proto_rawDescGZIP(), []int{11}
+}
+
+// GrpcCode is the google.rpc.Code of a google.rpc.Status read as a source
+// from a service other than errsvc (AIP-194, the Error Class Contract). A
+// status in errsvc's own ErrorInfo domain is read back from its metadata.
+type GrpcCode int32
+
+const (
+	GrpcCode_GRPC_CODE_UNSPECIFIED         GrpcCode = 0
+	GrpcCode_GRPC_CODE_CANCELLED           GrpcCode = 1
+	GrpcCode_GRPC_CODE_UNKNOWN             GrpcCode = 2
+	GrpcCode_GRPC_CODE_INVALID_ARGUMENT    GrpcCode = 3
+	GrpcCode_GRPC_CODE_DEADLINE_EXCEEDED   GrpcCode = 4
+	GrpcCode_GRPC_CODE_NOT_FOUND           GrpcCode = 5
+	GrpcCode_GRPC_CODE_ALREADY_EXISTS      GrpcCode = 6
+	GrpcCode_GRPC_CODE_PERMISSION_DENIED   GrpcCode = 7
+	GrpcCode_GRPC_CODE_RESOURCE_EXHAUSTED  GrpcCode = 8
+	GrpcCode_GRPC_CODE_FAILED_PRECONDITION GrpcCode = 9
+	GrpcCode_GRPC_CODE_ABORTED             GrpcCode = 10
+	GrpcCode_GRPC_CODE_OUT_OF_RANGE        GrpcCode = 11
+	GrpcCode_GRPC_CODE_UNIMPLEMENTED       GrpcCode = 12
+	GrpcCode_GRPC_CODE_INTERNAL            GrpcCode = 13
+	GrpcCode_GRPC_CODE_UNAVAILABLE         GrpcCode = 14
+	GrpcCode_GRPC_CODE_DATA_LOSS           GrpcCode = 15
+	GrpcCode_GRPC_CODE_UNAUTHENTICATED     GrpcCode = 16
+)
+
+// Enum value maps for GrpcCode.
+var (
+	GrpcCode_name = map[int32]string{
+		0:  "GRPC_CODE_UNSPECIFIED",
+		1:  "GRPC_CODE_CANCELLED",
+		2:  "GRPC_CODE_UNKNOWN",
+		3:  "GRPC_CODE_INVALID_ARGUMENT",
+		4:  "GRPC_CODE_DEADLINE_EXCEEDED",
+		5:  "GRPC_CODE_NOT_FOUND",
+		6:  "GRPC_CODE_ALREADY_EXISTS",
+		7:  "GRPC_CODE_PERMISSION_DENIED",
+		8:  "GRPC_CODE_RESOURCE_EXHAUSTED",
+		9:  "GRPC_CODE_FAILED_PRECONDITION",
+		10: "GRPC_CODE_ABORTED",
+		11: "GRPC_CODE_OUT_OF_RANGE",
+		12: "GRPC_CODE_UNIMPLEMENTED",
+		13: "GRPC_CODE_INTERNAL",
+		14: "GRPC_CODE_UNAVAILABLE",
+		15: "GRPC_CODE_DATA_LOSS",
+		16: "GRPC_CODE_UNAUTHENTICATED",
+	}
+	GrpcCode_value = map[string]int32{
+		"GRPC_CODE_UNSPECIFIED":         0,
+		"GRPC_CODE_CANCELLED":           1,
+		"GRPC_CODE_UNKNOWN":             2,
+		"GRPC_CODE_INVALID_ARGUMENT":    3,
+		"GRPC_CODE_DEADLINE_EXCEEDED":   4,
+		"GRPC_CODE_NOT_FOUND":           5,
+		"GRPC_CODE_ALREADY_EXISTS":      6,
+		"GRPC_CODE_PERMISSION_DENIED":   7,
+		"GRPC_CODE_RESOURCE_EXHAUSTED":  8,
+		"GRPC_CODE_FAILED_PRECONDITION": 9,
+		"GRPC_CODE_ABORTED":             10,
+		"GRPC_CODE_OUT_OF_RANGE":        11,
+		"GRPC_CODE_UNIMPLEMENTED":       12,
+		"GRPC_CODE_INTERNAL":            13,
+		"GRPC_CODE_UNAVAILABLE":         14,
+		"GRPC_CODE_DATA_LOSS":           15,
+		"GRPC_CODE_UNAUTHENTICATED":     16,
+	}
+)
+
+func (x GrpcCode) Enum() *GrpcCode {
+	p := new(GrpcCode)
+	*p = x
+	return p
+}
+
+func (x GrpcCode) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (GrpcCode) Descriptor() protoreflect.EnumDescriptor {
+	return file_errsvc_v1_vocabulary_proto_enumTypes[12].Descriptor()
+}
+
+func (GrpcCode) Type() protoreflect.EnumType {
+	return &file_errsvc_v1_vocabulary_proto_enumTypes[12]
+}
+
+func (x GrpcCode) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use GrpcCode.Descriptor instead.
+func (GrpcCode) EnumDescriptor() ([]byte, []int) {
+	return file_errsvc_v1_vocabulary_proto_rawDescGZIP(), []int{12}
+}
+
+// JsonRpcCode is the code of a JSON-RPC error object read as a source (an
+// MCP protocol error): JSON-RPC 2.0's codes and the MCP revisions' codes.
+type JsonRpcCode int32
+
+const (
+	JsonRpcCode_JSON_RPC_CODE_UNSPECIFIED                        JsonRpcCode = 0
+	JsonRpcCode_JSON_RPC_CODE_PARSE_ERROR                        JsonRpcCode = 1
+	JsonRpcCode_JSON_RPC_CODE_INVALID_REQUEST                    JsonRpcCode = 2
+	JsonRpcCode_JSON_RPC_CODE_METHOD_NOT_FOUND                   JsonRpcCode = 3
+	JsonRpcCode_JSON_RPC_CODE_INVALID_PARAMS                     JsonRpcCode = 4
+	JsonRpcCode_JSON_RPC_CODE_INTERNAL_ERROR                     JsonRpcCode = 5
+	JsonRpcCode_JSON_RPC_CODE_SERVER_ERROR                       JsonRpcCode = 6
+	JsonRpcCode_JSON_RPC_CODE_HEADER_MISMATCH                    JsonRpcCode = 7
+	JsonRpcCode_JSON_RPC_CODE_MISSING_REQUIRED_CLIENT_CAPABILITY JsonRpcCode = 8
+	JsonRpcCode_JSON_RPC_CODE_UNSUPPORTED_PROTOCOL_VERSION       JsonRpcCode = 9
+	JsonRpcCode_JSON_RPC_CODE_RESOURCE_NOT_FOUND                 JsonRpcCode = 10
+	JsonRpcCode_JSON_RPC_CODE_URL_ELICITATION_REQUIRED           JsonRpcCode = 11
+	JsonRpcCode_JSON_RPC_CODE_RESERVED                           JsonRpcCode = 12
+)
+
+// Enum value maps for JsonRpcCode.
+var (
+	JsonRpcCode_name = map[int32]string{
+		0:  "JSON_RPC_CODE_UNSPECIFIED",
+		1:  "JSON_RPC_CODE_PARSE_ERROR",
+		2:  "JSON_RPC_CODE_INVALID_REQUEST",
+		3:  "JSON_RPC_CODE_METHOD_NOT_FOUND",
+		4:  "JSON_RPC_CODE_INVALID_PARAMS",
+		5:  "JSON_RPC_CODE_INTERNAL_ERROR",
+		6:  "JSON_RPC_CODE_SERVER_ERROR",
+		7:  "JSON_RPC_CODE_HEADER_MISMATCH",
+		8:  "JSON_RPC_CODE_MISSING_REQUIRED_CLIENT_CAPABILITY",
+		9:  "JSON_RPC_CODE_UNSUPPORTED_PROTOCOL_VERSION",
+		10: "JSON_RPC_CODE_RESOURCE_NOT_FOUND",
+		11: "JSON_RPC_CODE_URL_ELICITATION_REQUIRED",
+		12: "JSON_RPC_CODE_RESERVED",
+	}
+	JsonRpcCode_value = map[string]int32{
+		"JSON_RPC_CODE_UNSPECIFIED":                        0,
+		"JSON_RPC_CODE_PARSE_ERROR":                        1,
+		"JSON_RPC_CODE_INVALID_REQUEST":                    2,
+		"JSON_RPC_CODE_METHOD_NOT_FOUND":                   3,
+		"JSON_RPC_CODE_INVALID_PARAMS":                     4,
+		"JSON_RPC_CODE_INTERNAL_ERROR":                     5,
+		"JSON_RPC_CODE_SERVER_ERROR":                       6,
+		"JSON_RPC_CODE_HEADER_MISMATCH":                    7,
+		"JSON_RPC_CODE_MISSING_REQUIRED_CLIENT_CAPABILITY": 8,
+		"JSON_RPC_CODE_UNSUPPORTED_PROTOCOL_VERSION":       9,
+		"JSON_RPC_CODE_RESOURCE_NOT_FOUND":                 10,
+		"JSON_RPC_CODE_URL_ELICITATION_REQUIRED":           11,
+		"JSON_RPC_CODE_RESERVED":                           12,
+	}
+)
+
+func (x JsonRpcCode) Enum() *JsonRpcCode {
+	p := new(JsonRpcCode)
+	*p = x
+	return p
+}
+
+func (x JsonRpcCode) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (JsonRpcCode) Descriptor() protoreflect.EnumDescriptor {
+	return file_errsvc_v1_vocabulary_proto_enumTypes[13].Descriptor()
+}
+
+func (JsonRpcCode) Type() protoreflect.EnumType {
+	return &file_errsvc_v1_vocabulary_proto_enumTypes[13]
+}
+
+func (x JsonRpcCode) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use JsonRpcCode.Descriptor instead.
+func (JsonRpcCode) EnumDescriptor() ([]byte, []int) {
+	return file_errsvc_v1_vocabulary_proto_rawDescGZIP(), []int{13}
+}
+
+// GatewayAnswer is the shape of the provider-compatible error answers
+// (openai_error, anthropic_error): the first row that matches the answer's
+// class, agent code, kind and HTTP status is used.
+type GatewayAnswer int32
+
+const (
+	GatewayAnswer_GATEWAY_ANSWER_UNSPECIFIED         GatewayAnswer = 0
+	GatewayAnswer_GATEWAY_ANSWER_BILLING             GatewayAnswer = 1
+	GatewayAnswer_GATEWAY_ANSWER_RATE_LIMIT          GatewayAnswer = 2
+	GatewayAnswer_GATEWAY_ANSWER_TIMEOUT             GatewayAnswer = 3
+	GatewayAnswer_GATEWAY_ANSWER_OVERLOADED          GatewayAnswer = 4
+	GatewayAnswer_GATEWAY_ANSWER_TRANSIENT           GatewayAnswer = 5
+	GatewayAnswer_GATEWAY_ANSWER_CONTEXT_OVERFLOW    GatewayAnswer = 6
+	GatewayAnswer_GATEWAY_ANSWER_AUTHENTICATION      GatewayAnswer = 7
+	GatewayAnswer_GATEWAY_ANSWER_PERMISSION          GatewayAnswer = 8
+	GatewayAnswer_GATEWAY_ANSWER_NOT_FOUND           GatewayAnswer = 9
+	GatewayAnswer_GATEWAY_ANSWER_PERMANENT           GatewayAnswer = 10
+	GatewayAnswer_GATEWAY_ANSWER_UNCLASSIFIED_SERVER GatewayAnswer = 11
+	GatewayAnswer_GATEWAY_ANSWER_UNCLASSIFIED        GatewayAnswer = 12
+)
+
+// Enum value maps for GatewayAnswer.
+var (
+	GatewayAnswer_name = map[int32]string{
+		0:  "GATEWAY_ANSWER_UNSPECIFIED",
+		1:  "GATEWAY_ANSWER_BILLING",
+		2:  "GATEWAY_ANSWER_RATE_LIMIT",
+		3:  "GATEWAY_ANSWER_TIMEOUT",
+		4:  "GATEWAY_ANSWER_OVERLOADED",
+		5:  "GATEWAY_ANSWER_TRANSIENT",
+		6:  "GATEWAY_ANSWER_CONTEXT_OVERFLOW",
+		7:  "GATEWAY_ANSWER_AUTHENTICATION",
+		8:  "GATEWAY_ANSWER_PERMISSION",
+		9:  "GATEWAY_ANSWER_NOT_FOUND",
+		10: "GATEWAY_ANSWER_PERMANENT",
+		11: "GATEWAY_ANSWER_UNCLASSIFIED_SERVER",
+		12: "GATEWAY_ANSWER_UNCLASSIFIED",
+	}
+	GatewayAnswer_value = map[string]int32{
+		"GATEWAY_ANSWER_UNSPECIFIED":         0,
+		"GATEWAY_ANSWER_BILLING":             1,
+		"GATEWAY_ANSWER_RATE_LIMIT":          2,
+		"GATEWAY_ANSWER_TIMEOUT":             3,
+		"GATEWAY_ANSWER_OVERLOADED":          4,
+		"GATEWAY_ANSWER_TRANSIENT":           5,
+		"GATEWAY_ANSWER_CONTEXT_OVERFLOW":    6,
+		"GATEWAY_ANSWER_AUTHENTICATION":      7,
+		"GATEWAY_ANSWER_PERMISSION":          8,
+		"GATEWAY_ANSWER_NOT_FOUND":           9,
+		"GATEWAY_ANSWER_PERMANENT":           10,
+		"GATEWAY_ANSWER_UNCLASSIFIED_SERVER": 11,
+		"GATEWAY_ANSWER_UNCLASSIFIED":        12,
+	}
+)
+
+func (x GatewayAnswer) Enum() *GatewayAnswer {
+	p := new(GatewayAnswer)
+	*p = x
+	return p
+}
+
+func (x GatewayAnswer) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (GatewayAnswer) Descriptor() protoreflect.EnumDescriptor {
+	return file_errsvc_v1_vocabulary_proto_enumTypes[14].Descriptor()
+}
+
+func (GatewayAnswer) Type() protoreflect.EnumType {
+	return &file_errsvc_v1_vocabulary_proto_enumTypes[14]
+}
+
+func (x GatewayAnswer) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use GatewayAnswer.Descriptor instead.
+func (GatewayAnswer) EnumDescriptor() ([]byte, []int) {
+	return file_errsvc_v1_vocabulary_proto_rawDescGZIP(), []int{14}
+}
+
 // NoteCode is the vocabulary of TranslateResponse.notes: every step that lost
 // information, assumed a default or recognised an alias says which.
 type NoteCode int32
@@ -1068,11 +1432,11 @@ func (x NoteCode) String() string {
 }
 
 func (NoteCode) Descriptor() protoreflect.EnumDescriptor {
-	return file_errsvc_v1_vocabulary_proto_enumTypes[10].Descriptor()
+	return file_errsvc_v1_vocabulary_proto_enumTypes[15].Descriptor()
 }
 
 func (NoteCode) Type() protoreflect.EnumType {
-	return &file_errsvc_v1_vocabulary_proto_enumTypes[10]
+	return &file_errsvc_v1_vocabulary_proto_enumTypes[15]
 }
 
 func (x NoteCode) Number() protoreflect.EnumNumber {
@@ -1081,36 +1445,36 @@ func (x NoteCode) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use NoteCode.Descriptor instead.
 func (NoteCode) EnumDescriptor() ([]byte, []int) {
-	return file_errsvc_v1_vocabulary_proto_rawDescGZIP(), []int{10}
+	return file_errsvc_v1_vocabulary_proto_rawDescGZIP(), []int{15}
 }
 
 var File_errsvc_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1aerrsvc/v1/vocabulary.proto\x12\terrsvc.v1\x1a\x17errsvc/v1/options.proto*\x96\t\n" +
+	"\x1aerrsvc/v1/vocabulary.proto\x12\terrsvc.v1\x1a\x17errsvc/v1/options.proto*\xb0\x10\n" +
 	"\x06Origin\x12\x16\n" +
-	"\x12ORIGIN_UNSPECIFIED\x10\x00\x12u\n" +
-	"\x11ORIGIN_VALIDATION\x10\x01\x1a^\xc2\xf3\x18\n" +
-	"validation\xca\xf3\x18-Input or output validation rejected the call.\xf2\xf3\x18\x1b\n" +
+	"\x12ORIGIN_UNSPECIFIED\x10\x00\x12\x86\x01\n" +
+	"\x11ORIGIN_VALIDATION\x10\x01\x1ao\xc2\xf3\x18\n" +
+	"validation\xca\xf3\x18-Input or output validation rejected the call.\xf2\xf3\x18,\n" +
 	"\rnone_expected\x12\n" +
-	"validation\x12r\n" +
-	"\rORIGIN_POLICY\x10\x02\x1a_\xc2\xf3\x18\x06policy\xca\xf3\x186Authorization, scope or confirmation blocked the call.\xf2\xf3\x18\x17\n" +
-	"\rnone_expected\x12\x06policy\x12r\n" +
-	"\rORIGIN_BUDGET\x10\x03\x1a_\xc2\xf3\x18\x06budget\xca\xf3\x186A size, fan-out, rate or quota limit blocked the call.\xf2\xf3\x18\x17\n" +
-	"\rnone_expected\x12\x06budget\x12\x85\x01\n" +
-	"\x10ORIGIN_DISCOVERY\x10\x04\x1ao\xc2\xf3\x18\tdiscovery\xca\xf3\x18@The named action, tool, upstream or resource could not be found.\xf2\xf3\x18\x1a\n" +
-	"\rnone_expected\x12\tcode_mode\x12\x8f\x01\n" +
-	"\x15ORIGIN_TOOL_EXECUTION\x10\x05\x1at\xc2\xf3\x18\x0etool_execution\xca\xf3\x18@The upstream returned a completed MCP result with isError: true.\xf2\xf3\x18\x1a\n" +
-	"\bpossible\x12\x0etool_execution\x12\x9e\x01\n" +
-	"\x19ORIGIN_UPSTREAM_TRANSPORT\x10\x06\x1a\x7f\xc2\xf3\x18\x12upstream_transport\xca\xf3\x18CNo completed result arrived: the connection to the upstream failed.\xf2\xf3\x18\x1e\n" +
-	"\bpossible\x12\x12upstream_transport\x12o\n" +
-	"\rORIGIN_BRIDGE\x10\a\x1a\\\xc2\xf3\x18\x06bridge\xca\xf3\x186The stdio bridge could not reach the canonical daemon.\xf2\xf3\x18\x14\n" +
-	"\aunknown\x12\tcode_mode\x12k\n" +
-	"\x10ORIGIN_CODE_MODE\x10\b\x1aU\xc2\xf3\x18\tcode_mode\xca\xf3\x18,Another Code Mode sandbox or broker failure.\xf2\xf3\x18\x14\n" +
-	"\aunknown\x12\tcode_mode\x12|\n" +
-	"\x0eORIGIN_RUNTIME\x10\t\x1ah\xc2\xf3\x18\aruntime\xca\xf3\x18AAn internal failure of the runtime, or a kind outside the tables.\xf2\xf3\x18\x14\n" +
-	"\aunknown\x12\tcode_mode*\xd6\v\n" +
+	"validation\"\x04WARN0\xa6\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x12\x83\x01\n" +
+	"\rORIGIN_POLICY\x10\x02\x1ap\xc2\xf3\x18\x06policy\xca\xf3\x186Authorization, scope or confirmation blocked the call.\xf2\xf3\x18(\n" +
+	"\rnone_expected\x12\x06policy\"\x04WARN0\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x12\xff\x01\n" +
+	"\rORIGIN_BUDGET\x10\x03\x1a\xeb\x01\xc2\xf3\x18\x06budget\xca\xf3\x186A size, fan-out, rate or quota limit blocked the call.\xf2\xf3\x18\xa2\x01\n" +
+	"\rnone_expected\x12\x06budget\"\x04WARN*xA limit refused the call before it reached the upstream: no breaker failure; the caller asks for less or waits, so WARN.0\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x12\x97\x01\n" +
+	"\x10ORIGIN_DISCOVERY\x10\x04\x1a\x80\x01\xc2\xf3\x18\tdiscovery\xca\xf3\x18@The named action, tool, upstream or resource could not be found.\xf2\xf3\x18+\n" +
+	"\rnone_expected\x12\tcode_mode\"\x04WARN0\xa6\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x12\xdc\x02\n" +
+	"\x15ORIGIN_TOOL_EXECUTION\x10\x05\x1a\xc0\x02\xc2\xf3\x18\x0etool_execution\xca\xf3\x18@The upstream returned a completed MCP result with isError: true.\xf2\xf3\x18\xe5\x01\n" +
+	"\bpossible\x12\x0etool_execution\"\x04WARN*\xb7\x01The upstream completed the call with isError: the connection worked, so the breaker is untouched; the tool failure is the tool owner to fix, not the operator of this runtime, so WARN.0\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x12\xd9\x02\n" +
+	"\x19ORIGIN_UPSTREAM_TRANSPORT\x10\x06\x1a\xb9\x02\xc2\xf3\x18\x12upstream_transport\xca\xf3\x18CNo completed result arrived: the connection to the upstream failed.\xf2\xf3\x18\xd7\x01\n" +
+	"\bpossible\x12\x12upstream_transport\x18\x01\"\x05ERROR*\xa2\x01No completed result arrived: a breaker failure; an unreachable upstream needs an operator, so ERROR (a consumer may log a transient one at WARN while it retries).0\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x12\x83\x02\n" +
+	"\rORIGIN_BRIDGE\x10\a\x1a\xef\x01\xc2\xf3\x18\x06bridge\xca\xf3\x186The stdio bridge could not reach the canonical daemon.\xf2\xf3\x18\xa6\x01\n" +
+	"\aunknown\x12\tcode_mode\"\x05ERROR*~The bridge could not reach its own daemon: not the upstream, so no breaker failure; an operator restarts the daemon, so ERROR.0\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x12}\n" +
+	"\x10ORIGIN_CODE_MODE\x10\b\x1ag\xc2\xf3\x18\tcode_mode\xca\xf3\x18,Another Code Mode sandbox or broker failure.\xf2\xf3\x18&\n" +
+	"\aunknown\x12\tcode_mode\"\x05ERROR0\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x12\xa2\x02\n" +
+	"\x0eORIGIN_RUNTIME\x10\t\x1a\x8d\x02\xc2\xf3\x18\aruntime\xca\xf3\x18AAn internal failure of the runtime, or a kind outside the tables.\xf2\xf3\x18\xb8\x01\n" +
+	"\aunknown\x12\tcode_mode\"\x05ERROR*\x8f\x01An internal failure (or a kind outside the tables): not the upstream, so no breaker failure; ERROR, as the contract says for internal failures.0\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01*\xd6\v\n" +
 	"\x0eRecoveryAction\x12\x1f\n" +
 	"\x1bRECOVERY_ACTION_UNSPECIFIED\x10\x00\x12\xa3\x01\n" +
 	" RECOVERY_ACTION_REVISE_AND_RETRY\x10\x01\x1a}\xc2\xf3\x18\x10revise_and_retry\xca\xf3\x18\x1eFix the arguments, then retry.\xfa\xf3\x18C\n" +
@@ -1410,19 +1774,19 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\x1dAGENT_RETRY_WITH_CONFIRMATION\x10\x05\x1a\x8f\x01\xc2\xf3\x18\x11with-confirmation\xca\xf3\x18*Retry with a confirmationId once approved.\x82\xf4\x18H\n" +
 	"\aconfirm\x12\x05never\x1a6Retry with the confirmation id once the user approves.\x12\xa5\x01\n" +
 	"\x18AGENT_RETRY_WITH_CHANGES\x10\x06\x1a\x86\x01\xc2\xf3\x18\fwith-changes\xca\xf3\x18&Fix the input per details, then retry.\x82\xf4\x18H\n" +
-	"\x10revise_and_retry\x12\x05never\x1a-Fix the input as the details say, then retry.*\xd2\a\n" +
+	"\x10revise_and_retry\x12\x05never\x1a-Fix the input as the details say, then retry.*\x98\b\n" +
 	"\n" +
 	"ErrorClass\x12\x1b\n" +
-	"\x17ERROR_CLASS_UNSPECIFIED\x10\x00\x12\xd7\x01\n" +
-	"\x15ERROR_CLASS_TRANSIENT\x10\x01\x1a\xbb\x01\xc2\xf3\x18\ttransient\xca\xf3\x18FRetry may succeed; retry_after_secs, when present, is a backoff floor.\xea\xf3\x18`\n" +
-	"\x0eupstream_error\x12\x12upstream_transport\x1a\vretry_later\"\vconditional*\x10EXECUTION_FAILED0\xf7\x03:\vUNAVAILABLE\x12\xf7\x01\n" +
-	"\x15ERROR_CLASS_PERMANENT\x10\x02\x1a\xdb\x01\xc2\xf3\x18\tpermanent\xca\xf3\x18cRetrying this target with this input is futile until out-of-band action; advance to an alternative.\xea\xf3\x18c\n" +
-	"\x0eupstream_error\x12\x12upstream_transport\x1a\fdo_not_retry\"\x05never*\x10EXECUTION_FAILED0\xa6\x03:\x13FAILED_PRECONDITION\x12\xe8\x01\n" +
-	"\x19ERROR_CLASS_AUTH_REQUIRED\x10\x03\x1a\xc8\x01\xc2\xf3\x18\rauth_required\xca\xf3\x18ZA credential must be re-established by a human or admin; pause and surface an auth prompt.\xea\xf3\x18U\n" +
-	"\rauth_required\x12\x06policy\x1a\x0ereauthenticate\"\x05never*\x11NOT_AUTHENTICATED0\x91\x03:\x0fUNAUTHENTICATED\x12\xe7\x01\n" +
-	"\x1cERROR_CLASS_CONTEXT_OVERFLOW\x10\x04\x1a\xc4\x01\xc2\xf3\x18\x10context_overflow\xca\xf3\x18UInput exceeds this producer's bound; the same input against the same model is futile.\xea\xf3\x18S\n" +
+	"\x17ERROR_CLASS_UNSPECIFIED\x10\x00\x12\xe6\x01\n" +
+	"\x15ERROR_CLASS_TRANSIENT\x10\x01\x1a\xca\x01\xc2\xf3\x18\ttransient\xca\xf3\x18FRetry may succeed; retry_after_secs, when present, is a backoff floor.\xea\xf3\x18o\n" +
+	"\x0eupstream_error\x12\x12upstream_transport\x1a\vretry_later\"\vconditional*\x10EXECUTION_FAILED0\xf7\x03:\vUNAVAILABLEB\rbackoff_retry\x12\x82\x02\n" +
+	"\x15ERROR_CLASS_PERMANENT\x10\x02\x1a\xe6\x01\xc2\xf3\x18\tpermanent\xca\xf3\x18cRetrying this target with this input is futile until out-of-band action; advance to an alternative.\xea\xf3\x18n\n" +
+	"\x0eupstream_error\x12\x12upstream_transport\x1a\fdo_not_retry\"\x05never*\x10EXECUTION_FAILED0\xa6\x03:\x13FAILED_PRECONDITIONB\tfail_over\x12\xfa\x01\n" +
+	"\x19ERROR_CLASS_AUTH_REQUIRED\x10\x03\x1a\xda\x01\xc2\xf3\x18\rauth_required\xca\xf3\x18ZA credential must be re-established by a human or admin; pause and surface an auth prompt.\xea\xf3\x18g\n" +
+	"\rauth_required\x12\x06policy\x1a\x0ereauthenticate\"\x05never*\x11NOT_AUTHENTICATED0\x91\x03:\x0fUNAUTHENTICATEDB\x0epause_for_authH\x01\x12\x81\x02\n" +
+	"\x1cERROR_CLASS_CONTEXT_OVERFLOW\x10\x04\x1a\xde\x01\xc2\xf3\x18\x10context_overflow\xca\xf3\x18UInput exceeds this producer's bound; the same input against the same model is futile.\xea\xf3\x18m\n" +
 	"\x11content_too_large\x12\n" +
-	"validation\x1a\vreduce_work\"\x05never*\rINVALID_INPUT0\x9d\x03:\fOUT_OF_RANGE*\xab\x1a\n" +
+	"validation\x1a\vreduce_work\"\x05never*\rINVALID_INPUT0\x9d\x03:\fOUT_OF_RANGEB\x18reduce_or_larger_context*\xab\x1a\n" +
 	"\x0eClassifiedCode\x12\x1f\n" +
 	"\x1bCLASSIFIED_CODE_UNSPECIFIED\x10\x00\x12\x8a\x01\n" +
 	"#CLASSIFIED_CODE_VARIANT_UNSUPPORTED\x10\x01\x1aa\xc2\xf3\x18\x13variant_unsupported\xca\xf3\x18)The model variant is not defined (broca).\xe2\xf3\x18\x19\n" +
@@ -1503,7 +1867,80 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"*ROUTING_CODE_ACCOUNT_SELECTION_UNSUPPORTED\x10\x0f\x1at\xc2\xf3\x18\x1daccount_selection_unsupported\xca\xf3\x180The account cannot serve the requested provider.\xe2\xf3\x18\x1b\n" +
 	"\arouting\x12\tpermanent\x1a\x05fixed\x12\x8e\x02\n" +
 	"'ROUTING_CODE_ACCOUNT_SELECTION_DISABLED\x10\x10\x1a\xe0\x01\xc2\xf3\x18\x1aaccount_selection_disabled\xca\xf3\x18\x9e\x01The routing operator switched account selection off module-wide: the send is admitted on the configured static credential; not an account or provider refusal.\xe2\xf3\x18\x1b\n" +
-	"\arouting\x12\ttransient\x1a\x05fixed*\xa1\x17\n" +
+	"\arouting\x12\ttransient\x1a\x05fixed*\xdb\x05\n" +
+	"\rHandlingRoute\x12\x1e\n" +
+	"\x1aHANDLING_ROUTE_UNSPECIFIED\x10\x00\x12\x99\x01\n" +
+	"\x1cHANDLING_ROUTE_BACKOFF_RETRY\x10\x01\x1aw\xc2\xf3\x18\rbackoff_retry\xca\xf3\x18bRetry with backoff; backoff_floor_secs, when present, is the floor (a longer producer value wins).\x12\xb8\x01\n" +
+	"\x18HANDLING_ROUTE_FAIL_OVER\x10\x02\x1a\x99\x01\xc2\xf3\x18\tfail_over\xca\xf3\x18\x87\x01Advance to an alternative at once; never backoff-retry this target with this input; abandon and surface when every alternative is dead.\x12\x8e\x01\n" +
+	"\x1dHANDLING_ROUTE_PAUSE_FOR_AUTH\x10\x03\x1ak\xc2\xf3\x18\x0epause_for_auth\xca\xf3\x18UPause and surface an actionable auth prompt; same-provider alternatives are dead too.\x12\xc1\x01\n" +
+	"'HANDLING_ROUTE_REDUCE_OR_LARGER_CONTEXT\x10\x04\x1a\x93\x01\xc2\xf3\x18\x18reduce_or_larger_context\xca\xf3\x18sReduce or compact the input, or choose a larger-bound alternative; the same input against the same model is futile.*\xad\x01\n" +
+	"\bLogLevel\x12\x19\n" +
+	"\x15LOG_LEVEL_UNSPECIFIED\x10\x00\x127\n" +
+	"\x0eLOG_LEVEL_WARN\x10\x01\x1a#\xc2\xf3\x18\x04WARN\xca\xf3\x18\x17A caller-fixable error.\x12M\n" +
+	"\x0fLOG_LEVEL_ERROR\x10\x02\x1a8\xc2\xf3\x18\x05ERROR\xca\xf3\x18+An internal failure that needs an operator.*\x8a\x16\n" +
+	"\bGrpcCode\x12\x19\n" +
+	"\x15GRPC_CODE_UNSPECIFIED\x10\x00\x12\xcd\x01\n" +
+	"\x13GRPC_CODE_CANCELLED\x10\x01\x1a\xb3\x01\xc2\xf3\x18\tCANCELLED\xca\xf3\x185The operation was cancelled, typically by the caller.\x8a\xf4\x18i\b\x01\x12\tcancelled2ZA cancellation says who stopped the call, not whether a retry helps: no class is invented.\x12\xb9\x01\n" +
+	"\x11GRPC_CODE_UNKNOWN\x10\x02\x1a\xa1\x01\xc2\xf3\x18\aUNKNOWN\xca\xf3\x18#An error the server could not name.\x8a\xf4\x18k\b\x02\x12\x13unexpected_response2RAIP-194 does not retry UNKNOWN, and the code names no cause: no class is invented.\x12\x8b\x01\n" +
+	"\x1aGRPC_CODE_INVALID_ARGUMENT\x10\x03\x1ak\xc2\xf3\x18\x10INVALID_ARGUMENT\xca\xf3\x183The request is invalid whatever the system's state.\x8a\xf4\x18\x1c\b\x03\x12\rinvalid_param\x1a\tpermanent\x12\xdc\x01\n" +
+	"\x1bGRPC_CODE_DEADLINE_EXCEEDED\x10\x04\x1a\xba\x01\xc2\xf3\x18\x11DEADLINE_EXCEEDED\xca\xf3\x189The deadline expired before the operation could complete.\x8a\xf4\x18d\b\x04\x12\atimeout\x1a\ttransient2LThe operation may have completed; the timeout kind's same_arguments says so.\x12i\n" +
+	"\x13GRPC_CODE_NOT_FOUND\x10\x05\x1aP\xc2\xf3\x18\tNOT_FOUND\xca\xf3\x18#The requested entity was not found.\x8a\xf4\x18\x18\b\x05\x12\tnot_found\x1a\tpermanent\x12\x82\x01\n" +
+	"\x18GRPC_CODE_ALREADY_EXISTS\x10\x06\x1ad\xc2\xf3\x18\x0eALREADY_EXISTS\xca\xf3\x183The entity a client tried to create already exists.\x8a\xf4\x18\x17\b\x06\x12\bconflict\x1a\tpermanent\x12\x8c\x01\n" +
+	"\x1bGRPC_CODE_PERMISSION_DENIED\x10\a\x1ak\xc2\xf3\x18\x11PERMISSION_DENIED\xca\xf3\x18.The caller is authenticated but not permitted.\x8a\xf4\x18 \b\a\x12\x11permission_denied\x1a\tpermanent\x12\xc4\x03\n" +
+	"\x1cGRPC_CODE_RESOURCE_EXHAUSTED\x10\b\x1a\xa1\x03\xc2\xf3\x18\x12RESOURCE_EXHAUSTED\xca\xf3\x18#A quota or rate limit is exhausted.\x8a\xf4\x18\xdf\x02\b\b\x12\frate_limited\x1a\ttransient\"\x10BILLING_DISABLED\"\x12INSUFFICIENT_QUOTA\"\x1aBILLING_HARD_LIMIT_REACHED*\x0equota_exceeded2\xef\x01Transient (the contract's safe default for a quota it cannot tell apart) unless an ErrorInfo reason of the row says a human must raise or pay for the quota. A QuotaFailure alone does not: in the binary form an unset quota_value reads as 0.\x12\x83\x01\n" +
+	"\x1dGRPC_CODE_FAILED_PRECONDITION\x10\t\x1a`\xc2\xf3\x18\x13FAILED_PRECONDITION\xca\xf3\x184The system is not in a state the operation requires.\x8a\xf4\x18\r\b\t\x1a\tpermanent\x12\xd2\x01\n" +
+	"\x11GRPC_CODE_ABORTED\x10\n" +
+	"\x1a\xba\x01\xc2\xf3\x18\aABORTED\xca\xf3\x184The operation was aborted by a concurrency conflict.\x8a\xf4\x18s\b\n" +
+	"\x1a\ttransient2dAIP-194: retry at a higher level (the whole read-modify-write), so transient with no automatic wait.\x12\x81\x01\n" +
+	"\x16GRPC_CODE_OUT_OF_RANGE\x10\v\x1ae\xc2\xf3\x18\fOUT_OF_RANGE\xca\xf3\x181The operation was attempted past the valid range.\x8a\xf4\x18\x1c\b\v\x12\rinvalid_param\x1a\tpermanent\x12\x80\x01\n" +
+	"\x17GRPC_CODE_UNIMPLEMENTED\x10\f\x1ac\xc2\xf3\x18\rUNIMPLEMENTED\xca\xf3\x18.The operation is not implemented or supported.\x8a\xf4\x18\x1c\b\f\x12\rnot_supported\x1a\tpermanent\x12\xc4\x01\n" +
+	"\x12GRPC_CODE_INTERNAL\x10\r\x1a\xab\x01\xc2\xf3\x18\bINTERNAL\xca\xf3\x18%An invariant of the server is broken.\x8a\xf4\x18r\b\r\x12\fserver_error2`AIP-194 does not retry INTERNAL automatically and the code names no cause: no class is invented.\x12y\n" +
+	"\x15GRPC_CODE_UNAVAILABLE\x10\x0e\x1a^\xc2\xf3\x18\vUNAVAILABLE\xca\xf3\x18%The service is currently unavailable.\x8a\xf4\x18\"\b\x0e\x12\x13service_unavailable\x1a\ttransient\x12o\n" +
+	"\x13GRPC_CODE_DATA_LOSS\x10\x0f\x1aV\xc2\xf3\x18\tDATA_LOSS\xca\xf3\x18&Unrecoverable data loss or corruption.\x8a\xf4\x18\x1b\b\x0f\x12\fserver_error\x1a\tpermanent\x12\x8e\x01\n" +
+	"\x19GRPC_CODE_UNAUTHENTICATED\x10\x10\x1ao\xc2\xf3\x18\x0fUNAUTHENTICATED\xca\xf3\x184The request has no valid authentication credentials.\x8a\xf4\x18 \b\x10\x12\rauth_required\x1a\rauth_required*\xe1\x14\n" +
+	"\vJsonRpcCode\x12\x1d\n" +
+	"\x19JSON_RPC_CODE_UNSPECIFIED\x10\x00\x12\xa2\x01\n" +
+	"\x19JSON_RPC_CODE_PARSE_ERROR\x10\x01\x1a\x82\x01\xc2\xf3\x18\x06-32700\xca\xf3\x18=Parse error: the server could not parse the JSON it received.\x92\xf4\x183\bĀ\xfe\xff\xff\xff\xff\xff\xff\x01\x1a\vParse error\"\x0eprotocol_error*\tpermanent\x12\xa5\x01\n" +
+	"\x1dJSON_RPC_CODE_INVALID_REQUEST\x10\x02\x1a\x81\x01\xc2\xf3\x18\x06-32600\xca\xf3\x188Invalid Request: the JSON is not a valid request object.\x92\xf4\x187\b\xa8\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x1a\x0fInvalid Request\"\x0eprotocol_error*\tpermanent\x12\xa5\x01\n" +
+	"\x1eJSON_RPC_CODE_METHOD_NOT_FOUND\x10\x03\x1a\x80\x01\xc2\xf3\x18\x06-32601\xca\xf3\x187Method not found: the server does not offer the method.\x92\xf4\x187\b\xa7\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x1a\x10Method not found\"\rnot_supported*\tpermanent\x12\xd0\x01\n" +
+	"\x1cJSON_RPC_CODE_INVALID_PARAMS\x10\x04\x1a\xad\x01\xc2\xf3\x18\x06-32602\xca\xf3\x18fInvalid params (MCP also answers an unknown tool and, since 2025-11-25, a resource not found with it).\x92\xf4\x185\b\xa6\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x1a\x0eInvalid params\"\rinvalid_param*\tpermanent\x12\xd0\x01\n" +
+	"\x1cJSON_RPC_CODE_INTERNAL_ERROR\x10\x05\x1a\xad\x01\xc2\xf3\x18\x06-32603\xca\xf3\x18\x1dInternal error of the server.\x92\xf4\x18~\b\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x1a\x0eInternal error\"\x0einternal_errorBQThe code says the server failed, not whether a retry helps: no class is invented.\x12\xc4\x01\n" +
+	"\x1aJSON_RPC_CODE_SERVER_ERROR\x10\x06\x1a\xa3\x01\xc2\xf3\x18\x0e-32019..-32000\xca\xf3\x18%Implementation-defined server errors.\x92\xf4\x18d\b\xed\x85\xfe\xff\xff\xff\xff\xff\xff\x01\x10\x80\x86\xfe\xff\xff\xff\xff\xff\xff\x01\x1a\fServer error\"\fserver_errorB0Each server defines these: no class is invented.\x12\xda\x01\n" +
+	"\x1dJSON_RPC_CODE_HEADER_MISMATCH\x10\a\x1a\xb6\x01\xc2\xf3\x18\x06-32020\xca\xf3\x18jHEADER_MISMATCH (MCP 2026-07-28): the HTTP headers disagree with the request body; answered with HTTP 400.\x92\xf4\x18:\b\xec\x85\xfe\xff\xff\xff\xff\xff\xff\x01\x1a\x0fHEADER_MISMATCH\"\x0eprotocol_error*\tpermanent0\x90\x03\x12\x88\x02\n" +
+	"0JSON_RPC_CODE_MISSING_REQUIRED_CLIENT_CAPABILITY\x10\b\x1a\xd1\x01\xc2\xf3\x18\x06-32021\xca\xf3\x18vMISSING_REQUIRED_CLIENT_CAPABILITY (MCP 2026-07-28): the request needs a client capability the client did not declare.\x92\xf4\x18I\b\xeb\x85\xfe\xff\xff\xff\xff\xff\xff\x01\x1a\"MISSING_REQUIRED_CLIENT_CAPABILITY\"\rnot_supported*\tpermanent\x12\xee\x01\n" +
+	"*JSON_RPC_CODE_UNSUPPORTED_PROTOCOL_VERSION\x10\t\x1a\xbd\x01\xc2\xf3\x18\x06-32022\xca\xf3\x18hUNSUPPORTED_PROTOCOL_VERSION (MCP 2026-07-28): the server does not speak the requested protocol version.\x92\xf4\x18C\b\xea\x85\xfe\xff\xff\xff\xff\xff\xff\x01\x1a\x1cUNSUPPORTED_PROTOCOL_VERSION\"\rnot_supported*\tpermanent\x12\xaf\x01\n" +
+	" JSON_RPC_CODE_RESOURCE_NOT_FOUND\x10\n" +
+	"\x1a\x88\x01\xc2\xf3\x18\x06-32002\xca\xf3\x18?Resource not found (MCP up to 2025-11-25; retired, now -32602).\x92\xf4\x187\b\xfe\x85\xfe\xff\xff\xff\xff\xff\xff\x01\x1a\x12Resource not found\"\tnot_found*\tpermanent8\x01\x12\xd5\x02\n" +
+	"&JSON_RPC_CODE_URL_ELICITATION_REQUIRED\x10\v\x1a\xa8\x02\xc2\xf3\x18\x06-32042\xca\xf3\x18nURL elicitation required (MCP 2025-11-25 only; retired): the user must complete an interaction at a URL first.\x92\xf4\x18\xa7\x01\bօ\xfe\xff\xff\xff\xff\xff\xff\x01\x1a\x18URL elicitation required\"\x15confirmation_required8\x01BgA user must act out of band before the call can go on: the confirmation kind, and no class is invented.\x12\xed\x01\n" +
+	"\x16JSON_RPC_CODE_RESERVED\x10\f\x1a\xd0\x01\xc2\xf3\x18\x0e-32768..-32000\xca\xf3\x18@Another code JSON-RPC or MCP reserves that errsvc does not know.\x92\xf4\x18v\b\x80\x80\xfe\xff\xff\xff\xff\xff\xff\x01\x10\x80\x86\xfe\xff\xff\xff\xff\xff\xff\x01\x1a\bReserved\"\x0eprotocol_errorBDA newer revision's code: it passes through with a note and no class.*\xc0\x11\n" +
+	"\rGatewayAnswer\x12\x1e\n" +
+	"\x1aGATEWAY_ANSWER_UNSPECIFIED\x10\x00\x12\xcf\x01\n" +
+	"\x16GATEWAY_ANSWER_BILLING\x10\x01\x1a\xb2\x01\xc2\xf3\x18\abilling\xca\xf3\x18GBilling or credit exhaustion: a human must pay; waiting never fixes it.\x9a\xf4\x18X\n" +
+	"\tpermanent\x1a\x0equota_exceeded(\xad\x032\x12insufficient_quota:\x12insufficient_quota@\x92\x03J\rbilling_error\x12\xbb\x01\n" +
+	"\x19GATEWAY_ANSWER_RATE_LIMIT\x10\x02\x1a\x9b\x01\xc2\xf3\x18\n" +
+	"rate_limit\xca\xf3\x185A window rate limit or quota that recovers by itself.\x9a\xf4\x18P\n" +
+	"\ttransient\x12\fRATE_LIMITED(\xad\x032\brequests:\x13rate_limit_exceeded@\xad\x03J\x10rate_limit_error\x12}\n" +
+	"\x16GATEWAY_ANSWER_TIMEOUT\x10\x03\x1aa\xc2\xf3\x18\atimeout\xca\xf3\x18\x17The upstream timed out.\x9a\xf4\x187\n" +
+	"\ttransient\x12\aTIMEOUT(\xf8\x032\fserver_error@\xf8\x03J\rtimeout_error\x12\xf5\x01\n" +
+	"\x19GATEWAY_ANSWER_OVERLOADED\x10\x04\x1a\xd5\x01\xc2\xf3\x18\n" +
+	"overloaded\xca\xf3\x18*The upstream is unavailable or overloaded.\x9a\xf4\x18\x94\x01\n" +
+	"\ttransient\x1a\x13service_unavailable\x1a\x14provider_unavailable\x1a\vunavailable\x1a\x13runtime_unavailable(\xf7\x032\fserver_error:\x14server_is_overloaded@\x91\x04J\x10overloaded_error\x12y\n" +
+	"\x18GATEWAY_ANSWER_TRANSIENT\x10\x05\x1a[\xc2\xf3\x18\ttransient\xca\xf3\x18\x1cAny other transient failure.\x9a\xf4\x18*\n" +
+	"\ttransient(\xf4\x032\fserver_error@\xf4\x03J\tapi_error\x12\xcf\x01\n" +
+	"\x1fGATEWAY_ANSWER_CONTEXT_OVERFLOW\x10\x06\x1a\xa9\x01\xc2\xf3\x18\x10context_overflow\xca\xf3\x182The input exceeds the model's or producer's bound.\x9a\xf4\x18[\n" +
+	"\x10context_overflow(\x90\x032\x15invalid_request_error:\x17context_length_exceeded@\x9d\x03J\x11request_too_large\x12\xa4\x01\n" +
+	"\x1dGATEWAY_ANSWER_AUTHENTICATION\x10\a\x1a\x80\x01\xc2\xf3\x18\x0eauthentication\xca\xf3\x18$A credential must be re-established.\x9a\xf4\x18B\n" +
+	"\rauth_required(\x91\x032\x15invalid_request_error@\x91\x03J\x14authentication_error\x12\xb6\x01\n" +
+	"\x19GATEWAY_ANSWER_PERMISSION\x10\b\x1a\x96\x01\xc2\xf3\x18\n" +
+	"permission\xca\xf3\x18 Authenticated but not permitted.\x9a\xf4\x18`\n" +
+	"\tpermanent\x12\x0eNOT_AUTHORIZED\x12\x14CONFIRMATION_INVALID(\x93\x032\x15invalid_request_error@\x93\x03J\x10permission_error\x12\xb2\x01\n" +
+	"\x18GATEWAY_ANSWER_NOT_FOUND\x10\t\x1a\x93\x01\xc2\xf3\x18\tnot_found\xca\xf3\x18\x1aThe target does not exist.\x9a\xf4\x18d\n" +
+	"\tpermanent\x12\x14CAPABILITY_NOT_FOUND\x12\x13COMPONENT_UNMOUNTED(\x94\x032\x15invalid_request_error@\x94\x03J\x0fnot_found_error\x12\xb3\x01\n" +
+	"\x18GATEWAY_ANSWER_PERMANENT\x10\n" +
+	"\x1a\x94\x01\xc2\xf3\x18\tpermanent\xca\xf3\x18@Any other permanent failure: the request as sent cannot succeed.\x9a\xf4\x18?\n" +
+	"\tpermanent(\x90\x032\x15invalid_request_error@\x90\x03J\x15invalid_request_error\x12\xb4\x01\n" +
+	"\"GATEWAY_ANSWER_UNCLASSIFIED_SERVER\x10\v\x1a\x8b\x01\xc2\xf3\x18\x13unclassified_server\xca\xf3\x18PNo class (or one outside the four) and a server status: the answer's own status.\x9a\xf4\x18\x1c \xf4\x032\fserver_errorJ\tapi_error\x12\xb8\x01\n" +
+	"\x1bGATEWAY_ANSWER_UNCLASSIFIED\x10\f\x1a\x96\x01\xc2\xf3\x18\funclassified\xca\xf3\x18PNo class (or one outside the four) and a client status: the answer's own status.\x9a\xf4\x18.2\x15invalid_request_errorJ\x15invalid_request_error*\xa1\x17\n" +
 	"\bNoteCode\x12\x19\n" +
 	"\x15NOTE_CODE_UNSPECIFIED\x10\x00\x12\x88\x01\n" +
 	"\x16NOTE_CODE_UNKNOWN_KIND\x10\x01\x1al\xc2\xf3\x18\funknown_kind\xca\xf3\x18XThe Labby kind is outside the matrix; the catch-all applied and the kind passes through.\x12\x8a\x01\n" +
@@ -1541,7 +1978,7 @@ func file_errsvc_v1_vocabulary_proto_rawDescGZIP() []byte {
 	return file_errsvc_v1_vocabulary_proto_rawDescData
 }
 
-var file_errsvc_v1_vocabulary_proto_enumTypes = make([]protoimpl.EnumInfo, 11)
+var file_errsvc_v1_vocabulary_proto_enumTypes = make([]protoimpl.EnumInfo, 16)
 var file_errsvc_v1_vocabulary_proto_goTypes = []any{
 	(Origin)(0),         // 0: errsvc.v1.Origin
 	(RecoveryAction)(0), // 1: errsvc.v1.RecoveryAction
@@ -1553,7 +1990,12 @@ var file_errsvc_v1_vocabulary_proto_goTypes = []any{
 	(ErrorClass)(0),     // 7: errsvc.v1.ErrorClass
 	(ClassifiedCode)(0), // 8: errsvc.v1.ClassifiedCode
 	(RoutingCode)(0),    // 9: errsvc.v1.RoutingCode
-	(NoteCode)(0),       // 10: errsvc.v1.NoteCode
+	(HandlingRoute)(0),  // 10: errsvc.v1.HandlingRoute
+	(LogLevel)(0),       // 11: errsvc.v1.LogLevel
+	(GrpcCode)(0),       // 12: errsvc.v1.GrpcCode
+	(JsonRpcCode)(0),    // 13: errsvc.v1.JsonRpcCode
+	(GatewayAnswer)(0),  // 14: errsvc.v1.GatewayAnswer
+	(NoteCode)(0),       // 15: errsvc.v1.NoteCode
 }
 var file_errsvc_v1_vocabulary_proto_depIdxs = []int32{
 	0, // [0:0] is the sub-list for method output_type
@@ -1574,7 +2016,7 @@ func file_errsvc_v1_vocabulary_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_errsvc_v1_vocabulary_proto_rawDesc), len(file_errsvc_v1_vocabulary_proto_rawDesc)),
-			NumEnums:      11,
+			NumEnums:      16,
 			NumMessages:   0,
 			NumExtensions: 0,
 			NumServices:   0,

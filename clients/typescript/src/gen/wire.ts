@@ -455,6 +455,128 @@ export const NoteCode = {
 /** A known term of NoteCode. */
 export type NoteCode = (typeof NoteCode)[keyof typeof NoteCode];
 
+/** The known terms of HandlingRoute. */
+export const HandlingRoute = {
+  /** Retry with backoff; backoff_floor_secs, when present, is the floor (a longer producer value wins). */
+  BACKOFF_RETRY: "backoff_retry",
+  /** Advance to an alternative at once; never backoff-retry this target with this input; abandon and surface when every alternative is dead. */
+  FAIL_OVER: "fail_over",
+  /** Pause and surface an actionable auth prompt; same-provider alternatives are dead too. */
+  PAUSE_FOR_AUTH: "pause_for_auth",
+  /** Reduce or compact the input, or choose a larger-bound alternative; the same input against the same model is futile. */
+  REDUCE_OR_LARGER_CONTEXT: "reduce_or_larger_context",
+} as const;
+/** A known term of HandlingRoute. */
+export type HandlingRoute = (typeof HandlingRoute)[keyof typeof HandlingRoute];
+
+/** The known terms of LogLevel. */
+export const LogLevel = {
+  /** A caller-fixable error. */
+  WARN: "WARN",
+  /** An internal failure that needs an operator. */
+  ERROR: "ERROR",
+} as const;
+/** A known term of LogLevel. */
+export type LogLevel = (typeof LogLevel)[keyof typeof LogLevel];
+
+/** The known terms of GrpcCode. */
+export const GrpcCode = {
+  /** The operation was cancelled, typically by the caller. */
+  CANCELLED: "CANCELLED",
+  /** An error the server could not name. */
+  UNKNOWN: "UNKNOWN",
+  /** The request is invalid whatever the system's state. */
+  INVALID_ARGUMENT: "INVALID_ARGUMENT",
+  /** The deadline expired before the operation could complete. */
+  DEADLINE_EXCEEDED: "DEADLINE_EXCEEDED",
+  /** The requested entity was not found. */
+  NOT_FOUND: "NOT_FOUND",
+  /** The entity a client tried to create already exists. */
+  ALREADY_EXISTS: "ALREADY_EXISTS",
+  /** The caller is authenticated but not permitted. */
+  PERMISSION_DENIED: "PERMISSION_DENIED",
+  /** A quota or rate limit is exhausted. */
+  RESOURCE_EXHAUSTED: "RESOURCE_EXHAUSTED",
+  /** The system is not in a state the operation requires. */
+  FAILED_PRECONDITION: "FAILED_PRECONDITION",
+  /** The operation was aborted by a concurrency conflict. */
+  ABORTED: "ABORTED",
+  /** The operation was attempted past the valid range. */
+  OUT_OF_RANGE: "OUT_OF_RANGE",
+  /** The operation is not implemented or supported. */
+  UNIMPLEMENTED: "UNIMPLEMENTED",
+  /** An invariant of the server is broken. */
+  INTERNAL: "INTERNAL",
+  /** The service is currently unavailable. */
+  UNAVAILABLE: "UNAVAILABLE",
+  /** Unrecoverable data loss or corruption. */
+  DATA_LOSS: "DATA_LOSS",
+  /** The request has no valid authentication credentials. */
+  UNAUTHENTICATED: "UNAUTHENTICATED",
+} as const;
+/** A known term of GrpcCode. */
+export type GrpcCode = (typeof GrpcCode)[keyof typeof GrpcCode];
+
+/** The known terms of JsonRpcCode. */
+export const JsonRpcCode = {
+  /** Parse error: the server could not parse the JSON it received. */
+  PARSE_ERROR: "-32700",
+  /** Invalid Request: the JSON is not a valid request object. */
+  INVALID_REQUEST: "-32600",
+  /** Method not found: the server does not offer the method. */
+  METHOD_NOT_FOUND: "-32601",
+  /** Invalid params (MCP also answers an unknown tool and, since 2025-11-25, a resource not found with it). */
+  INVALID_PARAMS: "-32602",
+  /** Internal error of the server. */
+  INTERNAL_ERROR: "-32603",
+  /** Implementation-defined server errors. */
+  SERVER_ERROR: "-32019..-32000",
+  /** HEADER_MISMATCH (MCP 2026-07-28): the HTTP headers disagree with the request body; answered with HTTP 400. */
+  HEADER_MISMATCH: "-32020",
+  /** MISSING_REQUIRED_CLIENT_CAPABILITY (MCP 2026-07-28): the request needs a client capability the client did not declare. */
+  MISSING_REQUIRED_CLIENT_CAPABILITY: "-32021",
+  /** UNSUPPORTED_PROTOCOL_VERSION (MCP 2026-07-28): the server does not speak the requested protocol version. */
+  UNSUPPORTED_PROTOCOL_VERSION: "-32022",
+  /** Resource not found (MCP up to 2025-11-25; retired, now -32602). */
+  RESOURCE_NOT_FOUND: "-32002",
+  /** URL elicitation required (MCP 2025-11-25 only; retired): the user must complete an interaction at a URL first. */
+  URL_ELICITATION_REQUIRED: "-32042",
+  /** Another code JSON-RPC or MCP reserves that errsvc does not know. */
+  RESERVED: "-32768..-32000",
+} as const;
+/** A known term of JsonRpcCode. */
+export type JsonRpcCode = (typeof JsonRpcCode)[keyof typeof JsonRpcCode];
+
+/** The known terms of GatewayAnswer. */
+export const GatewayAnswer = {
+  /** Billing or credit exhaustion: a human must pay; waiting never fixes it. */
+  BILLING: "billing",
+  /** A window rate limit or quota that recovers by itself. */
+  RATE_LIMIT: "rate_limit",
+  /** The upstream timed out. */
+  TIMEOUT: "timeout",
+  /** The upstream is unavailable or overloaded. */
+  OVERLOADED: "overloaded",
+  /** Any other transient failure. */
+  TRANSIENT: "transient",
+  /** The input exceeds the model's or producer's bound. */
+  CONTEXT_OVERFLOW: "context_overflow",
+  /** A credential must be re-established. */
+  AUTHENTICATION: "authentication",
+  /** Authenticated but not permitted. */
+  PERMISSION: "permission",
+  /** The target does not exist. */
+  NOT_FOUND: "not_found",
+  /** Any other permanent failure: the request as sent cannot succeed. */
+  PERMANENT: "permanent",
+  /** No class (or one outside the four) and a server status: the answer's own status. */
+  UNCLASSIFIED_SERVER: "unclassified_server",
+  /** No class (or one outside the four) and a client status: the answer's own status. */
+  UNCLASSIFIED: "unclassified",
+} as const;
+/** A known term of GatewayAnswer. */
+export type GatewayAnswer = (typeof GatewayAnswer)[keyof typeof GatewayAnswer];
+
 /** Every vocabulary by name, each with its known terms. */
 export const VOCABULARIES: Readonly<Record<string, readonly string[]>> = {
   LabbyKind: Object.values(LabbyKind),
@@ -468,6 +590,11 @@ export const VOCABULARIES: Readonly<Record<string, readonly string[]>> = {
   ClassifiedCode: Object.values(ClassifiedCode),
   RoutingCode: Object.values(RoutingCode),
   NoteCode: Object.values(NoteCode),
+  HandlingRoute: Object.values(HandlingRoute),
+  LogLevel: Object.values(LogLevel),
+  GrpcCode: Object.values(GrpcCode),
+  JsonRpcCode: Object.values(JsonRpcCode),
+  GatewayAnswer: Object.values(GatewayAnswer),
 };
 
 /**

@@ -473,6 +473,133 @@ class NoteCode:
     ALL: Final[FrozenSet[str]] = frozenset({"unknown_kind", "unknown_code", "unknown_class", "unknown_term", "alias_recognized", "class_absent", "default_assumed", "caller_override", "hints_relaxed", "wait_rounded", "retry_adjusted", "message_templated", "field_dropped", "target_unknown", "sanitized", "contract_version", "field_ignored", "field_truncated", "value_coerced", "partial_output", "long_wait"})
 
 
+class HandlingRoute:
+    """The known terms of HandlingRoute."""
+
+    BACKOFF_RETRY: Final = "backoff_retry"
+    """Retry with backoff; backoff_floor_secs, when present, is the floor (a longer producer value wins)."""
+    FAIL_OVER: Final = "fail_over"
+    """Advance to an alternative at once; never backoff-retry this target with this input; abandon and surface when every alternative is dead."""
+    PAUSE_FOR_AUTH: Final = "pause_for_auth"
+    """Pause and surface an actionable auth prompt; same-provider alternatives are dead too."""
+    REDUCE_OR_LARGER_CONTEXT: Final = "reduce_or_larger_context"
+    """Reduce or compact the input, or choose a larger-bound alternative; the same input against the same model is futile."""
+
+    ALL: Final[FrozenSet[str]] = frozenset({"backoff_retry", "fail_over", "pause_for_auth", "reduce_or_larger_context"})
+
+
+class LogLevel:
+    """The known terms of LogLevel."""
+
+    WARN: Final = "WARN"
+    """A caller-fixable error."""
+    ERROR: Final = "ERROR"
+    """An internal failure that needs an operator."""
+
+    ALL: Final[FrozenSet[str]] = frozenset({"WARN", "ERROR"})
+
+
+class GrpcCode:
+    """The known terms of GrpcCode."""
+
+    CANCELLED: Final = "CANCELLED"
+    """The operation was cancelled, typically by the caller."""
+    UNKNOWN: Final = "UNKNOWN"
+    """An error the server could not name."""
+    INVALID_ARGUMENT: Final = "INVALID_ARGUMENT"
+    """The request is invalid whatever the system's state."""
+    DEADLINE_EXCEEDED: Final = "DEADLINE_EXCEEDED"
+    """The deadline expired before the operation could complete."""
+    NOT_FOUND: Final = "NOT_FOUND"
+    """The requested entity was not found."""
+    ALREADY_EXISTS: Final = "ALREADY_EXISTS"
+    """The entity a client tried to create already exists."""
+    PERMISSION_DENIED: Final = "PERMISSION_DENIED"
+    """The caller is authenticated but not permitted."""
+    RESOURCE_EXHAUSTED: Final = "RESOURCE_EXHAUSTED"
+    """A quota or rate limit is exhausted."""
+    FAILED_PRECONDITION: Final = "FAILED_PRECONDITION"
+    """The system is not in a state the operation requires."""
+    ABORTED: Final = "ABORTED"
+    """The operation was aborted by a concurrency conflict."""
+    OUT_OF_RANGE: Final = "OUT_OF_RANGE"
+    """The operation was attempted past the valid range."""
+    UNIMPLEMENTED: Final = "UNIMPLEMENTED"
+    """The operation is not implemented or supported."""
+    INTERNAL: Final = "INTERNAL"
+    """An invariant of the server is broken."""
+    UNAVAILABLE: Final = "UNAVAILABLE"
+    """The service is currently unavailable."""
+    DATA_LOSS: Final = "DATA_LOSS"
+    """Unrecoverable data loss or corruption."""
+    UNAUTHENTICATED: Final = "UNAUTHENTICATED"
+    """The request has no valid authentication credentials."""
+
+    ALL: Final[FrozenSet[str]] = frozenset({"CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"})
+
+
+class JsonRpcCode:
+    """The known terms of JsonRpcCode."""
+
+    PARSE_ERROR: Final = "-32700"
+    """Parse error: the server could not parse the JSON it received."""
+    INVALID_REQUEST: Final = "-32600"
+    """Invalid Request: the JSON is not a valid request object."""
+    METHOD_NOT_FOUND: Final = "-32601"
+    """Method not found: the server does not offer the method."""
+    INVALID_PARAMS: Final = "-32602"
+    """Invalid params (MCP also answers an unknown tool and, since 2025-11-25, a resource not found with it)."""
+    INTERNAL_ERROR: Final = "-32603"
+    """Internal error of the server."""
+    SERVER_ERROR: Final = "-32019..-32000"
+    """Implementation-defined server errors."""
+    HEADER_MISMATCH: Final = "-32020"
+    """HEADER_MISMATCH (MCP 2026-07-28): the HTTP headers disagree with the request body; answered with HTTP 400."""
+    MISSING_REQUIRED_CLIENT_CAPABILITY: Final = "-32021"
+    """MISSING_REQUIRED_CLIENT_CAPABILITY (MCP 2026-07-28): the request needs a client capability the client did not declare."""
+    UNSUPPORTED_PROTOCOL_VERSION: Final = "-32022"
+    """UNSUPPORTED_PROTOCOL_VERSION (MCP 2026-07-28): the server does not speak the requested protocol version."""
+    RESOURCE_NOT_FOUND: Final = "-32002"
+    """Resource not found (MCP up to 2025-11-25; retired, now -32602)."""
+    URL_ELICITATION_REQUIRED: Final = "-32042"
+    """URL elicitation required (MCP 2025-11-25 only; retired): the user must complete an interaction at a URL first."""
+    RESERVED: Final = "-32768..-32000"
+    """Another code JSON-RPC or MCP reserves that errsvc does not know."""
+
+    ALL: Final[FrozenSet[str]] = frozenset({"-32700", "-32600", "-32601", "-32602", "-32603", "-32019..-32000", "-32020", "-32021", "-32022", "-32002", "-32042", "-32768..-32000"})
+
+
+class GatewayAnswer:
+    """The known terms of GatewayAnswer."""
+
+    BILLING: Final = "billing"
+    """Billing or credit exhaustion: a human must pay; waiting never fixes it."""
+    RATE_LIMIT: Final = "rate_limit"
+    """A window rate limit or quota that recovers by itself."""
+    TIMEOUT: Final = "timeout"
+    """The upstream timed out."""
+    OVERLOADED: Final = "overloaded"
+    """The upstream is unavailable or overloaded."""
+    TRANSIENT: Final = "transient"
+    """Any other transient failure."""
+    CONTEXT_OVERFLOW: Final = "context_overflow"
+    """The input exceeds the model's or producer's bound."""
+    AUTHENTICATION: Final = "authentication"
+    """A credential must be re-established."""
+    PERMISSION: Final = "permission"
+    """Authenticated but not permitted."""
+    NOT_FOUND: Final = "not_found"
+    """The target does not exist."""
+    PERMANENT: Final = "permanent"
+    """Any other permanent failure: the request as sent cannot succeed."""
+    UNCLASSIFIED_SERVER: Final = "unclassified_server"
+    """No class (or one outside the four) and a server status: the answer's own status."""
+    UNCLASSIFIED: Final = "unclassified"
+    """No class (or one outside the four) and a client status: the answer's own status."""
+
+    ALL: Final[FrozenSet[str]] = frozenset({"billing", "rate_limit", "timeout", "overloaded", "transient", "context_overflow", "authentication", "permission", "not_found", "permanent", "unclassified_server", "unclassified"})
+
+
 #: Every vocabulary by name, each with its known terms.
 VOCABULARIES: Final[Dict[str, FrozenSet[str]]] = {
     "LabbyKind": LabbyKind.ALL,
@@ -486,6 +613,11 @@ VOCABULARIES: Final[Dict[str, FrozenSet[str]]] = {
     "ClassifiedCode": ClassifiedCode.ALL,
     "RoutingCode": RoutingCode.ALL,
     "NoteCode": NoteCode.ALL,
+    "HandlingRoute": HandlingRoute.ALL,
+    "LogLevel": LogLevel.ALL,
+    "GrpcCode": GrpcCode.ALL,
+    "JsonRpcCode": JsonRpcCode.ALL,
+    "GatewayAnswer": GatewayAnswer.ALL,
 }
 
 #: The Labby recovery (action, same_arguments) each Agent Surface retry hint
@@ -511,6 +643,11 @@ __all__ = [
     "ClassifiedCode",
     "RoutingCode",
     "NoteCode",
+    "HandlingRoute",
+    "LogLevel",
+    "GrpcCode",
+    "JsonRpcCode",
+    "GatewayAnswer",
     "VOCABULARIES",
     "AGENT_RETRY_RECOVERY",
 ]

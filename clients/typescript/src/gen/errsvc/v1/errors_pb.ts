@@ -12,7 +12,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file errsvc/v1/errors.proto.
  */
 export const file_errsvc_v1_errors: GenFile = /*@__PURE__*/
-  fileDesc("ChZlcnJzdmMvdjEvZXJyb3JzLnByb3RvEgllcnJzdmMudjEi6AQKCkxhYmJ5RXJyb3ISGAoQY29udHJhY3RfdmVyc2lvbhgBIAEoDRIMCgRraW5kGAIgASgJEg8KB21lc3NhZ2UYAyABKAkSDgoGb3JpZ2luGAQgASgJEiUKCHJlY292ZXJ5GAUgASgLMhMuZXJyc3ZjLnYxLlJlY292ZXJ5EhQKDHNpZGVfZWZmZWN0cxgGIAEoCRIPCgdzZXJ2aWNlGAcgASgJEg4KBmFjdGlvbhgIIAEoCRIMCgR0b29sGAkgASgJEhAKCHVwc3RyZWFtGAogASgJEg8KB2NvbW1hbmQYCyABKAkSDgoGcHJvbXB0GAwgASgJEhAKCHJlc291cmNlGA0gASgJEg0KBWNhdXNlGA4gASgJEhUKDW9yaWdpbmFsX2tpbmQYDyABKAkSIQoGc2FmZXR5GBAgASgLMhEuZXJyc3ZjLnYxLlNhZmV0eRIlCghldmlkZW5jZRgRIAEoCzITLmVycnN2Yy52MS5FdmlkZW5jZRIqCgthZ2VudF9lcnJvchgSIAEoCzIVLmVycnN2Yy52MS5BZ2VudEVycm9yEjEKDmNsYXNzaWZpY2F0aW9uGBMgASgLMhkuZXJyc3ZjLnYxLkNsYXNzaWZpY2F0aW9uEicKBmRldGFpbBgUIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFwoPcmVxdWlyZWRfc2NvcGVzGBUgAygJEg0KBXZhbGlkGBYgAygJEgwKBGhpbnQYFyABKAkSMgoRYWRkaXRpb25hbF9maWVsZHMYZCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IqgBCghSZWNvdmVyeRIOCgZhY3Rpb24YASABKAkSFgoOc2FtZV9hcmd1bWVudHMYAiABKAkSEAoIZ3VpZGFuY2UYAyABKAkSGwoOcmV0cnlfYWZ0ZXJfbXMYBCABKA1IAIgBARIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCEQoPX3JldHJ5X2FmdGVyX21zIoQCCgZTYWZldHkSGwoOcmVhZF9vbmx5X2hpbnQYASABKAhIAIgBARIdChBkZXN0cnVjdGl2ZV9oaW50GAIgASgISAGIAQESHAoPaWRlbXBvdGVudF9oaW50GAMgASgISAKIAQESHAoPb3Blbl93b3JsZF9oaW50GAQgASgISAOIAQESMgoRYWRkaXRpb25hbF9maWVsZHMYZCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0QhEKD19yZWFkX29ubHlfaGludEITChFfZGVzdHJ1Y3RpdmVfaGludEISChBfaWRlbXBvdGVudF9oaW50QhIKEF9vcGVuX3dvcmxkX2hpbnQiiwIKCEV2aWRlbmNlEikKB2NvbnRlbnQYASADKAsyGC5lcnJzdmMudjEuRXZpZGVuY2VCbG9jaxIyChJzdHJ1Y3R1cmVkX2NvbnRlbnQYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSLAoMcGFyc2VkX2Vycm9yGAMgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEiMKFm9taXR0ZWRfY29udGVudF9ibG9ja3MYBCABKA1IAIgBARIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCGQoXX29taXR0ZWRfY29udGVudF9ibG9ja3MiiwIKDUV2aWRlbmNlQmxvY2sSDAoEdHlwZRgBIAEoCRIMCgR0ZXh0GAIgASgJEhEKCW1pbWVfdHlwZRgDIAEoCRIaCg1lbmNvZGVkX2J5dGVzGAQgASgNSACIAQESGQoMZGF0YV9vbWl0dGVkGAUgASgISAGIAQESHAoPY29udGVudF9vbWl0dGVkGAYgASgISAKIAQESCwoDdXJpGAcgASgJEjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIQCg5fZW5jb2RlZF9ieXRlc0IPCg1fZGF0YV9vbWl0dGVkQhIKEF9jb250ZW50X29taXR0ZWQimAEKCkFnZW50RXJyb3ISDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEg0KBXJldHJ5GAMgASgJEigKB2RldGFpbHMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCKvAQoOQ2xhc3NpZmljYXRpb24SDQoFY2xhc3MYASABKAkSHQoQcmV0cnlfYWZ0ZXJfc2VjcxgCIAEoDUgAiAEBEhcKCnJlY29nbml6ZWQYAyABKAhIAYgBARIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCEwoRX3JldHJ5X2FmdGVyX3NlY3NCDQoLX3JlY29nbml6ZWQihwIKD0NsYXNzaWZpZWRFcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSDQoFY2xhc3MYAyABKAkSHQoQcmV0cnlfYWZ0ZXJfc2VjcxgEIAEoAUgAiAEBEicKBmRldGFpbBgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFQoNcHJvdmlkZXJfY29kZRgGIAEoCRITCgZzdGF0dXMYByABKAVIAYgBARIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCEwoRX3JldHJ5X2FmdGVyX3NlY3NCCQoHX3N0YXR1cyKSAgoQUHJvdmlkZXJSZXNwb25zZRIQCghwcm92aWRlchgBIAEoCRIOCgZzdGF0dXMYAiABKAUSOQoHaGVhZGVycxgDIAMoCzIoLmVycnN2Yy52MS5Qcm92aWRlclJlc3BvbnNlLkhlYWRlcnNFbnRyeRIMCgRib2R5GAQgASgJEi8KC3JlY2VpdmVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEi6QEKDU1jcFRvb2xSZXN1bHQSDAoEdG9vbBgBIAEoCRIQCghpc19lcnJvchgCIAEoCBIoCgdjb250ZW50GAMgAygLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIyChJzdHJ1Y3R1cmVkX2NvbnRlbnQYBCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSJgoLYW5ub3RhdGlvbnMYBSABKAsyES5lcnJzdmMudjEuU2FmZXR5EjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCIlCgROb3RlEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCUIxWi9naXRodWIuY29tL2VycnN2Yy9lcnJzdmMvZ2VuL2VycnN2Yy92MTtlcnJzdmN2MWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChZlcnJzdmMvdjEvZXJyb3JzLnByb3RvEgllcnJzdmMudjEi6AQKCkxhYmJ5RXJyb3ISGAoQY29udHJhY3RfdmVyc2lvbhgBIAEoDRIMCgRraW5kGAIgASgJEg8KB21lc3NhZ2UYAyABKAkSDgoGb3JpZ2luGAQgASgJEiUKCHJlY292ZXJ5GAUgASgLMhMuZXJyc3ZjLnYxLlJlY292ZXJ5EhQKDHNpZGVfZWZmZWN0cxgGIAEoCRIPCgdzZXJ2aWNlGAcgASgJEg4KBmFjdGlvbhgIIAEoCRIMCgR0b29sGAkgASgJEhAKCHVwc3RyZWFtGAogASgJEg8KB2NvbW1hbmQYCyABKAkSDgoGcHJvbXB0GAwgASgJEhAKCHJlc291cmNlGA0gASgJEg0KBWNhdXNlGA4gASgJEhUKDW9yaWdpbmFsX2tpbmQYDyABKAkSIQoGc2FmZXR5GBAgASgLMhEuZXJyc3ZjLnYxLlNhZmV0eRIlCghldmlkZW5jZRgRIAEoCzITLmVycnN2Yy52MS5FdmlkZW5jZRIqCgthZ2VudF9lcnJvchgSIAEoCzIVLmVycnN2Yy52MS5BZ2VudEVycm9yEjEKDmNsYXNzaWZpY2F0aW9uGBMgASgLMhkuZXJyc3ZjLnYxLkNsYXNzaWZpY2F0aW9uEicKBmRldGFpbBgUIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFwoPcmVxdWlyZWRfc2NvcGVzGBUgAygJEg0KBXZhbGlkGBYgAygJEgwKBGhpbnQYFyABKAkSMgoRYWRkaXRpb25hbF9maWVsZHMYZCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IqgBCghSZWNvdmVyeRIOCgZhY3Rpb24YASABKAkSFgoOc2FtZV9hcmd1bWVudHMYAiABKAkSEAoIZ3VpZGFuY2UYAyABKAkSGwoOcmV0cnlfYWZ0ZXJfbXMYBCABKA1IAIgBARIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCEQoPX3JldHJ5X2FmdGVyX21zIoQCCgZTYWZldHkSGwoOcmVhZF9vbmx5X2hpbnQYASABKAhIAIgBARIdChBkZXN0cnVjdGl2ZV9oaW50GAIgASgISAGIAQESHAoPaWRlbXBvdGVudF9oaW50GAMgASgISAKIAQESHAoPb3Blbl93b3JsZF9oaW50GAQgASgISAOIAQESMgoRYWRkaXRpb25hbF9maWVsZHMYZCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0QhEKD19yZWFkX29ubHlfaGludEITChFfZGVzdHJ1Y3RpdmVfaGludEISChBfaWRlbXBvdGVudF9oaW50QhIKEF9vcGVuX3dvcmxkX2hpbnQiiwIKCEV2aWRlbmNlEikKB2NvbnRlbnQYASADKAsyGC5lcnJzdmMudjEuRXZpZGVuY2VCbG9jaxIyChJzdHJ1Y3R1cmVkX2NvbnRlbnQYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSLAoMcGFyc2VkX2Vycm9yGAMgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEiMKFm9taXR0ZWRfY29udGVudF9ibG9ja3MYBCABKA1IAIgBARIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCGQoXX29taXR0ZWRfY29udGVudF9ibG9ja3MiiwIKDUV2aWRlbmNlQmxvY2sSDAoEdHlwZRgBIAEoCRIMCgR0ZXh0GAIgASgJEhEKCW1pbWVfdHlwZRgDIAEoCRIaCg1lbmNvZGVkX2J5dGVzGAQgASgNSACIAQESGQoMZGF0YV9vbWl0dGVkGAUgASgISAGIAQESHAoPY29udGVudF9vbWl0dGVkGAYgASgISAKIAQESCwoDdXJpGAcgASgJEjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIQCg5fZW5jb2RlZF9ieXRlc0IPCg1fZGF0YV9vbWl0dGVkQhIKEF9jb250ZW50X29taXR0ZWQimAEKCkFnZW50RXJyb3ISDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEg0KBXJldHJ5GAMgASgJEigKB2RldGFpbHMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCKvAQoOQ2xhc3NpZmljYXRpb24SDQoFY2xhc3MYASABKAkSHQoQcmV0cnlfYWZ0ZXJfc2VjcxgCIAEoDUgAiAEBEhcKCnJlY29nbml6ZWQYAyABKAhIAYgBARIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCEwoRX3JldHJ5X2FmdGVyX3NlY3NCDQoLX3JlY29nbml6ZWQihwIKD0NsYXNzaWZpZWRFcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSDQoFY2xhc3MYAyABKAkSHQoQcmV0cnlfYWZ0ZXJfc2VjcxgEIAEoAUgAiAEBEicKBmRldGFpbBgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFQoNcHJvdmlkZXJfY29kZRgGIAEoCRITCgZzdGF0dXMYByABKAVIAYgBARIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCEwoRX3JldHJ5X2FmdGVyX3NlY3NCCQoHX3N0YXR1cyKSAgoQUHJvdmlkZXJSZXNwb25zZRIQCghwcm92aWRlchgBIAEoCRIOCgZzdGF0dXMYAiABKAUSOQoHaGVhZGVycxgDIAMoCzIoLmVycnN2Yy52MS5Qcm92aWRlclJlc3BvbnNlLkhlYWRlcnNFbnRyeRIMCgRib2R5GAQgASgJEi8KC3JlY2VpdmVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEi6QEKDU1jcFRvb2xSZXN1bHQSDAoEdG9vbBgBIAEoCRIQCghpc19lcnJvchgCIAEoCBIoCgdjb250ZW50GAMgAygLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIyChJzdHJ1Y3R1cmVkX2NvbnRlbnQYBCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSJgoLYW5ub3RhdGlvbnMYBSABKAsyES5lcnJzdmMudjEuU2FmZXR5EjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCKiAQoPR3JwY1N0YXR1c0Vycm9yEgwKBGNvZGUYASABKAUSDwoHbWVzc2FnZRgCIAEoCRIoCgdkZXRhaWxzGAMgAygLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBISCgpzdGF0dXNfYmluGAQgASgMEjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCKHAQoMSnNvblJwY0Vycm9yEgwKBGNvZGUYASABKAUSDwoHbWVzc2FnZRgCIAEoCRIkCgRkYXRhGAMgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCLyAQoJSHR0cEVycm9yEg4KBnN0YXR1cxgBIAEoBRIyCgdoZWFkZXJzGAIgAygLMiEuZXJyc3ZjLnYxLkh0dHBFcnJvci5IZWFkZXJzRW50cnkSDAoEYm9keRgDIAEoCRIvCgtyZWNlaXZlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMgoRYWRkaXRpb25hbF9maWVsZHMYZCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Gi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIpgCCghIYW5kbGluZxINCgVyb3V0ZRgBIAEoCRIfChJiYWNrb2ZmX2Zsb29yX3NlY3MYAiABKA1IAIgBARIsCh9zYW1lX3Byb3ZpZGVyX2FsdGVybmF0aXZlc19kZWFkGAMgASgISAGIAQESIQoUY291bnRzX3Rvd2FyZF9oZWFsdGgYBCABKAhIAogBARIWCgljYWNoZWFibGUYBSABKAhIA4gBARIRCglsb2dfbGV2ZWwYBiABKAlCFQoTX2JhY2tvZmZfZmxvb3Jfc2Vjc0IiCiBfc2FtZV9wcm92aWRlcl9hbHRlcm5hdGl2ZXNfZGVhZEIXChVfY291bnRzX3Rvd2FyZF9oZWFsdGhCDAoKX2NhY2hlYWJsZSKoAQoKSHR0cEFuc3dlchIOCgZzdGF0dXMYASABKAUSMwoHaGVhZGVycxgCIAMoCzIiLmVycnN2Yy52MS5IdHRwQW5zd2VyLkhlYWRlcnNFbnRyeRIlCgRib2R5GAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIlCgROb3RlEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCUIxWi9naXRodWIuY29tL2VycnN2Yy9lcnJzdmMvZ2VuL2VycnN2Yy92MTtlcnJzdmN2MWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * LabbyError is the Labby agent error envelope (seed 000, contract_version 1),
@@ -714,6 +714,259 @@ export const McpToolResultSchema: GenMessage<McpToolResult> = /*@__PURE__*/
   messageDesc(file_errsvc_v1_errors, 9);
 
 /**
+ * GrpcStatusError is a google.rpc.Status from any gRPC service: the same
+ * JSON shape ({code, message, details}), or its binary form.
+ *
+ * @generated from message errsvc.v1.GrpcStatusError
+ */
+export type GrpcStatusError = Message<"errsvc.v1.GrpcStatusError"> & {
+  /**
+   * The google.rpc.Code number; 0 (OK) is not an error.
+   *
+   * @generated from field: int32 code = 1;
+   */
+  code: number;
+
+  /**
+   * The status message. Untrusted: sanitised, never the agent message.
+   *
+   * @generated from field: string message = 2;
+   */
+  message: string;
+
+  /**
+   * The details in their JSON form ({"@type": ..., ...}), as google.rpc.Status
+   * prints them: ErrorInfo and RetryInfo decide; QuotaFailure, BadRequest,
+   * PreconditionFailure, Help and any other type (unknown types included,
+   * never a decode error) are kept, sanitised, as producer detail. Over gRPC,
+   * status_bin carries a Status as it is.
+   *
+   * @generated from field: repeated google.protobuf.Struct details = 3;
+   */
+  details: JsonObject[];
+
+  /**
+   * A serialized google.rpc.Status (the grpc-status-details-bin trailer);
+   * when set, it is read instead of the fields above.
+   *
+   * @generated from field: bytes status_bin = 4;
+   */
+  statusBin: Uint8Array;
+
+  /**
+   * Members of the object that this contract version does not model (a
+   * producer's or a newer version's additive fields), sanitised and capped.
+   * Consumers ignore unknown additive fields, so errsvc reads them, notes
+   * them (field_ignored) and carries them to the same contract's output. In
+   * JSON (REST and the CLI) they are members of the object itself, never a
+   * member named additional_fields; over gRPC they travel here.
+   *
+   * @generated from field: google.protobuf.Struct additional_fields = 100;
+   */
+  additionalFields?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message errsvc.v1.GrpcStatusError.
+ * Use `create(GrpcStatusErrorSchema)` to create a new message.
+ */
+export const GrpcStatusErrorSchema: GenMessage<GrpcStatusError> = /*@__PURE__*/
+  messageDesc(file_errsvc_v1_errors, 10);
+
+/**
+ * JsonRpcError is a JSON-RPC error object: an MCP protocol error.
+ *
+ * @generated from message errsvc.v1.JsonRpcError
+ */
+export type JsonRpcError = Message<"errsvc.v1.JsonRpcError"> & {
+  /**
+   * The JSON-RPC error code.
+   *
+   * @generated from field: int32 code = 1;
+   */
+  code: number;
+
+  /**
+   * The error message. Untrusted: sanitised, never the agent message.
+   *
+   * @generated from field: string message = 2;
+   */
+  message: string;
+
+  /**
+   * The error's data; a Labby envelope here is read as the envelope it is.
+   *
+   * @generated from field: google.protobuf.Value data = 3;
+   */
+  data?: Value | undefined;
+
+  /**
+   * Members of the object that this contract version does not model (a
+   * producer's or a newer version's additive fields), sanitised and capped.
+   * Consumers ignore unknown additive fields, so errsvc reads them, notes
+   * them (field_ignored) and carries them to the same contract's output. In
+   * JSON (REST and the CLI) they are members of the object itself, never a
+   * member named additional_fields; over gRPC they travel here.
+   *
+   * @generated from field: google.protobuf.Struct additional_fields = 100;
+   */
+  additionalFields?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message errsvc.v1.JsonRpcError.
+ * Use `create(JsonRpcErrorSchema)` to create a new message.
+ */
+export const JsonRpcErrorSchema: GenMessage<JsonRpcError> = /*@__PURE__*/
+  messageDesc(file_errsvc_v1_errors, 11);
+
+/**
+ * HttpError is a bare HTTP error answer from a service that is not a model
+ * provider: read by the provider classifier's generic rules.
+ *
+ * @generated from message errsvc.v1.HttpError
+ */
+export type HttpError = Message<"errsvc.v1.HttpError"> & {
+  /**
+   * HTTP status.
+   *
+   * @generated from field: int32 status = 1;
+   */
+  status: number;
+
+  /**
+   * Header name to value.
+   *
+   * @generated from field: map<string, string> headers = 2;
+   */
+  headers: { [key: string]: string };
+
+  /**
+   * The body, if any: JSON, plain text or an event stream.
+   *
+   * @generated from field: string body = 3;
+   */
+  body: string;
+
+  /**
+   * When the answer arrived; the base for an HTTP-date Retry-After without Date.
+   *
+   * @generated from field: google.protobuf.Timestamp received_at = 4;
+   */
+  receivedAt?: Timestamp | undefined;
+
+  /**
+   * Members of the object that this contract version does not model (a
+   * producer's or a newer version's additive fields), sanitised and capped.
+   * Consumers ignore unknown additive fields, so errsvc reads them, notes
+   * them (field_ignored) and carries them to the same contract's output. In
+   * JSON (REST and the CLI) they are members of the object itself, never a
+   * member named additional_fields; over gRPC they travel here.
+   *
+   * @generated from field: google.protobuf.Struct additional_fields = 100;
+   */
+  additionalFields?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message errsvc.v1.HttpError.
+ * Use `create(HttpErrorSchema)` to create a new message.
+ */
+export const HttpErrorSchema: GenMessage<HttpError> = /*@__PURE__*/
+  messageDesc(file_errsvc_v1_errors, 12);
+
+/**
+ * Handling is what each part of a consumer does with the error, as the
+ * contracts say it; a field is absent where the source leaves it open.
+ *
+ * @generated from message errsvc.v1.Handling
+ */
+export type Handling = Message<"errsvc.v1.Handling"> & {
+  /**
+   * The class's consumer decision (HandlingRoute wire string); empty for no
+   * class or a class outside the four, which the consumer's policy decides.
+   *
+   * @generated from field: string route = 1;
+   */
+  route: string;
+
+  /**
+   * For backoff_retry: the backoff floor in whole seconds, when the source
+   * gave a wait.
+   *
+   * @generated from field: optional uint32 backoff_floor_secs = 2;
+   */
+  backoffFloorSecs?: number | undefined;
+
+  /**
+   * For pause_for_auth: mark same-provider alternatives dead.
+   *
+   * @generated from field: optional bool same_provider_alternatives_dead = 3;
+   */
+  sameProviderAlternativesDead?: boolean | undefined;
+
+  /**
+   * Whether the failure counts toward the upstream's circuit breaker and
+   * health; never for a completed MCP isError result.
+   *
+   * @generated from field: optional bool counts_toward_health = 4;
+   */
+  countsTowardHealth?: boolean | undefined;
+
+  /**
+   * Whether a terminal answer may be cached in a dedupe window (the Agent
+   * Surface matrix's cacheable for the answer's agent code).
+   *
+   * @generated from field: optional bool cacheable = 5;
+   */
+  cacheable?: boolean | undefined;
+
+  /**
+   * WARN (caller-fixable) or ERROR (an internal failure needing an operator).
+   *
+   * @generated from field: string log_level = 6;
+   */
+  logLevel: string;
+};
+
+/**
+ * Describes the message errsvc.v1.Handling.
+ * Use `create(HandlingSchema)` to create a new message.
+ */
+export const HandlingSchema: GenMessage<Handling> = /*@__PURE__*/
+  messageDesc(file_errsvc_v1_errors, 13);
+
+/**
+ * HttpAnswer is an HTTP error answer in another producer's shape: the
+ * status, the headers and the JSON body exactly as that producer sends it.
+ *
+ * @generated from message errsvc.v1.HttpAnswer
+ */
+export type HttpAnswer = Message<"errsvc.v1.HttpAnswer"> & {
+  /**
+   * @generated from field: int32 status = 1;
+   */
+  status: number;
+
+  /**
+   * @generated from field: map<string, string> headers = 2;
+   */
+  headers: { [key: string]: string };
+
+  /**
+   * @generated from field: google.protobuf.Struct body = 3;
+   */
+  body?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message errsvc.v1.HttpAnswer.
+ * Use `create(HttpAnswerSchema)` to create a new message.
+ */
+export const HttpAnswerSchema: GenMessage<HttpAnswer> = /*@__PURE__*/
+  messageDesc(file_errsvc_v1_errors, 14);
+
+/**
  * Note records a step that lost information, assumed a default or
  * recognised an alias.
  *
@@ -738,5 +991,5 @@ export type Note = Message<"errsvc.v1.Note"> & {
  * Use `create(NoteSchema)` to create a new message.
  */
 export const NoteSchema: GenMessage<Note> = /*@__PURE__*/
-  messageDesc(file_errsvc_v1_errors, 10);
+  messageDesc(file_errsvc_v1_errors, 15);
 

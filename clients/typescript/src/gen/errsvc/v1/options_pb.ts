@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file errsvc/v1/options.proto.
  */
 export const file_errsvc_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("ChdlcnJzdmMvdjEvb3B0aW9ucy5wcm90bxIJZXJyc3ZjLnYxIpUCCgdLaW5kUm93Eg4KBm9yaWdpbhgBIAEoCRIOCgZhY3Rpb24YAiABKAkSFgoOc2FtZV9hcmd1bWVudHMYAyABKAkSGAoQcmVsYXhfd2l0aF9oaW50cxgEIAEoCBIUCgxzaWRlX2VmZmVjdHMYBSABKAkSEwoLaHR0cF9zdGF0dXMYBiABKAUSDQoFY2xhc3MYByABKAkSEgoKYWdlbnRfY29kZRgIIAEoCRIUCgxhZ2VudF9yZWFzb24YCSABKAkSEQoJZ3JwY19jb2RlGAogASgJEhoKEnBhc3Nlc19yZXRyeV9hZnRlchgLIAEoCBIXCg9jb2RlX21vZGVfa2VlcHMYDCABKAgSDAoEbm90ZRgNIAEoCSLqAwoMQWdlbnRDb2RlUm93Eg0KBXJldHJ5GAEgASgJEg8KB3JldHJpZXMYAiADKAkSDwoHZGV0YWlscxgDIAMoCRIRCgljYWNoZWFibGUYBCABKAgSEgoKbGFiYnlfa2luZBgFIAEoCRJMChRsYWJieV9raW5kX2J5X3JlYXNvbhgGIAMoCzIuLmVycnN2Yy52MS5BZ2VudENvZGVSb3cuTGFiYnlLaW5kQnlSZWFzb25FbnRyeRJDCg9yZXRyeV9ieV9yZWFzb24YByADKAsyKi5lcnJzdmMudjEuQWdlbnRDb2RlUm93LlJldHJ5QnlSZWFzb25FbnRyeRIbChNyZXRyeV9pZl9pZGVtcG90ZW50GAggASgJEhoKEnJldHJ5X2lmX3RyYW5zaWVudBgJIAEoCRIPCgdtZXNzYWdlGAogASgJEg0KBWNsYXNzGAsgASgJEhMKC2h0dHBfc3RhdHVzGAwgASgFEhEKCWdycGNfY29kZRgNIAEoCRo4ChZMYWJieUtpbmRCeVJlYXNvbkVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaNAoSUmV0cnlCeVJlYXNvbkVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiiAEKEUNsYXNzaWZpZWRDb2RlUm93EhAKCHByb2R1Y2VyGAEgASgJEg0KBWNsYXNzGAIgASgJEhQKDGNsYXNzX3NvdXJjZRgDIAEoCRIOCgZvcmlnaW4YBCABKAkSFAoMc2lkZV9lZmZlY3RzGAUgASgJEhYKDnNhbWVfYXJndW1lbnRzGAYgASgJIpIBCghDbGFzc1JvdxISCgpsYWJieV9raW5kGAEgASgJEg4KBm9yaWdpbhgCIAEoCRIOCgZhY3Rpb24YAyABKAkSFgoOc2FtZV9hcmd1bWVudHMYBCABKAkSEgoKYWdlbnRfY29kZRgFIAEoCRITCgtodHRwX3N0YXR1cxgGIAEoBRIRCglncnBjX2NvZGUYByABKAkiOwoJT3JpZ2luUm93EhQKDHNpZGVfZWZmZWN0cxgBIAEoCRIYChBjb2RlX21vZGVfb3JpZ2luGAIgASgJIjIKCUFjdGlvblJvdxITCgthZ2VudF9yZXRyeRgBIAEoCRIQCghndWlkYW5jZRgCIAEoCSJCCghSZXRyeVJvdxIOCgZhY3Rpb24YASABKAkSFgoOc2FtZV9hcmd1bWVudHMYAiABKAkSDgoGYWR2aWNlGAMgASgJOjcKBHdpcmUSIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxi4jgMgASgJUgR3aXJlOj0KB21lYW5pbmcSIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxi5jgMgASgJUgdtZWFuaW5nOksKBGtpbmQSIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxi6jgMgASgLMhIuZXJyc3ZjLnYxLktpbmRSb3dSBGtpbmQ6WwoKYWdlbnRfY29kZRIhLmdvb2dsZS5wcm90b2J1Zi5FbnVtVmFsdWVPcHRpb25zGLuOAyABKAsyFy5lcnJzdmMudjEuQWdlbnRDb2RlUm93UglhZ2VudENvZGU6agoPY2xhc3NpZmllZF9jb2RlEiEuZ29vZ2xlLnByb3RvYnVmLkVudW1WYWx1ZU9wdGlvbnMYvI4DIAEoCzIcLmVycnN2Yy52MS5DbGFzc2lmaWVkQ29kZVJvd1IOY2xhc3NpZmllZENvZGU6TgoFY2xhc3MSIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxi9jgMgASgLMhMuZXJyc3ZjLnYxLkNsYXNzUm93UgVjbGFzczpRCgZvcmlnaW4SIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxi+jgMgASgLMhQuZXJyc3ZjLnYxLk9yaWdpblJvd1IGb3JpZ2luOlEKBmFjdGlvbhIhLmdvb2dsZS5wcm90b2J1Zi5FbnVtVmFsdWVPcHRpb25zGL+OAyABKAsyFC5lcnJzdmMudjEuQWN0aW9uUm93UgZhY3Rpb246TgoFcmV0cnkSIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxjAjgMgASgLMhMuZXJyc3ZjLnYxLlJldHJ5Um93UgVyZXRyeUIxWi9naXRodWIuY29tL2VycnN2Yy9lcnJzdmMvZ2VuL2VycnN2Yy92MTtlcnJzdmN2MWIGcHJvdG8z", [file_google_protobuf_descriptor]);
+  fileDesc("ChdlcnJzdmMvdjEvb3B0aW9ucy5wcm90bxIJZXJyc3ZjLnYxIpUCCgdLaW5kUm93Eg4KBm9yaWdpbhgBIAEoCRIOCgZhY3Rpb24YAiABKAkSFgoOc2FtZV9hcmd1bWVudHMYAyABKAkSGAoQcmVsYXhfd2l0aF9oaW50cxgEIAEoCBIUCgxzaWRlX2VmZmVjdHMYBSABKAkSEwoLaHR0cF9zdGF0dXMYBiABKAUSDQoFY2xhc3MYByABKAkSEgoKYWdlbnRfY29kZRgIIAEoCRIUCgxhZ2VudF9yZWFzb24YCSABKAkSEQoJZ3JwY19jb2RlGAogASgJEhoKEnBhc3Nlc19yZXRyeV9hZnRlchgLIAEoCBIXCg9jb2RlX21vZGVfa2VlcHMYDCABKAgSDAoEbm90ZRgNIAEoCSLqAwoMQWdlbnRDb2RlUm93Eg0KBXJldHJ5GAEgASgJEg8KB3JldHJpZXMYAiADKAkSDwoHZGV0YWlscxgDIAMoCRIRCgljYWNoZWFibGUYBCABKAgSEgoKbGFiYnlfa2luZBgFIAEoCRJMChRsYWJieV9raW5kX2J5X3JlYXNvbhgGIAMoCzIuLmVycnN2Yy52MS5BZ2VudENvZGVSb3cuTGFiYnlLaW5kQnlSZWFzb25FbnRyeRJDCg9yZXRyeV9ieV9yZWFzb24YByADKAsyKi5lcnJzdmMudjEuQWdlbnRDb2RlUm93LlJldHJ5QnlSZWFzb25FbnRyeRIbChNyZXRyeV9pZl9pZGVtcG90ZW50GAggASgJEhoKEnJldHJ5X2lmX3RyYW5zaWVudBgJIAEoCRIPCgdtZXNzYWdlGAogASgJEg0KBWNsYXNzGAsgASgJEhMKC2h0dHBfc3RhdHVzGAwgASgFEhEKCWdycGNfY29kZRgNIAEoCRo4ChZMYWJieUtpbmRCeVJlYXNvbkVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaNAoSUmV0cnlCeVJlYXNvbkVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiiAEKEUNsYXNzaWZpZWRDb2RlUm93EhAKCHByb2R1Y2VyGAEgASgJEg0KBWNsYXNzGAIgASgJEhQKDGNsYXNzX3NvdXJjZRgDIAEoCRIOCgZvcmlnaW4YBCABKAkSFAoMc2lkZV9lZmZlY3RzGAUgASgJEhYKDnNhbWVfYXJndW1lbnRzGAYgASgJIsoBCghDbGFzc1JvdxISCgpsYWJieV9raW5kGAEgASgJEg4KBm9yaWdpbhgCIAEoCRIOCgZhY3Rpb24YAyABKAkSFgoOc2FtZV9hcmd1bWVudHMYBCABKAkSEgoKYWdlbnRfY29kZRgFIAEoCRITCgtodHRwX3N0YXR1cxgGIAEoBRIRCglncnBjX2NvZGUYByABKAkSDQoFcm91dGUYCCABKAkSJwofc2FtZV9wcm92aWRlcl9hbHRlcm5hdGl2ZXNfZGVhZBgJIAEoCCKZAQoJT3JpZ2luUm93EhQKDHNpZGVfZWZmZWN0cxgBIAEoCRIYChBjb2RlX21vZGVfb3JpZ2luGAIgASgJEhwKFGNvdW50c190b3dhcmRfaGVhbHRoGAMgASgIEhEKCWxvZ19sZXZlbBgEIAEoCRIVCg1oYW5kbGluZ19ub3RlGAUgASgJEhQKDGpzb25ycGNfY29kZRgGIAEoBSIyCglBY3Rpb25Sb3cSEwoLYWdlbnRfcmV0cnkYASABKAkSEAoIZ3VpZGFuY2UYAiABKAkiQgoIUmV0cnlSb3cSDgoGYWN0aW9uGAEgASgJEhYKDnNhbWVfYXJndW1lbnRzGAIgASgJEg4KBmFkdmljZRgDIAEoCSJ/CgtHcnBjQ29kZVJvdxIMCgRjb2RlGAEgASgFEhIKCmxhYmJ5X2tpbmQYAiABKAkSDQoFY2xhc3MYAyABKAkSGQoRcGVybWFuZW50X3JlYXNvbnMYBCADKAkSFgoOcGVybWFuZW50X2tpbmQYBSABKAkSDAoEbm90ZRgGIAEoCSKWAQoOSnNvblJwY0NvZGVSb3cSDAoEY29kZRgBIAEoBRIRCglsYXN0X2NvZGUYAiABKAUSDAoEbmFtZRgDIAEoCRISCgpsYWJieV9raW5kGAQgASgJEg0KBWNsYXNzGAUgASgJEhMKC2h0dHBfc3RhdHVzGAYgASgFEg8KB3JldGlyZWQYByABKAgSDAoEbm90ZRgIIAEoCSLRAQoQR2F0ZXdheUFuc3dlclJvdxINCgVjbGFzcxgBIAEoCRITCgthZ2VudF9jb2RlcxgCIAMoCRINCgVraW5kcxgDIAMoCRIXCg9taW5faHR0cF9zdGF0dXMYBCABKAUSFQoNb3BlbmFpX3N0YXR1cxgFIAEoBRITCgtvcGVuYWlfdHlwZRgGIAEoCRITCgtvcGVuYWlfY29kZRgHIAEoCRIYChBhbnRocm9waWNfc3RhdHVzGAggASgFEhYKDmFudGhyb3BpY190eXBlGAkgASgJOjcKBHdpcmUSIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxi4jgMgASgJUgR3aXJlOj0KB21lYW5pbmcSIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxi5jgMgASgJUgdtZWFuaW5nOksKBGtpbmQSIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxi6jgMgASgLMhIuZXJyc3ZjLnYxLktpbmRSb3dSBGtpbmQ6WwoKYWdlbnRfY29kZRIhLmdvb2dsZS5wcm90b2J1Zi5FbnVtVmFsdWVPcHRpb25zGLuOAyABKAsyFy5lcnJzdmMudjEuQWdlbnRDb2RlUm93UglhZ2VudENvZGU6agoPY2xhc3NpZmllZF9jb2RlEiEuZ29vZ2xlLnByb3RvYnVmLkVudW1WYWx1ZU9wdGlvbnMYvI4DIAEoCzIcLmVycnN2Yy52MS5DbGFzc2lmaWVkQ29kZVJvd1IOY2xhc3NpZmllZENvZGU6TgoFY2xhc3MSIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxi9jgMgASgLMhMuZXJyc3ZjLnYxLkNsYXNzUm93UgVjbGFzczpRCgZvcmlnaW4SIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxi+jgMgASgLMhQuZXJyc3ZjLnYxLk9yaWdpblJvd1IGb3JpZ2luOlEKBmFjdGlvbhIhLmdvb2dsZS5wcm90b2J1Zi5FbnVtVmFsdWVPcHRpb25zGL+OAyABKAsyFC5lcnJzdmMudjEuQWN0aW9uUm93UgZhY3Rpb246TgoFcmV0cnkSIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxjAjgMgASgLMhMuZXJyc3ZjLnYxLlJldHJ5Um93UgVyZXRyeTpYCglncnBjX2NvZGUSIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxjBjgMgASgLMhYuZXJyc3ZjLnYxLkdycGNDb2RlUm93UghncnBjQ29kZTphCgxqc29ucnBjX2NvZGUSIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxjCjgMgASgLMhkuZXJyc3ZjLnYxLkpzb25ScGNDb2RlUm93Ugtqc29ucnBjQ29kZTpnCg5nYXRld2F5X2Fuc3dlchIhLmdvb2dsZS5wcm90b2J1Zi5FbnVtVmFsdWVPcHRpb25zGMOOAyABKAsyGy5lcnJzdmMudjEuR2F0ZXdheUFuc3dlclJvd1INZ2F0ZXdheUFuc3dlckIxWi9naXRodWIuY29tL2VycnN2Yy9lcnJzdmMvZ2VuL2VycnN2Yy92MTtlcnJzdmN2MWIGcHJvdG8z", [file_google_protobuf_descriptor]);
 
 /**
  * How a Labby kind reads in every other vocabulary. Terms are wire strings.
@@ -322,6 +322,22 @@ export type ClassRow = Message<"errsvc.v1.ClassRow"> & {
    * @generated from field: string grpc_code = 7;
    */
   grpcCode: string;
+
+  /**
+   * The consumer decision of the class (HandlingRoute wire string), as the
+   * Error Class Contract states it.
+   *
+   * @generated from field: string route = 8;
+   */
+  route: string;
+
+  /**
+   * auth_required is provider-scoped: the consumer marks same-provider
+   * alternatives dead (from its own routing knowledge).
+   *
+   * @generated from field: bool same_provider_alternatives_dead = 9;
+   */
+  sameProviderAlternativesDead: boolean;
 };
 
 /**
@@ -351,6 +367,39 @@ export type OriginRow = Message<"errsvc.v1.OriginRow"> & {
    * @generated from field: string code_mode_origin = 2;
    */
   codeModeOrigin: string;
+
+  /**
+   * Whether a failure of this origin counts toward the upstream's circuit
+   * breaker and health: only a transport failure (no completed result) does;
+   * a completed MCP isError result never does.
+   *
+   * @generated from field: bool counts_toward_health = 3;
+   */
+  countsTowardHealth: boolean;
+
+  /**
+   * The log level (LogLevel wire string): WARN for a caller-fixable error,
+   * ERROR for an internal failure that needs an operator.
+   *
+   * @generated from field: string log_level = 4;
+   */
+  logLevel: string;
+
+  /**
+   * Where the contracts leave the handling of this origin open, why errsvc
+   * chose as it did.
+   *
+   * @generated from field: string handling_note = 5;
+   */
+  handlingNote: string;
+
+  /**
+   * The JSON-RPC error code an MCP server answers with for an error of this
+   * origin when the source carried none.
+   *
+   * @generated from field: int32 jsonrpc_code = 6;
+   */
+  jsonrpcCode: number;
 };
 
 /**
@@ -420,6 +469,212 @@ export type RetryRow = Message<"errsvc.v1.RetryRow"> & {
  */
 export const RetryRowSchema: GenMessage<RetryRow> = /*@__PURE__*/
   messageDesc(file_errsvc_v1_options, 6);
+
+/**
+ * How a gRPC status code reads when a google.rpc.Status from a service other
+ * than errsvc is the source (AIP-194 and the Error Class Contract).
+ *
+ * @generated from message errsvc.v1.GrpcCodeRow
+ */
+export type GrpcCodeRow = Message<"errsvc.v1.GrpcCodeRow"> & {
+  /**
+   * The google.rpc.Code number.
+   *
+   * @generated from field: int32 code = 1;
+   */
+  code: number;
+
+  /**
+   * The Labby kind the code reads as.
+   *
+   * @generated from field: string labby_kind = 2;
+   */
+  labbyKind: string;
+
+  /**
+   * The class the code carries; empty means none is invented.
+   *
+   * @generated from field: string class = 3;
+   */
+  class: string;
+
+  /**
+   * ErrorInfo reasons that say the quota is one a human must raise or pay
+   * for (billing), which makes the code permanent.
+   *
+   * @generated from field: repeated string permanent_reasons = 4;
+   */
+  permanentReasons: string[];
+
+  /**
+   * The kind when a permanent reason applies.
+   *
+   * @generated from field: string permanent_kind = 5;
+   */
+  permanentKind: string;
+
+  /**
+   * Why the row reads as it does, where the sources leave it open.
+   *
+   * @generated from field: string note = 6;
+   */
+  note: string;
+};
+
+/**
+ * Describes the message errsvc.v1.GrpcCodeRow.
+ * Use `create(GrpcCodeRowSchema)` to create a new message.
+ */
+export const GrpcCodeRowSchema: GenMessage<GrpcCodeRow> = /*@__PURE__*/
+  messageDesc(file_errsvc_v1_options, 7);
+
+/**
+ * How a JSON-RPC error code (an MCP protocol error) reads as a source.
+ *
+ * @generated from message errsvc.v1.JsonRpcCodeRow
+ */
+export type JsonRpcCodeRow = Message<"errsvc.v1.JsonRpcCodeRow"> & {
+  /**
+   * The code, or the first code of a range.
+   *
+   * @generated from field: int32 code = 1;
+   */
+  code: number;
+
+  /**
+   * The last code of a range; 0 for a single code.
+   *
+   * @generated from field: int32 last_code = 2;
+   */
+  lastCode: number;
+
+  /**
+   * The name the JSON-RPC or MCP specification gives it.
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * The Labby kind the code reads as.
+   *
+   * @generated from field: string labby_kind = 4;
+   */
+  labbyKind: string;
+
+  /**
+   * The class the code carries; empty means none is invented.
+   *
+   * @generated from field: string class = 5;
+   */
+  class: string;
+
+  /**
+   * The HTTP status the specification requires, when it requires one.
+   *
+   * @generated from field: int32 http_status = 6;
+   */
+  httpStatus: number;
+
+  /**
+   * The code is retired: read with its old meaning, with a note.
+   *
+   * @generated from field: bool retired = 7;
+   */
+  retired: boolean;
+
+  /**
+   * Why the row reads as it does, where the sources leave it open.
+   *
+   * @generated from field: string note = 8;
+   */
+  note: string;
+};
+
+/**
+ * Describes the message errsvc.v1.JsonRpcCodeRow.
+ * Use `create(JsonRpcCodeRowSchema)` to create a new message.
+ */
+export const JsonRpcCodeRowSchema: GenMessage<JsonRpcCodeRow> = /*@__PURE__*/
+  messageDesc(file_errsvc_v1_options, 8);
+
+/**
+ * The provider-shaped error answer (OpenAI-compatible and Anthropic bodies)
+ * for the answers that match the row: the first row whose conditions all
+ * hold is used.
+ *
+ * @generated from message errsvc.v1.GatewayAnswerRow
+ */
+export type GatewayAnswerRow = Message<"errsvc.v1.GatewayAnswerRow"> & {
+  /**
+   * The answer's class; empty matches any class and none.
+   *
+   * @generated from field: string class = 1;
+   */
+  class: string;
+
+  /**
+   * The answer's agent code is one of these; empty matches any.
+   *
+   * @generated from field: repeated string agent_codes = 2;
+   */
+  agentCodes: string[];
+
+  /**
+   * The answer's Labby kind is one of these; empty matches any.
+   *
+   * @generated from field: repeated string kinds = 3;
+   */
+  kinds: string[];
+
+  /**
+   * The answer's HTTP status is at least this; 0 matches any.
+   *
+   * @generated from field: int32 min_http_status = 4;
+   */
+  minHttpStatus: number;
+
+  /**
+   * The OpenAI-compatible status; 0 means the answer's HTTP status.
+   *
+   * @generated from field: int32 openai_status = 5;
+   */
+  openaiStatus: number;
+
+  /**
+   * error.type and error.code of the OpenAI-compatible body; an empty code
+   * is null.
+   *
+   * @generated from field: string openai_type = 6;
+   */
+  openaiType: string;
+
+  /**
+   * @generated from field: string openai_code = 7;
+   */
+  openaiCode: string;
+
+  /**
+   * The Anthropic status; 0 means the answer's HTTP status.
+   *
+   * @generated from field: int32 anthropic_status = 8;
+   */
+  anthropicStatus: number;
+
+  /**
+   * error.type of the Anthropic body.
+   *
+   * @generated from field: string anthropic_type = 9;
+   */
+  anthropicType: string;
+};
+
+/**
+ * Describes the message errsvc.v1.GatewayAnswerRow.
+ * Use `create(GatewayAnswerRowSchema)` to create a new message.
+ */
+export const GatewayAnswerRowSchema: GenMessage<GatewayAnswerRow> = /*@__PURE__*/
+  messageDesc(file_errsvc_v1_options, 9);
 
 /**
  * The exact wire spelling of the term (`after-refresh`, `auth_required`,
@@ -495,4 +750,28 @@ export const action: GenExtension<EnumValueOptions, ActionRow> = /*@__PURE__*/
  */
 export const retry: GenExtension<EnumValueOptions, RetryRow> = /*@__PURE__*/
   extDesc(file_errsvc_v1_options, 8);
+
+/**
+ * The row of a gRPC status code read as a source (GrpcCode values).
+ *
+ * @generated from extension: errsvc.v1.GrpcCodeRow grpc_code = 51009;
+ */
+export const grpc_code: GenExtension<EnumValueOptions, GrpcCodeRow> = /*@__PURE__*/
+  extDesc(file_errsvc_v1_options, 9);
+
+/**
+ * The row of a JSON-RPC error code read as a source (JsonRpcCode values).
+ *
+ * @generated from extension: errsvc.v1.JsonRpcCodeRow jsonrpc_code = 51010;
+ */
+export const jsonrpc_code: GenExtension<EnumValueOptions, JsonRpcCodeRow> = /*@__PURE__*/
+  extDesc(file_errsvc_v1_options, 10);
+
+/**
+ * The row of a gateway answer shape (GatewayAnswer values).
+ *
+ * @generated from extension: errsvc.v1.GatewayAnswerRow gateway_answer = 51011;
+ */
+export const gateway_answer: GenExtension<EnumValueOptions, GatewayAnswerRow> = /*@__PURE__*/
+  extDesc(file_errsvc_v1_options, 11);
 

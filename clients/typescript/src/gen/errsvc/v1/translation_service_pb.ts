@@ -4,9 +4,9 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { AgentError, Classification, ClassifiedError, LabbyError, McpToolResult, Note, ProviderResponse } from "./errors_pb.js";
+import type { AgentError, Classification, ClassifiedError, GrpcStatusError, Handling, HttpAnswer, HttpError, JsonRpcError, LabbyError, McpToolResult, Note, ProviderResponse } from "./errors_pb.js";
 import { file_errsvc_v1_errors } from "./errors_pb.js";
-import type { ActionRow, AgentCodeRow, ClassifiedCodeRow, ClassRow, KindRow, OriginRow, RetryRow } from "./options_pb.js";
+import type { ActionRow, AgentCodeRow, ClassifiedCodeRow, ClassRow, GatewayAnswerRow, GrpcCodeRow, JsonRpcCodeRow, KindRow, OriginRow, RetryRow } from "./options_pb.js";
 import { file_errsvc_v1_options } from "./options_pb.js";
 import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
 import type { Status } from "../../google/rpc/status_pb.js";
@@ -17,7 +17,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file errsvc/v1/translation_service.proto.
  */
 export const file_errsvc_v1_translation_service: GenFile = /*@__PURE__*/
-  fileDesc("CiNlcnJzdmMvdjEvdHJhbnNsYXRpb25fc2VydmljZS5wcm90bxIJZXJyc3ZjLnYxIpIDChBUcmFuc2xhdGVSZXF1ZXN0EiwKC2xhYmJ5X2Vycm9yGAEgASgLMhUuZXJyc3ZjLnYxLkxhYmJ5RXJyb3JIABIsCgthZ2VudF9lcnJvchgCIAEoCzIVLmVycnN2Yy52MS5BZ2VudEVycm9ySAASNgoQY2xhc3NpZmllZF9lcnJvchgDIAEoCzIaLmVycnN2Yy52MS5DbGFzc2lmaWVkRXJyb3JIABI4ChFwcm92aWRlcl9yZXNwb25zZRgEIAEoCzIbLmVycnN2Yy52MS5Qcm92aWRlclJlc3BvbnNlSAASMwoPbWNwX3Rvb2xfcmVzdWx0GAUgASgLMhguZXJyc3ZjLnYxLk1jcFRvb2xSZXN1bHRIABIPCgd0YXJnZXRzGAYgAygJEiwKB2NvbnRleHQYByABKAsyGy5lcnJzdmMudjEuVHJhbnNsYXRlQ29udGV4dBIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCCAoGc291cmNlItUBChBUcmFuc2xhdGVDb250ZXh0Eg8KB3NlcnZpY2UYASABKAkSDgoGYWN0aW9uGAIgASgJEgwKBHRvb2wYAyABKAkSEAoIdXBzdHJlYW0YBCABKAkSFwoKaWRlbXBvdGVudBgFIAEoCEgAiAEBEhYKCXJlYWRfb25seRgGIAEoCEgBiAEBEjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEINCgtfaWRlbXBvdGVudEIMCgpfcmVhZF9vbmx5IuQCChFUcmFuc2xhdGVSZXNwb25zZRIqCgtsYWJieV9lcnJvchgBIAEoCzIVLmVycnN2Yy52MS5MYWJieUVycm9yEi4KD2NvZGVfbW9kZV9lcnJvchgCIAEoCzIVLmVycnN2Yy52MS5MYWJieUVycm9yEioKC2FnZW50X2Vycm9yGAMgASgLMhUuZXJyc3ZjLnYxLkFnZW50RXJyb3ISMQoOY2xhc3NpZmljYXRpb24YBCABKAsyGS5lcnJzdmMudjEuQ2xhc3NpZmljYXRpb24SGAoLaHR0cF9zdGF0dXMYBSABKAVIAIgBARInCgtncnBjX3N0YXR1cxgGIAEoCzISLmdvb2dsZS5ycGMuU3RhdHVzEh4KBW5vdGVzGAcgAygLMg8uZXJyc3ZjLnYxLk5vdGUSIQoFZXJyb3IYCCABKAsyEi5nb29nbGUucnBjLlN0YXR1c0IOCgxfaHR0cF9zdGF0dXMiegoVVHJhbnNsYXRlQmF0Y2hSZXF1ZXN0Ei0KCHJlcXVlc3RzGAEgAygLMhsuZXJyc3ZjLnYxLlRyYW5zbGF0ZVJlcXVlc3QSMgoRYWRkaXRpb25hbF9maWVsZHMYZCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IkkKFlRyYW5zbGF0ZUJhdGNoUmVzcG9uc2USLwoJcmVzcG9uc2VzGAEgAygLMhwuZXJyc3ZjLnYxLlRyYW5zbGF0ZVJlc3BvbnNlIhkKF0xpc3RWb2NhYnVsYXJpZXNSZXF1ZXN0IkcKGExpc3RWb2NhYnVsYXJpZXNSZXNwb25zZRIrCgx2b2NhYnVsYXJpZXMYASADKAsyFS5lcnJzdmMudjEuVm9jYWJ1bGFyeSJKCgpWb2NhYnVsYXJ5EgwKBG5hbWUYASABKAkSDgoGc291cmNlGAIgASgJEh4KBXRlcm1zGAMgAygLMg8uZXJyc3ZjLnYxLlRlcm0i6AIKBFRlcm0SDAoEdGVybRgBIAEoCRISCgplbnVtX3ZhbHVlGAIgASgJEg8KB21lYW5pbmcYAyABKAkSIgoEa2luZBgEIAEoCzISLmVycnN2Yy52MS5LaW5kUm93SAASLQoKYWdlbnRfY29kZRgFIAEoCzIXLmVycnN2Yy52MS5BZ2VudENvZGVSb3dIABI3Cg9jbGFzc2lmaWVkX2NvZGUYBiABKAsyHC5lcnJzdmMudjEuQ2xhc3NpZmllZENvZGVSb3dIABIkCgVjbGFzcxgHIAEoCzITLmVycnN2Yy52MS5DbGFzc1Jvd0gAEiYKBm9yaWdpbhgIIAEoCzIULmVycnN2Yy52MS5PcmlnaW5Sb3dIABImCgZhY3Rpb24YCSABKAsyFC5lcnJzdmMudjEuQWN0aW9uUm93SAASJAoFcmV0cnkYCiABKAsyEy5lcnJzdmMudjEuUmV0cnlSb3dIAEIFCgNyb3cy4gIKElRyYW5zbGF0aW9uU2VydmljZRJGCglUcmFuc2xhdGUSGy5lcnJzdmMudjEuVHJhbnNsYXRlUmVxdWVzdBocLmVycnN2Yy52MS5UcmFuc2xhdGVSZXNwb25zZRJVCg5UcmFuc2xhdGVCYXRjaBIgLmVycnN2Yy52MS5UcmFuc2xhdGVCYXRjaFJlcXVlc3QaIS5lcnJzdmMudjEuVHJhbnNsYXRlQmF0Y2hSZXNwb25zZRJQCg9UcmFuc2xhdGVTdHJlYW0SGy5lcnJzdmMudjEuVHJhbnNsYXRlUmVxdWVzdBocLmVycnN2Yy52MS5UcmFuc2xhdGVSZXNwb25zZSgBMAESWwoQTGlzdFZvY2FidWxhcmllcxIiLmVycnN2Yy52MS5MaXN0Vm9jYWJ1bGFyaWVzUmVxdWVzdBojLmVycnN2Yy52MS5MaXN0Vm9jYWJ1bGFyaWVzUmVzcG9uc2VCMVovZ2l0aHViLmNvbS9lcnJzdmMvZXJyc3ZjL2dlbi9lcnJzdmMvdjE7ZXJyc3ZjdjFiBnByb3RvMw", [file_errsvc_v1_errors, file_errsvc_v1_options, file_google_protobuf_struct, file_google_rpc_status]);
+  fileDesc("CiNlcnJzdmMvdjEvdHJhbnNsYXRpb25fc2VydmljZS5wcm90bxIJZXJyc3ZjLnYxIqMEChBUcmFuc2xhdGVSZXF1ZXN0EiwKC2xhYmJ5X2Vycm9yGAEgASgLMhUuZXJyc3ZjLnYxLkxhYmJ5RXJyb3JIABIsCgthZ2VudF9lcnJvchgCIAEoCzIVLmVycnN2Yy52MS5BZ2VudEVycm9ySAASNgoQY2xhc3NpZmllZF9lcnJvchgDIAEoCzIaLmVycnN2Yy52MS5DbGFzc2lmaWVkRXJyb3JIABI4ChFwcm92aWRlcl9yZXNwb25zZRgEIAEoCzIbLmVycnN2Yy52MS5Qcm92aWRlclJlc3BvbnNlSAASMwoPbWNwX3Rvb2xfcmVzdWx0GAUgASgLMhguZXJyc3ZjLnYxLk1jcFRvb2xSZXN1bHRIABIxCgtncnBjX3N0YXR1cxgIIAEoCzIaLmVycnN2Yy52MS5HcnBjU3RhdHVzRXJyb3JIABIwCg1qc29ucnBjX2Vycm9yGAkgASgLMhcuZXJyc3ZjLnYxLkpzb25ScGNFcnJvckgAEioKCmh0dHBfZXJyb3IYCiABKAsyFC5lcnJzdmMudjEuSHR0cEVycm9ySAASDwoHdGFyZ2V0cxgGIAMoCRIsCgdjb250ZXh0GAcgASgLMhsuZXJyc3ZjLnYxLlRyYW5zbGF0ZUNvbnRleHQSMgoRYWRkaXRpb25hbF9maWVsZHMYZCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0QggKBnNvdXJjZSLVAQoQVHJhbnNsYXRlQ29udGV4dBIPCgdzZXJ2aWNlGAEgASgJEg4KBmFjdGlvbhgCIAEoCRIMCgR0b29sGAMgASgJEhAKCHVwc3RyZWFtGAQgASgJEhcKCmlkZW1wb3RlbnQYBSABKAhIAIgBARIWCglyZWFkX29ubHkYBiABKAhIAYgBARIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCDQoLX2lkZW1wb3RlbnRCDAoKX3JlYWRfb25seSK6BgoRVHJhbnNsYXRlUmVzcG9uc2USKgoLbGFiYnlfZXJyb3IYASABKAsyFS5lcnJzdmMudjEuTGFiYnlFcnJvchIuCg9jb2RlX21vZGVfZXJyb3IYAiABKAsyFS5lcnJzdmMudjEuTGFiYnlFcnJvchIqCgthZ2VudF9lcnJvchgDIAEoCzIVLmVycnN2Yy52MS5BZ2VudEVycm9yEjEKDmNsYXNzaWZpY2F0aW9uGAQgASgLMhkuZXJyc3ZjLnYxLkNsYXNzaWZpY2F0aW9uEhgKC2h0dHBfc3RhdHVzGAUgASgFSACIAQESJwoLZ3JwY19zdGF0dXMYBiABKAsyEi5nb29nbGUucnBjLlN0YXR1cxIeCgVub3RlcxgHIAMoCzIPLmVycnN2Yy52MS5Ob3RlEiEKBWVycm9yGAggASgLMhIuZ29vZ2xlLnJwYy5TdGF0dXMSJQoIaGFuZGxpbmcYCSABKAsyEy5lcnJzdmMudjEuSGFuZGxpbmcSQwoMaHR0cF9oZWFkZXJzGAogAygLMi0uZXJyc3ZjLnYxLlRyYW5zbGF0ZVJlc3BvbnNlLkh0dHBIZWFkZXJzRW50cnkSRQoNZ3JwY19tZXRhZGF0YRgLIAMoCzIuLmVycnN2Yy52MS5UcmFuc2xhdGVSZXNwb25zZS5HcnBjTWV0YWRhdGFFbnRyeRIrCgxvcGVuYWlfZXJyb3IYDCABKAsyFS5lcnJzdmMudjEuSHR0cEFuc3dlchIuCg9hbnRocm9waWNfZXJyb3IYDSABKAsyFS5lcnJzdmMudjEuSHR0cEFuc3dlchIrCgxnb29nbGVfZXJyb3IYDiABKAsyFS5lcnJzdmMudjEuSHR0cEFuc3dlchIuCg1qc29ucnBjX2Vycm9yGA8gASgLMhcuZXJyc3ZjLnYxLkpzb25ScGNFcnJvchoyChBIdHRwSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaMwoRR3JwY01ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIOCgxfaHR0cF9zdGF0dXMiegoVVHJhbnNsYXRlQmF0Y2hSZXF1ZXN0Ei0KCHJlcXVlc3RzGAEgAygLMhsuZXJyc3ZjLnYxLlRyYW5zbGF0ZVJlcXVlc3QSMgoRYWRkaXRpb25hbF9maWVsZHMYZCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IkkKFlRyYW5zbGF0ZUJhdGNoUmVzcG9uc2USLwoJcmVzcG9uc2VzGAEgAygLMhwuZXJyc3ZjLnYxLlRyYW5zbGF0ZVJlc3BvbnNlIhkKF0xpc3RWb2NhYnVsYXJpZXNSZXF1ZXN0IkcKGExpc3RWb2NhYnVsYXJpZXNSZXNwb25zZRIrCgx2b2NhYnVsYXJpZXMYASADKAsyFS5lcnJzdmMudjEuVm9jYWJ1bGFyeSJKCgpWb2NhYnVsYXJ5EgwKBG5hbWUYASABKAkSDgoGc291cmNlGAIgASgJEh4KBXRlcm1zGAMgAygLMg8uZXJyc3ZjLnYxLlRlcm0i/wMKBFRlcm0SDAoEdGVybRgBIAEoCRISCgplbnVtX3ZhbHVlGAIgASgJEg8KB21lYW5pbmcYAyABKAkSIgoEa2luZBgEIAEoCzISLmVycnN2Yy52MS5LaW5kUm93SAASLQoKYWdlbnRfY29kZRgFIAEoCzIXLmVycnN2Yy52MS5BZ2VudENvZGVSb3dIABI3Cg9jbGFzc2lmaWVkX2NvZGUYBiABKAsyHC5lcnJzdmMudjEuQ2xhc3NpZmllZENvZGVSb3dIABIkCgVjbGFzcxgHIAEoCzITLmVycnN2Yy52MS5DbGFzc1Jvd0gAEiYKBm9yaWdpbhgIIAEoCzIULmVycnN2Yy52MS5PcmlnaW5Sb3dIABImCgZhY3Rpb24YCSABKAsyFC5lcnJzdmMudjEuQWN0aW9uUm93SAASJAoFcmV0cnkYCiABKAsyEy5lcnJzdmMudjEuUmV0cnlSb3dIABIrCglncnBjX2NvZGUYCyABKAsyFi5lcnJzdmMudjEuR3JwY0NvZGVSb3dIABIxCgxqc29ucnBjX2NvZGUYDCABKAsyGS5lcnJzdmMudjEuSnNvblJwY0NvZGVSb3dIABI1Cg5nYXRld2F5X2Fuc3dlchgNIAEoCzIbLmVycnN2Yy52MS5HYXRld2F5QW5zd2VyUm93SABCBQoDcm93MuICChJUcmFuc2xhdGlvblNlcnZpY2USRgoJVHJhbnNsYXRlEhsuZXJyc3ZjLnYxLlRyYW5zbGF0ZVJlcXVlc3QaHC5lcnJzdmMudjEuVHJhbnNsYXRlUmVzcG9uc2USVQoOVHJhbnNsYXRlQmF0Y2gSIC5lcnJzdmMudjEuVHJhbnNsYXRlQmF0Y2hSZXF1ZXN0GiEuZXJyc3ZjLnYxLlRyYW5zbGF0ZUJhdGNoUmVzcG9uc2USUAoPVHJhbnNsYXRlU3RyZWFtEhsuZXJyc3ZjLnYxLlRyYW5zbGF0ZVJlcXVlc3QaHC5lcnJzdmMudjEuVHJhbnNsYXRlUmVzcG9uc2UoATABElsKEExpc3RWb2NhYnVsYXJpZXMSIi5lcnJzdmMudjEuTGlzdFZvY2FidWxhcmllc1JlcXVlc3QaIy5lcnJzdmMudjEuTGlzdFZvY2FidWxhcmllc1Jlc3BvbnNlQjFaL2dpdGh1Yi5jb20vZXJyc3ZjL2VycnN2Yy9nZW4vZXJyc3ZjL3YxO2VycnN2Y3YxYgZwcm90bzM", [file_errsvc_v1_errors, file_errsvc_v1_options, file_google_protobuf_struct, file_google_rpc_status]);
 
 /**
  * TranslateRequest carries exactly one source.
@@ -68,6 +68,30 @@ export type TranslateRequest = Message<"errsvc.v1.TranslateRequest"> & {
      */
     value: McpToolResult;
     case: "mcpToolResult";
+  } | {
+    /**
+     * A google.rpc.Status from a gRPC service (errsvc's own round-trips).
+     *
+     * @generated from field: errsvc.v1.GrpcStatusError grpc_status = 8;
+     */
+    value: GrpcStatusError;
+    case: "grpcStatus";
+  } | {
+    /**
+     * A JSON-RPC error object: an MCP protocol error.
+     *
+     * @generated from field: errsvc.v1.JsonRpcError jsonrpc_error = 9;
+     */
+    value: JsonRpcError;
+    case: "jsonrpcError";
+  } | {
+    /**
+     * A bare HTTP error answer from a service that is not a model provider.
+     *
+     * @generated from field: errsvc.v1.HttpError http_error = 10;
+     */
+    value: HttpError;
+    case: "httpError";
   } | { case: undefined; value?: undefined };
 
   /**
@@ -226,6 +250,59 @@ export type TranslateResponse = Message<"errsvc.v1.TranslateResponse"> & {
    * @generated from field: google.rpc.Status error = 8;
    */
   error?: Status | undefined;
+
+  /**
+   * The targets below are answered only when `targets` names them.
+   * What each part of a consumer does with the error.
+   *
+   * @generated from field: errsvc.v1.Handling handling = 9;
+   */
+  handling?: Handling | undefined;
+
+  /**
+   * The headers a REST surface sends with http_status: Retry-After and
+   * retry-after-ms with a wait, x-should-retry.
+   *
+   * @generated from field: map<string, string> http_headers = 10;
+   */
+  httpHeaders: { [key: string]: string };
+
+  /**
+   * The trailers a gRPC surface sends with grpc_status:
+   * grpc-retry-pushback-ms.
+   *
+   * @generated from field: map<string, string> grpc_metadata = 11;
+   */
+  grpcMetadata: { [key: string]: string };
+
+  /**
+   * The OpenAI-compatible answer: {"error": {"message", "type", "param", "code"}}.
+   *
+   * @generated from field: errsvc.v1.HttpAnswer openai_error = 12;
+   */
+  openaiError?: HttpAnswer | undefined;
+
+  /**
+   * The Anthropic answer: {"type": "error", "error": {"type", "message"}}.
+   *
+   * @generated from field: errsvc.v1.HttpAnswer anthropic_error = 13;
+   */
+  anthropicError?: HttpAnswer | undefined;
+
+  /**
+   * The AIP-193 HTTP JSON answer: {"error": {"code", "message", "status", "details"}}.
+   *
+   * @generated from field: errsvc.v1.HttpAnswer google_error = 14;
+   */
+  googleError?: HttpAnswer | undefined;
+
+  /**
+   * The MCP protocol error: a JSON-RPC error object carrying the Labby
+   * envelope in data.
+   *
+   * @generated from field: errsvc.v1.JsonRpcError jsonrpc_error = 15;
+   */
+  jsonrpcError?: JsonRpcError | undefined;
 };
 
 /**
@@ -424,6 +501,24 @@ export type Term = Message<"errsvc.v1.Term"> & {
      */
     value: RetryRow;
     case: "retry";
+  } | {
+    /**
+     * @generated from field: errsvc.v1.GrpcCodeRow grpc_code = 11;
+     */
+    value: GrpcCodeRow;
+    case: "grpcCode";
+  } | {
+    /**
+     * @generated from field: errsvc.v1.JsonRpcCodeRow jsonrpc_code = 12;
+     */
+    value: JsonRpcCodeRow;
+    case: "jsonrpcCode";
+  } | {
+    /**
+     * @generated from field: errsvc.v1.GatewayAnswerRow gateway_answer = 13;
+     */
+    value: GatewayAnswerRow;
+    case: "gatewayAnswer";
   } | { case: undefined; value?: undefined };
 };
 

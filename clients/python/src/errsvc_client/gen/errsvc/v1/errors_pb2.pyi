@@ -207,6 +207,86 @@ class McpToolResult(_message.Message):
     additional_fields: _struct_pb2.Struct
     def __init__(self, tool: _Optional[str] = ..., is_error: _Optional[bool] = ..., content: _Optional[_Iterable[_Union[_struct_pb2.Struct, _Mapping]]] = ..., structured_content: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., annotations: _Optional[_Union[Safety, _Mapping]] = ..., additional_fields: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
+class GrpcStatusError(_message.Message):
+    __slots__ = ("code", "message", "details", "status_bin", "additional_fields")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    DETAILS_FIELD_NUMBER: _ClassVar[int]
+    STATUS_BIN_FIELD_NUMBER: _ClassVar[int]
+    ADDITIONAL_FIELDS_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    message: str
+    details: _containers.RepeatedCompositeFieldContainer[_struct_pb2.Struct]
+    status_bin: bytes
+    additional_fields: _struct_pb2.Struct
+    def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ..., details: _Optional[_Iterable[_Union[_struct_pb2.Struct, _Mapping]]] = ..., status_bin: _Optional[bytes] = ..., additional_fields: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class JsonRpcError(_message.Message):
+    __slots__ = ("code", "message", "data", "additional_fields")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    ADDITIONAL_FIELDS_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    message: str
+    data: _struct_pb2.Value
+    additional_fields: _struct_pb2.Struct
+    def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ..., data: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., additional_fields: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class HttpError(_message.Message):
+    __slots__ = ("status", "headers", "body", "received_at", "additional_fields")
+    class HeadersEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    HEADERS_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    RECEIVED_AT_FIELD_NUMBER: _ClassVar[int]
+    ADDITIONAL_FIELDS_FIELD_NUMBER: _ClassVar[int]
+    status: int
+    headers: _containers.ScalarMap[str, str]
+    body: str
+    received_at: _timestamp_pb2.Timestamp
+    additional_fields: _struct_pb2.Struct
+    def __init__(self, status: _Optional[int] = ..., headers: _Optional[_Mapping[str, str]] = ..., body: _Optional[str] = ..., received_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., additional_fields: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class Handling(_message.Message):
+    __slots__ = ("route", "backoff_floor_secs", "same_provider_alternatives_dead", "counts_toward_health", "cacheable", "log_level")
+    ROUTE_FIELD_NUMBER: _ClassVar[int]
+    BACKOFF_FLOOR_SECS_FIELD_NUMBER: _ClassVar[int]
+    SAME_PROVIDER_ALTERNATIVES_DEAD_FIELD_NUMBER: _ClassVar[int]
+    COUNTS_TOWARD_HEALTH_FIELD_NUMBER: _ClassVar[int]
+    CACHEABLE_FIELD_NUMBER: _ClassVar[int]
+    LOG_LEVEL_FIELD_NUMBER: _ClassVar[int]
+    route: str
+    backoff_floor_secs: int
+    same_provider_alternatives_dead: bool
+    counts_toward_health: bool
+    cacheable: bool
+    log_level: str
+    def __init__(self, route: _Optional[str] = ..., backoff_floor_secs: _Optional[int] = ..., same_provider_alternatives_dead: _Optional[bool] = ..., counts_toward_health: _Optional[bool] = ..., cacheable: _Optional[bool] = ..., log_level: _Optional[str] = ...) -> None: ...
+
+class HttpAnswer(_message.Message):
+    __slots__ = ("status", "headers", "body")
+    class HeadersEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    HEADERS_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    status: int
+    headers: _containers.ScalarMap[str, str]
+    body: _struct_pb2.Struct
+    def __init__(self, status: _Optional[int] = ..., headers: _Optional[_Mapping[str, str]] = ..., body: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
 class Note(_message.Message):
     __slots__ = ("code", "message")
     CODE_FIELD_NUMBER: _ClassVar[int]

@@ -28,7 +28,7 @@ from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.rpc import status_pb2 as google_dot_rpc_dot_status__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#errsvc/v1/translation_service.proto\x12\terrsvc.v1\x1a\x16\x65rrsvc/v1/errors.proto\x1a\x17\x65rrsvc/v1/options.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17google/rpc/status.proto\"\x92\x03\n\x10TranslateRequest\x12,\n\x0blabby_error\x18\x01 \x01(\x0b\x32\x15.errsvc.v1.LabbyErrorH\x00\x12,\n\x0b\x61gent_error\x18\x02 \x01(\x0b\x32\x15.errsvc.v1.AgentErrorH\x00\x12\x36\n\x10\x63lassified_error\x18\x03 \x01(\x0b\x32\x1a.errsvc.v1.ClassifiedErrorH\x00\x12\x38\n\x11provider_response\x18\x04 \x01(\x0b\x32\x1b.errsvc.v1.ProviderResponseH\x00\x12\x33\n\x0fmcp_tool_result\x18\x05 \x01(\x0b\x32\x18.errsvc.v1.McpToolResultH\x00\x12\x0f\n\x07targets\x18\x06 \x03(\t\x12,\n\x07\x63ontext\x18\x07 \x01(\x0b\x32\x1b.errsvc.v1.TranslateContext\x12\x32\n\x11\x61\x64\x64itional_fields\x18\x64 \x01(\x0b\x32\x17.google.protobuf.StructB\x08\n\x06source\"\xd5\x01\n\x10TranslateContext\x12\x0f\n\x07service\x18\x01 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x02 \x01(\t\x12\x0c\n\x04tool\x18\x03 \x01(\t\x12\x10\n\x08upstream\x18\x04 \x01(\t\x12\x17\n\nidempotent\x18\x05 \x01(\x08H\x00\x88\x01\x01\x12\x16\n\tread_only\x18\x06 \x01(\x08H\x01\x88\x01\x01\x12\x32\n\x11\x61\x64\x64itional_fields\x18\x64 \x01(\x0b\x32\x17.google.protobuf.StructB\r\n\x0b_idempotentB\x0c\n\n_read_only\"\xe4\x02\n\x11TranslateResponse\x12*\n\x0blabby_error\x18\x01 \x01(\x0b\x32\x15.errsvc.v1.LabbyError\x12.\n\x0f\x63ode_mode_error\x18\x02 \x01(\x0b\x32\x15.errsvc.v1.LabbyError\x12*\n\x0b\x61gent_error\x18\x03 \x01(\x0b\x32\x15.errsvc.v1.AgentError\x12\x31\n\x0e\x63lassification\x18\x04 \x01(\x0b\x32\x19.errsvc.v1.Classification\x12\x18\n\x0bhttp_status\x18\x05 \x01(\x05H\x00\x88\x01\x01\x12\'\n\x0bgrpc_status\x18\x06 \x01(\x0b\x32\x12.google.rpc.Status\x12\x1e\n\x05notes\x18\x07 \x03(\x0b\x32\x0f.errsvc.v1.Note\x12!\n\x05\x65rror\x18\x08 \x01(\x0b\x32\x12.google.rpc.StatusB\x0e\n\x0c_http_status\"z\n\x15TranslateBatchRequest\x12-\n\x08requests\x18\x01 \x03(\x0b\x32\x1b.errsvc.v1.TranslateRequest\x12\x32\n\x11\x61\x64\x64itional_fields\x18\x64 \x01(\x0b\x32\x17.google.protobuf.Struct\"I\n\x16TranslateBatchResponse\x12/\n\tresponses\x18\x01 \x03(\x0b\x32\x1c.errsvc.v1.TranslateResponse\"\x19\n\x17ListVocabulariesRequest\"G\n\x18ListVocabulariesResponse\x12+\n\x0cvocabularies\x18\x01 \x03(\x0b\x32\x15.errsvc.v1.Vocabulary\"J\n\nVocabulary\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06source\x18\x02 \x01(\t\x12\x1e\n\x05terms\x18\x03 \x03(\x0b\x32\x0f.errsvc.v1.Term\"\xe8\x02\n\x04Term\x12\x0c\n\x04term\x18\x01 \x01(\t\x12\x12\n\nenum_value\x18\x02 \x01(\t\x12\x0f\n\x07meaning\x18\x03 \x01(\t\x12\"\n\x04kind\x18\x04 \x01(\x0b\x32\x12.errsvc.v1.KindRowH\x00\x12-\n\nagent_code\x18\x05 \x01(\x0b\x32\x17.errsvc.v1.AgentCodeRowH\x00\x12\x37\n\x0f\x63lassified_code\x18\x06 \x01(\x0b\x32\x1c.errsvc.v1.ClassifiedCodeRowH\x00\x12$\n\x05\x63lass\x18\x07 \x01(\x0b\x32\x13.errsvc.v1.ClassRowH\x00\x12&\n\x06origin\x18\x08 \x01(\x0b\x32\x14.errsvc.v1.OriginRowH\x00\x12&\n\x06\x61\x63tion\x18\t \x01(\x0b\x32\x14.errsvc.v1.ActionRowH\x00\x12$\n\x05retry\x18\n \x01(\x0b\x32\x13.errsvc.v1.RetryRowH\x00\x42\x05\n\x03row2\xe2\x02\n\x12TranslationService\x12\x46\n\tTranslate\x12\x1b.errsvc.v1.TranslateRequest\x1a\x1c.errsvc.v1.TranslateResponse\x12U\n\x0eTranslateBatch\x12 .errsvc.v1.TranslateBatchRequest\x1a!.errsvc.v1.TranslateBatchResponse\x12P\n\x0fTranslateStream\x12\x1b.errsvc.v1.TranslateRequest\x1a\x1c.errsvc.v1.TranslateResponse(\x01\x30\x01\x12[\n\x10ListVocabularies\x12\".errsvc.v1.ListVocabulariesRequest\x1a#.errsvc.v1.ListVocabulariesResponseB1Z/github.com/errsvc/errsvc/gen/errsvc/v1;errsvcv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#errsvc/v1/translation_service.proto\x12\terrsvc.v1\x1a\x16\x65rrsvc/v1/errors.proto\x1a\x17\x65rrsvc/v1/options.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17google/rpc/status.proto\"\xa3\x04\n\x10TranslateRequest\x12,\n\x0blabby_error\x18\x01 \x01(\x0b\x32\x15.errsvc.v1.LabbyErrorH\x00\x12,\n\x0b\x61gent_error\x18\x02 \x01(\x0b\x32\x15.errsvc.v1.AgentErrorH\x00\x12\x36\n\x10\x63lassified_error\x18\x03 \x01(\x0b\x32\x1a.errsvc.v1.ClassifiedErrorH\x00\x12\x38\n\x11provider_response\x18\x04 \x01(\x0b\x32\x1b.errsvc.v1.ProviderResponseH\x00\x12\x33\n\x0fmcp_tool_result\x18\x05 \x01(\x0b\x32\x18.errsvc.v1.McpToolResultH\x00\x12\x31\n\x0bgrpc_status\x18\x08 \x01(\x0b\x32\x1a.errsvc.v1.GrpcStatusErrorH\x00\x12\x30\n\rjsonrpc_error\x18\t \x01(\x0b\x32\x17.errsvc.v1.JsonRpcErrorH\x00\x12*\n\nhttp_error\x18\n \x01(\x0b\x32\x14.errsvc.v1.HttpErrorH\x00\x12\x0f\n\x07targets\x18\x06 \x03(\t\x12,\n\x07\x63ontext\x18\x07 \x01(\x0b\x32\x1b.errsvc.v1.TranslateContext\x12\x32\n\x11\x61\x64\x64itional_fields\x18\x64 \x01(\x0b\x32\x17.google.protobuf.StructB\x08\n\x06source\"\xd5\x01\n\x10TranslateContext\x12\x0f\n\x07service\x18\x01 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x02 \x01(\t\x12\x0c\n\x04tool\x18\x03 \x01(\t\x12\x10\n\x08upstream\x18\x04 \x01(\t\x12\x17\n\nidempotent\x18\x05 \x01(\x08H\x00\x88\x01\x01\x12\x16\n\tread_only\x18\x06 \x01(\x08H\x01\x88\x01\x01\x12\x32\n\x11\x61\x64\x64itional_fields\x18\x64 \x01(\x0b\x32\x17.google.protobuf.StructB\r\n\x0b_idempotentB\x0c\n\n_read_only\"\xba\x06\n\x11TranslateResponse\x12*\n\x0blabby_error\x18\x01 \x01(\x0b\x32\x15.errsvc.v1.LabbyError\x12.\n\x0f\x63ode_mode_error\x18\x02 \x01(\x0b\x32\x15.errsvc.v1.LabbyError\x12*\n\x0b\x61gent_error\x18\x03 \x01(\x0b\x32\x15.errsvc.v1.AgentError\x12\x31\n\x0e\x63lassification\x18\x04 \x01(\x0b\x32\x19.errsvc.v1.Classification\x12\x18\n\x0bhttp_status\x18\x05 \x01(\x05H\x00\x88\x01\x01\x12\'\n\x0bgrpc_status\x18\x06 \x01(\x0b\x32\x12.google.rpc.Status\x12\x1e\n\x05notes\x18\x07 \x03(\x0b\x32\x0f.errsvc.v1.Note\x12!\n\x05\x65rror\x18\x08 \x01(\x0b\x32\x12.google.rpc.Status\x12%\n\x08handling\x18\t \x01(\x0b\x32\x13.errsvc.v1.Handling\x12\x43\n\x0chttp_headers\x18\n \x03(\x0b\x32-.errsvc.v1.TranslateResponse.HttpHeadersEntry\x12\x45\n\rgrpc_metadata\x18\x0b \x03(\x0b\x32..errsvc.v1.TranslateResponse.GrpcMetadataEntry\x12+\n\x0copenai_error\x18\x0c \x01(\x0b\x32\x15.errsvc.v1.HttpAnswer\x12.\n\x0f\x61nthropic_error\x18\r \x01(\x0b\x32\x15.errsvc.v1.HttpAnswer\x12+\n\x0cgoogle_error\x18\x0e \x01(\x0b\x32\x15.errsvc.v1.HttpAnswer\x12.\n\rjsonrpc_error\x18\x0f \x01(\x0b\x32\x17.errsvc.v1.JsonRpcError\x1a\x32\n\x10HttpHeadersEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a\x33\n\x11GrpcMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x0e\n\x0c_http_status\"z\n\x15TranslateBatchRequest\x12-\n\x08requests\x18\x01 \x03(\x0b\x32\x1b.errsvc.v1.TranslateRequest\x12\x32\n\x11\x61\x64\x64itional_fields\x18\x64 \x01(\x0b\x32\x17.google.protobuf.Struct\"I\n\x16TranslateBatchResponse\x12/\n\tresponses\x18\x01 \x03(\x0b\x32\x1c.errsvc.v1.TranslateResponse\"\x19\n\x17ListVocabulariesRequest\"G\n\x18ListVocabulariesResponse\x12+\n\x0cvocabularies\x18\x01 \x03(\x0b\x32\x15.errsvc.v1.Vocabulary\"J\n\nVocabulary\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06source\x18\x02 \x01(\t\x12\x1e\n\x05terms\x18\x03 \x03(\x0b\x32\x0f.errsvc.v1.Term\"\xff\x03\n\x04Term\x12\x0c\n\x04term\x18\x01 \x01(\t\x12\x12\n\nenum_value\x18\x02 \x01(\t\x12\x0f\n\x07meaning\x18\x03 \x01(\t\x12\"\n\x04kind\x18\x04 \x01(\x0b\x32\x12.errsvc.v1.KindRowH\x00\x12-\n\nagent_code\x18\x05 \x01(\x0b\x32\x17.errsvc.v1.AgentCodeRowH\x00\x12\x37\n\x0f\x63lassified_code\x18\x06 \x01(\x0b\x32\x1c.errsvc.v1.ClassifiedCodeRowH\x00\x12$\n\x05\x63lass\x18\x07 \x01(\x0b\x32\x13.errsvc.v1.ClassRowH\x00\x12&\n\x06origin\x18\x08 \x01(\x0b\x32\x14.errsvc.v1.OriginRowH\x00\x12&\n\x06\x61\x63tion\x18\t \x01(\x0b\x32\x14.errsvc.v1.ActionRowH\x00\x12$\n\x05retry\x18\n \x01(\x0b\x32\x13.errsvc.v1.RetryRowH\x00\x12+\n\tgrpc_code\x18\x0b \x01(\x0b\x32\x16.errsvc.v1.GrpcCodeRowH\x00\x12\x31\n\x0cjsonrpc_code\x18\x0c \x01(\x0b\x32\x19.errsvc.v1.JsonRpcCodeRowH\x00\x12\x35\n\x0egateway_answer\x18\r \x01(\x0b\x32\x1b.errsvc.v1.GatewayAnswerRowH\x00\x42\x05\n\x03row2\xe2\x02\n\x12TranslationService\x12\x46\n\tTranslate\x12\x1b.errsvc.v1.TranslateRequest\x1a\x1c.errsvc.v1.TranslateResponse\x12U\n\x0eTranslateBatch\x12 .errsvc.v1.TranslateBatchRequest\x1a!.errsvc.v1.TranslateBatchResponse\x12P\n\x0fTranslateStream\x12\x1b.errsvc.v1.TranslateRequest\x1a\x1c.errsvc.v1.TranslateResponse(\x01\x30\x01\x12[\n\x10ListVocabularies\x12\".errsvc.v1.ListVocabulariesRequest\x1a#.errsvc.v1.ListVocabulariesResponseB1Z/github.com/errsvc/errsvc/gen/errsvc/v1;errsvcv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,24 +36,32 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'errsvc.v1.translation_servi
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'Z/github.com/errsvc/errsvc/gen/errsvc/v1;errsvcv1'
+  _globals['_TRANSLATERESPONSE_HTTPHEADERSENTRY']._loaded_options = None
+  _globals['_TRANSLATERESPONSE_HTTPHEADERSENTRY']._serialized_options = b'8\001'
+  _globals['_TRANSLATERESPONSE_GRPCMETADATAENTRY']._loaded_options = None
+  _globals['_TRANSLATERESPONSE_GRPCMETADATAENTRY']._serialized_options = b'8\001'
   _globals['_TRANSLATEREQUEST']._serialized_start=155
-  _globals['_TRANSLATEREQUEST']._serialized_end=557
-  _globals['_TRANSLATECONTEXT']._serialized_start=560
-  _globals['_TRANSLATECONTEXT']._serialized_end=773
-  _globals['_TRANSLATERESPONSE']._serialized_start=776
-  _globals['_TRANSLATERESPONSE']._serialized_end=1132
-  _globals['_TRANSLATEBATCHREQUEST']._serialized_start=1134
-  _globals['_TRANSLATEBATCHREQUEST']._serialized_end=1256
-  _globals['_TRANSLATEBATCHRESPONSE']._serialized_start=1258
-  _globals['_TRANSLATEBATCHRESPONSE']._serialized_end=1331
-  _globals['_LISTVOCABULARIESREQUEST']._serialized_start=1333
-  _globals['_LISTVOCABULARIESREQUEST']._serialized_end=1358
-  _globals['_LISTVOCABULARIESRESPONSE']._serialized_start=1360
-  _globals['_LISTVOCABULARIESRESPONSE']._serialized_end=1431
-  _globals['_VOCABULARY']._serialized_start=1433
-  _globals['_VOCABULARY']._serialized_end=1507
-  _globals['_TERM']._serialized_start=1510
-  _globals['_TERM']._serialized_end=1870
-  _globals['_TRANSLATIONSERVICE']._serialized_start=1873
-  _globals['_TRANSLATIONSERVICE']._serialized_end=2227
+  _globals['_TRANSLATEREQUEST']._serialized_end=702
+  _globals['_TRANSLATECONTEXT']._serialized_start=705
+  _globals['_TRANSLATECONTEXT']._serialized_end=918
+  _globals['_TRANSLATERESPONSE']._serialized_start=921
+  _globals['_TRANSLATERESPONSE']._serialized_end=1747
+  _globals['_TRANSLATERESPONSE_HTTPHEADERSENTRY']._serialized_start=1628
+  _globals['_TRANSLATERESPONSE_HTTPHEADERSENTRY']._serialized_end=1678
+  _globals['_TRANSLATERESPONSE_GRPCMETADATAENTRY']._serialized_start=1680
+  _globals['_TRANSLATERESPONSE_GRPCMETADATAENTRY']._serialized_end=1731
+  _globals['_TRANSLATEBATCHREQUEST']._serialized_start=1749
+  _globals['_TRANSLATEBATCHREQUEST']._serialized_end=1871
+  _globals['_TRANSLATEBATCHRESPONSE']._serialized_start=1873
+  _globals['_TRANSLATEBATCHRESPONSE']._serialized_end=1946
+  _globals['_LISTVOCABULARIESREQUEST']._serialized_start=1948
+  _globals['_LISTVOCABULARIESREQUEST']._serialized_end=1973
+  _globals['_LISTVOCABULARIESRESPONSE']._serialized_start=1975
+  _globals['_LISTVOCABULARIESRESPONSE']._serialized_end=2046
+  _globals['_VOCABULARY']._serialized_start=2048
+  _globals['_VOCABULARY']._serialized_end=2122
+  _globals['_TERM']._serialized_start=2125
+  _globals['_TERM']._serialized_end=2636
+  _globals['_TRANSLATIONSERVICE']._serialized_start=2639
+  _globals['_TRANSLATIONSERVICE']._serialized_end=2993
 # @@protoc_insertion_point(module_scope)

@@ -215,6 +215,72 @@ class RoutingCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ROUTING_CODE_ACCOUNT_SELECTION_UNSUPPORTED: _ClassVar[RoutingCode]
     ROUTING_CODE_ACCOUNT_SELECTION_DISABLED: _ClassVar[RoutingCode]
 
+class HandlingRoute(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    HANDLING_ROUTE_UNSPECIFIED: _ClassVar[HandlingRoute]
+    HANDLING_ROUTE_BACKOFF_RETRY: _ClassVar[HandlingRoute]
+    HANDLING_ROUTE_FAIL_OVER: _ClassVar[HandlingRoute]
+    HANDLING_ROUTE_PAUSE_FOR_AUTH: _ClassVar[HandlingRoute]
+    HANDLING_ROUTE_REDUCE_OR_LARGER_CONTEXT: _ClassVar[HandlingRoute]
+
+class LogLevel(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    LOG_LEVEL_UNSPECIFIED: _ClassVar[LogLevel]
+    LOG_LEVEL_WARN: _ClassVar[LogLevel]
+    LOG_LEVEL_ERROR: _ClassVar[LogLevel]
+
+class GrpcCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    GRPC_CODE_UNSPECIFIED: _ClassVar[GrpcCode]
+    GRPC_CODE_CANCELLED: _ClassVar[GrpcCode]
+    GRPC_CODE_UNKNOWN: _ClassVar[GrpcCode]
+    GRPC_CODE_INVALID_ARGUMENT: _ClassVar[GrpcCode]
+    GRPC_CODE_DEADLINE_EXCEEDED: _ClassVar[GrpcCode]
+    GRPC_CODE_NOT_FOUND: _ClassVar[GrpcCode]
+    GRPC_CODE_ALREADY_EXISTS: _ClassVar[GrpcCode]
+    GRPC_CODE_PERMISSION_DENIED: _ClassVar[GrpcCode]
+    GRPC_CODE_RESOURCE_EXHAUSTED: _ClassVar[GrpcCode]
+    GRPC_CODE_FAILED_PRECONDITION: _ClassVar[GrpcCode]
+    GRPC_CODE_ABORTED: _ClassVar[GrpcCode]
+    GRPC_CODE_OUT_OF_RANGE: _ClassVar[GrpcCode]
+    GRPC_CODE_UNIMPLEMENTED: _ClassVar[GrpcCode]
+    GRPC_CODE_INTERNAL: _ClassVar[GrpcCode]
+    GRPC_CODE_UNAVAILABLE: _ClassVar[GrpcCode]
+    GRPC_CODE_DATA_LOSS: _ClassVar[GrpcCode]
+    GRPC_CODE_UNAUTHENTICATED: _ClassVar[GrpcCode]
+
+class JsonRpcCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    JSON_RPC_CODE_UNSPECIFIED: _ClassVar[JsonRpcCode]
+    JSON_RPC_CODE_PARSE_ERROR: _ClassVar[JsonRpcCode]
+    JSON_RPC_CODE_INVALID_REQUEST: _ClassVar[JsonRpcCode]
+    JSON_RPC_CODE_METHOD_NOT_FOUND: _ClassVar[JsonRpcCode]
+    JSON_RPC_CODE_INVALID_PARAMS: _ClassVar[JsonRpcCode]
+    JSON_RPC_CODE_INTERNAL_ERROR: _ClassVar[JsonRpcCode]
+    JSON_RPC_CODE_SERVER_ERROR: _ClassVar[JsonRpcCode]
+    JSON_RPC_CODE_HEADER_MISMATCH: _ClassVar[JsonRpcCode]
+    JSON_RPC_CODE_MISSING_REQUIRED_CLIENT_CAPABILITY: _ClassVar[JsonRpcCode]
+    JSON_RPC_CODE_UNSUPPORTED_PROTOCOL_VERSION: _ClassVar[JsonRpcCode]
+    JSON_RPC_CODE_RESOURCE_NOT_FOUND: _ClassVar[JsonRpcCode]
+    JSON_RPC_CODE_URL_ELICITATION_REQUIRED: _ClassVar[JsonRpcCode]
+    JSON_RPC_CODE_RESERVED: _ClassVar[JsonRpcCode]
+
+class GatewayAnswer(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    GATEWAY_ANSWER_UNSPECIFIED: _ClassVar[GatewayAnswer]
+    GATEWAY_ANSWER_BILLING: _ClassVar[GatewayAnswer]
+    GATEWAY_ANSWER_RATE_LIMIT: _ClassVar[GatewayAnswer]
+    GATEWAY_ANSWER_TIMEOUT: _ClassVar[GatewayAnswer]
+    GATEWAY_ANSWER_OVERLOADED: _ClassVar[GatewayAnswer]
+    GATEWAY_ANSWER_TRANSIENT: _ClassVar[GatewayAnswer]
+    GATEWAY_ANSWER_CONTEXT_OVERFLOW: _ClassVar[GatewayAnswer]
+    GATEWAY_ANSWER_AUTHENTICATION: _ClassVar[GatewayAnswer]
+    GATEWAY_ANSWER_PERMISSION: _ClassVar[GatewayAnswer]
+    GATEWAY_ANSWER_NOT_FOUND: _ClassVar[GatewayAnswer]
+    GATEWAY_ANSWER_PERMANENT: _ClassVar[GatewayAnswer]
+    GATEWAY_ANSWER_UNCLASSIFIED_SERVER: _ClassVar[GatewayAnswer]
+    GATEWAY_ANSWER_UNCLASSIFIED: _ClassVar[GatewayAnswer]
+
 class NoteCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     NOTE_CODE_UNSPECIFIED: _ClassVar[NoteCode]
@@ -419,6 +485,57 @@ ROUTING_CODE_UNSCOPED_CALLER: RoutingCode
 ROUTING_CODE_ACCOUNT_NOT_AUTHORIZED: RoutingCode
 ROUTING_CODE_ACCOUNT_SELECTION_UNSUPPORTED: RoutingCode
 ROUTING_CODE_ACCOUNT_SELECTION_DISABLED: RoutingCode
+HANDLING_ROUTE_UNSPECIFIED: HandlingRoute
+HANDLING_ROUTE_BACKOFF_RETRY: HandlingRoute
+HANDLING_ROUTE_FAIL_OVER: HandlingRoute
+HANDLING_ROUTE_PAUSE_FOR_AUTH: HandlingRoute
+HANDLING_ROUTE_REDUCE_OR_LARGER_CONTEXT: HandlingRoute
+LOG_LEVEL_UNSPECIFIED: LogLevel
+LOG_LEVEL_WARN: LogLevel
+LOG_LEVEL_ERROR: LogLevel
+GRPC_CODE_UNSPECIFIED: GrpcCode
+GRPC_CODE_CANCELLED: GrpcCode
+GRPC_CODE_UNKNOWN: GrpcCode
+GRPC_CODE_INVALID_ARGUMENT: GrpcCode
+GRPC_CODE_DEADLINE_EXCEEDED: GrpcCode
+GRPC_CODE_NOT_FOUND: GrpcCode
+GRPC_CODE_ALREADY_EXISTS: GrpcCode
+GRPC_CODE_PERMISSION_DENIED: GrpcCode
+GRPC_CODE_RESOURCE_EXHAUSTED: GrpcCode
+GRPC_CODE_FAILED_PRECONDITION: GrpcCode
+GRPC_CODE_ABORTED: GrpcCode
+GRPC_CODE_OUT_OF_RANGE: GrpcCode
+GRPC_CODE_UNIMPLEMENTED: GrpcCode
+GRPC_CODE_INTERNAL: GrpcCode
+GRPC_CODE_UNAVAILABLE: GrpcCode
+GRPC_CODE_DATA_LOSS: GrpcCode
+GRPC_CODE_UNAUTHENTICATED: GrpcCode
+JSON_RPC_CODE_UNSPECIFIED: JsonRpcCode
+JSON_RPC_CODE_PARSE_ERROR: JsonRpcCode
+JSON_RPC_CODE_INVALID_REQUEST: JsonRpcCode
+JSON_RPC_CODE_METHOD_NOT_FOUND: JsonRpcCode
+JSON_RPC_CODE_INVALID_PARAMS: JsonRpcCode
+JSON_RPC_CODE_INTERNAL_ERROR: JsonRpcCode
+JSON_RPC_CODE_SERVER_ERROR: JsonRpcCode
+JSON_RPC_CODE_HEADER_MISMATCH: JsonRpcCode
+JSON_RPC_CODE_MISSING_REQUIRED_CLIENT_CAPABILITY: JsonRpcCode
+JSON_RPC_CODE_UNSUPPORTED_PROTOCOL_VERSION: JsonRpcCode
+JSON_RPC_CODE_RESOURCE_NOT_FOUND: JsonRpcCode
+JSON_RPC_CODE_URL_ELICITATION_REQUIRED: JsonRpcCode
+JSON_RPC_CODE_RESERVED: JsonRpcCode
+GATEWAY_ANSWER_UNSPECIFIED: GatewayAnswer
+GATEWAY_ANSWER_BILLING: GatewayAnswer
+GATEWAY_ANSWER_RATE_LIMIT: GatewayAnswer
+GATEWAY_ANSWER_TIMEOUT: GatewayAnswer
+GATEWAY_ANSWER_OVERLOADED: GatewayAnswer
+GATEWAY_ANSWER_TRANSIENT: GatewayAnswer
+GATEWAY_ANSWER_CONTEXT_OVERFLOW: GatewayAnswer
+GATEWAY_ANSWER_AUTHENTICATION: GatewayAnswer
+GATEWAY_ANSWER_PERMISSION: GatewayAnswer
+GATEWAY_ANSWER_NOT_FOUND: GatewayAnswer
+GATEWAY_ANSWER_PERMANENT: GatewayAnswer
+GATEWAY_ANSWER_UNCLASSIFIED_SERVER: GatewayAnswer
+GATEWAY_ANSWER_UNCLASSIFIED: GatewayAnswer
 NOTE_CODE_UNSPECIFIED: NoteCode
 NOTE_CODE_UNKNOWN_KIND: NoteCode
 NOTE_CODE_UNKNOWN_CODE: NoteCode
