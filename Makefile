@@ -3,7 +3,7 @@
 
 BUF := go tool -modfile=tools/buf/go.mod buf
 RELEASE_IMAGE := releases/errsvc-v1.binpb
-GENERATED := gen docs/VOCABULARIES.md docs/PROVIDERS.md clients/typescript/src/gen clients/python/src/errsvc_client/gen
+GENERATED := gen server/playground/vectors.json docs/VOCABULARIES.md docs/PROVIDERS.md clients/typescript/src/gen clients/python/src/errsvc_client/gen
 
 .PHONY: run test generate docs golden lint breaking check-generated vet gotest conformance sdk fuzz release-image
 
@@ -17,6 +17,8 @@ test: lint check-generated breaking vet gotest conformance sdk
 ## generate: regenerate every generated file (code, docs, golden vectors)
 generate:
 	$(BUF) generate
+	go run ./internal/openapigen -in gen/openapi/errsvc.swagger.json -out gen/openapi/errsvc.openapi.json
+	go test ./server -run 'TestPlaygroundVectorsAreCurrent' -update
 	go test ./translate -run 'TestVocabulariesDocIsCurrent' -update
 	go test ./translate/provider -run 'TestProvidersDoc' -update
 	bash clients/generate.sh

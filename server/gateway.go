@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
-	"github.com/errsvc/errsvc/gen/openapi"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 )
 
@@ -41,9 +40,13 @@ func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 	}
 
 	mux := http.NewServeMux()
-	mux.Handle("/", &restHandler{
+	mux.Handle("/", gzipREST(restOptions(&restHandler{
 		gateway: gw, maxBytes: opts.MaxRequestBytes, metrics: opts.Metrics, limiter: opts.limiter, logger: opts.Logger,
-	})
+	})))
+	// Connect and gRPC-Web (server/connect.go), the OpenAPI documents and
+	// the playground (server/playground.go).
+	mux.Handle(newConnectHandler(opts))
+	registerDocs(mux)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeText(w, http.StatusOK, "ok")
 	})
@@ -54,12 +57,8 @@ func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 		}
 		writeText(w, http.StatusServiceUnavailable, "shutting down")
 	})
-	mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(openapi.JSON)
-	})
 	mux.Handle("GET /metrics", opts.Metrics.Handler())
-	return mux, nil
+	return withCORS(mux, opts.CORSOrigins), nil
 }
 
 func writeText(w http.ResponseWriter, code int, body string) {

@@ -64,6 +64,8 @@ func restRoutingError(ctx context.Context, mux *runtime.ServeMux, m runtime.Mars
 		code = codes.NotFound
 	case http.StatusMethodNotAllowed:
 		code = codes.Unimplemented
+		// RFC 9110, 15.5.6: a 405 lists the methods the resource has.
+		w.Header().Set("Allow", restAllow(r.URL.Path))
 	}
 	err := status.Error(code, http.StatusText(httpStatus))
 	runtime.HTTPError(ctx, mux, m, w, r, &runtime.HTTPStatusError{HTTPStatus: httpStatus, Err: err})
