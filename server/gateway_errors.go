@@ -83,6 +83,9 @@ var (
 // decodeErrorStatus turns a body the gateway could not decode into
 // INVALID_ARGUMENT naming the field (see JSONErrorField).
 func decodeErrorStatus(msg string) *status.Status {
+	// The decoder quotes the bytes it choked on, which may be invalid UTF-8:
+	// a Status holding them cannot be marshalled (REST answered 500).
+	msg = strings.ToValidUTF8(msg, "\uFFFD")
 	return invalidArgument(jsonErrorField(msg), msg)
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/errsvc/errsvc/server"
 )
@@ -23,6 +24,7 @@ func parseServeFlags(args []string, getenv func(string) string, errOut io.Writer
 	var (
 		opts                         server.Options
 		tlsCert, tlsKey, tlsClientCA string
+		corsOrigins                  string
 		logLevel                     slog.Level
 	)
 	fs := flag.NewFlagSet("errsvc", flag.ContinueOnError)
@@ -45,6 +47,7 @@ func parseServeFlags(args []string, getenv func(string) string, errOut io.Writer
 	fs.DurationVar(&opts.DrainDelay, "drain-delay", 0, "on SIGTERM, keep serving this long after readiness turns false, before refusing new calls")
 	fs.DurationVar(&opts.ShutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "on SIGTERM, how long in-flight calls may take to finish")
 	fs.DurationVar(&opts.MaxConnectionAge, "max-connection-age", 0, "close each gRPC connection gracefully after about this long, so clients spread onto new replicas (0: never)")
+	fs.StringVar(&corsOrigins, "cors-origins", envOr("ERRSVC_CORS_ORIGINS", ""), "comma-separated browser `origins` allowed to call the HTTP port (REST, Connect, gRPC-Web) cross-origin, e.g. https://app.example.com or https://*.example.com; empty: no CORS (env ERRSVC_CORS_ORIGINS)")
 	fs.TextVar(&logLevel, "log-level", slog.LevelInfo, "least `level` logged: DEBUG (every call), INFO, WARN (caller errors), ERROR (internal errors)")
 	if err := fs.Parse(args); err != nil {
 		return opts, err
@@ -53,6 +56,11 @@ func parseServeFlags(args []string, getenv func(string) string, errOut io.Writer
 		fmt.Fprintf(errOut, "errsvc: unexpected argument %q\n", fs.Arg(0))
 		fs.Usage()
 		return opts, errors.New("unexpected arguments")
+	}
+	for _, o := range strings.Split(corsOrigins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			opts.CORSOrigins = append(opts.CORSOrigins, o)
+		}
 	}
 	switch {
 	case tlsCert != "" || tlsKey != "":

@@ -62,6 +62,15 @@ func complete(doc map[string]any) error {
 			completeMessage(s.(map[string]any), md)
 		}
 	}
+	for name, rule := range rules {
+		s, ok := schemas[name].(map[string]any)
+		if !ok {
+			return fmt.Errorf("rule for missing schema %s", name)
+		}
+		if err := rule(s); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	for _, d := range details {
 		addDetail(schemas, d.msg, d.desc)
 	}
@@ -69,6 +78,14 @@ func complete(doc map[string]any) error {
 	addErrorSchemas(schemas)
 	if err := completeOperations(doc); err != nil {
 		return err
+	}
+	batch, err := prop(schemas["v1TranslateBatchRequest"].(map[string]any), "requests")
+	if err != nil {
+		return err
+	}
+	batch["items"] = map[string]any{
+		"description": "A TranslateRequest. Items are read one by one: any JSON value is accepted here, and one that is not a valid TranslateRequest gets its own error (responses[i].error) without failing the others.",
+		"anyOf":       []any{map[string]any{"$ref": schemaRef + "v1TranslateRequest"}, true},
 	}
 	// Lists at the top of an answer are always written, empty or not.
 	for name, field := range map[string]string{
@@ -82,7 +99,129 @@ func complete(doc map[string]any) error {
 		s["required"] = []any{field}
 	}
 	wrapRefs(doc)
+	for name, s := range schemas {
+		if messageOf(name) != nil {
+			nullableProperties(s.(map[string]any))
+		}
+	}
 	return nil
+}
+
+// nullableProperties lets every member of a contract object be null, which
+// proto JSON reads as absent (answers never write null).
+func nullableProperties(s map[string]any) {
+	props, _ := s["properties"].(map[string]any)
+	required := map[string]bool{}
+	if req, ok := s["required"].([]any); ok {
+		for _, r := range req {
+			required[r.(string)] = true
+		}
+	}
+	for name, p := range props {
+		p, ok := p.(map[string]any)
+		if !ok || required[name] { // null is absent, which a required member cannot be
+			continue
+		}
+		switch t := p["type"].(type) {
+		case string:
+			if _, pinned := p["const"]; !pinned { // a required value stays required
+				p["type"] = []any{t, "null"}
+			}
+			continue
+		case nil:
+		default:
+			continue
+		}
+		if all, ok := p["allOf"]; ok {
+			delete(p, "allOf")
+			p["anyOf"] = append(all.([]any), map[string]any{"type": "null"})
+		} else if len(p) > 0 && p["anyOf"] == nil {
+			// An untyped member (google.protobuf.Value) already takes null.
+		}
+	}
+}
+
+// meaningful is what a term must hold to survive sanitising: one character
+// that is neither a control character (a newline aside) nor an invisible
+// format character (translate/sanitize drops those).
+const meaningful = "[^\\x00-\\x09\\x0B-\\x1F\\x7F-\\x9F\\xAD\\u061C\\u180E\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u2069\\uFEFF]"
+
+// rules are the request rules of the translator (translate.RequestError)
+// that a schema can state, so a generated client and a schema-driven test
+// know them: each answers 400 naming its field when broken.
+var rules = map[string]func(map[string]any) error{
+	"v1LabbyError": func(s map[string]any) error {
+		return requireTerm(s, "kind", "The stable kind of the error: required, and something must be left of it once control and invisible characters are removed.")
+	},
+	"v1AgentError": func(s map[string]any) error {
+		if err := requireTerm(s, "code", "One of the 16 AgentCapabilityErrorCode strings (an unknown code passes through with a note): required, and something must be left of it once control and invisible characters are removed."); err != nil {
+			return err
+		}
+		// details is an open object; the one member the translator bounds.
+		d, err := prop(s, "details")
+		if err != nil {
+			return err
+		}
+		d["properties"] = map[string]any{"retryAfterMs": map[string]any{
+			"description": "A wait in milliseconds: a number must be non-negative and below 2^32 (another value passes with a note).",
+			"minimum":     0, "maximum": math.MaxUint32,
+		}}
+		return nil
+	},
+	"v1ClassifiedError": func(s map[string]any) error {
+		p, err := prop(s, "retry_after_secs")
+		if err != nil {
+			return err
+		}
+		p["minimum"] = 0
+		return nil
+	},
+	"v1ProviderResponse": func(s map[string]any) error {
+		p, err := prop(s, "status")
+		if err != nil {
+			return err
+		}
+		// Only errors translate: an answer with a status under 400 does
+		// only when its body carries an error event (a streamed error),
+		// which a schema cannot state; the document asks for an error status.
+		p["minimum"], p["maximum"] = 400, 599
+		p["description"] = "HTTP status of the answer, 400 to 599. A status under 400 (0: unknown) translates only when the body carries an error event, such as a streamed error; otherwise the answer is refused (400), since only errors translate."
+		s["required"] = []any{"status"}
+		return nil
+	},
+	"v1McpToolResult": func(s map[string]any) error {
+		p, err := prop(s, "is_error")
+		if err != nil {
+			return err
+		}
+		// Only isError results translate. MCP spells it isError, which
+		// proto JSON reads as well; the document names one spelling, as
+		// both at once are a duplicate field (400).
+		p["const"] = true
+		p["description"] = "Must be true: only isError results translate. MCP's own spelling isError is read too."
+		s["required"] = []any{"is_error"}
+		return nil
+	},
+}
+
+func requireTerm(s map[string]any, field, desc string) error {
+	p, err := prop(s, field)
+	if err != nil {
+		return err
+	}
+	p["pattern"], p["description"] = meaningful, desc
+	req, _ := s["required"].([]any)
+	s["required"] = append(req, field)
+	return nil
+}
+
+func prop(s map[string]any, name string) (map[string]any, error) {
+	props, _ := s["properties"].(map[string]any)
+	p, ok := props[name].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("no property %s", name)
+	}
+	return p, nil
 }
 
 // messageOf finds the descriptor a schema was generated from.
@@ -140,7 +279,10 @@ func completeMessage(s map[string]any, md protoreflect.MessageDescriptor) {
 			// Exactly one source: none and two are both refused (400).
 			var one []any
 			for _, n := range names {
-				one = append(one, map[string]any{"required": []any{n}})
+				// A member set to null is absent (proto JSON), so it
+				// counts only as an object.
+				one = append(one, map[string]any{"required": []any{n},
+					"properties": map[string]any{n: map[string]any{"type": "object"}}})
 			}
 			s["oneOf"] = one
 			appendDescription(s, "Exactly one of "+strings.Join(names, ", ")+" is set.")
@@ -302,6 +444,9 @@ func completeOperations(doc map[string]any) error {
 			if s, ok := op["summary"].(string); ok {
 				op["summary"] = cleanComment(s)
 			}
+			if id == "TranslationService_TranslateBatch" {
+				openBatch(op)
+			}
 			responses := obj(op, "responses")
 			for _, e := range errorAnswers {
 				if e.ops != nil && !contains(e.ops, id) {
@@ -330,6 +475,16 @@ func completeOperations(doc map[string]any) error {
 		return fmt.Errorf("no operations in the converted document")
 	}
 	return nil
+}
+
+// openBatch states how a batch is read: no body is an empty batch, and an
+// item is decoded on its own, so any JSON value is accepted as an item and
+// one that is not a valid TranslateRequest gets its own error in the
+// answer instead of failing the batch.
+func openBatch(op map[string]any) {
+	body := obj(op, "requestBody")
+	body["required"] = false
+	body["description"] = "The requests. No body is an empty batch."
 }
 
 // cleanComment drops the buf lint directives the plugin copies from proto
