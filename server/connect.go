@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/errsvc/errsvc/codec"
+	"github.com/errsvc/errsvc/codec/openjson"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/gen/errsvc/v1/errsvcv1connect"
 )
@@ -196,7 +197,14 @@ func (i connectInterceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc 
 }
 
 func (i connectInterceptor) unary(ctx context.Context, c *call, next connect.UnaryFunc, req connect.AnyRequest) (connect.AnyResponse, error) {
-	if m, ok := req.Any().(proto.Message); ok && int64(codec.Size(m)) > i.maxBytes {
+	m, _ := req.Any().(proto.Message)
+	if m == nil {
+		return nil, status.Error(codes.Internal, "unexpected request type")
+	}
+	if err := openjson.ItemError(m); err != nil {
+		return nil, decodeErrorStatus(err.Error()).Err()
+	}
+	if int64(codec.Size(m)) > i.maxBytes {
 		if c != nil {
 			c.limit = limitRequestBytes
 		}
@@ -289,14 +297,22 @@ func (j connectJSON) Name() string { return j.name }
 func (j connectJSON) Marshal(v any) ([]byte, error) { return j.rest.Marshal(v) }
 
 func (j connectJSON) Unmarshal(data []byte, v any) error {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return j.rest.Unmarshal(data, v)
+	}
 	if len(data) == 0 {
 		// Connect's GET and an empty POST mean an empty message.
-		if m, ok := v.(proto.Message); ok {
-			proto.Reset(m)
-			return nil
-		}
+		proto.Reset(m)
+		return nil
 	}
-	return j.rest.Unmarshal(data, v)
+	if err := j.rest.Unmarshal(data, m); err != nil {
+		// connect-go would answer a bare "unmarshal message" error; marked,
+		// the message reaches the interceptor, which answers what REST
+		// answers (a BadRequest naming the field).
+		openjson.MarkInvalid(m, err.Error())
+	}
+	return nil
 }
 
 // IsBinary tells connect-go the codec is text (it then accepts the

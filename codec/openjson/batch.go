@@ -92,3 +92,13 @@ func ItemError(item proto.Message) error {
 	}
 	return nil
 }
+
+// MarkInvalid marks m with the error its JSON failed to decode with, as
+// UnmarshalBatch marks an item, so a transport whose decoder cannot answer
+// an error of its own shape (connect-go's codecs) hands the message on and
+// the service answers the same INVALID_ARGUMENT, naming the field, that
+// REST does. ItemError reads it back.
+func MarkInvalid(m proto.Message, msg string) {
+	proto.Reset(m)
+	markInvalid(m, msg)
+}
