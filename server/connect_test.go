@@ -29,7 +29,7 @@ import (
 // connectProtocols are the ways a connect-go client can call the HTTP port
 // over HTTP/1.1: Connect with binary and with JSON messages, and gRPC-Web.
 var connectProtocols = map[string][]connect.ClientOption{
-	"connect":      nil,
+	"connect": nil,
 	// The answer's additive members are members of their objects, as on
 	// REST; a plain protojson client drops them, so this one reads them
 	// back with codec/openjson, as a REST client in Go would.

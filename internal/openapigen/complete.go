@@ -143,8 +143,13 @@ func nullableProperties(s map[string]any) {
 
 // meaningful is what a term must hold to survive sanitising: one character
 // that is neither a control character (a newline aside) nor an invisible
-// format character (translate/sanitize drops those).
-const meaningful = "[^\\x00-\\x09\\x0B-\\x1F\\x7F-\\x9F\\xAD\\u061C\\u180E\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u2069\\uFEFF]"
+// format character (translate/sanitize drops those). The format characters
+// are literal runes, not \u escapes, which Go's RE2 does not read.
+const meaningful = "[^\\x00-\\x09\\x0B-\\x1F\\x7F-\\x9F\\xAD\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF]"
+
+// streamErrorPattern matches a body that opens with an SSE event named
+// error (translate/provider/stream.go).
+const streamErrorPattern = "^event: ?error(\\r?\\n\\r?\\n|\\r?\\n?$)"
 
 // rules are the request rules of the translator (translate.RequestError)
 // that a schema can state, so a generated client and a schema-driven test
@@ -181,12 +186,23 @@ var rules = map[string]func(map[string]any) error{
 		if err != nil {
 			return err
 		}
-		// Only errors translate: an answer with a status under 400 does
-		// only when its body carries an error event (a streamed error),
-		// which a schema cannot state; the document asks for an error status.
-		p["minimum"], p["maximum"] = 400, 599
-		p["description"] = "HTTP status of the answer, 400 to 599. A status under 400 (0: unknown) translates only when the body carries an error event, such as a streamed error; otherwise the answer is refused (400), since only errors translate."
-		s["required"] = []any{"status"}
+		// Only errors translate: an error status, or a streamed error (a
+		// body with an error event) under any status. A schema cannot
+		// parse a stream, so it states the plainest streamed error, a body
+		// that opens with an "event: error" event; the other shapes the
+		// classifier reads (OpenAI's data: {"error": ...}, response.failed)
+		// translate too, as the golden vectors show.
+		p["minimum"], p["maximum"] = 0, 599
+		p["description"] = "HTTP status of the answer, 0 (unknown) to 599."
+		s["anyOf"] = []any{
+			map[string]any{"required": []any{"status"}, "properties": map[string]any{"status": map[string]any{"minimum": 400}}},
+			map[string]any{"required": []any{"body"}, "properties": map[string]any{"body": map[string]any{
+				"type": "string", "pattern": streamErrorPattern}}},
+		}
+		appendDescription(s, "Only errors translate: the status is 400 to 599, or the body carries an error event "+
+			"(a streamed error under a success status: an SSE event named error, OpenAI's data: {\"error\": ...} "+
+			"or response.failed, Anthropic's event: error). The schema states the plainest such body, one that opens "+
+			"with an event: error event; an answer that is neither is refused (400).")
 		return nil
 	},
 	"v1McpToolResult": func(s map[string]any) error {
