@@ -195,7 +195,7 @@ var rules = map[string]func(map[string]any) error{
 		p["minimum"], p["maximum"] = 0, 599
 		p["description"] = "HTTP status of the answer, 0 (unknown) to 599."
 		s["anyOf"] = []any{
-			map[string]any{"required": []any{"status"}, "properties": map[string]any{"status": map[string]any{"minimum": 400}}},
+			map[string]any{"required": []any{"status"}, "properties": map[string]any{"status": map[string]any{"type": "integer", "minimum": 400}}},
 			map[string]any{"required": []any{"body"}, "properties": map[string]any{"body": map[string]any{
 				"type": "string", "pattern": streamErrorPattern}}},
 		}
