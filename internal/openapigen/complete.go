@@ -292,13 +292,19 @@ func completeMessage(s map[string]any, md protoreflect.MessageDescriptor) {
 			names[j] = string(od.Fields().Get(j).Name())
 		}
 		if md.FullName() == "errsvc.v1.TranslateRequest" && od.Name() == "source" {
-			// Exactly one source: none and two are both refused (400).
+			// Exactly one source: none and two are both refused (400). A
+			// member set to null is absent (proto JSON), so the chosen one
+			// is not null and the others may only be null, which also
+			// gives generated types the exclusivity (other?: null).
 			var one []any
 			for _, n := range names {
-				// A member set to null is absent (proto JSON), so it
-				// counts only as an object.
-				one = append(one, map[string]any{"required": []any{n},
-					"properties": map[string]any{n: map[string]any{"type": "object"}}})
+				props := map[string]any{n: map[string]any{"not": map[string]any{"type": "null"}}}
+				for _, other := range names {
+					if other != n {
+						props[other] = map[string]any{"type": "null"}
+					}
+				}
+				one = append(one, map[string]any{"required": []any{n}, "properties": props})
 			}
 			s["oneOf"] = one
 			appendDescription(s, "Exactly one of "+strings.Join(names, ", ")+" is set.")
