@@ -5,14 +5,14 @@ BUF := go tool -modfile=tools/buf/go.mod buf
 RELEASE_IMAGE := releases/errsvc-v1.binpb
 GENERATED := gen server/playground/vectors.json docs/VOCABULARIES.md docs/PROVIDERS.md clients/typescript/src/gen clients/python/src/errsvc_client/gen
 
-.PHONY: run test generate docs golden lint breaking check-generated vet gotest conformance sdk fuzz release-image
+.PHONY: run test generate docs golden lint breaking check-generated vet gotest conformance sdk web-check fuzz release-image
 
 ## run: start errsvc on its defaults (gRPC 127.0.0.1:9090, HTTP 127.0.0.1:8080)
 run:
 	go run ./cmd/errsvc
 
 ## test: the whole suite, as CI runs it
-test: lint check-generated breaking vet gotest conformance sdk
+test: lint check-generated breaking vet gotest conformance sdk web-check
 
 ## generate: regenerate every generated file (code, docs, golden vectors)
 generate:
@@ -49,6 +49,12 @@ gotest:
 ## sdk: the Go, TypeScript and Python clients against a live errsvc
 sdk:
 	bash clients/test.sh
+
+## web-check: the HTTP port as outside clients see it: buf curl over Connect and
+## gRPC-Web, schemathesis against /openapi.json, openapi-typescript, and the
+## playground and a connect-web client in headless Chromium (web/check.sh)
+web-check:
+	bash web/check.sh
 
 ## conformance: the Code Mode JavaScript contract (seed 001, points 5 and 6), with Node's test runner
 conformance:
