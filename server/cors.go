@@ -30,9 +30,6 @@ func restAllow(path string) string {
 	for _, r := range restRoutes {
 		if r.path == path {
 			methods = append(methods, r.method)
-			if r.method == http.MethodGet {
-				methods = append(methods, http.MethodHead)
-			}
 		}
 	}
 	if len(methods) == 0 {
