@@ -3,9 +3,9 @@
 
 BUF := go tool -modfile=tools/buf/go.mod buf
 RELEASE_IMAGE := releases/errsvc-v1.binpb
-GENERATED := gen docs/VOCABULARIES.md docs/PROVIDERS.md clients/typescript/src/gen clients/python/src/errsvc_client/gen
+GENERATED := gen server/playground/vectors.json docs/VOCABULARIES.md docs/PROVIDERS.md clients/typescript/src/gen clients/python/src/errsvc_client/gen
 
-.PHONY: run build test generate docs golden lint breaking check-generated vet gotest conformance sdk fuzz mutate release-image
+.PHONY: run build test generate docs golden lint breaking check-generated vet gotest conformance sdk web-check fuzz mutate release-image
 
 # The build's version and revision (errsvc --version, the start log,
 # errsvc_build_info, /openapi.json): from git, else go run's build info.
@@ -24,11 +24,13 @@ build:
 	CGO_ENABLED=0 go build -trimpath -ldflags '-s -w $(LDFLAGS)' -o bin/errsvc ./cmd/errsvc
 
 ## test: the whole suite, as CI runs it
-test: lint check-generated breaking vet gotest conformance sdk
+test: lint check-generated breaking vet gotest conformance sdk web-check
 
 ## generate: regenerate every generated file (code, docs, SDK code)
 generate:
 	$(BUF) generate
+	go run ./internal/openapigen -in gen/openapi/errsvc.swagger.json -out gen/openapi/errsvc.openapi.json
+	go test ./server -run 'TestPlaygroundVectorsAreCurrent' -update
 	$(MAKE) docs
 	bash clients/generate.sh
 
@@ -66,6 +68,12 @@ gotest:
 ## sdk: the Go, TypeScript and Python clients against a live errsvc
 sdk:
 	bash clients/test.sh
+
+## web-check: the HTTP port as outside clients see it: buf curl over Connect and
+## gRPC-Web, schemathesis against /openapi.json, openapi-typescript, and the
+## playground and a connect-web client in headless Chromium (web/check.sh)
+web-check:
+	bash web/check.sh
 
 ## conformance: the Code Mode tool error contract's JavaScript rules (points 5 and 6), with Node's test runner
 conformance:

@@ -42,11 +42,15 @@ func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 	}
 
 	mux := http.NewServeMux()
-	mux.Handle("/", httpTracing(opts, &restHandler{
+	mux.Handle("/", httpTracing(opts, gzipREST(restOptions(&restHandler{
 		gateway: gw, maxBytes: opts.MaxRequestBytes, receiveTimeout: opts.ReceiveTimeout, writeTimeout: opts.WriteTimeout,
 		metrics: opts.Metrics, limiter: opts.limiter, logger: opts.Logger,
 		bodies: new(atomic.Int64), maxBodies: max(opts.MaxReceiveBufferBytes, opts.MaxRequestBytes),
-	}))
+	}))))
+	// Connect and gRPC-Web (server/connect.go), the OpenAPI documents and
+	// the playground (server/playground.go).
+	mux.Handle(newConnectHandler(opts))
+	registerDocs(mux)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeText(w, http.StatusOK, "ok")
 	})
@@ -57,12 +61,8 @@ func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 		}
 		writeText(w, http.StatusServiceUnavailable, "shutting down")
 	})
-	mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(openAPIDocument())
-	})
 	mux.Handle("GET /metrics", opts.Metrics.Handler())
-	return closeWhileDraining(mux, opts.Health), nil
+	return closeWhileDraining(withCORS(mux, opts.CORSOrigins), opts.Health), nil
 }
 
 // closeWhileDraining makes every answer given while the server drains carry

@@ -75,6 +75,8 @@ func restRoutingError(ctx context.Context, mux *runtime.ServeMux, m runtime.Mars
 		code = codes.NotFound
 	case http.StatusMethodNotAllowed:
 		code = codes.Unimplemented
+		// RFC 9110, 15.5.6: a 405 lists the methods the resource has.
+		w.Header().Set("Allow", restAllow(r.URL.Path))
 	}
 	err := status.Error(code, http.StatusText(httpStatus))
 	runtime.HTTPError(ctx, mux, m, w, r, &runtime.HTTPStatusError{HTTPStatus: httpStatus, Err: err})
@@ -96,6 +98,9 @@ var (
 // caller can write a secret in either place and the sanitiser cannot know
 // that a bare token is one.
 func decodeErrorStatus(msg string) *status.Status {
+	// The decoder quotes the bytes it choked on, which may be invalid UTF-8:
+	// a Status holding them cannot be marshalled (REST answered 500).
+	msg = strings.ToValidUTF8(msg, "\uFFFD")
 	field := jsonErrorField(msg)
 	if m := namedFieldRE.FindStringSubmatchIndex(msg); m != nil {
 		msg = msg[:m[2]] + safeName(msg[m[2]:m[3]]) + msg[m[3]:]

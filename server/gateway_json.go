@@ -33,7 +33,11 @@ func newRESTJSON() *restJSON {
 
 func (j *restJSON) Marshal(v any) ([]byte, error) {
 	if m, ok := v.(proto.Message); ok {
-		return openjson.Marshal(j.MarshalOptions, m)
+		b, err := openjson.Marshal(j.MarshalOptions, m)
+		if err != nil {
+			return nil, err
+		}
+		return withTopLevelLists(b, m.ProtoReflect()), nil
 	}
 	return j.JSONPb.Marshal(v)
 }

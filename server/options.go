@@ -98,7 +98,12 @@ type Options struct {
 	// connection gracefully after about this long, so long-lived clients
 	// spread onto replicas added since they connected.
 	MaxConnectionAge time.Duration
-	Logger           *slog.Logger
+	// CORSOrigins lists the browser origins allowed to call the HTTP port
+	// (REST, Connect, gRPC-Web) from another origin, e.g.
+	// "https://app.example.com" or "https://*.example.com". Empty, the
+	// default, sends no CORS header.
+	CORSOrigins []string
+	Logger      *slog.Logger
 	// DrainDelay is how long shutdown keeps serving normally after readiness
 	// turns false, so load balancers that poll /readyz stop sending first;
 	// meanwhile every HTTP response carries "Connection: close", so each

@@ -39,6 +39,7 @@ func parseServeFlags(args []string, getenv func(string) string, errOut io.Writer
 	var (
 		opts                         server.Options
 		tlsCert, tlsKey, tlsClientCA string
+		corsOrigins                  string
 		logLevel                     slog.Level
 	)
 	fs := flag.NewFlagSet("errsvc", flag.ContinueOnError)
@@ -72,6 +73,7 @@ func parseServeFlags(args []string, getenv func(string) string, errOut io.Writer
 	fs.IntVar(&opts.MaxHealthWatches, "max-health-watches", server.DefaultMaxHealthWatches, "grpc.health.v1 Watch streams open at once")
 	fs.DurationVar(&opts.MaxConnectionIdle, "max-connection-idle", server.DefaultMaxConnectionIdle, "close a gRPC connection with no call for this long")
 	fs.DurationVar(&opts.KeepaliveMinTime, "keepalive-min-time", server.DefaultKeepaliveMinTime, "shortest interval at which a gRPC client may ping; faster pingers are disconnected")
+	fs.StringVar(&corsOrigins, "cors-origins", envOr("ERRSVC_CORS_ORIGINS", ""), "comma-separated browser `origins` allowed to call the HTTP port (REST, Connect, gRPC-Web) cross-origin, e.g. https://app.example.com or https://*.example.com; empty: no CORS (env ERRSVC_CORS_ORIGINS)")
 	fs.TextVar(&logLevel, "log-level", slog.LevelInfo, "least `level` logged: DEBUG (every call), INFO, WARN (caller errors), ERROR (internal errors)")
 	for name, key := range envFlags {
 		f := fs.Lookup(name)
@@ -94,6 +96,11 @@ func parseServeFlags(args []string, getenv func(string) string, errOut io.Writer
 		fmt.Fprintf(errOut, "errsvc: unexpected argument %q\n", fs.Arg(0))
 		fs.Usage()
 		return opts, errors.New("unexpected arguments")
+	}
+	for _, o := range strings.Split(corsOrigins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			opts.CORSOrigins = append(opts.CORSOrigins, o)
+		}
 	}
 	switch {
 	case tlsCert != "" || tlsKey != "":

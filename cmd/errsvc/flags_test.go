@@ -183,3 +183,27 @@ func TestHostileInputFlags(t *testing.T) {
 		}
 	}
 }
+
+// CORS is off unless asked for; the flag and the environment give an
+// allowlist, the flag winning.
+func TestCORSOriginsFlag(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want []string
+	}{
+		{nil, nil, nil},
+		{[]string{"--cors-origins", "https://a.example, https://*.b.example,"}, nil, []string{"https://a.example", "https://*.b.example"}},
+		{nil, map[string]string{"ERRSVC_CORS_ORIGINS": "https://env.example"}, []string{"https://env.example"}},
+		{[]string{"--cors-origins", "https://flag.example"}, map[string]string{"ERRSVC_CORS_ORIGINS": "https://env.example"}, []string{"https://flag.example"}},
+	} {
+		opts, err := parseServeFlags(tc.args, env(tc.env), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(opts.CORSOrigins, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("%v %v: CORSOrigins %q, want %q", tc.args, tc.env, opts.CORSOrigins, tc.want)
+		}
+	}
+}

@@ -118,3 +118,4 @@ func ItemError(item proto.Message) error {
 	}
 	return nil
 }
+
