@@ -12,7 +12,7 @@ import (
 	"github.com/errsvc/errsvc/translate/sanitize"
 )
 
-// AgentMessageCap is seed 002's bound on an agent-safe message, in characters.
+// AgentMessageCap is the Agent Surface error model's bound on an agent-safe message, in characters.
 const AgentMessageCap = 300
 
 // decodeAgent reads an AgentCapabilityErrorPayload and derives the Labby
@@ -54,7 +54,7 @@ func decodeAgent(m *model, a *errsvcv1.AgentError) error {
 
 // decodeAgentProjection reads the agent code, retry and details of an agent
 // payload (the source itself, or the additive agent_error of an envelope):
-// code, retry and details are preserved losslessly, as seed 002 asks of
+// code, retry and details are preserved losslessly, as the Agent Surface error model asks of
 // adapters, except that a per-reason rule beats a contradicting hint.
 func decodeAgentProjection(m *model, a *errsvcv1.AgentError, field string) error {
 	code := term(m, a.GetCode(), field+".code")
@@ -198,7 +198,7 @@ func sanitizeAgentDetails(m *model, field string, s *structpb.Struct) *structpb.
 }
 
 // agentMessage builds the agent-safe message from the code's template and
-// the retry hint's advice: never from upstream text (seed 002,
+// the retry hint's advice: never from upstream text (Agent Surface error model,
 // EXECUTION_FAILED), at most AgentMessageCap characters. The template and
 // advice pairs are rendered once; only a wait adds to them per call.
 func agentMessage(m *model) string {

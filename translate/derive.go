@@ -14,10 +14,10 @@ import (
 // source calls these, so a derived field means the same whichever
 // vocabulary the error arrived in.
 
-// catchAll is seed 000's unknown-kind row: origin runtime, side effects
+// catchAll is the Labby agent error contract's unknown-kind row: origin runtime, side effects
 // unknown, inspect_and_escalate with discouraged same arguments. The
-// reference implementation relaxes it with hints; the seed does not, and
-// the seed wins.
+// reference implementation relaxes it with hints; the contract does not, and
+// the contract wins.
 var catchAll = &errsvcv1.KindRow{
 	Origin:           "runtime",
 	Action:           "inspect_and_escalate",
@@ -123,7 +123,7 @@ func agentDetailsFor(m *model, row *errsvcv1.AgentCodeRow, reason string) *struc
 // classOverridesRow reports whether the source produced a class that the
 // kind's row does not have (a billing-exhausted quota_exceeded is
 // permanent, the row's quota_exceeded transient). The produced class wins
-// (seed 004), so the statuses and the agent projection follow the class.
+// (Error Class Contract v1), so the statuses and the agent projection follow the class.
 func classOverridesRow(m *model) bool {
 	return m.krow != nil && m.hasClass && m.recognized && m.krow.GetClass() != m.class
 }

@@ -33,7 +33,7 @@ func VocabulariesMarkdown() string {
 			return []string{tick(t.Wire), r.GetOrigin(), r.GetAction(), same, sideEffectsFor(r, r.GetOrigin()),
 				fmt.Sprint(r.GetHttpStatus()), grpcCodeOrDerived(r.GetGrpcCode(), r.GetHttpStatus()), orDash(r.GetClass()), agent, t.Meaning, r.GetNote()}
 		})
-	fmt.Fprintf(&b, "\nAny other kind takes seed 000's catch-all: origin %s, %s, same_arguments %s, side_effects unknown, HTTP %d, agent code %s, no class.\n",
+	fmt.Fprintf(&b, "\nAny other kind takes the Labby agent error contract's catch-all: origin %s, %s, same_arguments %s, side_effects unknown, HTTP %d, agent code %s, no class.\n",
 		catchAll.GetOrigin(), catchAll.GetAction(), catchAll.GetSameArguments(), catchAll.GetHttpStatus(), catchAll.GetAgentCode())
 
 	section(&b, AgentCodes, []string{"code", "default retry", "retries", "rules", "details", "cacheable", "Labby kind", "class", "HTTP", "gRPC", "meaning"},

@@ -93,7 +93,7 @@ func goldenCases() []goldenCase {
 	}
 
 	rules := []goldenCase{
-		{"rule.unknown_kind", "an unknown kind takes seed 000's catch-all and passes through",
+		{"rule.unknown_kind", "an unknown kind takes the Labby agent error contract's catch-all and passes through",
 			obj("labby_error", obj("kind", "quantum_flux", "message", "m"))},
 		{"rule.unknown_kind_hints", "the catch-all stays discouraged even for a read-only tool (the seed wins over the reference)",
 			obj("labby_error", obj("kind", "quantum_flux", "message", "m", "safety", obj("read_only_hint", true)))},

@@ -251,7 +251,7 @@ var oracleAllow = map[string]string{
 	// relaxation by hints; the reference relaxes ("rev") and passes RA.
 	"*/same": "the Labby error contract's unknown-kind catch-all says discouraged; the reference relaxes it with hints",
 
-	// Seed 000's broad HTTP rules over the reference's 500 fall-through
+	// The Labby agent error contract's broad HTTP rules over the reference's 500 fall-through
 	// (its "known gaps").
 	"auth_required/http":           "Labby contract: authentication failure is 401 (the reference's known gap)",
 	"permission_denied/http":       "Labby contract: forbidden scope/action is 403 (the reference's known gap)",

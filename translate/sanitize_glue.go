@@ -8,13 +8,13 @@ import (
 )
 
 // Every piece of caller- or upstream-supplied text that reaches an output
-// passes through one of these (seed 000, Logging And Redaction).
+// passes through one of these (Labby agent error contract, Logging And Redaction).
 
 // shortCap bounds terms and names (kinds, tools, services) echoed back.
 const shortCap = 256
 
 // evidenceLimits bounds structured evidence: strings at the evidence cap,
-// the whole value at 8 KiB (seed 001's structured content cap).
+// the whole value at 8 KiB (the Code Mode tool error contract's structured content cap).
 var evidenceLimits = sanitize.Limits{StringCap: sanitize.EvidenceCap, MaxDepth: 8, MaxItems: 64, MaxBytes: 8 << 10}
 
 func sanitizeCause(s string) string        { return sanitize.Text(s, sanitize.CauseCap) }

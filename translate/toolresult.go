@@ -11,7 +11,7 @@ import (
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 )
 
-// Code Mode evidence limits (seed 001; the reference implementation's caps).
+// Code Mode evidence limits (Code Mode tool error contract; the reference implementation's caps).
 const (
 	maxEvidenceBlocks   = 16
 	maxParsedTextBytes  = 64 << 10
@@ -26,7 +26,7 @@ func isCodeModeTool(s string) bool {
 	return len(s) >= 4 && strings.Contains(s[1:len(s)-1], "::") && !strings.Contains(s, "\n")
 }
 
-// decodeToolResult reads a completed MCP isError result (seed 001). A
+// decodeToolResult reads a completed MCP isError result (Code Mode tool error contract). A
 // completed result proves the connection worked, so it is never a transport
 // failure: origin is always tool_execution, and only the kinds the matrix
 // marks code_mode_keeps survive; every other kind becomes tool_error with

@@ -118,4 +118,3 @@ func ItemError(item proto.Message) error {
 	}
 	return nil
 }
-

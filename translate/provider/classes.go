@@ -1,6 +1,6 @@
 package provider
 
-// The closed class set of the Error Class Contract (seed 004). A producer
+// The closed class set of the Error Class Contract v1. A producer
 // asserts it; the fuzz target and the table tests pin every result to it.
 const (
 	classTransient       = "transient"
@@ -12,7 +12,7 @@ const (
 // classes is the contract's ERROR_CLASS_WIRE_SET.
 var classes = []string{classTransient, classPermanent, classAuthRequired, classContextOverflow}
 
-// The Labby kinds (seed 000) a provider answer can read as. Result.Kind is
+// The Labby kinds (Labby agent error contract v1) a provider answer can read as. Result.Kind is
 // always one of these wire strings when Class is set.
 const (
 	kindRateLimited         = "rate_limited"

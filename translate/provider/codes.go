@@ -131,7 +131,7 @@ var googleReasons = map[string]verdict{
 
 // googleStatuses covers google.rpc.Status status (Gemini and Vertex).
 var googleStatuses = map[string]verdict{
-	// Per-minute and daily quotas are windows: transient (seed 004). The
+	// Per-minute and daily quotas are windows: transient (Error Class Contract v1). The
 	// message says "check your plan and billing details" even for those,
 	// so no phrase may refine it; only QuotaFailure and ErrorInfo can.
 	"RESOURCE_EXHAUSTED":  {classTransient, kindRateLimited, 0},

@@ -1,6 +1,6 @@
 // Package provider is errsvc's producer-side classifier of raw model-provider
 // HTTP answers. It reads one upstream answer (status, headers, body) and
-// produces the Error Class Contract's class (seed 004): transient,
+// produces the Error Class Contract's class (Error Class Contract v1): transient,
 // permanent, auth_required or context_overflow, with retry_after_secs
 // normalised from whatever shape the provider used, plus the Labby kind the
 // answer reads as. Producers classify so consumers never parse status codes,

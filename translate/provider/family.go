@@ -42,7 +42,7 @@ type profile struct {
 
 // The wait lists that several profiles share.
 var (
-	// codexWaits are what Codex reads (seed 004: the OpenAI Responses and
+	// codexWaits are what Codex reads (Error Class Contract: the OpenAI Responses and
 	// ChatGPT families): Retry-After as whole seconds or an HTTP date, and
 	// its own "try again in" pattern; never retry-after-ms.
 	codexWaits = []waitSource{srcRetryAfterWhole, srcCodexText}

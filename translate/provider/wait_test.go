@@ -150,7 +150,7 @@ func TestRateLimitResets(t *testing.T) {
 			t.Errorf("%v: %s, want %s", c.h, got, c.want)
 		}
 	}
-	// The OpenAI family never reads them (seed 004).
+	// The OpenAI family never reads them (Error Class Contract v1).
 	h := map[string]string{"x-ratelimit-remaining-tokens": "0", "x-ratelimit-reset-tokens": "7s", "retry-after-ms": "3000"}
 	if got, _ := waitOf(t, Answer{Provider: "openai", Status: 429, Headers: h}); got != "absent" {
 		t.Errorf("openai read %s from x-ratelimit-reset/retry-after-ms", got)

@@ -23,9 +23,9 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// LabbyError is the Labby agent error envelope (seed 000, contract_version 1),
+// LabbyError is the Labby agent error envelope (the Labby agent error contract v1),
 // and, with the narrower origin set and a `namespace::name` tool, the Code
-// Mode call error (seed 001). Input may be a legacy `{kind, message}`.
+// Mode call error (Code Mode tool error contract). Input may be a legacy `{kind, message}`.
 type LabbyError struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Always 1 on output; additive changes keep the version.
@@ -648,7 +648,7 @@ func (x *EvidenceBlock) GetAdditionalFields() *structpb.Struct {
 	return nil
 }
 
-// AgentError is the Agent Surface AgentCapabilityErrorPayload (seed 002).
+// AgentError is the Agent Surface AgentCapabilityErrorPayload.
 type AgentError struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// AgentErrorCode wire strings (closed for producers, open on read).
@@ -735,7 +735,7 @@ func (x *AgentError) GetAdditionalFields() *structpb.Struct {
 	return nil
 }
 
-// Classification is the Error Class Contract's tag (seed 004).
+// Classification is the Error Class Contract's tag.
 type Classification struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// ErrorClass wire strings; a class outside the four passes through verbatim.

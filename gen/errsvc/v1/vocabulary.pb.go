@@ -21,7 +21,7 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// Origin is where a Labby failure arose (seed 000).
+// Origin is where a Labby failure arose (Labby agent error contract v1).
 type Origin int32
 
 const (
@@ -272,7 +272,7 @@ func (SideEffects) EnumDescriptor() ([]byte, []int) {
 	return file_errsvc_v1_vocabulary_proto_rawDescGZIP(), []int{3}
 }
 
-// LabbyKind is the known Labby kind vocabulary (seed 000 and the reference
+// LabbyKind is the known Labby kind vocabulary (the Labby agent error contract and the reference
 // classification table). Kinds are open: an unknown kind takes the catch-all
 // (origin runtime, side_effects unknown, inspect_and_escalate, discouraged, retry_after_ms passed).
 type LabbyKind int32
@@ -564,7 +564,7 @@ func (LabbyKind) EnumDescriptor() ([]byte, []int) {
 	return file_errsvc_v1_vocabulary_proto_rawDescGZIP(), []int{4}
 }
 
-// AgentErrorCode is the closed code set of the Agent Surface AgentCapabilityError (seed 002).
+// AgentErrorCode is the closed code set of the Agent Surface AgentCapabilityError.
 type AgentErrorCode int32
 
 const (
@@ -718,7 +718,7 @@ func (AgentRetry) EnumDescriptor() ([]byte, []int) {
 	return file_errsvc_v1_vocabulary_proto_rawDescGZIP(), []int{6}
 }
 
-// ErrorClass is the closed class set of the Error Class Contract (seed 004).
+// ErrorClass is the closed class set of the Error Class Contract v1.
 // Consumers read class as an open string; `auth` is read as auth_required.
 type ErrorClass int32
 
@@ -1506,7 +1506,7 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\x18SIDE_EFFECTS_UNSPECIFIED\x10\x00\x12^\n" +
 	"\x1aSIDE_EFFECTS_NONE_EXPECTED\x10\x01\x1a>\xc2\xf3\x18\rnone_expected\xca\xf3\x18)The call was refused before it could act.\x12Q\n" +
 	"\x15SIDE_EFFECTS_POSSIBLE\x10\x02\x1a6\xc2\xf3\x18\bpossible\xca\xf3\x18&The call may have partially completed.\x12M\n" +
-	"\x14SIDE_EFFECTS_UNKNOWN\x10\x03\x1a3\xc2\xf3\x18\aunknown\xca\xf3\x18$Nothing is known about side effects.*\x9e\x8c\x01\n" +
+	"\x14SIDE_EFFECTS_UNKNOWN\x10\x03\x1a3\xc2\xf3\x18\aunknown\xca\xf3\x18$Nothing is known about side effects.*\xa3\x91\x01\n" +
 	"\tLabbyKind\x12\x1a\n" +
 	"\x16LABBY_KIND_UNSPECIFIED\x10\x00\x12\xa3\x01\n" +
 	"\x18LABBY_KIND_MISSING_PARAM\x10\x01\x1a\x84\x01\xc2\xf3\x18\rmissing_param\xca\xf3\x18\x1fA required parameter is absent.\xd2\xf3\x18L\n" +
@@ -1527,19 +1527,19 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\x1bLABBY_KIND_STALE_SUGGESTION\x10\x06\x1a\x9d\x01\xc2\xf3\x18\x10stale_suggestion\xca\xf3\x180A suggestion the caller acted on is out of date.\xd2\xf3\x18Q\n" +
 	"\n" +
 	"validation\x12\n" +
-	"rediscover\x1a\x05never0\x99\x03:\tpermanentB\x10STALE_CAPABILITYJ\x10surface-reloaded\x12\x9b\x02\n" +
-	" LABBY_KIND_SKILL_DIGEST_MISMATCH\x10\a\x1a\xf4\x01\xc2\xf3\x18\x15skill_digest_mismatch\xca\xf3\x18>The skill's digest no longer matches the one the caller holds.\xd2\xf3\x18\x94\x01\n" +
+	"rediscover\x1a\x05never0\x99\x03:\tpermanentB\x10STALE_CAPABILITYJ\x10surface-reloaded\x12\xb5\x02\n" +
+	" LABBY_KIND_SKILL_DIGEST_MISMATCH\x10\a\x1a\x8e\x02\xc2\xf3\x18\x15skill_digest_mismatch\xca\xf3\x18>The skill's digest no longer matches the one the caller holds.\xd2\xf3\x18\xae\x01\n" +
 	"\n" +
 	"validation\x12\n" +
-	"rediscover\x1a\x05never0\x99\x03:\tpermanentB\x10STALE_CAPABILITYJ\x18surface-version-mismatchj9seed: stale state answers 409; the reference falls to 500\x12\x88\x02\n" +
-	"\x1fLABBY_KIND_SKILL_MANIFEST_STALE\x10\b\x1a\xe2\x01\xc2\xf3\x18\x14skill_manifest_stale\xca\xf3\x18-The skill manifest the caller holds is stale.\xd2\xf3\x18\x94\x01\n" +
+	"rediscover\x1a\x05never0\x99\x03:\tpermanentB\x10STALE_CAPABILITYJ\x18surface-version-mismatchjSthe Labby agent error contract: stale state answers 409; the reference falls to 500\x12\xa2\x02\n" +
+	"\x1fLABBY_KIND_SKILL_MANIFEST_STALE\x10\b\x1a\xfc\x01\xc2\xf3\x18\x14skill_manifest_stale\xca\xf3\x18-The skill manifest the caller holds is stale.\xd2\xf3\x18\xae\x01\n" +
 	"\n" +
 	"validation\x12\n" +
-	"rediscover\x1a\x05never0\x99\x03:\tpermanentB\x10STALE_CAPABILITYJ\x18surface-version-mismatchj9seed: stale state answers 409; the reference falls to 500\x12\xf3\x01\n" +
-	"\x1fLABBY_KIND_INVALID_CODE_MODE_ID\x10\t\x1a\xcd\x01\xc2\xf3\x18\x14invalid_code_mode_id\xca\xf3\x18*A Code Mode id does not name a known tool.\xd2\xf3\x18\x82\x01\n" +
+	"rediscover\x1a\x05never0\x99\x03:\tpermanentB\x10STALE_CAPABILITYJ\x18surface-version-mismatchjSthe Labby agent error contract: stale state answers 409; the reference falls to 500\x12\x8d\x02\n" +
+	"\x1fLABBY_KIND_INVALID_CODE_MODE_ID\x10\t\x1a\xe7\x01\xc2\xf3\x18\x14invalid_code_mode_id\xca\xf3\x18*A Code Mode id does not name a known tool.\xd2\xf3\x18\x9c\x01\n" +
 	"\n" +
 	"validation\x12\n" +
-	"rediscover\x1a\x05never0\xa6\x03:\tpermanentB\x14CAPABILITY_NOT_FOUND`\x01j;seed: invalid input answers 422; the reference falls to 500\x12\xc2\x01\n" +
+	"rediscover\x1a\x05never0\xa6\x03:\tpermanentB\x14CAPABILITY_NOT_FOUND`\x01jUthe Labby agent error contract: invalid input answers 422; the reference falls to 500\x12\xc2\x01\n" +
 	"\x1fLABBY_KIND_MERGE_WRITE_CONFLICT\x10\n" +
 	"\x1a\x9c\x01\xc2\xf3\x18\x14merge_write_conflict\xca\xf3\x18+A write conflicts with a concurrent change.\xd2\xf3\x18Q\n" +
 	"\n" +
@@ -1552,10 +1552,10 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"validation\x12\x10revise_and_retry\x1a\x05never0\x99\x03:\tpermanentB\x12AMBIGUOUS_INSTANCE\x12\xce\x01\n" +
 	" LABBY_KIND_OAUTH_CLIENT_MISMATCH\x10\r\x1a\xa7\x01\xc2\xf3\x18\x15oauth_client_mismatch\xca\xf3\x18>The OAuth client does not match the one the flow started with.\xd2\xf3\x18H\n" +
 	"\n" +
-	"validation\x12\x10revise_and_retry\x1a\x05never0\x99\x03:\tpermanentB\x13PRECONDITION_FAILED\x12\x95\x02\n" +
-	" LABBY_KIND_ACCESS_SETUP_REQUIRED\x10\x0e\x1a\xee\x01\xc2\xf3\x18\x15access_setup_required\xca\xf3\x18.Access must be set up before the call can run.\xd2\xf3\x18\x9e\x01\n" +
+	"validation\x12\x10revise_and_retry\x1a\x05never0\x99\x03:\tpermanentB\x13PRECONDITION_FAILED\x12\xaf\x02\n" +
+	" LABBY_KIND_ACCESS_SETUP_REQUIRED\x10\x0e\x1a\x88\x02\xc2\xf3\x18\x15access_setup_required\xca\xf3\x18.Access must be set up before the call can run.\xd2\xf3\x18\xb8\x01\n" +
 	"\n" +
-	"validation\x12\x10start_dependency\x1a\x05never0\x99\x03:\tpermanentB\x18CAPABILITY_NOT_AVAILABLER\x13FAILED_PRECONDITIONj:seed: state to fix answers 409; the reference falls to 500\x12\xd2\x01\n" +
+	"validation\x12\x10start_dependency\x1a\x05never0\x99\x03:\tpermanentB\x18CAPABILITY_NOT_AVAILABLER\x13FAILED_PRECONDITIONjTthe Labby agent error contract: state to fix answers 409; the reference falls to 500\x12\xd2\x01\n" +
 	"\x1bLABBY_KIND_RESTART_REQUIRED\x10\x0f\x1a\xb0\x01\xc2\xf3\x18\x10restart_required\xca\xf3\x18,A restart is needed before the call can run.\xd2\xf3\x18h\n" +
 	"\n" +
 	"validation\x12\x10start_dependency\x1a\vconditional0\x99\x03:\tpermanentB\x18CAPABILITY_NOT_AVAILABLER\x13FAILED_PRECONDITION\x12\xac\x01\n" +
@@ -1578,11 +1578,11 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
 	"validation\x12\vreduce_work\x1a\x05never0\x9d\x03:\x10context_overflowB\rINVALID_INPUTR\fOUT_OF_RANGE\x12\x91\x01\n" +
 	"\x14LABBY_KIND_FORBIDDEN\x10\x16\x1aw\xc2\xf3\x18\tforbidden\xca\xf3\x18%The caller lacks the required scopes.\xd2\xf3\x18=\n" +
-	"\x06policy\x12\fdo_not_retry\x1a\x05never0\x93\x03:\tpermanentB\x0eNOT_AUTHORIZED`\x01\x12\xd6\x01\n" +
-	"\x1cLABBY_KIND_PERMISSION_DENIED\x10\x17\x1a\xb3\x01\xc2\xf3\x18\x11permission_denied\xca\xf3\x18 Authenticated but not permitted.\xd2\xf3\x18v\n" +
-	"\x06policy\x12\fdo_not_retry\x1a\x05never0\x93\x03:\tpermanentB\x0eNOT_AUTHORIZED`\x01j7seed: forbidden answers 403; the reference falls to 500\x12\xe2\x01\n" +
-	"\x1dLABBY_KIND_ROUTE_SCOPE_DENIED\x10\x18\x1a\xbe\x01\xc2\xf3\x18\x12route_scope_denied\xca\xf3\x18*The route's scope does not allow the call.\xd2\xf3\x18v\n" +
-	"\x06policy\x12\fdo_not_retry\x1a\x05never0\x93\x03:\tpermanentB\x0eNOT_AUTHORIZED`\x01j7seed: forbidden answers 403; the reference falls to 500\x12\xd7\x03\n" +
+	"\x06policy\x12\fdo_not_retry\x1a\x05never0\x93\x03:\tpermanentB\x0eNOT_AUTHORIZED`\x01\x12\xf1\x01\n" +
+	"\x1cLABBY_KIND_PERMISSION_DENIED\x10\x17\x1a\xce\x01\xc2\xf3\x18\x11permission_denied\xca\xf3\x18 Authenticated but not permitted.\xd2\xf3\x18\x90\x01\n" +
+	"\x06policy\x12\fdo_not_retry\x1a\x05never0\x93\x03:\tpermanentB\x0eNOT_AUTHORIZED`\x01jQthe Labby agent error contract: forbidden answers 403; the reference falls to 500\x12\xfd\x01\n" +
+	"\x1dLABBY_KIND_ROUTE_SCOPE_DENIED\x10\x18\x1a\xd9\x01\xc2\xf3\x18\x12route_scope_denied\xca\xf3\x18*The route's scope does not allow the call.\xd2\xf3\x18\x90\x01\n" +
+	"\x06policy\x12\fdo_not_retry\x1a\x05never0\x93\x03:\tpermanentB\x0eNOT_AUTHORIZED`\x01jQthe Labby agent error contract: forbidden answers 403; the reference falls to 500\x12\xd7\x03\n" +
 	"\x1fLABBY_KIND_FEATURE_NOT_COMPILED\x10\x19\x1a\xb1\x03\xc2\xf3\x18\x14feature_not_compiled\xca\xf3\x18,The feature is not compiled into this build.\xd2\xf3\x18\xe4\x02\n" +
 	"\x06policy\x12\fdo_not_retry\x1a\x05never0\xf5\x03:\tpermanentB\x10EXECUTION_FAILEDj\xa4\x02a missing feature is Unimplemented (501); the reference falls to 500. Agent code EXECUTION_FAILED (retry no), not CAPABILITY_NOT_AVAILABLE: that code's only hint is after-refresh (perform the enabling step first), which contradicts do_not_retry; a build has no enabling step an agent can take\x12\x84\x02\n" +
 	" LABBY_KIND_CONFIRMATION_REQUIRED\x10\x1a\x1a\xdd\x01\xc2\xf3\x18\x15confirmation_required\xca\xf3\x181A destructive action lacks explicit confirmation.\xd2\xf3\x18\x8a\x01\n" +
@@ -1590,9 +1590,9 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	",LABBY_KIND_OAUTH_SHARED_CREDENTIAL_PROTECTED\x10\x1b\x1a\xf7\x01\xc2\xf3\x18!oauth_shared_credential_protected\xca\xf3\x18AA shared credential is protected; changing it needs confirmation.\xd2\xf3\x18\x88\x01\n" +
 	"\x06policy\x12\aconfirm\x1a\x05never0\x99\x03B\x15CONFIRMATION_REQUIREDR\x13FAILED_PRECONDITIONj?no class: a confirmation gate is a protocol turn, not a failure\x12\x8f\x01\n" +
 	"\x16LABBY_KIND_AUTH_FAILED\x10\x1c\x1as\xc2\xf3\x18\vauth_failed\xca\xf3\x18\x16Authentication failed.\xd2\xf3\x18F\n" +
-	"\x06policy\x12\x0ereauthenticate\x1a\x05never0\x91\x03:\rauth_requiredB\x11NOT_AUTHENTICATED`\x01\x12\xde\x01\n" +
-	"\x18LABBY_KIND_AUTH_REQUIRED\x10\x1d\x1a\xbf\x01\xc2\xf3\x18\rauth_required\xca\xf3\x18\x1bAuthentication is required.\xd2\xf3\x18\x8a\x01\n" +
-	"\x06policy\x12\x0ereauthenticate\x1a\x05never0\x91\x03:\rauth_requiredB\x11NOT_AUTHENTICATEDjDseed: authentication failure answers 401; the reference falls to 500\x12\xd7\x01\n" +
+	"\x06policy\x12\x0ereauthenticate\x1a\x05never0\x91\x03:\rauth_requiredB\x11NOT_AUTHENTICATED`\x01\x12\xf8\x01\n" +
+	"\x18LABBY_KIND_AUTH_REQUIRED\x10\x1d\x1a\xd9\x01\xc2\xf3\x18\rauth_required\xca\xf3\x18\x1bAuthentication is required.\xd2\xf3\x18\xa4\x01\n" +
+	"\x06policy\x12\x0ereauthenticate\x1a\x05never0\x91\x03:\rauth_requiredB\x11NOT_AUTHENTICATEDj^the Labby agent error contract: authentication failure answers 401; the reference falls to 500\x12\xd7\x01\n" +
 	"\x1dLABBY_KIND_OAUTH_NEEDS_REAUTH\x10\x1e\x1a\xb3\x01\xc2\xf3\x18\x12oauth_needs_reauth\xca\xf3\x18OThe OAuth grant must be re-established (start the OAuth flow for the upstream).\xd2\xf3\x18F\n" +
 	"\x06policy\x12\x0ereauthenticate\x1a\x05never0\x91\x03:\rauth_requiredB\x11NOT_AUTHENTICATED`\x01\x12\xb8\x01\n" +
 	"\x1eLABBY_KIND_OAUTH_STATE_INVALID\x10\x1f\x1a\x93\x01\xc2\xf3\x18\x13oauth_state_invalid\xca\xf3\x180The OAuth state parameter is invalid or expired.\xd2\xf3\x18D\n" +
@@ -1606,28 +1606,28 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	" LABBY_KIND_OAUTH_ISSUER_MISMATCH\x10#\x1a\xa6\x01\xc2\xf3\x18\x15oauth_issuer_mismatch\xca\xf3\x18-The OAuth issuer does not match the upstream.\xd2\xf3\x18X\n" +
 	"\x06policy\x12\x14inspect_and_escalate\x1a\x05never0\xf6\x03:\tpermanentB\x0eNOT_AUTHORIZEDR\x13FAILED_PRECONDITION\x12\xd8\x01\n" +
 	"#LABBY_KIND_OAUTH_UNSUPPORTED_METHOD\x10$\x1a\xae\x01\xc2\xf3\x18\x18oauth_unsupported_method\xca\xf3\x182The upstream asks for an unsupported OAuth method.\xd2\xf3\x18X\n" +
-	"\x06policy\x12\x14inspect_and_escalate\x1a\x05never0\xf6\x03:\tpermanentB\x0eNOT_AUTHORIZEDR\x13FAILED_PRECONDITION\x12\x8e\x02\n" +
-	"\x1cLABBY_KIND_AUTHORITY_CHANGED\x10%\x1a\xeb\x01\xc2\xf3\x18\x11authority_changed\xca\xf3\x18/The caller's authority changed during the call.\xd2\xf3\x18\x9e\x01\n" +
-	"\x06policy\x12\vretry_later\x1a\vconditional*\bpossible0\x99\x03:\ttransientB\x10STALE_CAPABILITYJ\x15registration-replacedj9seed: stale state answers 409; the reference falls to 500\x12\xa9\x01\n" +
+	"\x06policy\x12\x14inspect_and_escalate\x1a\x05never0\xf6\x03:\tpermanentB\x0eNOT_AUTHORIZEDR\x13FAILED_PRECONDITION\x12\xa8\x02\n" +
+	"\x1cLABBY_KIND_AUTHORITY_CHANGED\x10%\x1a\x85\x02\xc2\xf3\x18\x11authority_changed\xca\xf3\x18/The caller's authority changed during the call.\xd2\xf3\x18\xb8\x01\n" +
+	"\x06policy\x12\vretry_later\x1a\vconditional*\bpossible0\x99\x03:\ttransientB\x10STALE_CAPABILITYJ\x15registration-replacedjSthe Labby agent error contract: stale state answers 409; the reference falls to 500\x12\xa9\x01\n" +
 	"\x17LABBY_KIND_RATE_LIMITED\x10&\x1a\x8b\x01\xc2\xf3\x18\frate_limited\xca\xf3\x18+A rate limit was hit; wait before retrying.\xd2\xf3\x18H\n" +
 	"\x06budget\x12\vretry_later\x1a\vconditional0\xad\x03:\ttransientB\fRATE_LIMITEDJ\x04rateX\x01`\x01\x12\xb7\x01\n" +
 	"\x1aLABBY_KIND_QUEUE_SATURATED\x10'\x1a\x96\x01\xc2\xf3\x18\x0fqueue_saturated\xca\xf3\x18/The action queue is full; wait before retrying.\xd2\xf3\x18L\n" +
 	"\x06budget\x12\vretry_later\x1a\vconditional0\xad\x03:\ttransientB\fRATE_LIMITEDJ\n" +
-	"queue-fullX\x01\x12\xe9\x01\n" +
-	"\x19LABBY_KIND_QUOTA_EXCEEDED\x10(\x1a\xc9\x01\xc2\xf3\x18\x0equota_exceeded\xca\xf3\x18\x15A quota is exhausted.\xd2\xf3\x18\x99\x01\n" +
-	"\x06budget\x12\vreduce_work\x1a\x05never0\x9d\x03:\ttransientB\fRATE_LIMITEDJ\x04rateR\x12RESOURCE_EXHAUSTED`\x01jCclass: seed 004 maps a quota that cannot be told apart to transient\x12\xf5\x01\n" +
-	"\x1dLABBY_KIND_ARTIFACT_TOO_LARGE\x10)\x1a\xd1\x01\xc2\xf3\x18\x12artifact_too_large\xca\xf3\x18%A Code Mode artifact exceeds its cap.\xd2\xf3\x18\x8d\x01\n" +
-	"\x06budget\x12\vreduce_work\x1a\x05never0\x9d\x03:\tpermanentB\x10EXECUTION_FAILEDJ\x10output-too-large`\x01j;seed: payload limits answer 413; the reference falls to 500\x12\xec\x01\n" +
-	"\"LABBY_KIND_SNIPPET_BUDGET_EXCEEDED\x10*\x1a\xc3\x01\xc2\xf3\x18\x17snippet_budget_exceeded\xca\xf3\x18'A Code Mode snippet exceeds its budget.\xd2\xf3\x18y\n" +
-	"\x06budget\x12\vreduce_work\x1a\x05never0\x9d\x03:\tpermanentB\x10EXECUTION_FAILEDj;seed: payload limits answer 413; the reference falls to 500\x12\xec\x01\n" +
-	" LABBY_KIND_SNIPPET_RESOLVE_LIMIT\x10+\x1a\xc5\x01\xc2\xf3\x18\x15snippet_resolve_limit\xca\xf3\x18+Too many snippets were resolved in one run.\xd2\xf3\x18y\n" +
-	"\x06budget\x12\vreduce_work\x1a\x05never0\x9d\x03:\tpermanentB\x10EXECUTION_FAILEDj;seed: payload limits answer 413; the reference falls to 500\x12\xe0\x01\n" +
-	"\x1aLABBY_KIND_BUDGET_EXCEEDED\x10,\x1a\xbf\x01\xc2\xf3\x18\x0fbudget_exceeded\xca\xf3\x18\x1eThe run's budget is exhausted.\xd2\xf3\x18\x85\x01\n" +
-	"\x06budget\x12\vreduce_work\x1a\x05never*\bpossible0\x9d\x03:\tpermanentB\x10EXECUTION_FAILED`\x01j;seed: payload limits answer 413; the reference falls to 500\x12\xfe\x01\n" +
-	"\x1fLABBY_KIND_CALL_BUDGET_EXCEEDED\x10-\x1a\xd8\x01\xc2\xf3\x18\x14call_budget_exceeded\xca\xf3\x184The run made more tool calls than its budget allows.\xd2\xf3\x18\x83\x01\n" +
-	"\x06budget\x12\vreduce_work\x1a\x05never*\bpossible0\x9d\x03:\tpermanentB\x10EXECUTION_FAILEDj;seed: payload limits answer 413; the reference falls to 500\x12\xed\x01\n" +
-	"\x1bLABBY_KIND_RESULT_TOO_LARGE\x10.\x1a\xcb\x01\xc2\xf3\x18\x10result_too_large\xca\xf3\x18\x19A result exceeds its cap.\xd2\xf3\x18\x95\x01\n" +
-	"\x06budget\x12\vreduce_work\x1a\x05never*\bpossible0\x9d\x03:\tpermanentB\x10EXECUTION_FAILEDJ\x10output-too-largej;seed: payload limits answer 413; the reference falls to 500\x12\xd3\x01\n" +
+	"queue-fullX\x01\x12\xf9\x01\n" +
+	"\x19LABBY_KIND_QUOTA_EXCEEDED\x10(\x1a\xd9\x01\xc2\xf3\x18\x0equota_exceeded\xca\xf3\x18\x15A quota is exhausted.\xd2\xf3\x18\xa9\x01\n" +
+	"\x06budget\x12\vreduce_work\x1a\x05never0\x9d\x03:\ttransientB\fRATE_LIMITEDJ\x04rateR\x12RESOURCE_EXHAUSTED`\x01jSclass: the Error Class Contract maps a quota that cannot be told apart to transient\x12\x8f\x02\n" +
+	"\x1dLABBY_KIND_ARTIFACT_TOO_LARGE\x10)\x1a\xeb\x01\xc2\xf3\x18\x12artifact_too_large\xca\xf3\x18%A Code Mode artifact exceeds its cap.\xd2\xf3\x18\xa7\x01\n" +
+	"\x06budget\x12\vreduce_work\x1a\x05never0\x9d\x03:\tpermanentB\x10EXECUTION_FAILEDJ\x10output-too-large`\x01jUthe Labby agent error contract: payload limits answer 413; the reference falls to 500\x12\x87\x02\n" +
+	"\"LABBY_KIND_SNIPPET_BUDGET_EXCEEDED\x10*\x1a\xde\x01\xc2\xf3\x18\x17snippet_budget_exceeded\xca\xf3\x18'A Code Mode snippet exceeds its budget.\xd2\xf3\x18\x93\x01\n" +
+	"\x06budget\x12\vreduce_work\x1a\x05never0\x9d\x03:\tpermanentB\x10EXECUTION_FAILEDjUthe Labby agent error contract: payload limits answer 413; the reference falls to 500\x12\x87\x02\n" +
+	" LABBY_KIND_SNIPPET_RESOLVE_LIMIT\x10+\x1a\xe0\x01\xc2\xf3\x18\x15snippet_resolve_limit\xca\xf3\x18+Too many snippets were resolved in one run.\xd2\xf3\x18\x93\x01\n" +
+	"\x06budget\x12\vreduce_work\x1a\x05never0\x9d\x03:\tpermanentB\x10EXECUTION_FAILEDjUthe Labby agent error contract: payload limits answer 413; the reference falls to 500\x12\xfa\x01\n" +
+	"\x1aLABBY_KIND_BUDGET_EXCEEDED\x10,\x1a\xd9\x01\xc2\xf3\x18\x0fbudget_exceeded\xca\xf3\x18\x1eThe run's budget is exhausted.\xd2\xf3\x18\x9f\x01\n" +
+	"\x06budget\x12\vreduce_work\x1a\x05never*\bpossible0\x9d\x03:\tpermanentB\x10EXECUTION_FAILED`\x01jUthe Labby agent error contract: payload limits answer 413; the reference falls to 500\x12\x98\x02\n" +
+	"\x1fLABBY_KIND_CALL_BUDGET_EXCEEDED\x10-\x1a\xf2\x01\xc2\xf3\x18\x14call_budget_exceeded\xca\xf3\x184The run made more tool calls than its budget allows.\xd2\xf3\x18\x9d\x01\n" +
+	"\x06budget\x12\vreduce_work\x1a\x05never*\bpossible0\x9d\x03:\tpermanentB\x10EXECUTION_FAILEDjUthe Labby agent error contract: payload limits answer 413; the reference falls to 500\x12\x87\x02\n" +
+	"\x1bLABBY_KIND_RESULT_TOO_LARGE\x10.\x1a\xe5\x01\xc2\xf3\x18\x10result_too_large\xca\xf3\x18\x19A result exceeds its cap.\xd2\xf3\x18\xaf\x01\n" +
+	"\x06budget\x12\vreduce_work\x1a\x05never*\bpossible0\x9d\x03:\tpermanentB\x10EXECUTION_FAILEDJ\x10output-too-largejUthe Labby agent error contract: payload limits answer 413; the reference falls to 500\x12\xd3\x01\n" +
 	"\x1dLABBY_KIND_RESPONSE_TOO_LARGE\x10/\x1a\xaf\x01\xc2\xf3\x18\x12response_too_large\xca\xf3\x189The upstream MCP response exceeds the gateway's byte cap.\xd2\xf3\x18X\n" +
 	"\x06budget\x12\vreduce_work\x1a\x05never*\bpossible0\x9d\x03:\tpermanentB\x10EXECUTION_FAILEDJ\x10output-too-large\x12\x9a\x01\n" +
 	"\x19LABBY_KIND_UNKNOWN_ACTION\x100\x1a{\xc2\xf3\x18\x0eunknown_action\xca\xf3\x18\x1dThe action is not registered.\xd2\xf3\x18D\n" +
@@ -1650,13 +1650,13 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"rediscover\x1a\x05never0\x99\x03:\tpermanentB\x12AMBIGUOUS_INSTANCE\x12\x8f\x01\n" +
 	"\x14LABBY_KIND_NOT_FOUND\x106\x1au\xc2\xf3\x18\tnot_found\xca\xf3\x18\x1cThe resource does not exist.\xd2\xf3\x18D\n" +
 	"\tdiscovery\x12\n" +
-	"rediscover\x1a\x05never0\x94\x03:\tpermanentB\x14CAPABILITY_NOT_FOUND`\x01\x12\xe0\x01\n" +
-	"\x1cLABBY_KIND_SNIPPET_NOT_FOUND\x107\x1a\xbd\x01\xc2\xf3\x18\x11snippet_not_found\xca\xf3\x18\x1bThe snippet does not exist.\xd2\xf3\x18\x84\x01\n" +
+	"rediscover\x1a\x05never0\x94\x03:\tpermanentB\x14CAPABILITY_NOT_FOUND`\x01\x12\xfa\x01\n" +
+	"\x1cLABBY_KIND_SNIPPET_NOT_FOUND\x107\x1a\xd7\x01\xc2\xf3\x18\x11snippet_not_found\xca\xf3\x18\x1bThe snippet does not exist.\xd2\xf3\x18\x9e\x01\n" +
 	"\tdiscovery\x12\n" +
-	"rediscover\x1a\x05never0\x94\x03:\tpermanentB\x14CAPABILITY_NOT_FOUND`\x01j>seed: unknown resource answers 404; the reference falls to 500\x12\xde\x01\n" +
-	"\x19LABBY_KIND_INVALID_CURSOR\x108\x1a\xbe\x01\xc2\xf3\x18\x0einvalid_cursor\xca\xf3\x18,The pagination cursor is invalid or expired.\xd2\xf3\x18x\n" +
+	"rediscover\x1a\x05never0\x94\x03:\tpermanentB\x14CAPABILITY_NOT_FOUND`\x01jXthe Labby agent error contract: unknown resource answers 404; the reference falls to 500\x12\xf9\x01\n" +
+	"\x19LABBY_KIND_INVALID_CURSOR\x108\x1a\xd9\x01\xc2\xf3\x18\x0einvalid_cursor\xca\xf3\x18,The pagination cursor is invalid or expired.\xd2\xf3\x18\x92\x01\n" +
 	"\tdiscovery\x12\n" +
-	"rediscover\x1a\x05never0\xa6\x03:\tpermanentB\rINVALID_INPUTj;seed: invalid input answers 422; the reference falls to 500\x12\xa1\x01\n" +
+	"rediscover\x1a\x05never0\xa6\x03:\tpermanentB\rINVALID_INPUTjUthe Labby agent error contract: invalid input answers 422; the reference falls to 500\x12\xa1\x01\n" +
 	"\x1aLABBY_KIND_ROUTE_NOT_FOUND\x109\x1a\x80\x01\xc2\xf3\x18\x0froute_not_found\xca\xf3\x18\x1dNo route matches the request.\xd2\xf3\x18H\n" +
 	"\tdiscovery\x12\x10revise_and_retry\x1a\x05never0\x94\x03:\tpermanentB\x14CAPABILITY_NOT_FOUND\x12\x93\x02\n" +
 	"\x15LABBY_KIND_TOOL_ERROR\x10:\x1a\xf7\x01\xc2\xf3\x18\n" +
@@ -1671,33 +1671,33 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\x16LABBY_KIND_BAD_GATEWAY\x10>\x1a\x9b\x01\xc2\xf3\x18\vbad_gateway\xca\xf3\x18)The upstream answered with a bad gateway.\xd2\xf3\x18[\n" +
 	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf6\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportX\x01\x12\xc3\x01\n" +
 	"\x1eLABBY_KIND_SERVICE_UNAVAILABLE\x10?\x1a\x9e\x01\xc2\xf3\x18\x13service_unavailable\xca\xf3\x18$The upstream service is unavailable.\xd2\xf3\x18[\n" +
-	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf7\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportX\x01\x12\xfe\x01\n" +
-	"\x1eLABBY_KIND_RUNTIME_UNAVAILABLE\x10@\x1a\xd9\x01\xc2\xf3\x18\x13runtime_unavailable\xca\xf3\x18\x1bThe runtime is unavailable.\xd2\xf3\x18\x9e\x01\n" +
-	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf7\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportX\x01jAseed: service unavailable answers 503; the reference falls to 500\x12\xf8\x01\n" +
-	"\x19LABBY_KIND_PROVIDER_ERROR\x10A\x1a\xd8\x01\xc2\xf3\x18\x0eprovider_error\xca\xf3\x18\x1aThe model provider failed.\xd2\xf3\x18\xa3\x01\n" +
-	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf6\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportX\x01jFseed: upstream gateway failure answers 502; the reference falls to 500\x12\xc3\x01\n" +
+	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf7\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportX\x01\x12\x98\x02\n" +
+	"\x1eLABBY_KIND_RUNTIME_UNAVAILABLE\x10@\x1a\xf3\x01\xc2\xf3\x18\x13runtime_unavailable\xca\xf3\x18\x1bThe runtime is unavailable.\xd2\xf3\x18\xb8\x01\n" +
+	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf7\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportX\x01j[the Labby agent error contract: service unavailable answers 503; the reference falls to 500\x12\x92\x02\n" +
+	"\x19LABBY_KIND_PROVIDER_ERROR\x10A\x1a\xf2\x01\xc2\xf3\x18\x0eprovider_error\xca\xf3\x18\x1aThe model provider failed.\xd2\xf3\x18\xbd\x01\n" +
+	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf6\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportX\x01j`the Labby agent error contract: upstream gateway failure answers 502; the reference falls to 500\x12\xc3\x01\n" +
 	"\x1fLABBY_KIND_PROVIDER_UNAVAILABLE\x10B\x1a\x9d\x01\xc2\xf3\x18\x14provider_unavailable\xca\xf3\x18\"The model provider is unavailable.\xd2\xf3\x18[\n" +
 	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf7\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportX\x01\x12\xa2\x01\n" +
 	"\x1bLABBY_KIND_PROVIDER_TIMEOUT\x10C\x1a\x80\x01\xc2\xf3\x18\x10provider_timeout\xca\xf3\x18\x1dThe model provider timed out.\xd2\xf3\x18G\n" +
-	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf8\x03:\ttransientB\aTIMEOUTX\x01\x12\xef\x01\n" +
-	"\x16LABBY_KIND_UNAVAILABLE\x10D\x1a\xd2\x01\xc2\xf3\x18\vunavailable\xca\xf3\x18\x1cThe upstream is unavailable.\xd2\xf3\x18\x9e\x01\n" +
-	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf7\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportX\x01jAseed: service unavailable answers 503; the reference falls to 500\x12\xb1\x01\n" +
+	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf8\x03:\ttransientB\aTIMEOUTX\x01\x12\x89\x02\n" +
+	"\x16LABBY_KIND_UNAVAILABLE\x10D\x1a\xec\x01\xc2\xf3\x18\vunavailable\xca\xf3\x18\x1cThe upstream is unavailable.\xd2\xf3\x18\xb8\x01\n" +
+	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf7\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportX\x01j[the Labby agent error contract: service unavailable answers 503; the reference falls to 500\x12\xb1\x01\n" +
 	"\x18LABBY_KIND_NOT_CONNECTED\x10E\x1a\x92\x01\xc2\xf3\x18\rnot_connected\xca\xf3\x18\x1eThe upstream is not connected.\xd2\xf3\x18[\n" +
-	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf6\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportX\x01\x12\x88\x02\n" +
-	"\x1bLABBY_KIND_CONNECTION_ERROR\x10F\x1a\xe6\x01\xc2\xf3\x18\x10connection_error\xca\xf3\x18&The connection to the upstream failed.\xd2\xf3\x18\xa3\x01\n" +
-	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf6\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportX\x01jFseed: upstream gateway failure answers 502; the reference falls to 500\x12\x8a\x02\n" +
-	"\x1dLABBY_KIND_CONNECTION_REFUSED\x10G\x1a\xe6\x01\xc2\xf3\x18\x12connection_refused\xca\xf3\x18$The upstream refused the connection.\xd2\xf3\x18\xa3\x01\n" +
-	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf6\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportX\x01jFseed: upstream gateway failure answers 502; the reference falls to 500\x12\xf8\x01\n" +
-	"\x14LABBY_KIND_DNS_ERROR\x10H\x1a\xdd\x01\xc2\xf3\x18\tdns_error\xca\xf3\x18$The upstream's name did not resolve.\xd2\xf3\x18\xa3\x01\n" +
-	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf6\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportX\x01jFseed: upstream gateway failure answers 502; the reference falls to 500\x12\xd3\x01\n" +
+	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf6\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportX\x01\x12\xa2\x02\n" +
+	"\x1bLABBY_KIND_CONNECTION_ERROR\x10F\x1a\x80\x02\xc2\xf3\x18\x10connection_error\xca\xf3\x18&The connection to the upstream failed.\xd2\xf3\x18\xbd\x01\n" +
+	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf6\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportX\x01j`the Labby agent error contract: upstream gateway failure answers 502; the reference falls to 500\x12\xa4\x02\n" +
+	"\x1dLABBY_KIND_CONNECTION_REFUSED\x10G\x1a\x80\x02\xc2\xf3\x18\x12connection_refused\xca\xf3\x18$The upstream refused the connection.\xd2\xf3\x18\xbd\x01\n" +
+	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf6\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportX\x01j`the Labby agent error contract: upstream gateway failure answers 502; the reference falls to 500\x12\x92\x02\n" +
+	"\x14LABBY_KIND_DNS_ERROR\x10H\x1a\xf7\x01\xc2\xf3\x18\tdns_error\xca\xf3\x18$The upstream's name did not resolve.\xd2\xf3\x18\xbd\x01\n" +
+	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf6\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportX\x01j`the Labby agent error contract: upstream gateway failure answers 502; the reference falls to 500\x12\xd3\x01\n" +
 	"&LABBY_KIND_RELAY_FORWARDER_INIT_FAILED\x10I\x1a\xa6\x01\xc2\xf3\x18\x1brelay_forwarder_init_failed\xca\xf3\x18$The relay forwarder could not start.\xd2\xf3\x18[\n" +
-	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf6\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportX\x01\x12\xc1\x02\n" +
-	"\x19LABBY_KIND_PROTOCOL_ERROR\x10J\x1a\xa1\x02\xc2\xf3\x18\x0eprotocol_error\xca\xf3\x18 The upstream broke the protocol.\xd2\xf3\x18\xe6\x01\n" +
-	"\x12upstream_transport\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf6\x03B\x10EXECUTION_FAILEDJ\ttransportR\bINTERNALj\x82\x01seed: upstream gateway failure answers 502; the reference falls to 500; no class: a protocol fault does not establish retryability\x12\xf9\x03\n" +
+	"\x12upstream_transport\x12\vretry_later\x1a\vconditional0\xf6\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportX\x01\x12\xdb\x02\n" +
+	"\x19LABBY_KIND_PROTOCOL_ERROR\x10J\x1a\xbb\x02\xc2\xf3\x18\x0eprotocol_error\xca\xf3\x18 The upstream broke the protocol.\xd2\xf3\x18\x80\x02\n" +
+	"\x12upstream_transport\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf6\x03B\x10EXECUTION_FAILEDJ\ttransportR\bINTERNALj\x9c\x01the Labby agent error contract: upstream gateway failure answers 502; the reference falls to 500; no class: a protocol fault does not establish retryability\x12\xf9\x03\n" +
 	"\x1eLABBY_KIND_UNEXPECTED_RESPONSE\x10K\x1a\xd4\x03\xc2\xf3\x18\x13unexpected_response\xca\xf3\x180The upstream answered with something unexpected.\xd2\xf3\x18\x84\x03\n" +
-	"\aruntime\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf6\x03B\x10EXECUTION_FAILEDJ\ttransportR\bINTERNALX\x01j\xa9\x02the Labby error contract lists it but the reference classification has no row, so the catch-all applies (origin runtime, side_effects unknown, inspect_and_escalate, discouraged, retry_after_ms passed); HTTP 502: the Labby error contract's upstream gateway failure rule (the reference falls to 500)\x12\x8c\x02\n" +
-	"!LABBY_KIND_BRIDGE_TRANSPORT_ERROR\x10L\x1a\xe4\x01\xc2\xf3\x18\x16bridge_transport_error\xca\xf3\x18,The stdio bridge could not reach the daemon.\xd2\xf3\x18\x95\x01\n" +
-	"\x06bridge\x12\x10start_dependency\x1a\vconditional0\xf7\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportjAseed: service unavailable answers 503; the reference falls to 500\x12\xa1\x01\n" +
+	"\aruntime\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf6\x03B\x10EXECUTION_FAILEDJ\ttransportR\bINTERNALX\x01j\xa9\x02the Labby error contract lists it but the reference classification has no row, so the catch-all applies (origin runtime, side_effects unknown, inspect_and_escalate, discouraged, retry_after_ms passed); HTTP 502: the Labby error contract's upstream gateway failure rule (the reference falls to 500)\x12\xa6\x02\n" +
+	"!LABBY_KIND_BRIDGE_TRANSPORT_ERROR\x10L\x1a\xfe\x01\xc2\xf3\x18\x16bridge_transport_error\xca\xf3\x18,The stdio bridge could not reach the daemon.\xd2\xf3\x18\xaf\x01\n" +
+	"\x06bridge\x12\x10start_dependency\x1a\vconditional0\xf7\x03:\ttransientB\x10EXECUTION_FAILEDJ\ttransportj[the Labby agent error contract: service unavailable answers 503; the reference falls to 500\x12\xa1\x01\n" +
 	"\x19LABBY_KIND_INTERNAL_ERROR\x10M\x1a\x81\x01\xc2\xf3\x18\x0einternal_error\xca\xf3\x18&An internal failure needs an operator.\xd2\xf3\x18A\n" +
 	"\aruntime\x12\x14inspect_and_escalate\x1a\vdiscouraged0\xf4\x03B\x10EXECUTION_FAILED\x12\xa0\x01\n" +
 	"\x17LABBY_KIND_SERVER_ERROR\x10N\x1a\x82\x01\xc2\xf3\x18\fserver_error\xca\xf3\x18\x10A server failed.\xd2\xf3\x18Z\n" +
