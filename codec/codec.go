@@ -19,6 +19,8 @@ import (
 	protoenc "google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 )
 
 // Server is the codec for untrusted input. Before the generated decoder
@@ -95,6 +97,11 @@ func (c vtCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	b := data.Materialize()
 	if c.checkWire {
 		if err := CheckWire(b, m.ProtoReflect().Descriptor()); err != nil {
+			// A batch is decoded item by item instead: one bad item fails
+			// alone (see unmarshalBatchItems).
+			if batch, ok := v.(*errsvcv1.TranslateBatchRequest); ok {
+				return unmarshalBatchItems(b, batch)
+			}
 			return err
 		}
 	}

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/errsvc/errsvc/codec"
+	"github.com/errsvc/errsvc/codec/openjson"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -274,5 +276,27 @@ func (s *guardedStream) RecvMsg(m any) error {
 	// No size refusal here: an oversize stream message is decoded (it is
 	// within grpc-go's cap) and answered as an item by the service, so the
 	// stream goes on.
-	return s.guard.recv(ctx, callFrom(ctx), s.guard.idleTimeout, 0, s.ServerStream.RecvMsg, m)
+	err := s.guard.recv(ctx, callFrom(ctx), s.guard.idleTimeout, 0, s.ServerStream.RecvMsg, m)
+	// A message the codec refused (a broken encoding, invalid text, nesting
+	// past the limit) is one bad item, as in a batch: it is handed on
+	// marked with its error, the service answers it with its own
+	// INVALID_ARGUMENT, and the stream goes on.
+	if pm, ok := m.(proto.Message); ok && status.Code(err) == codes.InvalidArgument {
+		if v := fieldViolation(status.Convert(err)); v != nil {
+			proto.Reset(pm)
+			openjson.MarkInvalid(pm, v.GetField(), v.GetDescription())
+			return nil
+		}
+	}
+	return err
+}
+
+// fieldViolation is the first BadRequest field violation of st, or nil.
+func fieldViolation(st *status.Status) *errdetails.BadRequest_FieldViolation {
+	for _, d := range st.Details() {
+		if br, ok := d.(*errdetails.BadRequest); ok && len(br.GetFieldViolations()) > 0 {
+			return br.GetFieldViolations()[0]
+		}
+	}
+	return nil
 }
