@@ -49,7 +49,8 @@ func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 	}))))
 	// Connect and gRPC-Web (server/connect.go), the OpenAPI documents and
 	// the playground (server/playground.go).
-	mux.Handle(newConnectHandler(opts))
+	connectPath, connectHandler := newConnectHandler(opts)
+	mux.Handle(connectPath, httpTracing(opts, connectHandler))
 	registerDocs(mux)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeText(w, http.StatusOK, "ok")

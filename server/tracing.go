@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc/filters"
@@ -96,6 +97,9 @@ func httpTracing(o Options, h http.Handler) http.Handler {
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
 			if rpc := restRPC(r); rpc != "unknown" {
 				return rpc[1:] // errsvc.v1.TranslationService/Translate
+			}
+			if strings.HasPrefix(r.URL.Path, "/errsvc.v1.TranslationService/") {
+				return r.URL.Path[1:] // Connect and gRPC-Web name the RPC in the path
 			}
 			return r.Method + " " + r.URL.Path
 		}),

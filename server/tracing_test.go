@@ -127,6 +127,13 @@ func TestOneSpanPerCall(t *testing.T) {
 		"errsvc.items": "2", "errsvc.code": "OK"}})
 	r.postTraced(t, "/v1/translate:batch", `{"requests":[{"agent_error":{"code":"TIMEOUT"}},{"labby_error":{"kind":"rate_limited","message":"m"}}]}`, ct.header())
 
+	// Connect (JSON, unary): the same span as the other transports.
+	ct = add(want{name: "errsvc.v1.TranslationService/Translate", restStatus: 200, attrs: map[string]string{
+		"errsvc.source": "agent_error", "errsvc.code": "OK"}})
+	if code := r.postTraced(t, "/errsvc.v1.TranslationService/Translate", `{"agent_error":{"code":"TIMEOUT"}}`, ct.header()); code != 200 {
+		t.Fatalf("Connect call: HTTP %d", code)
+	}
+
 	// Probes and scrapes make no span.
 	if _, err := healthpb.NewHealthClient(r.conn).Check(context.Background(), &healthpb.HealthCheckRequest{}); err != nil {
 		t.Fatal(err)
