@@ -205,6 +205,43 @@ var rules = map[string]func(map[string]any) error{
 			"with an event: error event; an answer that is neither is refused (400).")
 		return nil
 	},
+	"v1HttpError": func(s map[string]any) error {
+		p, err := prop(s, "status")
+		if err != nil {
+			return err
+		}
+		p["minimum"], p["maximum"] = 400, 599
+		p["description"] = "HTTP status of the answer: an error status, 400 to 599 (required)."
+		req, _ := s["required"].([]any)
+		s["required"] = append(req, "status")
+		return nil
+	},
+	"v1GrpcStatusError": func(s map[string]any) error {
+		p, err := prop(s, "code")
+		if err != nil {
+			return err
+		}
+		// The schema states the JSON form: a code of a failure. A
+		// serialized Status (status_bin) is for gRPC callers; bytes a
+		// schema cannot check are refused (400) when they are no Status.
+		p["minimum"], p["maximum"] = 1, math.MaxInt32
+		p["description"] = "The google.rpc.Code of the failure (1 to 16; another number passes as UNKNOWN); 0 (OK) is not an error."
+		req, _ := s["required"].([]any)
+		s["required"] = append(req, "code")
+		s["not"] = map[string]any{"required": []any{"status_bin"}}
+		return nil
+	},
+	"v1JsonRpcError": func(s map[string]any) error {
+		p, err := prop(s, "code")
+		if err != nil {
+			return err
+		}
+		p["not"] = map[string]any{"const": 0}
+		p["description"] = "The JSON-RPC error code (required, not 0), e.g. -32602."
+		req, _ := s["required"].([]any)
+		s["required"] = append(req, "code")
+		return nil
+	},
 	"v1McpToolResult": func(s map[string]any) error {
 		p, err := prop(s, "is_error")
 		if err != nil {
