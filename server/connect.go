@@ -201,12 +201,8 @@ func (i connectInterceptor) unary(ctx context.Context, c *call, next connect.Una
 	if m == nil {
 		return nil, status.Error(codes.Internal, "unexpected request type")
 	}
-	var bad *openjson.InvalidItem
-	if errors.As(openjson.ItemError(m), &bad) {
-		if bad.Field == "" {
-			return nil, decodeErrorStatus(bad.Description).Err()
-		}
-		return nil, invalidArgument(bad.Field, bad.Description).Err()
+	if st := invalidItem(m); st != nil {
+		return nil, st.Err()
 	}
 	if int64(codec.Size(m)) > i.maxBytes {
 		if c != nil {

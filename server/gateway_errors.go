@@ -10,6 +10,8 @@ import (
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/codes"
+
+	"github.com/errsvc/errsvc/translate/sanitize"
 	"google.golang.org/grpc/status"
 )
 
@@ -126,16 +128,8 @@ func safeName(name string) string {
 	if !identifierRE.MatchString(name) {
 		return "*"
 	}
-	upper, changes := 0, 0
-	for i, r := range name {
-		if 'A' <= r && r <= 'Z' {
-			upper++
-			if i > 0 && 'a' <= name[i-1] && name[i-1] <= 'z' {
-				changes++
-			}
-		}
-	}
-	if len(name) > 20 && !strings.ContainsAny(name, "_-") && (upper > 5 || changes > 4) {
+	// The same reading of a name as the answers use (sanitize.Identifier).
+	if sanitize.IsOpaqueToken(name) {
 		return "*"
 	}
 	return name

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 )
 
 // Service implements errsvcv1.TranslationServiceServer on top of the pure
@@ -160,12 +161,8 @@ func (s *Service) translateOne(ctx context.Context, req *errsvcv1.TranslateReque
 		req = &errsvcv1.TranslateRequest{}
 	}
 	// A batch item the JSON decoder could not read carries its error.
-	var bad *openjson.InvalidItem
-	if errors.As(openjson.ItemError(req), &bad) {
-		if bad.Field == "" {
-			return nil, decodeErrorStatus(bad.Description)
-		}
-		return nil, invalidArgument(bad.Field, bad.Description)
+	if st := invalidItem(req); st != nil {
+		return nil, st
 	}
 	// Checked here as well as in the core so the transport contract (exactly
 	// one source, named in a BadRequest) holds whatever the core does. Two
@@ -227,4 +224,18 @@ func itemClass(resp *errsvcv1.TranslateResponse, st *status.Status) string {
 		return labelNone
 	}
 	return classLabel(resp)
+}
+
+// invalidItem is the INVALID_ARGUMENT of a request a decoder could not read
+// and marked (openjson.MarkInvalid: a batch item, a stream or Connect
+// message), or nil: the item fails alone, naming its field.
+func invalidItem(m proto.Message) *status.Status {
+	var bad *openjson.InvalidItem
+	if !errors.As(openjson.ItemError(m), &bad) {
+		return nil
+	}
+	if bad.Field == "" {
+		return decodeErrorStatus(bad.Description)
+	}
+	return invalidArgument(bad.Field, bad.Description)
 }

@@ -41,8 +41,6 @@ func noteUnmodelled(m *model, req *errsvcv1.TranslateRequest) {
 	if total == 0 {
 		return
 	}
-	// Sorted: protoreflect's Range order is not stable between runs.
-	slices.Sort(paths)
 	list := strings.Join(paths[:min(len(paths), maxNamedUnmodelled)], ", ")
 	if total > maxNamedUnmodelled {
 		list += ", … (" + strconv.Itoa(total) + " in all)"
@@ -100,8 +98,7 @@ func collectUnmodelled(msg protoreflect.Message, prefix string, paths *[]string,
 // own wait fields, put there by the JSON decoder because its value was not a
 // whole number: it is read by waitFromAdditional, not ignored.
 func lenientWait(md protoreflect.MessageDescriptor, key string) bool {
-	fd := md.Fields().ByName(protoreflect.Name(key))
-	return fd != nil && (key == "retry_after_secs" || key == "retry_after_ms")
+	return lenientWaitKey(key) && md.Fields().ByName(protoreflect.Name(key)) != nil
 }
 
 // additionalLimits bound the additive fields carried to an output.

@@ -31,8 +31,6 @@ func noteTruncations(m *model, resp *errsvcv1.TranslateResponse) {
 	if total == 0 {
 		return
 	}
-	// Sorted: protoreflect's Range order is not stable between runs.
-	slices.Sort(paths)
 	list := strings.Join(paths[:min(len(paths), maxNamedTruncations)], ", ")
 	if total > maxNamedTruncations {
 		list += ", … (" + strconv.Itoa(total) + " in all)"

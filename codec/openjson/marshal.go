@@ -129,23 +129,5 @@ func lift(raw []byte, md protoreflect.MessageDescriptor, protoNames bool) ([]byt
 }
 
 func liftList(val json.RawMessage, md protoreflect.MessageDescriptor, protoNames bool) (json.RawMessage, bool) {
-	var items []json.RawMessage
-	if json.Unmarshal(val, &items) != nil {
-		return val, false
-	}
-	changed := false
-	for i, item := range items {
-		if out, ok := lift(item, md, protoNames); ok {
-			items[i] = out
-			changed = true
-		}
-	}
-	if !changed {
-		return val, false
-	}
-	out, err := json.Marshal(items)
-	if err != nil {
-		return val, false
-	}
-	return out, true
+	return eachItem(val, func(item json.RawMessage) (json.RawMessage, bool) { return lift(item, md, protoNames) })
 }

@@ -143,13 +143,19 @@ func rewriteField(val json.RawMessage, fd protoreflect.FieldDescriptor) (json.Ra
 		out, ok := rewrite(val, fd.Message())
 		return out, ok
 	}
+	return eachItem(val, func(item json.RawMessage) (json.RawMessage, bool) { return rewrite(item, fd.Message()) })
+}
+
+// eachItem applies f to every item of the JSON list val; it reports whether
+// f changed any (val that is not a list is left alone).
+func eachItem(val json.RawMessage, f func(json.RawMessage) (json.RawMessage, bool)) (json.RawMessage, bool) {
 	var items []json.RawMessage
 	if json.Unmarshal(val, &items) != nil {
 		return val, false
 	}
 	changed := false
 	for i, item := range items {
-		if out, ok := rewrite(item, fd.Message()); ok {
+		if out, ok := f(item); ok {
 			items[i] = out
 			changed = true
 		}

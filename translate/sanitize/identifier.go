@@ -30,7 +30,7 @@ func IsOpaqueToken(s string) bool {
 		if i < len(s) && !separator(s[i]) {
 			continue
 		}
-		if seg := s[start:i]; len(seg) >= opaqueMinLen && randomLooking(seg) {
+		if seg := s[start:i]; len(seg) >= opaqueMinLen && randomLooking(seg) || len(seg) > 20 && mixedCaseRun(seg) {
 			return true
 		}
 		start = i + 1
@@ -117,4 +117,20 @@ func hasLetterAndDigit(seg string) bool {
 		}
 	}
 	return l && d
+}
+
+// mixedCaseRun: a long segment of letters whose case changes far more often
+// than a camelCase name's ("ProvisionedThroughputExceededException" has 4
+// capitals; a random base64-like run without digits has dozens).
+func mixedCaseRun(seg string) bool {
+	upper, changes := 0, 0
+	for i := 0; i < len(seg); i++ {
+		if c := seg[i]; 'A' <= c && c <= 'Z' {
+			upper++
+			if i > 0 && 'a' <= seg[i-1] && seg[i-1] <= 'z' {
+				changes++
+			}
+		}
+	}
+	return upper > 5 || changes > 4
 }

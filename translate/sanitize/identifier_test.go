@@ -9,6 +9,7 @@ func TestIdentifier(t *testing.T) {
 		"KULsX_bO7rLHoaQXoCB9FPB_GIuMlpn30gmMFiui4ftQhH2FgerTbM8sapt6u2X-",
 		"05bf238712e2b1cb62235f916756f16d",
 		"HeTIiSYfr63slv", "xaYj5p0P/8xREmdwY", "OBxNna/#q9hFE8HiHo",
+		"KULsXbOrLHoaQXoCBFPBGIuMlpngmMFiuiftQhH", // letters only, case changing throughout
 	} {
 		if got := Identifier(s, 256); got != RedactedToken {
 			t.Errorf("Identifier(%q) = %q, want %q", s, got, RedactedToken)
