@@ -15,6 +15,9 @@ import (
 // every target encodes from it, so N sources and M targets need N+M pieces
 // of code, not N×M, and every target tells the same story.
 type model struct {
+	// clock says the answer depends on when it was asked (a wait counted
+	// from the clock), so it must not be cached.
+	clock bool
 	// kind is the Labby kind, verbatim; krow is its row, nil for an unknown kind.
 	kind string
 	krow *errsvcv1.KindRow

@@ -32,6 +32,7 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 		a.ReceivedAt = p.GetReceivedAt().AsTime()
 	}
 	r := provider.Classify(a)
+	m.clock = r.Clock
 	if r.Class == "" {
 		return &RequestError{Field: "provider_response", Description: "the answer carries no error (a success status without an error event); only errors translate"}
 	}

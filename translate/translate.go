@@ -64,11 +64,21 @@ var targets = []target{
 // range) returns a *RequestError naming the field; an unknown term never
 // does: it passes through with a note.
 func Translate(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, error) {
+	resp, _, err := TranslateCacheable(req)
+	return resp, err
+}
+
+// TranslateCacheable is Translate plus whether the answer is a function of
+// the request alone, so a cache may keep it for the same request bytes. It
+// is not when a wait was counted from the clock: a provider answer's
+// HTTP-date Retry-After or reset time with neither a Date header nor
+// received_at gives another wait a second later.
+func TranslateCacheable(req *errsvcv1.TranslateRequest) (resp *errsvcv1.TranslateResponse, cacheable bool, err error) {
 	m, err := decode(req)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	resp := &m.store.resp
+	resp = &m.store.resp
 	wanted := selectTargets(req, m)
 	for i, t := range targets {
 		if wanted&(1<<i) != 0 {
@@ -77,7 +87,7 @@ func Translate(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, err
 	}
 	noteTruncations(m, resp)
 	resp.Notes = m.notes
-	return resp, nil
+	return resp, !m.clock, nil
 }
 
 func isToolResult(req *errsvcv1.TranslateRequest) bool {

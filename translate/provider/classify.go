@@ -47,6 +47,10 @@ type Result struct {
 	// WaitClamped says the provider's wait was longer than
 	// MaxRetryAfterSecs, the most the wire carries, and was cut to it.
 	WaitClamped bool
+	// Clock says the wait was counted from the clock (an HTTP-date or a
+	// reset time with neither a Date header nor ReceivedAt): the same
+	// answer asked again later gets another wait, so it must not be cached.
+	Clock bool
 	// Stream says the error came from an SSE error event inside a 2xx
 	// stream.
 	Stream bool
@@ -98,8 +102,10 @@ func Classify(a Answer) Result {
 		res.Code = primaryCode(&obj)
 	}
 	if v.class == classTransient {
-		w := &waitInput{h: h, obj: &obj, text: text, ref: referenceTime(h, a.ReceivedAt, a.Now)}
+		ref, isClock := referenceTime(h, a.ReceivedAt, a.Now)
+		w := &waitInput{h: h, obj: &obj, text: text, ref: ref, refIsClock: isClock}
 		res.RetryAfterSecs, res.WaitSource, res.WaitClamped = waitFor(prof.waitList(), w)
+		res.Clock = w.clockRead
 	}
 	return res
 }

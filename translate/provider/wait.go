@@ -32,6 +32,16 @@ type waitInput struct {
 	// ref is the instant relative waits count from: the answer's Date
 	// header, else ReceivedAt, else Now.
 	ref time.Time
+	// refIsClock says ref is the clock (no Date header, no ReceivedAt);
+	// clockRead that a wait was computed from it, so the answer depends on
+	// when it was asked (Result.Clock).
+	refIsClock, clockRead bool
+}
+
+// reference is ref for a wait computed relative to it.
+func (w *waitInput) reference() time.Time {
+	w.clockRead = w.clockRead || w.refIsClock
+	return w.ref
 }
 
 // waitSource is one place a wait can come from. read returns seconds (not
@@ -113,19 +123,20 @@ func normaliseSecs(secs float64) (uint32, bool) {
 
 // referenceTime is the answer's Date header, else ReceivedAt, else Now,
 // else the wall clock.
-func referenceTime(h headers, receivedAt, now time.Time) time.Time {
+// The second result says the reference is the clock.
+func referenceTime(h headers, receivedAt, now time.Time) (time.Time, bool) {
 	if d := h.get("date"); d != "" {
 		if t, err := http.ParseTime(d); err == nil {
-			return t
+			return t, false
 		}
 	}
 	if !receivedAt.IsZero() {
-		return receivedAt
+		return receivedAt, false
 	}
 	if !now.IsZero() {
-		return now
+		return now, true
 	}
-	return time.Now()
+	return time.Now(), true
 }
 
 var decimalRe = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
@@ -171,7 +182,7 @@ func retryAfter(w *waitInput, decimals bool) (float64, string, bool) {
 		return f, "retry-after", true
 	}
 	if t, err := http.ParseTime(v); err == nil {
-		return untilTime(t, w.ref), "retry-after-date", true
+		return untilTime(t, w.reference()), "retry-after-date", true
 	}
 	return 0, "", false
 }
@@ -204,7 +215,11 @@ func pickReset(w *waitInput, pairs []resetHeader, parse func(string, time.Time) 
 		}
 	}
 	for _, p := range pairs {
-		secs, ok := parse(w.h.get(p.reset), w.ref)
+		v := w.h.get(p.reset)
+		if v == "" {
+			continue
+		}
+		secs, ok := parse(v, w.reference())
 		if !ok {
 			continue
 		}
@@ -251,7 +266,7 @@ func readAnthropicUnified(w *waitInput) (float64, string, bool) {
 	if !ok {
 		return 0, "", false
 	}
-	return untilUnix(f, w.ref), "anthropic-ratelimit-unified-reset", true
+	return untilUnix(f, w.reference()), "anthropic-ratelimit-unified-reset", true
 }
 
 var rateLimitResets = []resetHeader{
