@@ -3,7 +3,7 @@ package translate
 import (
 	"maps"
 	"math"
-	"slices"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -37,7 +37,9 @@ const maxNamedUnmodelled = 16
 func noteUnmodelled(m *model, req *errsvcv1.TranslateRequest) {
 	var paths []string
 	total := 0
-	collectUnmodelled(req.ProtoReflect(), "", &paths, &total)
+	if req != nil {
+		requestPlan.walk(reflect.ValueOf(req).Elem(), "", &paths, &total)
+	}
 	if total == 0 {
 		return
 	}
@@ -45,15 +47,12 @@ func noteUnmodelled(m *model, req *errsvcv1.TranslateRequest) {
 	if total > maxNamedUnmodelled {
 		list += ", … (" + strconv.Itoa(total) + " in all)"
 	}
-	m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_IGNORED, "fields this contract version does not model were ignored for the decision (and carried to the same contract's output): %s", sanitizeShort(list))
+	m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_IGNORED, "fields this contract version does not model were ignored for the decision (and carried to the same contract's output): %s", m.sanitizeShort(list))
 }
 
-func collectUnmodelled(msg protoreflect.Message, prefix string, paths *[]string, total *int) {
-	add := func(p string) {
-		*total++
-		*paths = append(*paths, p)
-	}
-	for raw := msg.GetUnknown(); len(raw) > 0; {
+// appendUnknown names each unknown field of the binary wire by number.
+func appendUnknown(raw []byte, prefix string, paths *[]string, total *int) {
+	for len(raw) > 0 {
 		num, typ, n := protowire.ConsumeTag(raw)
 		if n < 0 {
 			break
@@ -64,34 +63,9 @@ func collectUnmodelled(msg protoreflect.Message, prefix string, paths *[]string,
 			break
 		}
 		raw = raw[m:]
-		add(prefix + "#" + strconv.Itoa(int(num)))
+		*total++
+		*paths = append(*paths, prefix+"#"+strconv.Itoa(int(num)))
 	}
-	rangeInOrder(msg, func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		switch {
-		case fd.Message() == nil || fd.IsMap():
-		case fd.Name() == additionalFieldName:
-			s, _ := v.Message().Interface().(*structpb.Struct)
-			keys := make([]string, 0, len(s.GetFields()))
-			for k := range s.GetFields() {
-				if !lenientWait(msg.Descriptor(), k) {
-					keys = append(keys, k)
-				}
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				add(prefix + sanitize.Identifier(k, shortCap))
-			}
-		case fd.Message().ParentFile().Package() == "google.protobuf":
-		case fd.IsList():
-			l := v.List()
-			for i := 0; i < l.Len(); i++ {
-				collectUnmodelled(l.Get(i).Message(), prefix+string(fd.Name())+"["+strconv.Itoa(i)+"].", paths, total)
-			}
-		default:
-			collectUnmodelled(v.Message(), prefix+string(fd.Name())+".", paths, total)
-		}
-		return true
-	})
 }
 
 // lenientWait reports whether key of md's additional fields is one of md's
@@ -211,7 +185,7 @@ func sanitizeList(m *model, in []string, field string) []string {
 	n := min(len(in), maxListItems)
 	out := make([]string, n)
 	for i := range out {
-		out[i] = sanitizeShort(in[i])
+		out[i] = m.sanitizeShort(in[i])
 	}
 	if len(in) > n {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_TRUNCATED, "%s keeps its first %d of %d items", field, n, len(in))

@@ -38,7 +38,7 @@ func decodeAgent(m *model, a *errsvcv1.AgentError) error {
 			m.action, m.sameArgs, m.guidance = rr.GetAction(), rr.GetSameArguments(), rr.GetAdvice()
 		}
 	}
-	m.message = sanitizeCause(a.GetMessage())
+	m.message = m.sanitizeCause(a.GetMessage())
 	if m.message == "" {
 		m.message = agentMessage(m)
 	}

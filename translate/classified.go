@@ -65,7 +65,7 @@ func decodeClassified(m *model, c *errsvcv1.ClassifiedError) error {
 		completeFromKind(m)
 		m.note(errsvcv1.NoteCode_NOTE_CODE_DEFAULT_ASSUMED, "neither a code nor a known class: kind internal_error assumed")
 	}
-	m.message = sanitizeCause(c.GetMessage())
+	m.message = m.sanitizeCause(c.GetMessage())
 	if m.message != c.GetMessage() {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_SANITIZED, "classified_error.message was sanitised")
 	}
@@ -101,7 +101,7 @@ func applyRefusalRow(m *model, row *errsvcv1.ClassifiedCodeRow) {
 // additive member of the body, sanitised; a member of detail wins over the
 // same name from elsewhere.
 func producerDetail(m *model, c *errsvcv1.ClassifiedError) *structpb.Struct {
-	m.providerCode = sanitizeShort(c.GetProviderCode())
+	m.providerCode = m.sanitizeShort(c.GetProviderCode())
 	if c.Status != nil {
 		m.producerStatus = strconv.Itoa(int(c.GetStatus()))
 	}

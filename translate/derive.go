@@ -3,6 +3,7 @@ package translate
 import (
 	"math"
 	"slices"
+	"strings"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -272,6 +273,9 @@ func term(m *model, s, field string) string {
 	// A name has no context for the secret rules: a bare random token used
 	// as a term is redacted whole (sanitize.Identifier).
 	clean := sanitize.Identifier(s, shortCap)
+	if strings.HasSuffix(clean, sanitize.TruncationMarker) {
+		m.capped = true
+	}
 	if clean != s {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_SANITIZED, "%s was sanitised", field)
 	}

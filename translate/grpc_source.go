@@ -175,7 +175,7 @@ func decodeOwnStatus(m *model, name, msg string, d statusDetails) error {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_KIND, "kind %q is not in the matrix; it passes through and takes the unknown-kind catch-all", clip(m.kind))
 	}
 	completeFromKind(m)
-	m.message = sanitizeCause(msg)
+	m.message = m.sanitizeCause(msg)
 	m.providerCode = term(m, md["providerCode"], prefix+"providerCode")
 	m.producerStatus = term(m, md["producerStatus"], prefix+"producerStatus")
 	if delay := d.retry.GetRetryDelay(); delay != nil {

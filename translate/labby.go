@@ -43,7 +43,7 @@ func decodeLabby(m *model, e *errsvcv1.LabbyError) error {
 		m.callerRecovery = true
 		override(m, &m.action, r.GetAction(), "recovery.action", RecoveryActions)
 		override(m, &m.sameArgs, r.GetSameArguments(), "recovery.same_arguments", SameArgs)
-		m.guidance = sanitizeCause(r.GetGuidance())
+		m.guidance = m.sanitizeCause(r.GetGuidance())
 		if r.RetryAfterMs != nil {
 			setWaitMs(m, r.GetRetryAfterMs())
 		} else if v, ok := waitFromAdditional(m, r.GetAdditionalFields(), "retry_after_ms", "labby_error.recovery.retry_after_ms"); ok {
@@ -51,7 +51,7 @@ func decodeLabby(m *model, e *errsvcv1.LabbyError) error {
 		}
 		m.recoveryExtra = carryAdditional(m, "labby_error.recovery", r.GetAdditionalFields())
 	}
-	m.message = sanitizeCause(e.GetMessage())
+	m.message = m.sanitizeCause(e.GetMessage())
 	if m.message != e.GetMessage() {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_SANITIZED, "labby_error.message was sanitised")
 	}
@@ -127,17 +127,17 @@ func contextFields(m *model, e *errsvcv1.LabbyError) *errsvcv1.LabbyError {
 	return &errsvcv1.LabbyError{
 		RequiredScopes:   sanitizeList(m, e.GetRequiredScopes(), "labby_error.required_scopes"),
 		Valid:            sanitizeList(m, e.GetValid(), "labby_error.valid"),
-		Hint:             sanitizeCause(e.GetHint()),
+		Hint:             m.sanitizeCause(e.GetHint()),
 		AdditionalFields: carryAdditional(m, "labby_error", e.GetAdditionalFields()),
-		Service:          sanitizeShort(e.GetService()),
-		Action:           sanitizeShort(e.GetAction()),
-		Tool:             sanitizeShort(e.GetTool()),
-		Upstream:         sanitizeShort(e.GetUpstream()),
-		Command:          sanitizeCause(e.GetCommand()),
-		Prompt:           sanitizeCause(e.GetPrompt()),
-		Resource:         sanitizeCause(e.GetResource()),
-		Cause:            sanitizeCause(e.GetCause()),
-		OriginalKind:     sanitizeShort(e.GetOriginalKind()),
+		Service:          m.sanitizeShort(e.GetService()),
+		Action:           m.sanitizeShort(e.GetAction()),
+		Tool:             m.sanitizeShort(e.GetTool()),
+		Upstream:         m.sanitizeShort(e.GetUpstream()),
+		Command:          m.sanitizeCause(e.GetCommand()),
+		Prompt:           m.sanitizeCause(e.GetPrompt()),
+		Resource:         m.sanitizeCause(e.GetResource()),
+		Cause:            m.sanitizeCause(e.GetCause()),
+		OriginalKind:     m.sanitizeShort(e.GetOriginalKind()),
 		Safety:           carrySafety(m, "labby_error.safety", e.GetSafety()),
 		Evidence:         sanitizeEvidence(m, "labby_error.evidence", e.GetEvidence()),
 	}

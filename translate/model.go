@@ -18,6 +18,9 @@ type model struct {
 	// clock says the answer depends on when it was asked (a wait counted
 	// from the clock), so it must not be cached.
 	clock bool
+	// capped says a sanitiser call cut something (or kept a cut's marker),
+	// so noteTruncations walks the answer for the capped fields.
+	capped bool
 	// kind is the Labby kind, verbatim; krow is its row, nil for an unknown kind.
 	kind string
 	krow *errsvcv1.KindRow

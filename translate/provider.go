@@ -67,7 +67,7 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 	if err := decodeClassified(m, ce); err != nil {
 		return err
 	}
-	m.originalTerm = sanitizeShort(r.Code)
+	m.originalTerm = m.sanitizeShort(r.Code)
 	if m.originalTerm == "" {
 		m.originalTerm = r.Kind
 	}

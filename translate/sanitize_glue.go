@@ -1,6 +1,8 @@
 package translate
 
 import (
+	"strings"
+
 	"google.golang.org/protobuf/types/known/structpb"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
@@ -17,9 +19,19 @@ const shortCap = 256
 // the whole value at 8 KiB (the Code Mode tool error contract's structured content cap).
 var evidenceLimits = sanitize.Limits{StringCap: sanitize.EvidenceCap, MaxDepth: 8, MaxItems: 64, MaxBytes: 8 << 10}
 
-func sanitizeCause(s string) string        { return sanitize.Text(s, sanitize.CauseCap) }
-func sanitizeShort(s string) string        { return sanitize.Text(s, shortCap) }
-func sanitizeEvidenceText(s string) string { return sanitize.Text(s, sanitize.EvidenceCap) }
+// text is sanitize.Text that remembers a cut: the answer is then walked
+// for every capped field (noteTruncations), and only then.
+func (m *model) text(s string, cap int) string {
+	out := sanitize.Text(s, cap)
+	if len(out) >= len(sanitize.TruncationMarker) && strings.HasSuffix(out, sanitize.TruncationMarker) {
+		m.capped = true
+	}
+	return out
+}
+
+func (m *model) sanitizeCause(s string) string        { return m.text(s, sanitize.CauseCap) }
+func (m *model) sanitizeShort(s string) string        { return m.text(s, shortCap) }
+func (m *model) sanitizeEvidenceText(s string) string { return m.text(s, sanitize.EvidenceCap) }
 
 // sanitizeStruct sanitises a structured value the source carries at field;
 // a redaction inside it (a secret-named key or a secret in its text) is
@@ -44,6 +56,9 @@ func sanitizeValue(m *model, field string, v *structpb.Value) *structpb.Value {
 }
 
 func noteRedacted(m *model, field string, rep sanitize.Report) {
+	if rep.Truncated && m != nil {
+		m.capped = true
+	}
 	if rep.Redacted && m != nil {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_SANITIZED, "%s: a value that may be a secret was redacted", field)
 	}
@@ -67,13 +82,13 @@ func sanitizeEvidence(m *model, field string, e *errsvcv1.Evidence) *errsvcv1.Ev
 			break
 		}
 		out.Content = append(out.Content, &errsvcv1.EvidenceBlock{
-			Type:             sanitizeShort(b.GetType()),
-			Text:             sanitizeEvidenceText(b.GetText()),
-			MimeType:         sanitizeShort(b.GetMimeType()),
+			Type:             m.sanitizeShort(b.GetType()),
+			Text:             m.sanitizeEvidenceText(b.GetText()),
+			MimeType:         m.sanitizeShort(b.GetMimeType()),
 			EncodedBytes:     b.EncodedBytes,
 			DataOmitted:      b.DataOmitted,
 			ContentOmitted:   b.ContentOmitted,
-			Uri:              sanitizeShort(b.GetUri()),
+			Uri:              m.sanitizeShort(b.GetUri()),
 			AdditionalFields: carryAdditional(m, "labby_error.evidence.content", b.GetAdditionalFields()),
 		})
 	}

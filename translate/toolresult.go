@@ -67,17 +67,17 @@ func decodeToolResult(m *model, r *errsvcv1.McpToolResult) error {
 		}
 	}
 
-	m.message = sanitizeCause(stringField(parsed, "message"))
+	m.message = m.sanitizeCause(stringField(parsed, "message"))
 	if m.message == "" {
-		m.message = sanitizeCause(firstText(r))
+		m.message = m.sanitizeCause(firstText(r))
 	}
 	e := &errsvcv1.LabbyError{
-		Tool:     sanitizeShort(r.GetTool()),
+		Tool:     m.sanitizeShort(r.GetTool()),
 		Safety:   carrySafety(m, "mcp_tool_result.annotations", r.GetAnnotations()),
 		Evidence: toolEvidence(m, r, parsedValue),
 	}
 	if rawKind != "" && rawKind != m.kind {
-		e.OriginalKind = sanitizeShort(rawKind)
+		e.OriginalKind = m.sanitizeShort(rawKind)
 		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "kind %q inside a completed result canonicalised to tool_error; kept in original_kind", e.OriginalKind)
 	}
 	if rawKind == "" {
@@ -149,7 +149,7 @@ func toolEvidence(m *model, r *errsvcv1.McpToolResult, parsed *structpb.Value) *
 		blocks = blocks[:maxEvidenceBlocks]
 	}
 	for _, b := range blocks {
-		ev.Content = append(ev.Content, evidenceBlock(b))
+		ev.Content = append(ev.Content, evidenceBlock(m, b))
 	}
 	if sc := r.GetStructuredContent(); sc != nil {
 		ev.StructuredContent = sanitizeValue(m, "mcp_tool_result.structured_content", sc)
@@ -167,12 +167,12 @@ func toolEvidence(m *model, r *errsvcv1.McpToolResult, parsed *structpb.Value) *
 }
 
 // evidenceBlock turns one MCP content block into its safe descriptor.
-func evidenceBlock(b *structpb.Struct) *errsvcv1.EvidenceBlock {
+func evidenceBlock(m *model, b *structpb.Struct) *errsvcv1.EvidenceBlock {
 	f := b.GetFields()
-	mime := sanitizeShort(firstNonEmpty(f["mimeType"].GetStringValue(), f["mime_type"].GetStringValue()))
+	mime := m.sanitizeShort(firstNonEmpty(f["mimeType"].GetStringValue(), f["mime_type"].GetStringValue()))
 	switch typ := f["type"].GetStringValue(); typ {
 	case "text":
-		return &errsvcv1.EvidenceBlock{Type: typ, Text: sanitizeEvidenceText(f["text"].GetStringValue())}
+		return &errsvcv1.EvidenceBlock{Type: typ, Text: m.sanitizeEvidenceText(f["text"].GetStringValue())}
 	case "image", "audio":
 		size := uint32(len(f["data"].GetStringValue()))
 		return &errsvcv1.EvidenceBlock{Type: typ, MimeType: mime, EncodedBytes: &size, DataOmitted: proto.Bool(true)}
@@ -180,9 +180,9 @@ func evidenceBlock(b *structpb.Struct) *errsvcv1.EvidenceBlock {
 		res := f["resource"].GetStructValue().GetFields()
 		out := &errsvcv1.EvidenceBlock{
 			Type:     typ,
-			Uri:      sanitizeShort(res["uri"].GetStringValue()),
-			MimeType: sanitizeShort(firstNonEmpty(res["mimeType"].GetStringValue(), res["mime_type"].GetStringValue())),
-			Text:     sanitizeEvidenceText(res["text"].GetStringValue()),
+			Uri:      m.sanitizeShort(res["uri"].GetStringValue()),
+			MimeType: m.sanitizeShort(firstNonEmpty(res["mimeType"].GetStringValue(), res["mime_type"].GetStringValue())),
+			Text:     m.sanitizeEvidenceText(res["text"].GetStringValue()),
 		}
 		if blob := res["blob"].GetStringValue(); blob != "" {
 			size := uint32(len(blob))
@@ -190,7 +190,7 @@ func evidenceBlock(b *structpb.Struct) *errsvcv1.EvidenceBlock {
 		}
 		return out
 	case "resource_link":
-		return &errsvcv1.EvidenceBlock{Type: typ, Uri: sanitizeShort(f["uri"].GetStringValue()), MimeType: mime}
+		return &errsvcv1.EvidenceBlock{Type: typ, Uri: m.sanitizeShort(f["uri"].GetStringValue()), MimeType: mime}
 	default:
 		return &errsvcv1.EvidenceBlock{Type: "unknown", ContentOmitted: proto.Bool(true)}
 	}

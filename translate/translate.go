@@ -85,7 +85,9 @@ func TranslateCacheable(req *errsvcv1.TranslateRequest) (resp *errsvcv1.Translat
 			t.encode(m, resp)
 		}
 	}
-	noteTruncations(m, resp)
+	if m.capped {
+		noteTruncations(m, resp)
+	}
 	resp.Notes = m.notes
 	return resp, !m.clock, nil
 }
@@ -170,7 +172,7 @@ func applyContext(m *model, c *errsvcv1.TranslateContext) {
 	e := m.envelope
 	fill := func(dst *string, v string) {
 		if *dst == "" && v != "" {
-			*dst = sanitizeShort(v)
+			*dst = m.sanitizeShort(v)
 		}
 	}
 	fill(&e.Service, c.GetService())

@@ -1,0 +1,170 @@
+package translate
+
+import (
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/translate/sanitize"
+)
+
+// The field_ignored walk runs on every request, so it does not go through
+// protoreflect's per-field presence checks (which cost more than a whole
+// Labby translation): it follows a plan per message type, built once from
+// the descriptors and the generated Go structs, that lists only what can
+// hold something unmodelled: the unknown fields, additional_fields, and the
+// message-typed fields to descend into, in declaration order. Everything
+// in the plan comes from the descriptors, so a field added to the contract
+// is walked without an edit here; TestUnmodelledPlanMatchesReflection checks
+// the plan's walk against the protoreflect walk on every golden request.
+
+type unmodelledPlan struct {
+	md      protoreflect.MessageDescriptor
+	unknown int // Go field index of unknownFields, -1 if none
+	// steps in declaration order: additional_fields and the message-typed
+	// fields to descend into.
+	steps []planStep
+}
+
+type planStep struct {
+	name  string // the field's proto name, for the path
+	index int    // Go field index (of the oneof interface for a member)
+	list  bool   // repeated
+	plan  *unmodelledPlan
+	// additional marks additional_fields.
+	additional bool
+	// wrapper is set for a oneof member: the generated wrapper type the
+	// oneof interface holds when this member is set.
+	wrapper reflect.Type
+}
+
+var unmodelledPlans = map[reflect.Type]*unmodelledPlan{}
+
+var requestPlan = planFor(reflect.TypeFor[errsvcv1.TranslateRequest](), (&errsvcv1.TranslateRequest{}).ProtoReflect().Type())
+
+// planFor builds (once per type) the plan of the generated struct t of
+// message type mt.
+func planFor(t reflect.Type, mt protoreflect.MessageType) *unmodelledPlan {
+	if p, ok := unmodelledPlans[t]; ok {
+		return p
+	}
+	md := mt.Descriptor()
+	p := &unmodelledPlan{md: md, unknown: -1}
+	unmodelledPlans[t] = p
+	byName := map[string]int{}
+	oneofs := map[string]int{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		switch {
+		case f.Name == "unknownFields":
+			p.unknown = i
+		case f.Tag.Get("protobuf_oneof") != "":
+			oneofs[f.Tag.Get("protobuf_oneof")] = i
+		case f.Tag.Get("protobuf") != "":
+			byName[tagName(f.Tag.Get("protobuf"))] = i
+		}
+	}
+	fields := md.Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		switch {
+		case fd.Message() == nil || fd.IsMap():
+		case fd.Name() == additionalFieldName:
+			p.steps = append(p.steps, planStep{index: byName[string(fd.Name())], additional: true})
+		case fd.Message().ParentFile().Package() == "google.protobuf":
+		case fd.ContainingOneof() != nil && !fd.ContainingOneof().IsSynthetic():
+			wrapper := oneofWrapper(mt, fd)
+			child := wrapper.Elem().Field(0).Type.Elem()
+			p.steps = append(p.steps, planStep{name: string(fd.Name()), index: oneofs[string(fd.ContainingOneof().Name())], wrapper: wrapper, plan: planFor(child, messageTypeOf(child))})
+		default:
+			gi := byName[string(fd.Name())]
+			gt := t.Field(gi).Type
+			if fd.IsList() {
+				gt = gt.Elem()
+			}
+			p.steps = append(p.steps, planStep{name: string(fd.Name()), index: gi, list: fd.IsList(), plan: planFor(gt.Elem(), messageTypeOf(gt.Elem()))})
+		}
+	}
+	return p
+}
+
+// tagName is the name= entry of a protobuf struct tag.
+func tagName(tag string) string {
+	for part := range strings.SplitSeq(tag, ",") {
+		if n, ok := strings.CutPrefix(part, "name="); ok {
+			return n
+		}
+	}
+	return ""
+}
+
+func messageTypeOf(t reflect.Type) protoreflect.MessageType {
+	return reflect.New(t).Interface().(proto.Message).ProtoReflect().Type()
+}
+
+// oneofWrapper is the generated wrapper type that holds oneof member fd.
+func oneofWrapper(mt protoreflect.MessageType, fd protoreflect.FieldDescriptor) reflect.Type {
+	m := mt.New()
+	m.Set(fd, m.NewField(fd))
+	v := reflect.ValueOf(m.Interface()).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		if v.Type().Field(i).Tag.Get("protobuf_oneof") == string(fd.ContainingOneof().Name()) {
+			return v.Field(i).Elem().Type()
+		}
+	}
+	panic("no oneof field for " + string(fd.FullName()))
+}
+
+// walk appends the paths of what v (a generated struct of p's type) holds
+// unmodelled, in the order collectUnmodelled's protoreflect walk gives.
+func (p *unmodelledPlan) walk(v reflect.Value, prefix string, paths *[]string, total *int) {
+	if p.unknown >= 0 {
+		if raw := v.Field(p.unknown).Bytes(); len(raw) > 0 {
+			appendUnknown(raw, prefix, paths, total)
+		}
+	}
+	for _, st := range p.steps {
+		f := v.Field(st.index)
+		switch {
+		case st.additional:
+			s, _ := f.Interface().(*structpb.Struct)
+			if len(s.GetFields()) == 0 {
+				continue
+			}
+			keys := make([]string, 0, len(s.GetFields()))
+			for k := range s.GetFields() {
+				if !lenientWait(p.md, k) {
+					keys = append(keys, k)
+				}
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				*total++
+				*paths = append(*paths, prefix+sanitize.Identifier(k, shortCap))
+			}
+		case st.wrapper != nil:
+			if f.IsNil() || f.Elem().Type() != st.wrapper {
+				continue
+			}
+			if m := f.Elem().Elem().Field(0); !m.IsNil() {
+				st.plan.walk(m.Elem(), prefix+st.name+".", paths, total)
+			}
+		case st.list:
+			for i := 0; i < f.Len(); i++ {
+				if e := f.Index(i); !e.IsNil() {
+					st.plan.walk(e.Elem(), prefix+st.name+"["+strconv.Itoa(i)+"].", paths, total)
+				}
+			}
+		default:
+			if !f.IsNil() {
+				st.plan.walk(f.Elem(), prefix+st.name+".", paths, total)
+			}
+		}
+	}
+}
