@@ -38,7 +38,8 @@ func noteUnmodelled(m *model, req *errsvcv1.TranslateRequest) {
 	var paths []string
 	total := 0
 	if req != nil {
-		requestPlan.walk(reflect.ValueOf(req).Elem(), "", &paths, &total)
+		var path planPath
+		requestPlan.walk(reflect.ValueOf(req).Elem(), &path, &paths, &total)
 	}
 	if total == 0 {
 		return

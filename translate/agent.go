@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -52,14 +53,38 @@ func decodeAgent(m *model, a *errsvcv1.AgentError) error {
 	return nil
 }
 
+// agentFields are the paths of an agent payload's fields, built once for
+// each place a payload can be (no string is built per call).
+type agentFields struct{ code, retry, details, retryAfterMs string }
+
+func agentFieldsAt(field string) agentFields {
+	return agentFields{field + ".code", field + ".retry", field + ".details", field + ".details.retryAfterMs"}
+}
+
+var (
+	agentSourceFields   = agentFieldsAt("agent_error")
+	envelopeAgentFields = agentFieldsAt("labby_error.agent_error")
+)
+
+func agentFieldsOf(field string) agentFields {
+	switch field {
+	case "agent_error":
+		return agentSourceFields
+	case "labby_error.agent_error":
+		return envelopeAgentFields
+	}
+	return agentFieldsAt(field)
+}
+
 // decodeAgentProjection reads the agent code, retry and details of an agent
 // payload (the source itself, or the additive agent_error of an envelope):
 // code, retry and details are preserved losslessly, as the Agent Surface error model asks of
 // adapters, except that a per-reason rule beats a contradicting hint.
 func decodeAgentProjection(m *model, a *errsvcv1.AgentError, field string) error {
-	code := term(m, a.GetCode(), field+".code")
+	f := agentFieldsOf(field)
+	code := term(m, a.GetCode(), f.code)
 	if code == "" {
-		return &RequestError{Field: field + ".code", Description: "nothing is left of the code once control characters are removed"}
+		return &RequestError{Field: f.code, Description: "nothing is left of the code once control characters are removed"}
 	}
 	row := agentCodeRow(code)
 	if row == nil {
@@ -77,17 +102,17 @@ func decodeAgentProjection(m *model, a *errsvcv1.AgentError, field string) error
 		if _, isNum := v.GetKind().(*structpb.Value_NumberValue); isNum {
 			n := v.GetNumberValue()
 			if n < 0 || math.IsNaN(n) || math.IsInf(n, 0) || n > math.MaxUint32 {
-				return &RequestError{Field: field + ".details.retryAfterMs", Description: "must be a non-negative number of milliseconds below 2^32"}
+				return &RequestError{Field: f.retryAfterMs, Description: "must be a non-negative number of milliseconds below 2^32"}
 			}
 			setWaitMs(m, uint32(math.Ceil(n)))
-		} else if n, ok := lenientNumber(m, v, field+".details.retryAfterMs"); ok {
+		} else if n, ok := lenientNumber(m, v, f.retryAfterMs); ok {
 			setWaitMs(m, uint32(math.Ceil(n)))
 		}
 	}
-	details := sanitizeAgentDetails(m, field+".details", raw)
+	details := sanitizeAgentDetails(m, f.details, raw)
 
 	derived := agentRetryFor(row, reason, "", idempotent, transient)
-	given := term(m, a.GetRetry(), field+".retry")
+	given := term(m, a.GetRetry(), f.retry)
 	retry := given
 	switch rule, hasRule := row.GetRetryByReason()[reason]; {
 	case hasRule && given != rule:
@@ -207,7 +232,10 @@ func agentMessage(m *model) string {
 		msg = renderAgentMessage(m.agentCode, m.agentRetry)
 	}
 	if m.waitSecs != nil && m.agentRetry == "after-delay" {
-		msg += " Wait at least " + strconv.FormatUint(uint64(*m.waitSecs), 10) + " s."
+		b := make([]byte, 0, len(msg)+32)
+		b = append(append(b, msg...), " Wait at least "...)
+		b = append(strconv.AppendUint(b, uint64(*m.waitSecs), 10), " s."...)
+		msg = unsafe.String(unsafe.SliceData(b), len(b)) // b is not written again
 	}
 	return truncateRunes(msg, AgentMessageCap)
 }

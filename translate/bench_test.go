@@ -25,10 +25,18 @@ var benchSources = map[string]string{
 	"agent":      `{"agent_error":{"code":"TIMEOUT","message":"timed out","retry":"no","details":{"timeoutMs":30000,"idempotent":false}}}`,
 	"classified": `{"classified_error":{"code":"account_selection_refused","message":"no account","detail":{"routing_code":"account_hold","retry_after_secs":12}}}`,
 	"mcp":        `{"mcp_tool_result":{"tool":"github::create_issue","is_error":true,"content":[{"type":"text","text":"{\"kind\":\"upstream_error\",\"message\":\"backend 502\"}"}]}}`,
+	// A real-shaped OpenAI 429 (its documented body and headers).
+	"provider":    `{"provider_response":{"provider":"openai","status":429,"headers":{"content-type":"application/json","retry-after":"20","x-ratelimit-remaining-requests":"0","x-ratelimit-reset-requests":"20s","x-request-id":"req_123"},"body":"{\"error\":{\"message\":\"Rate limit reached for gpt-4o in organization org-abc on requests per min (RPM): Limit 500, Used 500, Requested 1.\",\"type\":\"requests\",\"param\":null,\"code\":\"rate_limit_exceeded\"}}"}}`,
+	"grpc_status": `{"grpc_status":{"code":8,"message":"quota exhausted"}}`,
+	"jsonrpc":     `{"jsonrpc_error":{"code":-32603,"message":"Internal error","data":{"kind":"upstream_error","message":"backend 502"}}}`,
+	"http_error":  `{"http_error":{"status":503,"headers":{"retry-after":"5"},"body":"{\"message\":\"service unavailable\"}"}}`,
 }
 
+// benchSourceNames lists every source, in the order benchmarks report them.
+var benchSourceNames = []string{"labby", "agent", "classified", "mcp", "provider", "grpc_status", "jsonrpc", "http_error"}
+
 func BenchmarkTranslate(b *testing.B) {
-	for _, name := range []string{"labby", "agent", "classified", "mcp"} {
+	for _, name := range benchSourceNames {
 		req := benchRequest(b, benchSources[name])
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()

@@ -166,6 +166,13 @@ func classFromRouting(m *model, routingCode string) {
 
 // classifiedWait reads the wait: retry_after_secs, else the detail's
 // retry_after_secs, else its legacy retry_after_s.
+// detailWaitKeys are the detail members a classified error's wait may be
+// in, with their paths.
+var detailWaitKeys = []struct{ name, field string }{
+	{"retry_after_secs", "classified_error.detail.retry_after_secs"},
+	{"retry_after_s", "classified_error.detail.retry_after_s"},
+}
+
 func classifiedWait(m *model, c *errsvcv1.ClassifiedError) error {
 	if c.RetryAfterSecs != nil {
 		return setWaitSecs(m, c.GetRetryAfterSecs(), "classified_error.retry_after_secs")
@@ -173,12 +180,12 @@ func classifiedWait(m *model, c *errsvcv1.ClassifiedError) error {
 	if v, ok := waitFromAdditional(m, c.GetAdditionalFields(), "retry_after_secs", "classified_error.retry_after_secs"); ok {
 		return setWaitSecs(m, v, "classified_error.retry_after_secs")
 	}
-	for _, key := range []string{"retry_after_secs", "retry_after_s"} {
-		field := "classified_error.detail." + key
-		if v, ok := numberField(c.GetDetail(), key); ok {
+	for _, key := range detailWaitKeys {
+		field := key.field
+		if v, ok := numberField(c.GetDetail(), key.name); ok {
 			return setWaitSecs(m, v, field)
 		}
-		if raw, ok := c.GetDetail().GetFields()[key]; ok {
+		if raw, ok := c.GetDetail().GetFields()[key.name]; ok {
 			if v, ok := lenientNumber(m, raw, field); ok {
 				return setWaitSecs(m, v, field)
 			}

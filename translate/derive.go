@@ -93,32 +93,69 @@ func agentRetryFor(row *errsvcv1.AgentCodeRow, reason, action string, idempotent
 // agentDetailsFor builds the agent-safe details of a derived agent error:
 // only the keys the matrix allows for the code, each from the model.
 func agentDetailsFor(m *model, row *errsvcv1.AgentCodeRow, reason string) *structpb.Struct {
-	fields := map[string]*structpb.Value{}
+	var fields map[string]*structpb.Value
+	set := func(k string, v *structpb.Value) {
+		if fields == nil {
+			fields = make(map[string]*structpb.Value, len(row.GetDetails()))
+		}
+		fields[k] = v
+	}
 	for _, key := range row.GetDetails() {
 		switch key {
 		case "reason":
 			if reason != "" {
-				fields[key] = structpb.NewStringValue(reason)
+				v, ok := reasonValues[reason]
+				if !ok {
+					v = structpb.NewStringValue(reason)
+				}
+				set(key, v)
 			}
 		case "retryAfterMs":
 			if m.waitMs != nil {
-				fields[key] = structpb.NewNumberValue(float64(*m.waitMs))
+				m.store.waitNumber.NumberValue = float64(*m.waitMs)
+				m.store.waitValue.Kind = &m.store.waitNumber
+				set(key, &m.store.waitValue)
 			}
 		case "transient":
 			if m.hasClass && m.class == classTransient {
-				fields[key] = structpb.NewBoolValue(true)
+				set(key, valueTrue)
 			}
 		case "idempotent":
-			fields[key] = structpb.NewBoolValue(m.idempotent)
+			set(key, boolValue(m.idempotent))
 		case "origin":
 			// A translated error was produced past the agent's own runtime.
-			fields[key] = structpb.NewStringValue("server")
+			set(key, valueServer)
 		}
 	}
 	if len(fields) == 0 {
 		return nil
 	}
-	return &structpb.Struct{Fields: fields}
+	m.store.agentDetails.Fields = fields
+	return &m.store.agentDetails
+}
+
+// Shared, never mutated Values of derived details (see Translate on
+// sharing): the terms come from the rows, so only a wait is per call.
+var (
+	valueTrue    = structpb.NewBoolValue(true)
+	valueFalse   = structpb.NewBoolValue(false)
+	valueServer  = structpb.NewStringValue("server")
+	reasonValues = func() map[string]*structpb.Value {
+		out := map[string]*structpb.Value{}
+		for _, t := range LabbyKinds.Terms {
+			if r := t.Row.(*errsvcv1.KindRow).GetAgentReason(); r != "" {
+				out[r] = structpb.NewStringValue(r)
+			}
+		}
+		return out
+	}()
+)
+
+func boolValue(b bool) *structpb.Value {
+	if b {
+		return valueTrue
+	}
+	return valueFalse
 }
 
 // classOverridesRow reports whether the source produced a class that the
@@ -211,10 +248,9 @@ func deriveAgent(m *model) {
 
 // setWaitMs records a wait given in milliseconds and its whole seconds.
 func setWaitMs(m *model, ms uint32) {
-	m.waitMs = &ms
 	secs := (uint64(ms) + 999) / 1000
 	s := uint32(secs)
-	m.waitSecs = &s
+	m.setWait(s, ms)
 	if uint64(ms)%1000 != 0 {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_WAIT_ROUNDED, "retry_after_ms %d rounded up to retry_after_secs %d", ms, s)
 	}
@@ -237,8 +273,7 @@ func setWaitSecs(m *model, secs float64, field string) error {
 		whole = maxWaitSecs
 	}
 	s := uint32(whole)
-	ms := s * 1000
-	m.waitSecs, m.waitMs = &s, &ms
+	m.setWait(s, s*1000)
 	return nil
 }
 

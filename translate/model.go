@@ -1,8 +1,6 @@
 package translate
 
 import (
-	"fmt"
-
 	"google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/types/known/anypb"
 
@@ -35,6 +33,8 @@ type model struct {
 
 	// waitMs is the wait in milliseconds, when the source gave one.
 	waitMs *uint32
+	// waitSecsV and waitMsV hold the values waitSecs and waitMs point to.
+	waitSecsV, waitMsV uint32
 
 	// class is absent when hasClass is false; recognized is false for a
 	// class outside the four, which passes through verbatim.
@@ -109,6 +109,19 @@ type storage struct {
 	info       anypb.Any
 	details    [2]*anypb.Any
 	notes      [4]*errsvcv1.Note
+	noteMsgs   [4]errsvcv1.Note
+	// agentDetails, waitValue and waitNumber: derived agent details with a wait.
+	agentDetails structpb.Struct
+	waitValue    structpb.Value
+	waitNumber   structpb.Value_NumberValue
+	noteUsed     int
+}
+
+// setWait sets the wait in both units; the values live in the model, as
+// the response does (no allocation per wait).
+func (m *model) setWait(secs, ms uint32) {
+	m.waitSecsV, m.waitMsV = secs, ms
+	m.waitSecs, m.waitMs = &m.waitSecsV, &m.waitMsV
 }
 
 // newModel allocates a model with its response storage.
@@ -123,7 +136,15 @@ func newModel() *model {
 func (m *model) note(code errsvcv1.NoteCode, format string, args ...any) {
 	msg := format
 	if len(args) > 0 {
-		msg = fmt.Sprintf(format, args...)
+		msg = formatNote(format, args)
 	}
-	m.notes = append(m.notes, &errsvcv1.Note{Code: Wire(code), Message: msg})
+	var n *errsvcv1.Note
+	if m.store.noteUsed < len(m.store.noteMsgs) {
+		n = &m.store.noteMsgs[m.store.noteUsed]
+		m.store.noteUsed++
+	} else {
+		n = &errsvcv1.Note{}
+	}
+	n.Code, n.Message = Wire(code), msg
+	m.notes = append(m.notes, n)
 }

@@ -18,16 +18,18 @@ const ErrorInfoDomain = "errsvc.dev"
 
 func encodeClassification(m *model, resp *errsvcv1.TranslateResponse) {
 	if m.hasClass {
-		m.store.recognized = m.recognized
-		c := &m.store.class
-		c.Class, c.RetryAfterSecs, c.Recognized = m.class, m.waitSecs, &m.store.recognized
-		resp.Classification = c
+		resp.Classification = classification(m)
 	}
 }
 
+// classification is the model's class message. The response's
+// classification target and the Labby envelope's classification carry the
+// same message (one per response: see Translate on sharing).
 func classification(m *model) *errsvcv1.Classification {
-	recognized := m.recognized
-	return &errsvcv1.Classification{Class: m.class, RetryAfterSecs: m.waitSecs, Recognized: &recognized}
+	m.store.recognized = m.recognized
+	c := &m.store.class
+	c.Class, c.RetryAfterSecs, c.Recognized = m.class, m.waitSecs, &m.store.recognized
+	return c
 }
 
 func encodeHTTPStatus(m *model, resp *errsvcv1.TranslateResponse) {

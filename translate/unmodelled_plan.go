@@ -121,12 +121,60 @@ func oneofWrapper(mt protoreflect.MessageType, fd protoreflect.FieldDescriptor) 
 	panic("no oneof field for " + string(fd.FullName()))
 }
 
+// planPath is the path to the message being walked, kept as segments so
+// that no string is built unless something is named.
+type planPath struct {
+	inline [12]pathSeg
+	n      int
+	deeper []pathSeg // past len(inline) (a pointer to inline would move the path to the heap)
+}
+
+type pathSeg struct {
+	name  string
+	index int // -1 for a singular field
+}
+
+func (p *planPath) push(name string, index int) bool {
+	if p.n < len(p.inline) {
+		p.inline[p.n] = pathSeg{name, index}
+	} else {
+		p.deeper = append(p.deeper[:p.n-len(p.inline)], pathSeg{name, index})
+	}
+	p.n++
+	return true
+}
+
+func (p *planPath) pop() { p.n-- }
+
+func (p *planPath) seg(i int) pathSeg {
+	if i < len(p.inline) {
+		return p.inline[i]
+	}
+	return p.deeper[i-len(p.inline)]
+}
+
+// prefix renders the path as "a.b[2].", the form the notes use.
+func (p *planPath) prefix() string {
+	var b strings.Builder
+	for i := range p.n {
+		s := p.seg(i)
+		b.WriteString(s.name)
+		if s.index >= 0 {
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(s.index))
+			b.WriteByte(']')
+		}
+		b.WriteByte('.')
+	}
+	return b.String()
+}
+
 // walk appends the paths of what v (a generated struct of p's type) holds
 // unmodelled, in the order collectUnmodelled's protoreflect walk gives.
-func (p *unmodelledPlan) walk(v reflect.Value, prefix string, paths *[]string, total *int) {
+func (p *unmodelledPlan) walk(v reflect.Value, path *planPath, paths *[]string, total *int) {
 	if p.unknown >= 0 {
 		if raw := v.Field(p.unknown).Bytes(); len(raw) > 0 {
-			appendUnknown(raw, prefix, paths, total)
+			appendUnknown(raw, path.prefix(), paths, total)
 		}
 	}
 	for _, st := range p.steps {
@@ -144,6 +192,7 @@ func (p *unmodelledPlan) walk(v reflect.Value, prefix string, paths *[]string, t
 				}
 			}
 			slices.Sort(keys)
+			prefix := path.prefix()
 			for _, k := range keys {
 				*total++
 				*paths = append(*paths, prefix+sanitize.Identifier(k, shortCap))
@@ -152,18 +201,21 @@ func (p *unmodelledPlan) walk(v reflect.Value, prefix string, paths *[]string, t
 			if f.IsNil() || f.Elem().Type() != st.wrapper {
 				continue
 			}
-			if m := f.Elem().Elem().Field(0); !m.IsNil() {
-				st.plan.walk(m.Elem(), prefix+st.name+".", paths, total)
+			if m := f.Elem().Elem().Field(0); !m.IsNil() && path.push(st.name, -1) {
+				st.plan.walk(m.Elem(), path, paths, total)
+				path.pop()
 			}
 		case st.list:
 			for i := 0; i < f.Len(); i++ {
-				if e := f.Index(i); !e.IsNil() {
-					st.plan.walk(e.Elem(), prefix+st.name+"["+strconv.Itoa(i)+"].", paths, total)
+				if e := f.Index(i); !e.IsNil() && path.push(st.name, i) {
+					st.plan.walk(e.Elem(), path, paths, total)
+					path.pop()
 				}
 			}
 		default:
-			if !f.IsNil() {
-				st.plan.walk(f.Elem(), prefix+st.name+".", paths, total)
+			if !f.IsNil() && path.push(st.name, -1) {
+				st.plan.walk(f.Elem(), path, paths, total)
+				path.pop()
 			}
 		}
 	}

@@ -75,7 +75,8 @@ func TestUnmodelledPlanMatchesReflection(t *testing.T) {
 			var want, got []string
 			wantN, gotN := 0, 0
 			collectUnmodelled(r.ProtoReflect(), "", &want, &wantN)
-			requestPlan.walk(reflect.ValueOf(r).Elem(), "", &got, &gotN)
+			var path planPath
+			requestPlan.walk(reflect.ValueOf(r).Elem(), &path, &got, &gotN)
 			if !slices.Equal(got, want) || gotN != wantN {
 				t.Fatalf("%s (probed %v): plan walk\n %q\nreflective walk\n %q", name, probe, got, want)
 			}

@@ -1,0 +1,71 @@
+package translate
+
+import (
+	"strconv"
+	"sync/atomic"
+	"unsafe"
+)
+
+// formatNote is fmt.Sprintf for the verbs notes use (%s, %q, %d, %g and
+// %%) and the types they pass (strings, integers, floats, bools). It exists
+// because fmt makes every argument escape, so each note cost one allocation
+// per argument besides its text; here the arguments stay on the caller's
+// stack. An argument of another type is written as fmt's %v would not be
+// ("?") and counted in noteFallbacks, which the tests require to stay 0
+// over every golden vector.
+func formatNote(format string, args []any) string {
+	buf := make([]byte, 0, len(format)+32*len(args))
+	next := 0
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		if c != '%' || i+1 == len(format) {
+			buf = append(buf, c)
+			continue
+		}
+		i++
+		verb := format[i]
+		if verb == '%' {
+			buf = append(buf, '%')
+			continue
+		}
+		if next == len(args) {
+			buf = append(buf, "%!"...)
+			buf = append(buf, verb)
+			buf = append(buf, "(MISSING)"...)
+			continue
+		}
+		buf = appendNoteArg(buf, verb, args[next])
+		next++
+	}
+	// buf is never written again: its bytes become the text (one
+	// allocation for the note's text, not two).
+	return unsafe.String(unsafe.SliceData(buf), len(buf))
+}
+
+var noteFallbacks atomic.Int64
+
+func appendNoteArg(buf []byte, verb byte, arg any) []byte {
+	switch v := arg.(type) {
+	case string:
+		if verb == 'q' {
+			return strconv.AppendQuote(buf, v)
+		}
+		return append(buf, v...)
+	case int:
+		return strconv.AppendInt(buf, int64(v), 10)
+	case int32:
+		return strconv.AppendInt(buf, int64(v), 10)
+	case int64:
+		return strconv.AppendInt(buf, v, 10)
+	case uint32:
+		return strconv.AppendUint(buf, uint64(v), 10)
+	case uint64:
+		return strconv.AppendUint(buf, v, 10)
+	case float64:
+		return strconv.AppendFloat(buf, v, 'g', -1, 64)
+	case bool:
+		return strconv.AppendBool(buf, v)
+	}
+	noteFallbacks.Add(1)
+	return append(buf, '?')
+}
