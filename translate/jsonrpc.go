@@ -6,6 +6,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/errsvc/errsvc/codec/openjson"
@@ -105,6 +106,9 @@ func labbyData(m *model, data *structpb.Value) *errsvcv1.LabbyError {
 	if f["message"] == nil && f["origin"] == nil && f["recovery"] == nil && f["contract_version"] == nil {
 		return nil
 	}
+	if env, ok := labbyFromStrings(s); ok {
+		return env
+	}
 	b, err := protojson.Marshal(s)
 	if err != nil {
 		return nil
@@ -115,6 +119,34 @@ func labbyData(m *model, data *structpb.Value) *errsvcv1.LabbyError {
 		return nil
 	}
 	return env
+}
+
+// labbyFromStrings is the common envelope in data (kind, message and other
+// string members only) read without a JSON round trip: each member set on
+// the string field protojson would set it on (proto or JSON name). Any other
+// shape returns false and takes the round trip, so the result is always
+// what openjson.Unmarshal gives.
+func labbyFromStrings(s *structpb.Struct) (*errsvcv1.LabbyError, bool) {
+	env := &errsvcv1.LabbyError{}
+	msg := env.ProtoReflect()
+	fields := msg.Descriptor().Fields()
+	var seen []protoreflect.FieldNumber // a field named twice (proto and JSON name) is protojson's refusal
+	for k, v := range s.GetFields() {
+		sv, ok := v.GetKind().(*structpb.Value_StringValue)
+		if !ok {
+			return nil, false
+		}
+		fd := fields.ByJSONName(k)
+		if fd == nil {
+			fd = fields.ByTextName(k)
+		}
+		if fd == nil || fd.Kind() != protoreflect.StringKind || fd.Cardinality() == protoreflect.Repeated || slices.Contains(seen, fd.Number()) {
+			return nil, false
+		}
+		seen = append(seen, fd.Number())
+		msg.Set(fd, protoreflect.ValueOfString(sv.StringValue))
+	}
+	return env, true
 }
 
 // encodeJSONRPCError writes the MCP protocol error a Labby-style server
