@@ -58,6 +58,7 @@ breaking:
 
 vet:
 	go vet ./...
+	cd bench && go vet ./...
 
 # The first run builds promtool and a kubernetes-validate venv into the user
 # cache for deploy/'s tests (several minutes on a small machine), hence the

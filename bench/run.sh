@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/run.sh: reproduces docs/BENCHMARKS.md in one run (about 10 minutes).
+# bench/run.sh: reproduces docs/BENCHMARKS.md in one run (about 20 minutes).
 #
 # Builds bench/cmd/benchserver (the errsvc stack plus an empty gRPC RPC, an
 # empty REST route and two canned-answer diagnostics on the same server) and bench/cmd/loadgen, runs the core
@@ -50,10 +50,10 @@ echo "== build"
 (cd bench && run go build -o "$OUT/benchserver" ./cmd/benchserver && run go build -o "$OUT/loadgen" ./cmd/loadgen)
 
 # At errsvc's own GC target (server.DefaultGCPercent, which cmd/errsvc sets),
-# then the Labby figure again at Go's default, for comparison.
+# then every source again at Go's default, for comparison.
 echo "== core benchmarks (count $COUNT)"
-run env GOGC=400 go test ./translate/ ./translate/sanitize/ ./codec/ -run '^$' -bench . -benchmem -count "$COUNT" | tee "$OUT/core.txt"
-run env GOGC=100 go test ./translate/ -run '^$' -bench '^BenchmarkTranslate$/^labby$' -benchmem -count "$COUNT" | tee "$OUT/core-gogc100.txt"
+run env GOGC=400 go test ./translate/... ./codec/... -run '^$' -bench . -benchmem -count "$COUNT" | tee "$OUT/core.txt"
+run env GOGC=100 go test ./translate/ -run '^$' -bench '^BenchmarkTranslate$' -benchmem -count "$COUNT" | tee "$OUT/core-gogc100.txt"
 if (cd bench && go build -o "$OUT/benchstat" golang.org/x/perf/cmd/benchstat) 2>/dev/null ||
 	GOFLAGS=-mod=mod go install golang.org/x/perf/cmd/benchstat@latest 2>/dev/null; then
 	BENCHSTAT=$OUT/benchstat

@@ -159,9 +159,21 @@ func runCmd(args []string) error {
 		return errors.New("durations out of bounds (scenario ≤ 2m, warm-up ≤ 1m, RSS ≤ 15m)")
 	}
 
-	reqs, err := floors.Requests()
+	// The cold path: every request distinct (the answer cache never hits);
+	// the storm path: the repeated-error mix. See package floors.
+	reqs, err := floors.ColdRequests()
 	if err != nil {
 		return err
+	}
+	stormReqs, err := floors.StormRequests()
+	if err != nil {
+		return err
+	}
+	// One sequence shared by all workers, so no two calls send the same
+	// cold request at once.
+	var seq atomic.Uint64
+	next := func(pool []*errsvcv1.TranslateRequest) *errsvcv1.TranslateRequest {
+		return pool[seq.Add(1)%uint64(len(pool))]
 	}
 	conns := make([]*grpc.ClientConn, cfg.conns)
 	for i := range conns {
@@ -174,7 +186,11 @@ func runCmd(args []string) error {
 		defer c.Close()
 		conns[i] = c
 	}
-	lua, err := writeLua(cfg.workdir)
+	lua, err := writeLua(cfg.workdir, coldPath)
+	if err != nil {
+		return err
+	}
+	stormLua, err := writeLua(cfg.workdir, stormPath)
 	if err != nil {
 		return err
 	}
@@ -203,39 +219,40 @@ func runCmd(args []string) error {
 	}
 	maxConc := cfg.conc[len(cfg.conc)-1]
 
-	translateOp := func(worker int, n uint64) (func(ctx context.Context) (int, error), error) {
-		client := errsvcv1.NewTranslationServiceClient(conns[worker%len(conns)])
-		return func(ctx context.Context) (int, error) {
-			n++
-			resp, err := client.Translate(ctx, reqs[n%uint64(len(reqs))])
-			if err == nil && (resp.GetError() != nil || resp.GetLabbyError() == nil) {
-				err = fmt.Errorf("unexpected response: %v", resp)
-			}
-			return 1, err
-		}, nil
+	translateOn := func(pool []*errsvcv1.TranslateRequest) opFactory {
+		return func(worker int, _ uint64) (func(ctx context.Context) (int, error), error) {
+			client := errsvcv1.NewTranslationServiceClient(conns[worker%len(conns)])
+			return func(ctx context.Context) (int, error) {
+				resp, err := client.Translate(ctx, next(pool))
+				if err == nil && (resp.GetError() != nil || resp.GetLabbyError() == nil) {
+					err = fmt.Errorf("unexpected response: %v", resp)
+				}
+				return 1, err
+			}, nil
+		}
 	}
+	translateOp := translateOn(reqs)
+	stormOp := translateOn(stormReqs)
 	reqsMin := make([]*errsvcv1.TranslateRequest, len(reqs))
 	for i, r := range reqs {
 		reqsMin[i] = proto.CloneOf(r)
 		reqsMin[i].Targets = []string{"classification", "http_status"}
 	}
-	translateMinOp := func(worker int, n uint64) (func(ctx context.Context) (int, error), error) {
+	translateMinOp := func(worker int, _ uint64) (func(ctx context.Context) (int, error), error) {
 		client := errsvcv1.NewTranslationServiceClient(conns[worker%len(conns)])
 		return func(ctx context.Context) (int, error) {
-			n++
-			resp, err := client.Translate(ctx, reqsMin[n%uint64(len(reqsMin))])
+			resp, err := client.Translate(ctx, next(reqsMin))
 			if err == nil && (resp.GetError() != nil || resp.GetHttpStatus() == 0) {
 				err = fmt.Errorf("unexpected response: %v", resp)
 			}
 			return 1, err
 		}, nil
 	}
-	cannedOp := func(worker int, n uint64) (func(ctx context.Context) (int, error), error) {
+	cannedOp := func(worker int, _ uint64) (func(ctx context.Context) (int, error), error) {
 		conn := conns[worker%len(conns)]
 		return func(ctx context.Context) (int, error) {
-			n++
 			resp := &errsvcv1.TranslateResponse{}
-			err := conn.Invoke(ctx, floors.CannedMethod, reqs[n%uint64(len(reqs))], resp)
+			err := conn.Invoke(ctx, floors.CannedMethod, next(reqs), resp)
 			if err == nil && resp.GetLabbyError() == nil {
 				err = fmt.Errorf("unexpected response: %v", resp)
 			}
@@ -296,21 +313,31 @@ func runCmd(args []string) error {
 			}
 			return takeProfile(letter)
 		}
-		mark()
-		if err := add(runUnary(cfg, "a", "gRPC Translate", c, translateOp, profile("a"))); err != nil {
-			return err
+		steps := []struct {
+			run func() (Result, error)
+		}{
+			{func() (Result, error) { return runUnary(cfg, "a", "gRPC Translate, cold", c, translateOp, profile("a")) }},
+			{func() (Result, error) { return runUnary(cfg, "b", "gRPC EmptyCall (floor)", c, emptyOp, profile("b")) }},
+			{func() (Result, error) { return runUnary(cfg, "b*", "gRPC canned answer (floor)", c, cannedOp, profile("bcanned")) }},
+			{func() (Result, error) { return runUnary(cfg, "f", "gRPC Translate, storm", c, stormOp, nil) }},
+			{func() (Result, error) {
+				return runWrk(cfg, lua, "c", "REST POST /v1/translate, cold", "/v1/translate", c, cfg.warmup, cfg.duration, profile("c"))
+			}},
+			{func() (Result, error) {
+				return runWrk(cfg, lua, "d", "REST POST /v1/bench/empty (floor)", "/v1/bench/empty", c, cfg.warmup, cfg.duration, profile("d"))
+			}},
+			{func() (Result, error) {
+				return runWrk(cfg, lua, "d*", "REST canned answer (floor)", floors.CannedPath, c, cfg.warmup, cfg.duration, nil)
+			}},
+			{func() (Result, error) {
+				return runWrk(cfg, stormLua, "g", "REST POST /v1/translate, storm", "/v1/translate", c, cfg.warmup, cfg.duration, nil)
+			}},
 		}
-		mark()
-		if err := add(runUnary(cfg, "b", "gRPC EmptyCall (floor)", c, emptyOp, profile("b"))); err != nil {
-			return err
-		}
-		mark()
-		if err := add(runWrk(cfg, lua, "c", "REST POST /v1/translate", "/v1/translate", c, cfg.warmup, cfg.duration, profile("c"))); err != nil {
-			return err
-		}
-		mark()
-		if err := add(runWrk(cfg, lua, "d", "REST POST /v1/bench/empty (floor)", "/v1/bench/empty", c, cfg.warmup, cfg.duration, profile("d"))); err != nil {
-			return err
+		for _, st := range steps {
+			mark()
+			if err := add(st.run()); err != nil {
+				return err
+			}
 		}
 	}
 	// Diagnostic, not a goal: Translate asking only for the class and the
@@ -319,24 +346,13 @@ func runCmd(args []string) error {
 	if err := add(runUnary(cfg, "a*", "gRPC Translate, 2 targets (diag.)", maxConc, translateMinOp, nil)); err != nil {
 		return err
 	}
-	// Diagnostics, not goals: errsvc's own answers without translating (see
-	// package floors), to split the gap into carrying the answer and
-	// computing it.
-	mark()
-	if err := add(runUnary(cfg, "b*", "gRPC canned answer (diag.)", maxConc, cannedOp, takeProfile("bcanned"))); err != nil {
-		return err
-	}
-	mark()
-	if err := add(runWrk(cfg, lua, "d*", "REST canned answer (diag.)", floors.CannedPath, maxConc, cfg.warmup, cfg.duration, nil)); err != nil {
-		return err
-	}
 	for i, s := range cfg.streamConc {
 		var during func()
 		if i == 0 {
 			during = takeProfile("e")
 		}
 		mark()
-		if err := add(runStream(cfg, conns, reqs, s, during)); err != nil {
+		if err := add(runStream(cfg, conns, func() *errsvcv1.TranslateRequest { return next(reqs) }, s, during)); err != nil {
 			return err
 		}
 	}
@@ -452,7 +468,7 @@ func runUnary(cfg config, id, name string, c int, factory opFactory, during func
 // flight (a sender waits for a slot, the receiver frees one per response)
 // and responses are counted while the measured window is open. Latency is
 // send to response, so it includes the time queued behind the window.
-func runStream(cfg config, conns []*grpc.ClientConn, reqs []*errsvcv1.TranslateRequest, s int, during func()) (Result, error) {
+func runStream(cfg config, conns []*grpc.ClientConn, next func() *errsvcv1.TranslateRequest, s int, during func()) (Result, error) {
 	r := Result{ID: "e", Name: "gRPC TranslateStream", Tool: "grpc-go harness", Concurrency: s,
 		Conns: min(s, len(conns)), Window: cfg.window, ItemsPer: 1}
 	start := time.Now()
@@ -474,7 +490,7 @@ func runStream(cfg config, conns []*grpc.ClientConn, reqs []*errsvcv1.TranslateR
 		hists[i] = h
 		slots := make(chan time.Time, cfg.window)
 		wg.Go(func() { // sender
-			for n := i; ; n++ {
+			for {
 				t0 := time.Now()
 				if !t0.Before(measureTo) {
 					_ = stream.CloseSend()
@@ -485,7 +501,7 @@ func runStream(cfg config, conns []*grpc.ClientConn, reqs []*errsvcv1.TranslateR
 				case <-ctx.Done():
 					return
 				}
-				if err := stream.Send(reqs[n%len(reqs)]); err != nil {
+				if err := stream.Send(next()); err != nil {
 					errs.Add(1)
 					firstErr.CompareAndSwap(nil, err.Error())
 					return

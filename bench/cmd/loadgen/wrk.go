@@ -15,19 +15,44 @@ import (
 	"time"
 )
 
-// writeLua writes the wrk script: POST with a JSON body rotating through
-// sources, and a done() hook printing wrk's own HDR percentiles in µs.
-func writeLua(dir string) (string, error) {
+// luaPath selects the bodies of a wrk script (see package floors).
+type luaPath int
+
+const (
+	coldPath  luaPath = iota // every request distinct
+	stormPath                // nine in ten repeat one of four hot bodies
+)
+
+// writeLua writes a wrk script: POST with JSON bodies of the cold or the
+// storm path (the same bodies as floors.ColdBody and floors.StormBody), and
+// a done() hook printing wrk's own HDR percentiles in µs. Each wrk thread
+// numbers its requests from its own offset, so threads never repeat each
+// other's cold bodies.
+func writeLua(dir string, path luaPath) (string, error) {
 	var b strings.Builder
-	b.WriteString("wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\nlocal bodies = {\n")
+	b.WriteString("wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\nlocal hot = {\n")
 	for _, s := range floors.Sources {
 		fmt.Fprintf(&b, "  %s,\n", luaString(s))
 	}
-	b.WriteString(`}
-local counter = 0
+	b.WriteString("}\nlocal cold = {\n")
+	for i := range floors.Sources {
+		fmt.Fprintf(&b, "  %s,\n", luaString(floors.ColdTemplate(i)))
+	}
+	fmt.Fprintf(&b, "}\nlocal storm = %v\nlocal hotShare = %d\n", path == stormPath, floors.StormHotShare)
+	b.WriteString(`local counter = 0
+local threads = 0
+setup = function(thread)
+  thread:set("offset", threads * 100000000)
+  threads = threads + 1
+end
 request = function()
   counter = counter + 1
-  return wrk.format(nil, nil, nil, bodies[(counter % #bodies) + 1])
+  local n = (offset or 0) + counter
+  local i = (n % #hot) + 1
+  if storm and (n % 10) < hotShare then
+    return wrk.format(nil, nil, nil, hot[i])
+  end
+  return wrk.format(nil, nil, nil, string.format(cold[i], n))
 end
 done = function(summary, latency, requests)
   local e = summary.errors
@@ -36,7 +61,8 @@ done = function(summary, latency, requests)
     latency:percentile(50), latency:percentile(99)))
 end
 `)
-	p := filepath.Join(dir, "bodies.lua")
+	name := map[luaPath]string{coldPath: "cold.lua", stormPath: "storm.lua"}[path]
+	p := filepath.Join(dir, name)
 	return p, os.WriteFile(p, []byte(b.String()), 0o644)
 }
 

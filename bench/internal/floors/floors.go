@@ -48,6 +48,76 @@ func Requests() ([]*errsvcv1.TranslateRequest, error) {
 	return out, nil
 }
 
+// The cold path and the storm path (issue "Performance"). errsvc keeps a
+// bounded cache of encoded answers, and Translate is a pure function of the
+// request bytes, so rotating four bodies would measure the cache. The cold
+// path makes every request distinct: Sources[i%4] with its own
+// context.service ("svc-<i>"; the envelope carries it, so the answers
+// differ too), over a pool far larger than the cache. The storm path is a
+// rate-limit storm: nine requests in ten are one of the four Sources as
+// they are (identical bytes, as a fleet's repeated 429s are), the tenth is
+// distinct.
+
+// ColdPool is the number of distinct cold requests the gRPC load cycles
+// through: 16× errsvc's default cache entries, so an LRU never hits.
+const ColdPool = 1 << 16
+
+// StormHotShare is the share of storm requests that repeat a hot body, in tenths.
+const StormHotShare = 9
+
+// ColdTemplate is Sources[i] with a "%d" where the distinct number goes.
+func ColdTemplate(i int) string {
+	return `{"context":{"service":"svc-%d"},` + Sources[i][1:]
+}
+
+// ColdBody is cold request n.
+func ColdBody(n int) string {
+	return fmt.Sprintf(ColdTemplate(n%len(Sources)), n)
+}
+
+// StormBody is storm request n.
+func StormBody(n int) string {
+	if n%10 < StormHotShare {
+		return Sources[n%len(Sources)]
+	}
+	return ColdBody(n)
+}
+
+// ColdRequests decodes the cold pool.
+func ColdRequests() ([]*errsvcv1.TranslateRequest, error) { return decodeBodies(ColdPool, ColdBody) }
+
+// StormRequests decodes one cycle of the storm mix (the hot requests are
+// the same four messages, so they encode to the same bytes).
+func StormRequests() ([]*errsvcv1.TranslateRequest, error) {
+	hot, err := Requests()
+	if err != nil {
+		return nil, err
+	}
+	out, err := decodeBodies(ColdPool, func(n int) string {
+		if n%10 < StormHotShare {
+			return "{}"
+		}
+		return ColdBody(n)
+	})
+	for n := range out {
+		if n%10 < StormHotShare {
+			out[n] = hot[n%len(hot)]
+		}
+	}
+	return out, err
+}
+
+func decodeBodies(n int, body func(int) string) ([]*errsvcv1.TranslateRequest, error) {
+	out := make([]*errsvcv1.TranslateRequest, n)
+	for i := range out {
+		out[i] = &errsvcv1.TranslateRequest{}
+		if err := protojson.Unmarshal([]byte(body(i)), out[i]); err != nil {
+			return nil, fmt.Errorf("request %d: %w", i, err)
+		}
+	}
+	return out, nil
+}
+
 // CannedMethod is the full gRPC method name of the canned floor.
 const CannedMethod = "/errsvc.bench.v1.Canned/Translate"
 
