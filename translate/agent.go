@@ -227,6 +227,27 @@ func sanitizeAgentDetails(m *model, field string, s *structpb.Struct) *structpb.
 // EXECUTION_FAILED), at most AgentMessageCap characters. The template and
 // advice pairs are rendered once; only a wait adds to them per call.
 func agentMessage(m *model) string {
+	key := agentMessageMemo{m.agentCode, m.agentRetry, m.waitSecs != nil, 0}
+	if m.waitSecs != nil {
+		key.wait = *m.waitSecs
+	}
+	if m.agentMsgSet && m.agentMsgKey == key {
+		return m.agentMsg
+	}
+	msg := renderAgentMessageFor(m)
+	m.agentMsg, m.agentMsgKey, m.agentMsgSet = msg, key, true
+	return msg
+}
+
+// agentMessageMemo is what the agent message depends on: it is asked for
+// by several targets, and built once per translation.
+type agentMessageMemo struct {
+	code, retry string
+	hasWait     bool
+	wait        uint32
+}
+
+func renderAgentMessageFor(m *model) string {
 	msg, ok := agentMessages[agentMessageKey{m.agentCode, m.agentRetry}]
 	if !ok {
 		msg = renderAgentMessage(m.agentCode, m.agentRetry)

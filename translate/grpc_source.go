@@ -72,7 +72,7 @@ func decodeGRPCStatusSource(m *model, g *errsvcv1.GrpcStatusError) error {
 	if reason != "" && slices.Contains(row.GetPermanentReasons(), reason) {
 		kind, class = row.GetPermanentKind(), "permanent"
 	}
-	detail := &structpb.Struct{Fields: map[string]*structpb.Value{"grpc_code": structpb.NewStringValue(name)}}
+	detail := &structpb.Struct{Fields: map[string]*structpb.Value{"grpc_code": grpcCodeValue(name)}}
 	if len(d.kept) > 0 {
 		detail.Fields["details"] = structpb.NewListValue(&structpb.ListValue{Values: d.kept})
 	}
@@ -216,4 +216,21 @@ func setRetryDelay(m *model, micros int64) error {
 	}
 	setWaitMs(m, uint32(ms))
 	return nil
+}
+
+// grpcCodeValues are the shared (never mutated) detail values of the
+// google.rpc.Code names.
+var grpcCodeValues = func() map[string]*structpb.Value {
+	out := map[string]*structpb.Value{"UNKNOWN": structpb.NewStringValue("UNKNOWN")}
+	for _, n := range code.Code_name {
+		out[n] = structpb.NewStringValue(n)
+	}
+	return out
+}()
+
+func grpcCodeValue(name string) *structpb.Value {
+	if v, ok := grpcCodeValues[name]; ok {
+		return v
+	}
+	return structpb.NewStringValue(name)
 }

@@ -89,6 +89,11 @@ type model struct {
 
 	notes []*errsvcv1.Note
 
+	// agentMsg is the agent message built for agentMsgKey (see agentMessage).
+	agentMsg    string
+	agentMsgKey agentMessageMemo
+	agentMsgSet bool
+
 	// store is where the response's messages are carved from: one
 	// allocation per translation instead of one per message.
 	store storage
@@ -110,6 +115,10 @@ type storage struct {
 	details    [2]*anypb.Any
 	notes      [4]*errsvcv1.Note
 	noteMsgs   [4]errsvcv1.Note
+	// retryInfo and retryBytes: the RetryInfo detail (a Duration is at most
+	// 2 tags and 2 varints inside a length-prefixed field: 24 bytes).
+	retryInfo  anypb.Any
+	retryBytes [24]byte
 	// agentDetails, waitValue and waitNumber: derived agent details with a wait.
 	agentDetails structpb.Struct
 	waitValue    structpb.Value

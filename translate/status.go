@@ -7,7 +7,6 @@ import (
 
 	"google.golang.org/genproto/googleapis/rpc/code"
 	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/types/known/anypb"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/translate/sanitize"
@@ -69,7 +68,9 @@ func encodeGRPCStatus(m *model, resp *errsvcv1.TranslateResponse) {
 		if m.waitMs != nil {
 			delay = time.Duration(*m.waitMs) * time.Millisecond
 		}
-		st.Details = append(st.Details, &anypb.Any{TypeUrl: retryInfoTypeURL, Value: appendRetryInfo(nil, delay)})
+		retry := &m.store.retryInfo
+		retry.TypeUrl, retry.Value = retryInfoTypeURL, appendRetryInfo(m.store.retryBytes[:0], delay)
+		st.Details = append(st.Details, retry)
 	}
 	resp.GrpcStatus = st
 }
