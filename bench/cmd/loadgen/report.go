@@ -27,6 +27,7 @@ type reportFiles struct {
 	profA, profC, profCore                      string
 	profClientA, profClientB                    string
 	topA, topC, topCore                         string
+	peer                                        string
 	out                                         string
 }
 
@@ -248,6 +249,7 @@ func reportCmd(args []string) error {
 	fs.StringVar(&rf.topA, "top-a", "", "go tool pprof -top excerpt of -profile-a")
 	fs.StringVar(&rf.topC, "top-c", "", "go tool pprof -top excerpt of -profile-c")
 	fs.StringVar(&rf.topCore, "top-core", "", "go tool pprof -top excerpt of -profile-core")
+	fs.StringVar(&rf.peer, "peer", "", "peer figure: the JSON of bench/peer/throughput.py")
 	fs.StringVar(&rf.out, "out", "docs/BENCHMARKS.md", "output")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -506,6 +508,8 @@ func render(rf reportFiles, res Results) string {
 		}
 		p("\n")
 	}
+
+	p("%s", peerSection(rf.peer))
 
 	// Goals.
 	labby, haveLabby := core["BenchmarkTranslate/labby"]
