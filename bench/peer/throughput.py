@@ -279,6 +279,7 @@ def main():
     route_differs = [{"name": fx["name"], "route": captured[fx["name"]]["route_class"], "replay": c}
                      for fx, c in zip(fixtures, replay) if c != captured[fx["name"]]["route_class"]]
 
+    load_before = os.getloadavg()[0]
     proc, (grpc_addr, http_addr) = start_errsvc(args.errsvc)
     rows = []
     try:
@@ -375,6 +376,9 @@ def main():
         "warmup_seconds": args.warmup,
         "rounds": args.rounds,
         "concurrency": 1,
+        # The 1-minute load average before and after the measurement: other
+        # work on the machine shows in classifications per second.
+        "loadavg": [load_before, os.getloadavg()[0]],
         "idle": idle,
         "rows": rows,
     }

@@ -24,10 +24,11 @@ type peerResult struct {
 		Route  string  `json:"route"`
 		Replay *string `json:"replay"`
 	} `json:"litellm_replay_differs"`
-	Seconds     float64 `json:"seconds_per_system"`
-	Warmup      float64 `json:"warmup_seconds"`
-	Rounds      int     `json:"rounds"`
-	Concurrency int     `json:"concurrency"`
+	Seconds     float64   `json:"seconds_per_system"`
+	Warmup      float64   `json:"warmup_seconds"`
+	Rounds      int       `json:"rounds"`
+	Concurrency int       `json:"concurrency"`
+	LoadAvg     []float64 `json:"loadavg"`
 	Idle        struct {
 		Client float64 `json:"client_cpu_s_per_s"`
 		Server float64 `json:"server_cpu_s_per_s"`
@@ -141,8 +142,14 @@ func peerSection(path string) string {
 	p("*Speed vs LiteLLM* is classifications per second over LiteLLM's, *CPU vs LiteLLM* CPU per classification over LiteLLM's\n")
 	p("(below 1: cheaper). *Class right* scores one pass against each fixture's expected class, as the peer comparison of\n")
 	p("`docs/PROVIDERS.md` does. %d calls failed in all. Idle, the Python process used %.1f ms and errsvc %.1f ms of CPU per\n", failed, 1e3*r.Idle.Client, 1e3*r.Idle.Server)
-	p("second (not subtracted). The machine is shared by client and server, so classifications per second move\n")
-	p("with its load; CPU per classification is the steadier figure. A unary call pays a loopback round trip\n")
+	p("second (not subtracted).\n\n")
+	p("**CPU per classification is the figure to compare.** Classifications per second move with the machine's load")
+	if len(r.LoadAvg) == 2 {
+		p(" (1-minute\nload average %.1f before and %.1f after, on %v cores)", r.LoadAvg[0], r.LoadAvg[1], r.Machine["nproc"])
+	}
+	p(", and not evenly: on a busy machine the\nscheduler favours processes that sleep between calls (errsvc's client and server wait on each other) over a\n")
+	p("loop that never sleeps (`exception_type`), so a loaded run flatters errsvc's unary rows against LiteLLM's. On an idle\n")
+	p("machine each side's classifications per second is close to 10⁶ / its CPU µs. A unary call pays a loopback round trip\n")
 	p("and the encoding on both ends, which `exception_type`, a function call, does not; a batch spreads that over every fixture.\n\n")
 	return w.String()
 }

@@ -27,7 +27,7 @@ func samplePeer(t *testing.T) string {
 		"skipped":                          []map[string]string{{"name": "openrouter-x", "why": "no exception"}},
 		"litellm_replay_agrees_with_route": 366,
 		"litellm_replay_differs":           []map[string]any{{"name": "openrouter-y", "route": "permanent", "replay": "transient"}},
-		"seconds_per_system":               4, "warmup_seconds": 1, "rounds": 2, "concurrency": 1,
+		"seconds_per_system":               4, "warmup_seconds": 1, "rounds": 2, "concurrency": 1, "loadavg": []float64{0.5, 1.25},
 		"idle": map[string]float64{"client_cpu_s_per_s": 0.0016, "server_cpu_s_per_s": 0}, "rows": rows,
 	}
 	b, err := json.Marshal(res)
@@ -48,7 +48,7 @@ func TestPeerSection(t *testing.T) {
 		"| LiteLLM `exception_type` | in-process | – | 2000 | 350 | 1.00× | 1.00× | 305 / 367 |",
 		"| errsvc `TranslateBatch` | gRPC, one batch per pass | classification | 36000 | 26 (3 + 23) | 18.00× | 0.07× | 367 / 367 |",
 		"same 367 error fixtures", "those of the 368", "`openrouter-x`: no exception",
-		"366 of the 367", "`openrouter-y`: transient for the route's permanent", "1 calls failed", "LiteLLM 1.110.2", "in 2 rounds",
+		"366 of the 367", "`openrouter-y`: transient for the route's permanent", "1 calls failed", "LiteLLM 1.110.2", "in 2 rounds", "load average 0.5 before and 1.2 after, on 2 cores",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("peer section lacks %q:\n%s", want, md)
