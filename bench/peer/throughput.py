@@ -402,6 +402,11 @@ def table(res):
         lines.append("| %s | %s | %s | %.0f | %s | %.2f× | %.2f× | %d / %d |" % (
             r["system"], r["transport"], r["targets"] or "—", r["per_sec"], cpu, r["speed_vs_litellm"], r["cpu_vs_litellm"],
             r["class_right"], res["fixtures"]))
+    lite = res["rows"][0]
+    lines.append("")
+    lines.append("Same %d fixtures for every row; one call at a time. Load average %.1f before, %.1f after; LiteLLM's loop was on a CPU "
+                 "%.0f %% of its time (below 80 %%, its speed column measures the machine's load: compare CPU per classification)." % (
+                     res["fixtures"], res["loadavg"][0], res["loadavg"][1], 100 * lite["client_cpu_s"] / lite["wall_s"]))
     return "\n".join(lines) + "\n"
 
 

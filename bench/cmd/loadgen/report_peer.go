@@ -149,7 +149,15 @@ func peerSection(path string) string {
 	}
 	p(", and not evenly: on a busy machine the\nscheduler favours processes that sleep between calls (errsvc's client and server wait on each other) over a\n")
 	p("loop that never sleeps (`exception_type`), so a loaded run flatters errsvc's unary rows against LiteLLM's. On an idle\n")
-	p("machine each side's classifications per second is close to 10⁶ / its CPU µs. A unary call pays a loopback round trip\n")
+	p("machine each side's classifications per second is close to 10⁶ / its CPU µs")
+	if lite := r.Rows[0]; lite.WallS > 0 {
+		share := lite.ClientCPUs / lite.WallS
+		p("; in this run LiteLLM's loop was on a CPU %.0f %% of its time", 100*share)
+		if share < 0.8 {
+			p(", so **its speed column measures the machine's load, not LiteLLM**")
+		}
+	}
+	p(". A unary call pays a loopback round trip\n")
 	p("and the encoding on both ends, which `exception_type`, a function call, does not; a batch spreads that over every fixture.\n\n")
 	return w.String()
 }

@@ -48,7 +48,7 @@ func TestPeerSection(t *testing.T) {
 		"| LiteLLM `exception_type` | in-process | – | 2000 | 350 | 1.00× | 1.00× | 305 / 367 |",
 		"| errsvc `TranslateBatch` | gRPC, one batch per pass | classification | 36000 | 26 (3 + 23) | 18.00× | 0.07× | 367 / 367 |",
 		"same 367 error fixtures", "those of the 368", "`openrouter-x`: no exception",
-		"366 of the 367", "`openrouter-y`: transient for the route's permanent", "1 calls failed", "LiteLLM 1.110.2", "in 2 rounds", "load average 0.5 before and 1.2 after, on 2 cores",
+		"366 of the 367", "`openrouter-y`: transient for the route's permanent", "1 calls failed", "LiteLLM 1.110.2", "in 2 rounds", "was on a CPU 70 % of its time, so **its speed column measures the machine's load", "load average 0.5 before and 1.2 after, on 2 cores",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("peer section lacks %q:\n%s", want, md)
