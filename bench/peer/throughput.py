@@ -137,7 +137,8 @@ def capture(fixtures):
                 print("   slow LiteLLM route: %s (%.0f s)" % (fx["name"], time.time() - t0), file=sys.stderr)
             calls = [c for c in rec.calls if not isinstance(original(c), LITELLM_TYPES)]
             if route["class"] == "none":
-                out[fx["name"]] = {"skip": "LiteLLM's route raised no exception (%s)" % route["detail"]}
+                why = "" if route["detail"] == "no exception" else " (%s)" % route["detail"]
+                out[fx["name"]] = {"skip": "LiteLLM's route raised no exception" + why}
             elif not calls:
                 out[fx["name"]] = {"skip": "LiteLLM's route raised %s without calling exception_type" % route["detail"]}
             else:

@@ -116,9 +116,10 @@ func peerSection(path string) string {
 	p("- **errsvc** is handed the fixture's raw answer (provider, status, headers, body, `received_at`) as a `TranslateRequest`\n")
 	p("  built before timing, sent by the SDK: `Translate` over gRPC, `TranslateBatch` over gRPC (every fixture in one call\n")
 	p("  per pass), and `POST /v1/translate` over REST (`translate_rest_json`: a dict in, the parsed body out). errsvc parses\n")
-	p("  the body, classifies, and answers every vocabulary that applies (targets *all*: Labby, Code Mode, Agent Surface,\n")
-	p("  classification, HTTP and gRPC status, notes) or only the classification (targets `classification`, the fair match for\n")
-	p("  what LiteLLM answers). CPU is the Python process's plus the errsvc server's (`/proc/<pid>/stat`), client + server.\n\n")
+	p("  the body, classifies, and answers every vocabulary it answers by default (targets empty, *all* below: the Labby and\n")
+	p("  Code Mode envelopes, the Agent Surface payload, the classification, the HTTP and gRPC status, the notes) or only the\n")
+	p("  classification (targets `classification`, the like-for-like match for what LiteLLM answers). CPU is the Python\n")
+	p("  process's plus the errsvc server's (`/proc/<pid>/stat`), client + server.\n\n")
 
 	p("| system | transport | targets | classifications/s | CPU µs per classification (client + server) | speed vs LiteLLM | CPU vs LiteLLM | class right |\n")
 	p("|---|---|---|---:|---:|---:|---:|---:|\n")
