@@ -27,6 +27,9 @@ What each side is handed, and what it does:
   through translate_rest_json: a dict in, the parsed JSON body out). errsvc
   parses the body, classifies, and answers every vocabulary that applies
   (targets empty), or only the classification (targets ["classification"]).
+  Each request carries one more header, x-peer-call, numbered per call, so
+  that no two requests are the same bytes: an answer cache never answers,
+  and the figure is the cold path.
 
 Only successful classifications count: for LiteLLM a call that produced one
 of LiteLLM's exception types, for errsvc an answer without an item error
@@ -72,6 +75,7 @@ REAL_EXCEPTION_TYPE = emu.exception_type
 LITELLM_TYPES = tuple(litellm.LITELLM_EXCEPTION_TYPES)
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 CAPTURE_SECONDS = 240
+FRESH = "x-peer-call"
 
 
 # --- capturing LiteLLM's calls ----------------------------------------------
@@ -198,7 +202,7 @@ def proc_cpu(pid):
 
 def errsvc_request(fx, targets):
     a = fx["answer"]
-    req = {"provider_response": {"provider": a["provider"], "status": a["status"], "headers": a["headers"],
+    req = {"provider_response": {"provider": a["provider"], "status": a["status"], "headers": dict(a["headers"]),
                                  "body": a["body"], "received_at": a.get("received_at") or fx["now"]}}
     if targets:
         req["targets"] = list(targets)
@@ -304,14 +308,28 @@ def main():
         def litellm_pass():
             return len(calls), [litellm_once(c) for c in calls]
 
+        # Every errsvc request is distinct: a header errsvc does not read
+        # carries a call number, so no answer cache can answer it (the cold
+        # path; a storm of repeats is another figure). Setting it costs the
+        # client about a microsecond.
+        seq = iter(range(1 << 62))
+
+        def fresh_pb(m):
+            m.provider_response.headers[FRESH] = str(next(seq))
+            return m
+
+        def fresh_dict(r):
+            r["provider_response"]["headers"][FRESH] = str(next(seq))
+            return r
+
         def grpc_pass(k):
-            return lambda: (len(msgs[k]), [pb_class(client.translate(m)) for m in msgs[k]])
+            return lambda: (len(msgs[k]), [pb_class(client.translate(fresh_pb(m))) for m in msgs[k]])
 
         def rest_pass(k):
-            return lambda: (len(reqs[k]), [json_class(client.translate_rest_json(r)) for r in reqs[k]])
+            return lambda: (len(reqs[k]), [json_class(client.translate_rest_json(fresh_dict(r))) for r in reqs[k]])
 
         def batch_pass(k):
-            return lambda: (len(msgs[k]), [pb_class(r) for r in client.translate_batch(msgs[k])])
+            return lambda: (len(msgs[k]), [pb_class(r) for r in client.translate_batch([fresh_pb(m) for m in msgs[k]])])
 
         plan = [
             ("litellm", "LiteLLM `exception_type`", "in-process", "", litellm_pass, False),

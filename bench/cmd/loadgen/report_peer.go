@@ -119,7 +119,8 @@ func peerSection(path string) string {
 	p("  the body, classifies, and answers every vocabulary it answers by default (targets empty, *all* below: the Labby and\n")
 	p("  Code Mode envelopes, the Agent Surface payload, the classification, the HTTP and gRPC status, the notes) or only the\n")
 	p("  classification (targets `classification`, the like-for-like match for what LiteLLM answers). CPU is the Python\n")
-	p("  process's plus the errsvc server's (`/proc/<pid>/stat`), client + server.\n\n")
+	p("  process's plus the errsvc server's (`/proc/<pid>/stat`), client + server. Each request carries one more header,\n")
+	p("  `x-peer-call`, numbered per call, so no two requests are the same bytes and no answer cache answers: the cold path.\n\n")
 
 	p("| system | transport | targets | classifications/s | CPU µs per classification (client + server) | speed vs LiteLLM | CPU vs LiteLLM | class right |\n")
 	p("|---|---|---|---:|---:|---:|---:|---:|\n")
