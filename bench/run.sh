@@ -4,7 +4,9 @@
 # Builds bench/cmd/benchserver (the errsvc stack plus an empty gRPC RPC, an
 # empty REST route and two canned-answer diagnostics on the same server) and bench/cmd/loadgen, runs the core
 # benchmarks, starts the benchserver on loopback, drives scenarios a–e and a
-# 5-minute RSS run against it, profiles it, and writes docs/BENCHMARKS.md.
+# 5-minute RSS run against it, profiles it, measures the peer figure
+# (bench/peer/throughput.sh: LiteLLM against errsvc from the Python SDK), and
+# writes docs/BENCHMARKS.md.
 # All load goes to 127.0.0.1; every scenario is bounded in time and stops by
 # itself. Overridable (for a quick smoke run only): DURATION, WARMUP,
 # RSS_DURATION, COUNT.
@@ -89,6 +91,17 @@ run "$OUT/loadgen" run -grpc "$GRPC_ADDR" -http "$HTTP_ADDR" -server-pid "$SERVE
 kill "$SERVER_PID" && wait "$SERVER_PID" 2>/dev/null || true
 trap - EXIT
 
+# The peer figure (bench/peer/throughput.sh: a venv from PyPI, errsvc on free
+# loopback ports, about a minute and a half). A failure leaves the rest of
+# the report standing; the section then says it was not run.
+echo "== peer figure (LiteLLM in-process against errsvc from the Python SDK)"
+echo "bash bench/peer/throughput.sh bench/out/peer-throughput.json" >>"$OUT/commands.txt"
+if ! bash bench/peer/throughput.sh "$OUT/peer-throughput.json" >"$OUT/peer-throughput.log" 2>&1; then
+	echo "peer figure failed (bench/out/peer-throughput.log):" && tail -5 "$OUT/peer-throughput.log"
+	rm -f "$OUT/peer-throughput.json"
+fi
+[ -f "$OUT/peer-throughput.md" ] && cat "$OUT/peer-throughput.md"
+
 for s in a c; do
 	run go tool pprof -top -nodecount 30 "$OUT/benchserver" "$OUT/cpu-$s.pprof" 2>/dev/null | sed -n '4,40p' >"$OUT/top-$s.txt" || true
 done
@@ -99,5 +112,6 @@ echo "== report"
 	-profile-a "$OUT/cpu-a.pprof" -profile-c "$OUT/cpu-c.pprof" -profile-core "$OUT/core.pprof" \
 	-profile-client-a "$OUT/cpu-client-a.pprof" -profile-client-b "$OUT/cpu-client-b.pprof" \
 	-top-a "$OUT/top-a.txt" -top-c "$OUT/top-c.txt" -top-core "$OUT/top-core.txt" \
+	-peer "$OUT/peer-throughput.json" \
 	-out "$ROOT/docs/BENCHMARKS.md")
 echo "wrote docs/BENCHMARKS.md"

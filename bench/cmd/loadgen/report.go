@@ -27,6 +27,7 @@ type reportFiles struct {
 	profA, profC, profCore                      string
 	profClientA, profClientB                    string
 	topA, topC, topCore                         string
+	peer                                        string
 	out                                         string
 }
 
@@ -248,6 +249,7 @@ func reportCmd(args []string) error {
 	fs.StringVar(&rf.topA, "top-a", "", "go tool pprof -top excerpt of -profile-a")
 	fs.StringVar(&rf.topC, "top-c", "", "go tool pprof -top excerpt of -profile-c")
 	fs.StringVar(&rf.topCore, "top-core", "", "go tool pprof -top excerpt of -profile-core")
+	fs.StringVar(&rf.peer, "peer", "", "peer figure: the JSON of bench/peer/throughput.py")
 	fs.StringVar(&rf.out, "out", "docs/BENCHMARKS.md", "output")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -530,6 +532,8 @@ func render(rf reportFiles, res Results) string {
 		p("\"No growth\" means a fitted growth of at most 5 MiB over the run.\n\n")
 	}
 
+	p("%s", peerSection(rf.peer))
+
 	// Goals.
 	p("## Goals (issue \"Performance\")\n\n")
 	p("| goal | result | verdict |\n|---|---|---|\n")
@@ -552,6 +556,11 @@ func render(rf reportFiles, res Results) string {
 	}
 	if sanMax > 0 {
 		p("| sanitiser ≥ 200 MB/s, flat from 1 KiB to 1 MiB | %.0f–%.0f MB/s | %s |\n", sanMin, sanMax, metStr(sanOK))
+	}
+	if txt, ok := peerGoal(rf.peer); ok {
+		p("| the peer figure beside LiteLLM's | %s | shown |\n", txt)
+	} else {
+		p("| the peer figure beside LiteLLM's | not run | **not met** |\n")
 	}
 	if r := res.RSS; r != nil {
 		p("| RSS ≤ 100 MiB, no growth (cache included) | max %.1f MiB, fitted growth %+.1f MiB | %s |\n", r.MaxMiB, r.FittedGrowth, metStr(rssOK))
