@@ -177,10 +177,10 @@ func peerGoal(path string) (string, bool) {
 	}
 	var parts []string
 	for _, row := range r.Rows {
-		if row.System == "litellm" || row.CPUVsLiteLLM == 0 {
+		if row.ID == "litellm" || strings.HasPrefix(row.System, "LiteLLM") || row.CPUVsLiteLLM == 0 {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s %s/%s %.2f×", row.System, row.Transport, row.Targets, row.CPUVsLiteLLM))
+		parts = append(parts, fmt.Sprintf("%s (%s, targets %s) %.2f×", row.System, row.Transport, row.Targets, row.CPUVsLiteLLM))
 	}
 	return "CPU per classification against LiteLLM's: " + strings.Join(parts, ", "), true
 }
