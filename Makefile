@@ -65,6 +65,7 @@ vet:
 # timeout above go test's default of 10 minutes.
 gotest:
 	go test -race -count=1 -timeout 30m ./...
+	cd bench && go test -count=1 ./...
 
 ## sdk: the Go, TypeScript and Python clients against a live errsvc
 sdk:
