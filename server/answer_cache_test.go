@@ -58,7 +58,7 @@ func grpcRaw(t *testing.T, r *running, req []byte) []byte {
 	return out
 }
 
-func wire(t *testing.T, m proto.Message) []byte {
+func wire(t testing.TB, m proto.Message) []byte {
 	t.Helper()
 	b, err := proto.Marshal(m)
 	if err != nil {
