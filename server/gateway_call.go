@@ -167,10 +167,11 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var hit *answer
-	answer := &bufferedResponse{header: make(http.Header)}
+	var answer *bufferedResponse
 	func() {
 		defer h.limiter.releaseRequest()
 		if hit = h.cachedAnswer(r, call, variant, cacheKey); hit == nil {
+			answer = &bufferedResponse{header: make(http.Header)}
 			h.gateway.ServeHTTP(answer, r)
 			h.storeAnswer(call, answer, variant, cacheKey)
 		}
