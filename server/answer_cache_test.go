@@ -15,6 +15,7 @@ import (
 
 	"github.com/errsvc/errsvc/codec"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/gen/errsvc/v1/errsvcv1connect"
 	"github.com/errsvc/errsvc/internal/secrets"
 	"github.com/errsvc/errsvc/translate"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -191,7 +192,7 @@ func clockRequest(receivedAt *timestamppb.Timestamp) *errsvcv1.TranslateRequest 
 }
 
 // checkNeverStored sends the clock-relative request three times on each
-// transport and reports what shows it was stored or answered from a store.
+// transport (gRPC, REST, Connect) and reports what shows it was stored or answered from a store.
 func checkNeverStored(t *testing.T, r *running, core *countingCore) []string {
 	t.Helper()
 	var problems []string
@@ -207,9 +208,12 @@ func checkNeverStored(t *testing.T, r *running, core *countingCore) []string {
 		if a := restPost(t, r, string(body), nil); a.code != http.StatusOK {
 			t.Fatalf("REST: %d %s", a.code, a.body)
 		}
+		if a := connectPost(t, r, "application/proto", reqBytes, nil); a.code != http.StatusOK {
+			t.Fatalf("Connect: %d %s", a.code, a.body)
+		}
 	}
-	if n := core.n.Load() - before; n != 6 {
-		problems = append(problems, fmt.Sprintf("%d translations for 6 clock-relative calls", n))
+	if n := core.n.Load() - before; n != 9 {
+		problems = append(problems, fmt.Sprintf("%d translations for 9 clock-relative calls", n))
 	}
 	m := r.srv.opts.Metrics
 	for _, tr := range answerCacheTransports {
@@ -425,6 +429,8 @@ func TestAnswerCacheHitLogsAsTheMiss(t *testing.T) {
 	grpcRaw(t, r, b)
 	restPost(t, r, labbyJSON("slow down"), nil)
 	restPost(t, r, labbyJSON("slow down"), nil)
+	connectPost(t, r, "application/proto", b, nil)
+	connectPost(t, r, "application/proto", b, nil)
 	byTransport := map[string][]string{}
 	for _, line := range strings.Split(strings.TrimSpace(r.logs.String()), "\n") {
 		var l map[string]any
@@ -485,7 +491,7 @@ func codec8(n int) codec.Encoded { return encodedOf(strings.Repeat("a", n)) }
 
 func encodedOf(s string) codec.Encoded { return codec.Encoded{Bytes: []byte(s)} }
 
-// TestAnswerCacheConcurrent: 64 callers on both transports repeat a few
+// TestAnswerCacheConcurrent: 64 callers on the three transports repeat a few
 // distinct requests; each gets its own request's answer. Run under -race.
 func TestAnswerCacheConcurrent(t *testing.T) {
 	r := start(t, Options{AnswerCacheEntries: 8, AnswerCacheBytes: 1 << 20})
@@ -537,6 +543,18 @@ func TestAnswerCacheConcurrent(t *testing.T) {
 					errs <- fmt.Sprintf("REST request %d got %s, want %s", i, body, restWants[i])
 					return
 				}
+				resp, err = client.Post(r.base+errsvcv1connect.TranslationServiceTranslateProcedure, "application/proto", bytes.NewReader(reqs[i]))
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				body, _ = io.ReadAll(resp.Body)
+				resp.Body.Close()
+				got.Reset()
+				if err := proto.Unmarshal(body, got); err != nil || !proto.Equal(got, want) {
+					errs <- fmt.Sprintf("Connect request %d got another answer (%v): %v", i, err, got)
+					return
+				}
 			}
 		})
 	}
@@ -586,5 +604,92 @@ func TestAnswerCacheHoldsNoSecret(t *testing.T) {
 	}
 	if c := countsOf(r.srv.opts.Metrics, transportGRPC); c.hits == 0 {
 		t.Errorf("no hit: %+v", c)
+	}
+}
+
+// connectPost posts body to Connect's Translate with the content type.
+func connectPost(t *testing.T, r *running, contentType string, body []byte, header map[string]string) restAnswer {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, r.base+errsvcv1connect.TranslationServiceTranslateProcedure, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", contentType)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	tr := &http.Transport{DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := resp.Header.Clone()
+	h.Del("Date")
+	return restAnswer{resp.StatusCode, h, b}
+}
+
+// TestAnswerCacheConnect: Connect's Translate, in proto and JSON, plain
+// and compressed, is answered the second time from the cache, byte for
+// byte the first answer; each codec and compression has its own entries;
+// gRPC-Web is always translated.
+func TestAnswerCacheConnect(t *testing.T) {
+	core := &countingCore{}
+	r := start(t, Options{translateCacheable: core.translate, CORSOrigins: []string{"https://a.example"}})
+	small := validRequest()
+	large := &errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_LabbyError{LabbyError: &errsvcv1.LabbyError{
+		Kind: "rate_limited", Message: strings.Repeat("upstream said slow down; ", 80)}}}
+	stores := 0
+	for _, req := range []*errsvcv1.TranslateRequest{small, large} {
+		want, _, err := translate.TranslateCacheable(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		js, err := protojson.Marshal(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range []struct {
+			contentType string
+			body        []byte
+		}{{"application/proto", wire(t, req)}, {"application/json", js}, {"application/json; charset=utf-8", js}} {
+			for _, h := range []map[string]string{nil, {"Accept-Encoding": "gzip"}, {"Origin": "https://a.example"}} {
+				before := core.n.Load()
+				first := connectPost(t, r, v.contentType, v.body, h)
+				second := connectPost(t, r, v.contentType, v.body, h)
+				if first.code != http.StatusOK {
+					t.Fatalf("%s %v: %d %s", v.contentType, h, first.code, first.body)
+				}
+				if second.code != first.code || !bytes.Equal(second.body, first.body) || !equalHeaders(first.header, second.header) {
+					t.Errorf("%s %v: hit differs from the miss:\n miss %d %v %q\n hit  %d %v %q", v.contentType, h, first.code, first.header, first.body, second.code, second.header, second.body)
+				}
+				if h["Origin"] != "" && second.header.Get("Access-Control-Allow-Origin") != h["Origin"] {
+					t.Errorf("%s: the hit lacks the caller's CORS headers: %v", v.contentType, second.header)
+				}
+				switch n := core.n.Load() - before; n {
+				case 1:
+					stores++
+				case 0:
+				default:
+					t.Errorf("%s %v: %d translations for two identical calls", v.contentType, h, n)
+				}
+				if v.contentType == "application/proto" && h["Accept-Encoding"] == "" {
+					got := &errsvcv1.TranslateResponse{}
+					if err := proto.Unmarshal(second.body, got); err != nil || !proto.Equal(got, want) {
+						t.Errorf("proto hit is not the translation (%v): %v", err, got)
+					}
+				}
+			}
+		}
+	}
+	// Per request: 3 codecs × (plain, gzip); the CORS call shares the
+	// plain entry.
+	if c := countsOf(r.srv.opts.Metrics, transportConnect); c.stores != 12 || stores != 12 || c.hits != 24 {
+		t.Errorf("Connect cache counts %+v (%d translations), want 12 stores and 24 hits", c, stores)
 	}
 }

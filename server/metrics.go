@@ -90,7 +90,7 @@ const (
 )
 
 // answerCacheTransports are the transports with an answer cache.
-var answerCacheTransports = []string{transportGRPC, transportHTTP}
+var answerCacheTransports = []string{transportGRPC, transportHTTP, transportConnect}
 
 // latencyBuckets resolve the range errsvc's calls live in: a translation
 // takes a few microseconds in the core and a call some tens to hundreds
