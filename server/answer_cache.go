@@ -15,7 +15,8 @@ import (
 // arrives again (a provider's rate limit answers thousands of identical
 // 429s a second across a fleet, and each is sent here to be classified),
 // its transport may answer it with the bytes it wrote the first time. Each
-// transport (gRPC Translate, REST POST /v1/translate) keeps its own answer
+// transport (gRPC Translate, REST POST /v1/translate, Connect's unary
+// Translate; see answer_cache_grpc.go, _rest.go, _connect.go) keeps its own answer
 // cache, keyed by the request's own bytes, holding the encoded answer, so a
 // hit costs neither decoding, translating nor encoding.
 //

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -15,14 +16,15 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/gen/errsvc/v1/errsvcv1connect"
 )
 
 // BenchmarkAnswerCache compares one Translate answered from the cache
 // (hit: the same request each time, the storm) with one translated, every
 // request distinct (the cold path): cache=off (the cache disabled: the cost
 // before it existed) and cache=miss (lookup, translation, store and
-// eviction: what the cache adds to the cold path), over REST in process
-// and over gRPC on loopback.
+// eviction: what the cache adds to the cold path), over REST and Connect
+// (binary) in process and over gRPC on loopback.
 //
 //	go test ./server -run '^$' -bench BenchmarkAnswerCache -benchmem -count 3
 func BenchmarkAnswerCache(b *testing.B) {
@@ -60,6 +62,30 @@ func BenchmarkAnswerCache(b *testing.B) {
 				}
 				req := httptest.NewRequest(http.MethodPost, "/v1/translate", strings.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				if w.Code != http.StatusOK {
+					b.Fatalf("HTTP %d", w.Code)
+				}
+			}
+		})
+	}
+	for _, m := range modes {
+		b.Run("transport=connect/cache="+m.name, func(b *testing.B) {
+			h, err := NewHTTPHandler(context.Background(), Options{Logger: quiet, AnswerCacheEntries: m.entries})
+			if err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				body := wires[0]
+				if m.vary {
+					i++
+					body = wires[i%distinct]
+				}
+				req := httptest.NewRequest(http.MethodPost, errsvcv1connect.TranslationServiceTranslateProcedure, bytes.NewReader(body))
+				req.Header.Set("Content-Type", "application/proto")
 				w := httptest.NewRecorder()
 				h.ServeHTTP(w, req)
 				if w.Code != http.StatusOK {

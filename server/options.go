@@ -157,8 +157,8 @@ type Options struct {
 	ShutdownTimeout time.Duration
 
 	// AnswerCacheEntries and AnswerCacheBytes bound each transport's cache
-	// of Translate answers (gRPC Translate, REST POST /v1/translate; see
-	// answer_cache.go): repeated identical requests are answered with the
+	// of Translate answers (gRPC Translate, REST POST /v1/translate,
+	// Connect's Translate; see answer_cache.go): repeated identical requests are answered with the
 	// bytes of the first answer. Zero means DefaultAnswerCacheEntries,
 	// DefaultAnswerCacheBytes; a negative value in either disables the
 	// caches.

@@ -74,7 +74,7 @@ func parseServeFlags(args []string, getenv func(string) string, errOut io.Writer
 	fs.DurationVar(&opts.MaxConnectionIdle, "max-connection-idle", server.DefaultMaxConnectionIdle, "close a gRPC connection with no call for this long")
 	fs.DurationVar(&opts.KeepaliveMinTime, "keepalive-min-time", server.DefaultKeepaliveMinTime, "shortest interval at which a gRPC client may ping; faster pingers are disconnected")
 	fs.StringVar(&corsOrigins, "cors-origins", envOr("ERRSVC_CORS_ORIGINS", ""), "comma-separated browser `origins` allowed to call the HTTP port (REST, Connect, gRPC-Web) cross-origin, e.g. https://app.example.com or https://*.example.com; empty: no CORS (env ERRSVC_CORS_ORIGINS)")
-	fs.IntVar(&opts.AnswerCacheEntries, "answer-cache-entries", server.DefaultAnswerCacheEntries, "most Translate answers each transport (gRPC, REST) keeps to answer repeated identical requests (0: no answer cache)")
+	fs.IntVar(&opts.AnswerCacheEntries, "answer-cache-entries", server.DefaultAnswerCacheEntries, "most Translate answers each transport (gRPC, REST, Connect) keeps to answer repeated identical requests (0: no answer cache)")
 	fs.Int64Var(&opts.AnswerCacheBytes, "answer-cache-bytes", server.DefaultAnswerCacheBytes, "most `bytes` (requests and answers) each transport's answer cache holds (0: no answer cache)")
 	fs.TextVar(&logLevel, "log-level", slog.LevelInfo, "least `level` logged: DEBUG (every call), INFO, WARN (caller errors), ERROR (internal errors)")
 	for name, key := range envFlags {
