@@ -54,6 +54,9 @@ var fallback = encoding.GetCodecV2(protoenc.Name)
 func (vtCodec) Name() string { return protoenc.Name }
 
 func (vtCodec) Marshal(v any) (mem.BufferSlice, error) {
+	if e, ok := v.(*Encoded); ok {
+		return mem.BufferSlice{mem.SliceBuffer(e.Bytes)}, nil
+	}
 	m, ok := v.(generated)
 	if !ok {
 		return fallback.Marshal(v)
@@ -84,17 +87,30 @@ func (c vtCodec) Unmarshal(data mem.BufferSlice, v any) error {
 				Description: "message of " + strconv.Itoa(n) + " bytes exceeds " + strconv.Itoa(capture.MaxBytes)}
 			return nil
 		}
-		capture.Err = c.Unmarshal(data, capture.Msg)
+		if _, ok := capture.Msg.(generated); capture.Raw == nil || !ok {
+			capture.Err = c.Unmarshal(data, capture.Msg)
+			return nil
+		}
+		b := data.Materialize()
+		if capture.Raw.Raw(b) {
+			return nil
+		}
+		capture.Err = c.unmarshalBytes(b, capture.Msg)
 		return nil
 	}
-	m, ok := v.(generated)
-	if !ok {
+	if _, ok := v.(generated); !ok {
 		return fallback.Unmarshal(data, v)
 	}
 	// A private copy: the decoded strings point into it, nothing ever
 	// writes to it, and it lives as long as any of them does. One
 	// allocation instead of one per string.
-	b := data.Materialize()
+	return c.unmarshalBytes(data.Materialize(), v)
+}
+
+// unmarshalBytes decodes b, a private copy of a message, into v, which has
+// the generated methods.
+func (c vtCodec) unmarshalBytes(b []byte, v any) error {
+	m := v.(generated)
 	if c.checkWire {
 		if err := CheckWire(b, m.ProtoReflect().Descriptor()); err != nil {
 			// A batch is decoded item by item instead: one bad item fails
@@ -130,6 +146,26 @@ type Capture struct {
 	Msg      proto.Message
 	MaxBytes int
 	Err      error
+	// Raw, when set, sees the message's bytes (within MaxBytes) before they
+	// are checked and decoded: a private copy nothing writes to, which it
+	// may keep, e.g. as the key of a cache of answers. When it returns
+	// true the caller already has its answer for exactly these bytes (which
+	// were checked when it was made), so they are not decoded and Msg
+	// stays as it was.
+	Raw RawHook
+}
+
+// RawHook is Capture.Raw: an interface rather than a func, so a per-call
+// value the caller already holds serves as the hook without a closure.
+type RawHook interface {
+	Raw(b []byte) (answered bool)
+}
+
+// Encoded is a message already encoded in the wire format, e.g. a cached
+// answer: the codec sends Bytes as they are. Nothing may write to Bytes
+// once it is handed over.
+type Encoded struct {
+	Bytes []byte
 }
 
 // ErrTooLarge is wrapped by Capture.Err for a message over MaxBytes.

@@ -54,6 +54,10 @@ type call struct {
 	itemCode    codes.Code // of the first failed item
 	itemField   string     // of the first failed item, safe to log
 	itemLimit   string     // of the first failed item
+
+	// answer is what a successful unary Translate tells its transport's
+	// answer cache about its answer.
+	answer answerNote
 }
 
 type callKey struct{}

@@ -48,7 +48,7 @@ func newConnectHandler(opts Options) (string, http.Handler) {
 		connect.WithCompressMinBytes(1024),
 		connect.WithInterceptors(connectInterceptor{limiter: opts.limiter, maxBytes: opts.MaxRequestBytes}),
 	)
-	return path, &connectObserve{next: h, opts: opts}
+	return path, &connectObserve{next: h, opts: opts, cache: newAnswerCache(opts, transportConnect), svc: svc.Service}
 }
 
 // connectService adapts Service to connect-go's handler interface: the
@@ -71,12 +71,25 @@ func (connectService) TranslateStream(context.Context, *connect.BidiStream[errsv
 type connectObserve struct {
 	next http.Handler
 	opts Options
+	// cache answers repeated Connect Translate bodies
+	// (answer_cache_connect.go); nil when disabled. svc counts its hits.
+	cache *answerCache
+	svc   *Service
 }
 
 func (h *connectObserve) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := newCall(connectTransport(r), connectRPC(r.URL.Path))
 	r = r.WithContext(withCall(r.Context(), c))
-	rec := &statusRecorder{ResponseWriter: w}
+	hit, miss := h.cachedHit(w, r, c)
+	if hit {
+		c.finish(r.Context(), h.opts.Logger, h.opts.Metrics)
+		return
+	}
+	out := w
+	if miss != nil {
+		out = miss
+	}
+	rec := &statusRecorder{ResponseWriter: out}
 	h.next.ServeHTTP(rec, r)
 	if !c.finished {
 		c.finished = true
@@ -87,6 +100,10 @@ func (h *connectObserve) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case codes.InvalidArgument, codes.Internal:
 			c.callerFault, c.field = true, "body"
 		}
+	}
+	if miss != nil {
+		h.storeAnswer(c, miss)
+		miss.writeTo(w)
 	}
 	c.finish(r.Context(), h.opts.Logger, h.opts.Metrics)
 }

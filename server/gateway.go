@@ -32,6 +32,7 @@ func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 		runtime.WithMiddlewares(nameRPC),
 	)
 	svc := recoveringService{Service: NewService(opts), logger: opts.Logger}
+	cache := newAnswerCache(opts, transportHTTP)
 	if err := errsvcv1.RegisterTranslationServiceHandlerServer(ctx, gw, svc); err != nil {
 		return nil, fmt.Errorf("register REST handlers: %w", err)
 	}
@@ -46,6 +47,7 @@ func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 		gateway: gw, maxBytes: opts.MaxRequestBytes, receiveTimeout: opts.ReceiveTimeout, writeTimeout: opts.WriteTimeout,
 		metrics: opts.Metrics, limiter: opts.limiter, logger: opts.Logger,
 		bodies: new(atomic.Int64), maxBodies: max(opts.MaxReceiveBufferBytes, opts.MaxRequestBytes),
+		cache: cache, svc: svc.Service,
 	}))))
 	// Connect and gRPC-Web (server/connect.go), the OpenAPI documents and
 	// the playground (server/playground.go).

@@ -72,6 +72,10 @@ type restHandler struct {
 	// trickler holds what it sent, not a slot.
 	bodies    *atomic.Int64
 	maxBodies int64
+	// cache answers repeated Translate bodies (answer_cache_rest.go); nil
+	// when disabled. svc accounts for its hits.
+	cache *answerCache
+	svc   *Service
 }
 
 // errBodyBudget fails a body read when the REST receive budget is spent.
@@ -100,6 +104,10 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = r.WithContext(withCall(r.Context(), call))
 	defer call.finish(r.Context(), h.logger, h.metrics)
 	rc := http.NewResponseController(w)
+	// cacheKey is the body of a call that may use the answer cache, once
+	// read and checked in full.
+	var cacheKey []byte
+	variant, cacheable := restCacheVariant(r)
 
 	// Even a declared Content-Length over the limit is read up to the limit
 	// rather than refused up front, and every refusal of the body is handed
@@ -144,6 +152,9 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r.Body = io.NopCloser(errReader{err})
 		} else {
 			r.Body = io.NopCloser(bytes.NewReader(body))
+			if cacheable && body != nil {
+				cacheKey = body
+			}
 		}
 	}
 
@@ -155,12 +166,21 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		runtime.HTTPError(r.Context(), h.gateway, m, w, r, h.limiter.requestsExhausted().Err())
 		return
 	}
-	answer := &bufferedResponse{header: make(http.Header)}
+	var hit *answer
+	var answer *bufferedResponse
 	func() {
 		defer h.limiter.releaseRequest()
-		h.gateway.ServeHTTP(answer, r)
+		if hit = h.cachedAnswer(r, call, variant, cacheKey); hit == nil {
+			answer = &bufferedResponse{header: make(http.Header)}
+			h.gateway.ServeHTTP(answer, r)
+			h.storeAnswer(call, answer, variant, cacheKey)
+		}
 	}()
 	_ = rc.SetWriteDeadline(time.Now().Add(h.writeTimeout))
+	if hit != nil {
+		writeAnswer(w, hit)
+		return
+	}
 	answer.writeTo(w)
 }
 

@@ -75,7 +75,7 @@ func NewGRPCServer(opts Options) *grpc.Server {
 	s := grpc.NewServer(serverOpts...)
 	guard := &recvGuard{limiter: opts.limiter, budget: budget, maxBytes: opts.MaxRequestBytes,
 		receiveTimeout: opts.ReceiveTimeout, idleTimeout: opts.StreamIdleTimeout}
-	s.RegisterService(guardedService(errsvcv1.TranslationService_ServiceDesc, guard), NewService(opts))
+	s.RegisterService(guardedService(errsvcv1.TranslationService_ServiceDesc, guard, newAnswerCache(opts, transportGRPC)), NewService(opts))
 	healthpb.RegisterHealthServer(s, opts.Health.grpc)
 	reflection.Register(s)
 	if opts.RegisterGRPC != nil {

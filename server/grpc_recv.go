@@ -160,16 +160,22 @@ type recvGuard struct {
 	idleTimeout    time.Duration
 }
 
-// guardedService is desc with every handler behind the guard. Registered in
-// place of the generated ServiceDesc, it changes nothing on the wire.
-func guardedService(desc grpc.ServiceDesc, g *recvGuard) *grpc.ServiceDesc {
+// guardedService is desc with every handler behind the guard, and
+// Translate answered through cache when it is not nil. Registered in place
+// of the generated ServiceDesc, it changes nothing on the wire.
+func guardedService(desc grpc.ServiceDesc, g *recvGuard, cache *answerCache) *grpc.ServiceDesc {
 	out := desc
 	out.Methods = make([]grpc.MethodDesc, len(desc.Methods))
 	for i, m := range desc.Methods {
 		h := m.Handler
+		cached := cache != nil && "/"+desc.ServiceName+"/"+m.MethodName == errsvcv1.TranslationService_Translate_FullMethodName
 		out.Methods[i] = grpc.MethodDesc{MethodName: m.MethodName,
 			Handler: func(srv any, ctx context.Context, dec func(any) error, in grpc.UnaryServerInterceptor) (any, error) {
-				return g.unary(srv, ctx, dec, in, h)
+				if cached {
+					l := &grpcLookup{cache: cache}
+					return g.unary(srv, ctx, dec, in, l.handle, l)
+				}
+				return g.unary(srv, ctx, dec, in, h, nil)
 			}}
 	}
 	out.Streams = make([]grpc.StreamDesc, len(desc.Streams))
@@ -185,7 +191,9 @@ func guardedService(desc grpc.ServiceDesc, g *recvGuard) *grpc.ServiceDesc {
 
 type unaryHandler = func(any, context.Context, func(any) error, grpc.UnaryServerInterceptor) (any, error)
 
-func (g *recvGuard) unary(srv any, ctx context.Context, dec func(any) error, in grpc.UnaryServerInterceptor, h unaryHandler) (any, error) {
+// unary runs h behind the guard; hook, when set, sees the request's bytes
+// (codec.Capture.Raw).
+func (g *recvGuard) unary(srv any, ctx context.Context, dec func(any) error, in grpc.UnaryServerInterceptor, h unaryHandler, hook codec.RawHook) (any, error) {
 	c := callFrom(ctx)
 	if !g.limiter.acquireRequest() {
 		c.setLimit(limitConcurrentRequests)
@@ -201,14 +209,14 @@ func (g *recvGuard) unary(srv any, ctx context.Context, dec func(any) error, in 
 			return g.budget.exhausted().Err()
 		}
 		defer g.budget.release(ctx)
-		return g.recv(ctx, c, g.receiveTimeout, g.maxBytes, dec, m)
+		return g.recv(ctx, c, g.receiveTimeout, g.maxBytes, dec, m, hook)
 	}
 	return h(srv, ctx, guarded, in)
 }
 
 // recv receives one message into m through recvFn, within timeout, and
 // turns grpc-go's own refusals into errsvc's answers.
-func (g *recvGuard) recv(ctx context.Context, c *call, timeout time.Duration, maxBytes int64, recvFn func(any) error, m any) error {
+func (g *recvGuard) recv(ctx context.Context, c *call, timeout time.Duration, maxBytes int64, recvFn func(any) error, m any, hook codec.RawHook) error {
 	pm, ok := m.(proto.Message)
 	if !ok {
 		return recvFn(m)
@@ -217,7 +225,7 @@ func (g *recvGuard) recv(ctx context.Context, c *call, timeout time.Duration, ma
 	if cancel, ok := ctx.Value(recvCancelKey{}).(context.CancelCauseFunc); ok {
 		timer = time.AfterFunc(timeout, func() { cancel(errReceiveTimeout) })
 	}
-	capture := &codec.Capture{Msg: pm, MaxBytes: int(maxBytes)}
+	capture := &codec.Capture{Msg: pm, MaxBytes: int(maxBytes), Raw: hook}
 	err := recvFn(capture)
 	if timer != nil {
 		timer.Stop()
@@ -276,7 +284,7 @@ func (s *guardedStream) RecvMsg(m any) error {
 	// No size refusal here: an oversize stream message is decoded (it is
 	// within grpc-go's cap) and answered as an item by the service, so the
 	// stream goes on.
-	err := s.guard.recv(ctx, callFrom(ctx), s.guard.idleTimeout, 0, s.ServerStream.RecvMsg, m)
+	err := s.guard.recv(ctx, callFrom(ctx), s.guard.idleTimeout, 0, s.ServerStream.RecvMsg, m, nil)
 	// A message the codec refused (a broken encoding, invalid text, nesting
 	// past the limit) is one bad item, as in a batch: it is handed on
 	// marked with its error, the service answers it with its own

@@ -71,7 +71,26 @@ type Metrics struct {
 	watches      prometheus.Gauge
 	receiving    prometheus.Gauge
 	buildInfo    *prometheus.GaugeVec
+
+	// The answer caches (answer_cache.go), by transport.
+	answerLookups   *prometheus.CounterVec
+	answerStores    *prometheus.CounterVec
+	answerEvictions *prometheus.CounterVec
+	answerRefusals  *prometheus.CounterVec
+	answerEntries   *prometheus.GaugeVec
+	answerBytes     *prometheus.GaugeVec
 }
+
+// Label values of the answer cache series.
+const (
+	cacheHit        = "hit"
+	cacheMiss       = "miss"
+	refusedClock    = "clock"
+	refusedTooLarge = "too_large"
+)
+
+// answerCacheTransports are the transports with an answer cache.
+var answerCacheTransports = []string{transportGRPC, transportHTTP, transportConnect}
 
 // latencyBuckets resolve the range errsvc's calls live in: a translation
 // takes a few microseconds in the core and a call some tens to hundreds
@@ -150,8 +169,34 @@ func NewMetrics() *Metrics {
 			Help: "Always 1: the version, VCS revision and Go version errsvc was built with.",
 		}, []string{"version", "revision", "go_version"}),
 	}
+	m.answerLookups = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "errsvc_answer_cache_lookups_total",
+		Help: "Translate calls looked up in the transport's answer cache, by transport and result (hit: answered from the cache; miss: translated).",
+	}, []string{"transport", "result"})
+	m.answerStores = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "errsvc_answer_cache_stores_total",
+		Help: "Answers stored in the transport's answer cache, by transport.",
+	}, []string{"transport"})
+	m.answerEvictions = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "errsvc_answer_cache_evictions_total",
+		Help: "Answers removed from the transport's answer cache to stay within its bounds (or replaced), by transport.",
+	}, []string{"transport"})
+	m.answerRefusals = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "errsvc_answer_cache_refusals_total",
+		Help: "Successful answers not stored in the transport's answer cache, by transport and reason (clock: a wait counted " +
+			"from the clock, e.g. an HTTP-date Retry-After without received_at; too_large: over the entry size limit).",
+	}, []string{"transport", "reason"})
+	m.answerEntries = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "errsvc_answer_cache_entries",
+		Help: "Answers held in the transport's answer cache now, by transport.",
+	}, []string{"transport"})
+	m.answerBytes = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "errsvc_answer_cache_bytes",
+		Help: "Bytes held in the transport's answer cache now (requests, answers and per-entry overhead), by transport.",
+	}, []string{"transport"})
 	m.registry.MustRegister(m.requests, m.latency, m.translations, m.translateDur, m.errors, m.limits,
 		m.panics, m.inFlight, m.streams, m.watches, m.receiving, m.buildInfo,
+		m.answerLookups, m.answerStores, m.answerEvictions, m.answerRefusals, m.answerEntries, m.answerBytes,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	build := version.Get()
 	m.buildInfo.WithLabelValues(build.Version, build.Revision, build.GoVersion).Set(1)
@@ -170,6 +215,9 @@ var alertCodes = []codes.Code{codes.OK, codes.Internal, codes.Unknown, codes.Dat
 func (m *Metrics) initSeries() {
 	for _, l := range allLimits {
 		m.limits.WithLabelValues(l)
+	}
+	for _, t := range answerCacheTransports {
+		m.answerCache(t)
 	}
 	for transport, rpcs := range translationRPCs() {
 		for _, rpc := range rpcs {
@@ -200,6 +248,20 @@ func translationRPCs() map[string][]string {
 		out[transportGRPC] = append(out[transportGRPC], "/"+desc.ServiceName+"/"+sd.StreamName)
 	}
 	return out
+}
+
+// answerCache is transport's answer cache series (created at 0 if new).
+func (m *Metrics) answerCache(transport string) answerCacheMetrics {
+	return answerCacheMetrics{
+		hits:         m.answerLookups.WithLabelValues(transport, cacheHit),
+		misses:       m.answerLookups.WithLabelValues(transport, cacheMiss),
+		stores:       m.answerStores.WithLabelValues(transport),
+		evictions:    m.answerEvictions.WithLabelValues(transport),
+		refusedClock: m.answerRefusals.WithLabelValues(transport, refusedClock),
+		refusedSize:  m.answerRefusals.WithLabelValues(transport, refusedTooLarge),
+		entries:      m.answerEntries.WithLabelValues(transport),
+		bytes:        m.answerBytes.WithLabelValues(transport),
+	}
 }
 
 // Handler serves the registry in the Prometheus text format, in

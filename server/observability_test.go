@@ -136,7 +136,9 @@ func labelKey(m *dto.Metric, rpcs []string) (transport, key string) {
 			parts = append(parts, l.GetName()+"="+l.GetValue())
 		}
 	}
-	if transport == "" || !slices.Contains(rpcs, rpc) && !(transport == transportHTTP) {
+	// A family without an rpc label (the answer caches) is compared as a
+	// whole.
+	if transport == "" || rpc != "" && !slices.Contains(rpcs, rpc) && !(transport == transportHTTP) {
 		return "", ""
 	}
 	switch {

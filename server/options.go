@@ -156,6 +156,15 @@ type Options struct {
 	// after it are cut off.
 	ShutdownTimeout time.Duration
 
+	// AnswerCacheEntries and AnswerCacheBytes bound each transport's cache
+	// of Translate answers (gRPC Translate, REST POST /v1/translate,
+	// Connect's Translate; see answer_cache.go): repeated identical requests are answered with the
+	// bytes of the first answer. Zero means DefaultAnswerCacheEntries,
+	// DefaultAnswerCacheBytes; a negative value in either disables the
+	// caches.
+	AnswerCacheEntries int
+	AnswerCacheBytes   int64
+
 	// Health and Metrics are shared state. Give the same values to
 	// NewGRPCServer and NewHTTPHandler so /readyz agrees with gRPC health and
 	// /metrics shows both transports; nil means a private instance. New fills
@@ -191,7 +200,11 @@ type Options struct {
 	// BenchmarkTracing, which shows tracing off costs nothing measurable.
 	uninstrumented bool
 	// translate replaces translate.Translate; tests use it to inject faults.
+	// Its answers are never cached.
 	translate func(*errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, error)
+	// translateCacheable replaces translate.TranslateCacheable, for the
+	// answer cache's tests.
+	translateCacheable func(*errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, bool, error)
 }
 
 func (o Options) withDefaults() Options {

@@ -32,7 +32,9 @@ type Service struct {
 	streamBurst   int
 	logger        *slog.Logger
 	metrics       *Metrics
-	translate     func(*errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, error)
+	// translate is translate.TranslateCacheable: the answer and whether it
+	// is a function of the request alone (see answer_cache.go).
+	translate func(*errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, bool, error)
 }
 
 var _ errsvcv1.TranslationServiceServer = (*Service)(nil)
@@ -42,9 +44,16 @@ var _ errsvcv1.TranslationServiceServer = (*Service)(nil)
 // Metrics).
 func NewService(opts Options) *Service {
 	opts = opts.withDefaults()
-	fn := opts.translate
+	fn := opts.translateCacheable
+	if t := opts.translate; fn == nil && t != nil {
+		// An injected fault is no function of the request: never cached.
+		fn = func(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, bool, error) {
+			resp, err := t(req)
+			return resp, false, err
+		}
+	}
 	if fn == nil {
-		fn = translate.Translate
+		fn = translate.TranslateCacheable
 	}
 	return &Service{
 		maxBatchItems: opts.MaxBatchItems,
@@ -60,12 +69,38 @@ func NewService(opts Options) *Service {
 // Translate answers one request, or INVALID_ARGUMENT with a BadRequest detail
 // when it is malformed.
 func (s *Service) Translate(ctx context.Context, req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, error) {
-	resp, st := s.translateOne(ctx, req)
-	s.metrics.observeItem(callFrom(ctx), sourceLabel(req), itemClass(resp, st), itemCode(st), false, "")
+	resp, cacheable, st := s.translateOne(ctx, req)
+	c := callFrom(ctx)
+	source, class := sourceLabel(req), itemClass(resp, st)
+	s.metrics.observeItem(c, source, class, itemCode(st), false, "")
 	if st != nil {
 		return nil, st.Err()
 	}
+	if c != nil {
+		// For the transport's answer cache, which stores what it encodes.
+		c.answer = answerNote{answered: true, cacheable: cacheable, source: source, class: class}
+	}
 	return resp, nil
+}
+
+// translateHit accounts for a Translate answered from a transport's answer
+// cache exactly as Translate accounts for the translation it stands for:
+// the same item (source, class, code) in the metrics and the trace, and the
+// same refusal of a caller that already gave up.
+func (s *Service) translateHit(ctx context.Context, a *answer) error {
+	c := callFrom(ctx)
+	if err := ctx.Err(); err != nil {
+		st := status.FromContextError(err)
+		s.metrics.observeItem(c, a.source, labelNone, st.Code(), false, "")
+		return st.Err()
+	}
+	s.countHit(c, a)
+	return nil
+}
+
+// countHit counts a's translation, answered from a cache, for call c.
+func (s *Service) countHit(c *call, a *answer) {
+	s.metrics.observeItem(c, a.source, a.class, codes.OK, false, "")
 }
 
 // TranslateBatch answers every item independently, in order; a malformed
@@ -144,7 +179,7 @@ func (s *Service) ListVocabularies(context.Context, *errsvcv1.ListVocabulariesRe
 // translateItem folds a failure into the response, as batch and stream items
 // report their own errors.
 func (s *Service) translateItem(ctx context.Context, req *errsvcv1.TranslateRequest) *errsvcv1.TranslateResponse {
-	resp, st := s.translateOne(ctx, req)
+	resp, _, st := s.translateOne(ctx, req)
 	c := callFrom(ctx)
 	if c != nil {
 		c.itemDone(st, "")
@@ -156,43 +191,43 @@ func (s *Service) translateItem(ctx context.Context, req *errsvcv1.TranslateRequ
 	return resp
 }
 
-func (s *Service) translateOne(ctx context.Context, req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, *status.Status) {
+func (s *Service) translateOne(ctx context.Context, req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, bool, *status.Status) {
 	if req == nil {
 		req = &errsvcv1.TranslateRequest{}
 	}
 	// A batch item the JSON decoder could not read carries its error.
 	if st := invalidItem(req); st != nil {
-		return nil, st
+		return nil, false, st
 	}
 	// Checked here as well as in the core so the transport contract (exactly
 	// one source, named in a BadRequest) holds whatever the core does. Two
 	// sources cannot reach this point: the binary wire keeps the last one and
 	// protojson rejects the second (see decodeErrorStatus).
 	if req.GetSource() == nil {
-		return nil, invalidArgument(sourceField, "exactly one of "+sourceChoices()+" is required")
+		return nil, false, invalidArgument(sourceField, "exactly one of "+sourceChoices()+" is required")
 	}
 	// A caller that already gave up gets no work done: its deadline is
 	// honoured here, and between the items of a batch.
 	if err := ctx.Err(); err != nil {
-		return nil, status.FromContextError(err)
+		return nil, false, status.FromContextError(err)
 	}
 	began := time.Now()
-	resp, err := s.translate(req)
+	resp, cacheable, err := s.translate(req)
 	s.metrics.translateDur.WithLabelValues(sourceLabel(req)).Observe(time.Since(began).Seconds())
 	var reqErr *translate.RequestError
 	switch {
 	case errors.As(err, &reqErr):
-		return nil, invalidArgument(reqErr.Field, reqErr.Description)
+		return nil, false, invalidArgument(reqErr.Field, reqErr.Description)
 	case err != nil:
 		// Only the error's type: its text may quote the request or upstream
 		// text, and neither belongs in a log. The call's own ERROR line
 		// follows from the INTERNAL code.
 		s.logger.ErrorContext(ctx, "translate failed", "error_type", fmt.Sprintf("%T", err))
-		return nil, status.New(codes.Internal, "translation failed")
+		return nil, false, status.New(codes.Internal, "translation failed")
 	case resp == nil:
-		return &errsvcv1.TranslateResponse{}, nil
+		return &errsvcv1.TranslateResponse{}, cacheable, nil
 	}
-	return resp, nil
+	return resp, cacheable, nil
 }
 
 // sourceField is the TranslateRequest oneof; a violation names it when no

@@ -19,7 +19,7 @@ var envFlags = func() map[string]string {
 		"max-request-bytes", "max-batch-items", "max-concurrent-requests", "max-concurrent-streams",
 		"drain-delay", "shutdown-timeout", "receive-timeout", "write-timeout", "stream-idle-timeout",
 		"max-streams-per-connection", "max-header-bytes", "max-receive-buffer-bytes", "max-health-watches",
-		"max-connection-idle", "keepalive-min-time",
+		"max-connection-idle", "keepalive-min-time", "answer-cache-entries", "answer-cache-bytes",
 	} {
 		m[name] = "ERRSVC_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 	}
@@ -74,6 +74,8 @@ func parseServeFlags(args []string, getenv func(string) string, errOut io.Writer
 	fs.DurationVar(&opts.MaxConnectionIdle, "max-connection-idle", server.DefaultMaxConnectionIdle, "close a gRPC connection with no call for this long")
 	fs.DurationVar(&opts.KeepaliveMinTime, "keepalive-min-time", server.DefaultKeepaliveMinTime, "shortest interval at which a gRPC client may ping; faster pingers are disconnected")
 	fs.StringVar(&corsOrigins, "cors-origins", envOr("ERRSVC_CORS_ORIGINS", ""), "comma-separated browser `origins` allowed to call the HTTP port (REST, Connect, gRPC-Web) cross-origin, e.g. https://app.example.com or https://*.example.com; empty: no CORS (env ERRSVC_CORS_ORIGINS)")
+	fs.IntVar(&opts.AnswerCacheEntries, "answer-cache-entries", server.DefaultAnswerCacheEntries, "most Translate answers each transport (gRPC, REST, Connect) keeps to answer repeated identical requests (0: no answer cache)")
+	fs.Int64Var(&opts.AnswerCacheBytes, "answer-cache-bytes", server.DefaultAnswerCacheBytes, "most `bytes` (requests and answers) each transport's answer cache holds (0: no answer cache)")
 	fs.TextVar(&logLevel, "log-level", slog.LevelInfo, "least `level` logged: DEBUG (every call), INFO, WARN (caller errors), ERROR (internal errors)")
 	for name, key := range envFlags {
 		f := fs.Lookup(name)
@@ -113,6 +115,11 @@ func parseServeFlags(args []string, getenv func(string) string, errOut io.Writer
 	case tlsClientCA != "":
 		fmt.Fprintln(errOut, "errsvc: --tls-client-ca needs --tls-cert and --tls-key")
 		return opts, errors.New("--tls-client-ca without a server certificate")
+	}
+	// 0 turns the cache off here; in server.Options 0 is the default and
+	// a negative bound turns it off.
+	if opts.AnswerCacheEntries <= 0 || opts.AnswerCacheBytes <= 0 {
+		opts.AnswerCacheEntries, opts.AnswerCacheBytes = -1, -1
 	}
 	opts.Logger = slog.New(slog.NewJSONHandler(errOut, &slog.HandlerOptions{Level: logLevel}))
 	return opts, nil

@@ -184,6 +184,32 @@ func TestHostileInputFlags(t *testing.T) {
 	}
 }
 
+// The answer cache is on by default, bounded by both flags (or their
+// variables); 0 in either turns it off.
+func TestAnswerCacheFlags(t *testing.T) {
+	cases := []struct {
+		args           []string
+		env            map[string]string
+		entries, bytes int64
+	}{
+		{nil, nil, server.DefaultAnswerCacheEntries, server.DefaultAnswerCacheBytes},
+		{[]string{"--answer-cache-entries", "10", "--answer-cache-bytes", "65536"}, nil, 10, 65536},
+		{nil, map[string]string{"ERRSVC_ANSWER_CACHE_ENTRIES": "12", "ERRSVC_ANSWER_CACHE_BYTES": "4096"}, 12, 4096},
+		{[]string{"--answer-cache-entries", "3"}, map[string]string{"ERRSVC_ANSWER_CACHE_ENTRIES": "12"}, 3, server.DefaultAnswerCacheBytes},
+		{[]string{"--answer-cache-entries", "0"}, nil, -1, -1},
+		{nil, map[string]string{"ERRSVC_ANSWER_CACHE_BYTES": "0"}, -1, -1},
+	}
+	for _, c := range cases {
+		opts, err := parseServeFlags(c.args, func(k string) string { return c.env[k] }, io.Discard)
+		if err != nil {
+			t.Fatalf("%v %v: %v", c.args, c.env, err)
+		}
+		if int64(opts.AnswerCacheEntries) != c.entries || opts.AnswerCacheBytes != c.bytes {
+			t.Errorf("%v %v: entries %d, bytes %d; want %d, %d", c.args, c.env, opts.AnswerCacheEntries, opts.AnswerCacheBytes, c.entries, c.bytes)
+		}
+	}
+}
+
 // CORS is off unless asked for; the flag and the environment give an
 // allowlist, the flag winning.
 func TestCORSOriginsFlag(t *testing.T) {

@@ -1,0 +1,238 @@
+package server
+
+import (
+	"bytes"
+	"hash/maphash"
+	"net/http"
+	"sync"
+
+	"github.com/errsvc/errsvc/codec"
+	"github.com/hashicorp/golang-lru/v2/simplelru"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Translate is a pure function of its request, so when the same request
+// arrives again (a provider's rate limit answers thousands of identical
+// 429s a second across a fleet, and each is sent here to be classified),
+// its transport may answer it with the bytes it wrote the first time. Each
+// transport (gRPC Translate, REST POST /v1/translate, Connect's unary
+// Translate; see answer_cache_grpc.go, _rest.go, _connect.go) keeps its own answer
+// cache, keyed by the request's own bytes, holding the encoded answer, so a
+// hit costs neither decoding, translating nor encoding.
+//
+// What is never stored: an answer whose wait was counted from the clock
+// (translate.TranslateCacheable says so: an HTTP-date Retry-After without a
+// Date header or received_at gives another wait a second later), an error
+// (a refusal is cheap to make again), and an entry over
+// maxAnswerEntryBytes. What is stored is the answer as it went out, so
+// already sanitised; the key is the request, held in memory only and
+// compared in full on every hit, so a hash collision can never return
+// another request's answer.
+//
+// A hit is accounted for as the translation it stands for (Service.
+// translateHit): the same per-call and per-item metrics, log line and
+// trace. Only errsvc_translation_duration_seconds, the time spent in the
+// core, is not observed: the core does not run.
+
+// Defaults of the answer cache bounds (Options.AnswerCacheEntries,
+// AnswerCacheBytes), per transport.
+const (
+	DefaultAnswerCacheEntries = 4096
+	DefaultAnswerCacheBytes   = 16 << 20
+	// maxAnswerEntryBytes is the largest entry stored (request, answer and
+	// overhead): an error worth caching is a few hundred bytes each way,
+	// and one large request must not push a storm's answers out.
+	maxAnswerEntryBytes = 16 << 10
+	// answerOverhead is what an entry costs beyond its bytes: the entry,
+	// its list element and map slot, the slice headers.
+	answerOverhead = 160
+)
+
+// answerNote is what Translate tells its transport about a successful
+// answer (through the call record, see call.answer).
+type answerNote struct {
+	answered  bool
+	cacheable bool
+	// source and class are the labels the translation was counted under.
+	source, class string
+}
+
+// answer is one cache entry. Nothing writes to it once stored.
+type answer struct {
+	// variant is the state of the call beyond the request's bytes that
+	// changes the answer's bytes (REST: whether the client accepts
+	// trailers, which changes the headers grpc-gateway writes).
+	variant byte
+	key     []byte
+	enc     codec.Encoded
+	// header is the REST answer's headers.
+	header http.Header
+	// source and class label the translation a hit stands for.
+	source, class string
+	size          int64
+}
+
+// answerShards is the number of independently locked parts of a cache
+// (fewer for a small bound): 64 concurrent callers on a few cores rarely
+// meet on one lock, whose critical section is a map lookup and a list move.
+const answerShards = 32
+
+// answerCache is a sharded LRU of answers bounded in entries and bytes. A
+// nil *answerCache is a disabled cache: every method is a no-op.
+type answerCache struct {
+	seed     maphash.Seed
+	shards   []answerShard
+	mask     uint64
+	maxEntry int64
+	m        answerCacheMetrics
+}
+
+type answerShard struct {
+	mu       sync.Mutex
+	lru      *simplelru.LRU[uint64, *answer]
+	bytes    int64
+	maxBytes int64
+	// Keeps neighbouring shards' locks off one cache line.
+	_ [64]byte
+}
+
+// answerCacheMetrics are one transport's series, resolved once.
+type answerCacheMetrics struct {
+	hits, misses, stores, evictions prometheus.Counter
+	refusedClock, refusedSize       prometheus.Counter
+	entries, bytes                  prometheus.Gauge
+}
+
+// newAnswerCache is transport's cache under opts' bounds, or nil when
+// either bound is negative (disabled).
+func newAnswerCache(opts Options, transport string) *answerCache {
+	entries, budget := opts.AnswerCacheEntries, opts.AnswerCacheBytes
+	if entries < 0 || budget < 0 {
+		return nil
+	}
+	if entries == 0 {
+		entries = DefaultAnswerCacheEntries
+	}
+	if budget == 0 {
+		budget = DefaultAnswerCacheBytes
+	}
+	// Each shard holds a whole share of both bounds, so the shares never
+	// add up to more than the bounds; a shard should hold a few entries.
+	n := answerShards
+	for n > 1 && (entries/n < 8 || budget/int64(n) < maxAnswerEntryBytes) {
+		n /= 2
+	}
+	c := &answerCache{
+		seed:     maphash.MakeSeed(),
+		shards:   make([]answerShard, n),
+		mask:     uint64(n - 1),
+		maxEntry: min(maxAnswerEntryBytes, budget/int64(n)),
+		m:        opts.Metrics.answerCache(transport),
+	}
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.maxBytes = budget / int64(n)
+		// NewLRU fails only for a size below 1.
+		s.lru, _ = simplelru.NewLRU(max(1, entries/n), func(_ uint64, a *answer) {
+			s.bytes -= a.size
+			c.m.evictions.Inc()
+			c.m.entries.Dec()
+			c.m.bytes.Sub(float64(a.size))
+		})
+	}
+	return c
+}
+
+func (c *answerCache) hash(variant byte, key []byte) uint64 {
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	_ = h.WriteByte(variant)
+	_, _ = h.Write(key)
+	return h.Sum64()
+}
+
+// get is the answer stored for exactly these request bytes, or nil; it
+// counts a hit or a miss.
+func (c *answerCache) get(variant byte, key []byte) *answer {
+	if c == nil {
+		return nil
+	}
+	h := c.hash(variant, key)
+	s := &c.shards[h&c.mask]
+	s.mu.Lock()
+	a, ok := s.lru.Get(h)
+	s.mu.Unlock()
+	// The full key, not only its hash: a collision is a miss.
+	if ok && a.variant == variant && bytes.Equal(a.key, key) {
+		c.m.hits.Inc()
+		return a
+	}
+	c.m.misses.Inc()
+	return nil
+}
+
+// fits reports whether an entry of these sizes may be stored; if not, it
+// counts the refusal.
+func (c *answerCache) fits(keyLen, valueLen int) bool {
+	if int64(keyLen+valueLen+answerOverhead) > c.maxEntry {
+		c.m.refusedSize.Inc()
+		return false
+	}
+	return true
+}
+
+// uncacheable counts an answer that may not be stored: its wait was
+// counted from the clock.
+func (c *answerCache) uncacheable() {
+	if c != nil {
+		c.m.refusedClock.Inc()
+	}
+}
+
+// put stores a, whose key, enc and header nothing writes to any more,
+// evicting the least recently used entries of its shard to stay in bounds.
+func (c *answerCache) put(a *answer) {
+	if c == nil {
+		return
+	}
+	a.size = int64(len(a.key) + len(a.enc.Bytes) + answerOverhead)
+	for k, vs := range a.header {
+		a.size += int64(len(k) + 16)
+		for _, v := range vs {
+			a.size += int64(len(v) + 16)
+		}
+	}
+	if a.size > c.maxEntry {
+		c.m.refusedSize.Inc()
+		return
+	}
+	h := c.hash(a.variant, a.key)
+	s := &c.shards[h&c.mask]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// A concurrent miss of the same request, or a collision: the newer
+	// answer replaces the older (counted as an eviction).
+	s.lru.Remove(h)
+	for s.bytes+a.size > s.maxBytes {
+		if _, _, ok := s.lru.RemoveOldest(); !ok {
+			break
+		}
+	}
+	s.bytes += a.size
+	c.m.stores.Inc()
+	c.m.entries.Inc()
+	c.m.bytes.Add(float64(a.size))
+	s.lru.Add(h, a) // may evict the oldest entry, over the entry bound
+}
+
+// len and size are the entries and bytes held, for tests.
+func (c *answerCache) len() (n int, size int64) {
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		n += s.lru.Len()
+		size += s.bytes
+		s.mu.Unlock()
+	}
+	return n, size
+}
