@@ -36,23 +36,29 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 	if r.Class == "" {
 		return &RequestError{Field: "provider_response", Description: "the answer carries no error (a success status without an error event); only errors translate"}
 	}
-	detail := map[string]any{"provider": p.GetProvider(), "status": float64(p.GetStatus()), "rule": r.Rule}
+	// The detail is built as a Struct directly (no map[string]any detour);
+	// the provider name, the rule and the wait source are short terms, the
+	// status a number, and the flags shared values.
+	fields := make(map[string]*structpb.Value, 8)
+	fields["provider"] = structpb.NewStringValue(p.GetProvider())
+	fields["status"] = structpb.NewNumberValue(float64(p.GetStatus()))
+	fields["rule"] = structpb.NewStringValue(r.Rule)
 	if r.Code != "" {
-		detail["provider_code"] = r.Code
+		fields["provider_code"] = structpb.NewStringValue(r.Code)
 	}
 	if r.WaitSource != "" {
-		detail["wait_source"] = r.WaitSource
+		fields["wait_source"] = structpb.NewStringValue(r.WaitSource)
 	}
 	if r.Stream {
-		detail["stream"] = true
+		fields["stream"] = valueTrue
 	}
 	if r.InBody {
-		detail["in_body"] = true
+		fields["in_body"] = valueTrue
 	}
 	if r.AfterOutput {
-		detail["after_output"] = true
+		fields["after_output"] = valueTrue
 	}
-	d, _ := structpb.NewStruct(detail)
+	d := &structpb.Struct{Fields: fields}
 	ce := &errsvcv1.ClassifiedError{
 		Code:         r.Kind,
 		Message:      r.Message,
