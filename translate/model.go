@@ -119,6 +119,9 @@ type storage struct {
 	// 2 tags and 2 varints inside a length-prefixed field: 24 bytes).
 	retryInfo  anypb.Any
 	retryBytes [24]byte
+	// infoBytes holds the ErrorInfo detail's bytes (a longer one grows
+	// past it).
+	infoBytes [256]byte
 	// agentDetails, waitValue and waitNumber: derived agent details with a wait.
 	agentDetails structpb.Struct
 	waitValue    structpb.Value

@@ -59,7 +59,7 @@ func encodeGRPCStatus(m *model, resp *errsvcv1.TranslateResponse) {
 		{"retry", metadataValue(m.agentRetry)},
 	}
 	info := &m.store.info
-	info.TypeUrl, info.Value = errorInfoTypeURL, appendErrorInfo(nil, errorInfoReason(kind), ErrorInfoDomain, md[:])
+	info.TypeUrl, info.Value = errorInfoTypeURL, appendErrorInfo(m.store.infoBytes[:0], errorInfoReason(kind), ErrorInfoDomain, md[:])
 	m.store.details[0] = info
 	st := &m.store.status
 	st.Code, st.Message, st.Details = grpcCodeNumber(grpcCodeFor(m)), agentMessage(m), m.store.details[:1]
