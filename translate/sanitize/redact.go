@@ -3,6 +3,7 @@ package sanitize
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // redactPass scans s once, left to right, and replaces every secret it
@@ -15,8 +16,11 @@ import (
 // either consumes what it matched or looks at a bounded number of bytes.
 // The gitleaks rules (rules.go) then add their secrets.
 func redactPass(s string) (string, bool) {
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
 	view := escapeView(s)
-	r := redactor{s: view}
+	r := redactor{s: view, spans: sc.spans[:0]}
+	defer func() { sc.spans = r.spans[:0] }()
 	i := 0
 	for i < len(view) {
 		switch byteClass[view[i]] {
@@ -70,7 +74,10 @@ func redactPass(s string) (string, bool) {
 			_ = glued
 		}
 	}
-	r.spans = mergeSpans(append(r.spans, widen(view, ruleSpans(view))...))
+	hand := len(r.spans)
+	r.spans = ruleSpans(view, sc, r.spans)
+	widen(view, r.spans[hand:])
+	r.spans = mergeSpans(r.spans)
 	if len(r.spans) == 0 {
 		return s, false
 	}
@@ -92,6 +99,16 @@ func redactPass(s string) (string, bool) {
 	out = append(out, s[last:]...)
 	return string(out), true
 }
+
+// scratch holds one pass's working slices, reused across calls so that a
+// pass over clean text allocates nothing.
+type scratch struct {
+	hits  []kwHit
+	cands []candidate
+	spans []span
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // widen grows each rule span to the whole token around it, so no piece of
 // a secret stays beside the placeholder when a rule's group is shorter
