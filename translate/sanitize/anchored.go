@@ -57,8 +57,11 @@ func startsWithKeyword(s string, kws []string) bool {
 // regex after its name prefix, starting with the keyword group.
 func (r *leakRule) classifyAssign(body string, kws []string) error {
 	i := strings.Index(body, valueHead)
-	if i < 0 || !strings.HasSuffix(body, valueTerm) {
+	if i < 0 || !strings.HasSuffix(body, valueTerm) || groupEnd(body) != i {
 		return nil
+	}
+	if whole, err := syntax.Parse("(?i)"+body, syntax.Perl); err != nil || whole.Op == syntax.OpAlternate {
+		return nil // the template is one alternative of several
 	}
 	group, err := syntax.Parse("(?i)"+body[:i], syntax.Perl)
 	if err != nil {
@@ -249,9 +252,10 @@ func (r *leakRule) secretEnd(s string, p int) int {
 	return end
 }
 
-// termAt reports whether the template's terminator can match at p.
+// termAt reports whether the template's terminator can match at p (the
+// template is case-insensitive, so "\\N" counts as "\\n").
 func termAt(s string, p int) bool {
-	return p == len(s) || termTable[s[p]] || (s[p] == '\\' && p+1 < len(s) && (s[p+1] == 'n' || s[p+1] == 'r'))
+	return p == len(s) || termTable[s[p]] || (s[p] == '\\' && p+1 < len(s) && (lower(s[p+1]) == 'n' || lower(s[p+1]) == 'r'))
 }
 
 // nameStart is where a key-context match whose keyword is at pos starts:
@@ -264,4 +268,22 @@ func nameStart(s string, pos, from int) int {
 		q--
 	}
 	return q
+}
+
+// groupEnd returns the index after the group that opens s, or -1.
+func groupEnd(s string) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return -1
 }

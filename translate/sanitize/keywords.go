@@ -21,6 +21,7 @@ type keywordDFA struct {
 	out    []uint32 // state -> start of its keywords in outs; out[s+1] ends them
 	outs   []uint16 // keyword indexes, by state
 	length []uint16 // keyword index -> length
+	longest int
 }
 
 // kwHit is one keyword occurrence: its index and where it starts.
@@ -54,6 +55,7 @@ func newKeywordDFA(keywords []string) *keywordDFA {
 	nodes := []node{{child: map[uint8]int{}}}
 	for ki, k := range keywords {
 		d.length[ki] = uint16(len(k))
+		d.longest = max(d.longest, len(k))
 		s := 0
 		for i := 0; i < len(k); i++ {
 			c := d.class[k[i]]
@@ -109,19 +111,55 @@ func newKeywordDFA(keywords []string) *keywordDFA {
 	return d
 }
 
-// find appends every keyword occurrence in s to hits, in order of their
-// end.
+// find appends every keyword occurrence in s to hits (not in position
+// order). The text is walked as two halves at once: the automaton's next
+// state depends on the last load, so two independent walks keep the
+// processor busy during each other's loads. The first half's walk goes on
+// past the middle far enough to see every keyword that starts before it;
+// the second starts at the root in the middle and so sees only keywords
+// that start there or later.
 func (d *keywordDFA) find(s string, hits []kwHit) []kwHit {
 	next, class := d.next, &d.class
-	row := 0
-	for i := 0; i < len(s); i++ {
-		e := next[row+int(class[s[i]])]
-		row = int(e >> 1)
-		if e&1 != 0 {
-			st := row / d.nclass
-			for _, k := range d.outs[d.out[st]:d.out[st+1]] {
-				hits = append(hits, kwHit{kw: k, pos: int32(i + 1 - int(d.length[k]))})
+	half := len(s) / 2
+	ra, rb := 0, 0
+	for i := 0; i < half; i++ {
+		j := half + i
+		ea := next[ra+int(class[s[i]])]
+		eb := next[rb+int(class[s[j]])]
+		ra, rb = int(ea>>1), int(eb>>1)
+		if (ea|eb)&1 != 0 {
+			if ea&1 != 0 {
+				hits = d.emit(hits, ra, i, len(s))
 			}
+			if eb&1 != 0 {
+				hits = d.emit(hits, rb, j, len(s))
+			}
+		}
+	}
+	// The rest of the second half (one byte when len(s) is odd).
+	for j := 2 * half; j < len(s); j++ {
+		e := next[rb+int(class[s[j]])]
+		if rb = int(e >> 1); e&1 != 0 {
+			hits = d.emit(hits, rb, j, len(s))
+		}
+	}
+	// The first walk past the middle: keywords that start before it.
+	for i := half; i < min(len(s), half+d.longest-1) && ra != 0; i++ {
+		e := next[ra+int(class[s[i]])]
+		if ra = int(e >> 1); e&1 != 0 {
+			hits = d.emit(hits, ra, i, half)
+		}
+	}
+	return hits
+}
+
+// emit appends the keywords that end at i in the state at row, when they
+// start before limit.
+func (d *keywordDFA) emit(hits []kwHit, row, i, limit int) []kwHit {
+	st := row / d.nclass
+	for _, k := range d.outs[d.out[st]:d.out[st+1]] {
+		if pos := i + 1 - int(d.length[k]); pos < limit {
+			hits = append(hits, kwHit{kw: k, pos: int32(pos)})
 		}
 	}
 	return hits

@@ -356,6 +356,37 @@ func ruleSpans(view string, sc *scratch, out []span) []span {
 		return out
 	}
 	first := len(out)
+	cands := rs.candidates(view, sc)
+	for i := 0; i < len(cands); {
+		j := i + 1
+		for j < len(cands) && cands[j].rule == cands[i].rule {
+			j++
+		}
+		out = rs.rules[cands[i].rule].run(view, cands[i:j], rs.global, out)
+		i = j
+	}
+	found := out[first:]
+	if len(found) < 2 {
+		return out
+	}
+	slices.SortFunc(found, func(a, b span) int { return a.from - b.from })
+	merged := found[:1]
+	for _, sp := range found[1:] {
+		last := &merged[len(merged)-1]
+		if sp.from <= last.to {
+			if sp.to > last.to {
+				last.to = sp.to
+			}
+			continue
+		}
+		merged = append(merged, sp)
+	}
+	return out[:first+len(merged)]
+}
+
+// candidates returns the places where each rule is tried in view, sorted
+// by rule and position: the keyword hits that pass the rule's cheap check.
+func (rs *ruleSet) candidates(view string, sc *scratch) []candidate {
 	sc.hits = rs.kw.find(view, sc.hits[:0])
 	cands := sc.cands[:0]
 	for _, h := range sc.hits {
@@ -394,31 +425,7 @@ func ruleSpans(view string, sc *scratch, out []span) []span {
 		return a.pos - b.pos
 	})
 	sc.cands = cands
-	for i := 0; i < len(cands); {
-		j := i + 1
-		for j < len(cands) && cands[j].rule == cands[i].rule {
-			j++
-		}
-		out = rs.rules[cands[i].rule].run(view, cands[i:j], rs.global, out)
-		i = j
-	}
-	found := out[first:]
-	if len(found) < 2 {
-		return out
-	}
-	slices.SortFunc(found, func(a, b span) int { return a.from - b.from })
-	merged := found[:1]
-	for _, sp := range found[1:] {
-		last := &merged[len(merged)-1]
-		if sp.from <= last.to {
-			if sp.to > last.to {
-				last.to = sp.to
-			}
-			continue
-		}
-		merged = append(merged, sp)
-	}
-	return out[:first+len(merged)]
+	return cands
 }
 
 // candidate is a place where one rule is tried: a keyword hit at pos, and
