@@ -3,6 +3,7 @@ package sanitize
 import (
 	stdregexp "regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 )
 
@@ -26,8 +27,20 @@ func (r *leakRule) classify(src string, keywords []string) error {
 		return nil
 	}
 	lits, _ := prefixes(re)
+	var anchors []anchor
 	for _, l := range lits {
-		if !startsWithKeyword(l.s, kws) {
+		found := false
+		ls := strings.ToLower(l.s)
+		for _, k := range kws {
+			for off := 0; off+len(k) <= len(ls); off++ {
+				if ls[off:off+len(k)] == k {
+					anchors = append(anchors, anchor{l, k, off})
+					found = true
+				}
+			}
+		}
+		if !found {
+			r.lits = lits // a windowed rule still needs one of them in its window
 			return nil
 		}
 	}
@@ -35,14 +48,23 @@ func (r *leakRule) classify(src string, keywords []string) error {
 		return err
 	}
 	_, r.most = lengths(re)
-	r.lits = lits
+	r.anchors = anchors
+	r.leadKnown = r.leadingSecret(re)
 	r.kind = kindStart
 	return nil
 }
 
-// startsWithKeyword reports whether one of kws is a prefix of s (lower
-// case where the literal folds; keywords match ASCII case-insensitively,
-// so a literal's exact-case letters are lowered for the comparison).
+// anchor is a literal that can start a match, with one of the rule's
+// keywords off bytes into it: a hit of that keyword at h puts the match's
+// start at h-off.
+type anchor struct {
+	lit lit
+	kw  string
+	off int
+}
+
+// startsWithKeyword reports whether one of kws is a prefix of s
+// (keywords match ASCII case-insensitively, so s is lowered to compare).
 func startsWithKeyword(s string, kws []string) bool {
 	ls := strings.ToLower(s)
 	for _, k := range kws {
@@ -148,14 +170,29 @@ func (r *leakRule) startEnd(s string, pos, kwLen int) int {
 	return min(len(s), pos+kwLen+ruleAfter)
 }
 
-// startsAt reports whether one of the rule's literal prefixes is at pos.
-func (r *leakRule) startsAt(s string, pos int) bool {
-	for _, l := range r.lits {
-		if l.at(s, pos) {
-			return true
+// starts appends to cands the match starts that a hit of keyword kw at
+// pos implies, where the literal that goes with it stands.
+func (r *leakRule) starts(s string, pos int, kw string, c candidate, cands []candidate) []candidate {
+	for _, a := range r.anchors {
+		start := pos - a.off
+		if a.kw != kw || start < 0 || !a.lit.at(s, start) {
+			continue
 		}
+		c.pos = start
+		c.end = r.startEnd(s, start, len(kw))
+		cands = append(cands, c)
 	}
-	return false
+	return cands
+}
+
+// inWindow reports whether one of a windowed rule's literal prefixes
+// occurs in w, which any match in w needs. A rule with no known prefix is
+// always run.
+func (r *leakRule) inWindow(w string) bool {
+	if slices.ContainsFunc(r.lits, func(l lit) bool { return l.s == "" }) {
+		return true
+	}
+	return anyLitIn(r.lits, w)
 }
 
 // Byte classes of gitleaks' key-context template.
@@ -188,50 +225,54 @@ func byteTable(f func(byte) bool) (t [256]bool) {
 // there, every run of up to five quotes, spaces or '=' after it, and
 // requires a run of the secret's bytes at least secretMin long, followed
 // by a terminator when no secret byte can start one. It returns how far a
-// match can reach (the regex then reads no further), or false when the
-// regex cannot match with its keyword here. It only ever says yes where
-// the regex may match, never no where it does.
-func (r *leakRule) assignEnd(s string, pos int) (int, bool) {
-	end := -1
+// match can reach (the regex then reads no further) and the stretch the
+// secret must lie in, or false when the regex cannot match with its
+// keyword here. It only ever says yes where the regex may match, never no
+// where it does.
+func (r *leakRule) assignEnd(s string, pos int) (reach, bool) {
+	rc := reach{end: -1, from: len(s)}
 	from := pos + r.kwMin
 	limit := min(len(s), pos+r.kwMax+20+3+1)
 	for o := from; o < limit; o++ {
 		b := s[o]
 		switch b {
 		case '=':
-			end = max(end, r.secretEnd(s, o+1))
+			r.secretAfter(s, o+1, &rc)
 			if o+1 < len(s) && s[o+1] == '>' {
-				end = max(end, r.secretEnd(s, o+2))
+				r.secretAfter(s, o+2, &rc)
 			}
 		case '>', ',':
-			end = max(end, r.secretEnd(s, o+1))
+			r.secretAfter(s, o+1, &rc)
 		case ':':
-			end = max(end, r.secretEnd(s, o+1))
+			r.secretAfter(s, o+1, &rc)
 			for c := 1; c <= 3 && o+c < len(s) && s[o+c-1] == ':'; c++ {
 				if s[o+c] == '=' {
-					end = max(end, r.secretEnd(s, o+c+1))
+					r.secretAfter(s, o+c+1, &rc)
 				}
 			}
 		case '|':
 			if o+1 < len(s) && s[o+1] == '|' {
-				end = max(end, r.secretEnd(s, o+2))
+				r.secretAfter(s, o+2, &rc)
 			}
 		case '?':
 			if o+1 < len(s) && s[o+1] == '=' {
-				end = max(end, r.secretEnd(s, o+2))
+				r.secretAfter(s, o+2, &rc)
 			}
 		}
 		if !nameGapTable[b] {
 			break
 		}
 	}
-	return end, end >= 0
+	return rc, rc.end >= 0
 }
 
-// secretEnd looks for the secret after an operator ending at p and returns
-// how far the match can reach, or -1.
-func (r *leakRule) secretEnd(s string, p int) int {
-	end := -1
+// reach is what the gate found: a match ends by end, and its secret lies
+// in [from, to).
+type reach struct{ end, from, to int }
+
+// secretAfter looks for the secret after an operator ending at p and
+// widens rc to every place it can be.
+func (r *leakRule) secretAfter(s string, p int, rc *reach) {
 	for j := 0; j <= 5 && p+j <= len(s); j++ {
 		if j > 0 && !valueGapTable[s[p+j-1]] {
 			break
@@ -247,9 +288,9 @@ func (r *leakRule) secretEnd(s string, p int) int {
 		if r.term && !termAt(s, e) {
 			continue
 		}
-		end = max(end, min(len(s), e+2))
+		rc.end = max(rc.end, min(len(s), e+2))
+		rc.from, rc.to = min(rc.from, ss), max(rc.to, e)
 	}
-	return end
 }
 
 // termAt reports whether the template's terminator can match at p (the
@@ -286,4 +327,90 @@ func groupEnd(s string) int {
 		}
 	}
 	return -1
+}
+
+// skipCovered turns on the shortcut below (tests turn it off to compare).
+var skipCovered = true
+
+// covered reports whether whatever secret the rule can find at c lies,
+// once widened to its token (see widen), inside one span the hand rules
+// already redact, so that running the regex cannot change the text. It
+// holds for a token the hand rules know (a JWT, sk-proj-…, ghp_…) that a
+// gitleaks rule knows too.
+func (r *leakRule) covered(s string, c candidate, hand []span) bool {
+	if len(hand) == 0 {
+		return false
+	}
+	from, to := c.secretFrom, c.secretTo
+	if r.kind == kindStart {
+		if !r.leadKnown {
+			return false
+		}
+		from, to = c.pos, c.pos
+		for to < len(s) && r.lead[s[to]] {
+			to++
+		}
+	}
+	for from > 0 && widenLeft(s[from-1]) {
+		from--
+	}
+	for to < len(s) && tokenTable[s[to]] {
+		to++
+	}
+	k, _ := slices.BinarySearchFunc(hand, from, func(sp span, v int) int { return sp.from - v })
+	if k == len(hand) || hand[k].from != from {
+		k--
+	}
+	return k >= 0 && hand[k].from <= from && hand[k].to >= to
+}
+
+// coveredRun returns how many of cands (from the first) can be skipped:
+// a run of candidates whose secrets are all covered (see covered), after
+// which the rule goes on as it would after any matches among them. Such
+// matches end by the largest read bound of the run, so the next candidate
+// must start at or after it, and (for the key-context template, whose
+// match reaches back over name bytes but not before the previous match)
+// start its match at the same place whether the previous match ended
+// before the run or at that bound. It returns 0 when nothing is skipped.
+func (r *leakRule) coveredRun(s string, cands []candidate, hand []span, prevEnd int) int {
+	n, end := 0, 0
+	for n < len(cands) && r.covered(s, cands[n], hand) {
+		end = max(end, cands[n].end)
+		n++
+	}
+	if n == 0 {
+		return 0
+	}
+	if n < len(cands) {
+		next := cands[n].pos
+		if next < end || (r.kind == kindAssign && nameStart(s, next, prevEnd) != nameStart(s, next, end)) {
+			return 0
+		}
+	}
+	return n
+}
+
+// leadingSecret fills r.lead with the bytes of the secret when the secret
+// is known to start where the match starts: the regex has no group (the
+// secret is the match), or its first element after zero-width assertions
+// is group 1 and group 1 is the secret.
+func (r *leakRule) leadingSecret(re *syntax.Regexp) bool {
+	if re.MaxCap() == 0 {
+		return byteSet(re, &r.lead)
+	}
+	if r.secretGroup > 1 || re.Op != syntax.OpConcat {
+		return false
+	}
+	for _, sub := range re.Sub {
+		switch sub.Op {
+		case syntax.OpBeginText, syntax.OpBeginLine, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+			continue
+		case syntax.OpCapture:
+			if least, _ := lengths(sub); sub.Cap == 1 && least > 0 {
+				return byteSet(sub, &r.lead)
+			}
+		}
+		return false
+	}
+	return false
 }

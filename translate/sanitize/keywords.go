@@ -17,10 +17,10 @@ type keywordDFA struct {
 	nclass int
 	// next[row+class] is the next state's row (state*nclass) shifted left
 	// by one, with the low bit set when keywords end in that state.
-	next   []uint32
-	out    []uint32 // state -> start of its keywords in outs; out[s+1] ends them
-	outs   []uint16 // keyword indexes, by state
-	length []uint16 // keyword index -> length
+	next    []uint32
+	out     []uint32 // state -> start of its keywords in outs; out[s+1] ends them
+	outs    []uint16 // keyword indexes, by state
+	length  []uint16 // keyword index -> length
 	longest int
 }
 

@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"regexp/syntax"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -40,6 +41,26 @@ func (l lit) at(s string, i int) bool {
 		}
 	}
 	return true
+}
+
+// in reports whether l occurs anywhere in s.
+func (l lit) in(s string) bool {
+	first := l.s[0]
+	for i := 0; i+len(l.s) <= len(s); i++ {
+		j := strings.IndexByte(s[i:len(s)-len(l.s)+1], first)
+		if l.fold&1 != 0 && 'a' <= first && first <= 'z' {
+			if u := strings.IndexByte(s[i:len(s)-len(l.s)+1], first-'a'+'A'); u >= 0 && (j < 0 || u < j) {
+				j = u
+			}
+		}
+		if j < 0 {
+			return false
+		}
+		if i += j; l.at(s, i) {
+			return true
+		}
+	}
+	return false
 }
 
 // prefixes returns literals one of which starts every match of re, and

@@ -87,10 +87,16 @@ type leakRule struct {
 	// at is the regex anchored after one byte of context, atStart the
 	// regex anchored at the start of the text (kindStart, kindAssign).
 	at, atStart *stdregexp.Regexp
-	// kindStart: one of lits starts every match; most bounds a match's
-	// length (or is unbounded).
-	lits []lit
-	most int
+	// kindStart: where a keyword hit puts a match's start (anchors), and
+	// how long a match can be (most, or unbounded). For a windowed rule,
+	// lits are the literals one of which starts every match (when known).
+	anchors []anchor
+	lits    []lit
+	most    int
+	// kindStart: lead holds the secret's bytes when leadKnown says the
+	// secret starts where the match does (see covered).
+	lead      [256]bool
+	leadKnown bool
 	// kindAssign: the keyword alternatives' shortest and longest forms, and
 	// the bytes and fewest bytes of the secret; term is set when a
 	// terminator must follow the secret's run of bytes.
@@ -137,7 +143,7 @@ func operatorNear(s string, from int) bool {
 // and go-re2 have it.
 type matcher interface {
 	FindAllStringSubmatchIndex(s string, n int) [][]int
-	FindAllStringIndex(s string, n int) [][]int
+	MatchString(s string) bool
 	String() string
 }
 
@@ -362,7 +368,7 @@ func ruleSpans(view string, sc *scratch, out []span) []span {
 		for j < len(cands) && cands[j].rule == cands[i].rule {
 			j++
 		}
-		out = rs.rules[cands[i].rule].run(view, cands[i:j], rs.global, out)
+		out = rs.rules[cands[i].rule].run(view, cands[i:j], rs.global, out[:first], out)
 		i = j
 	}
 	found := out[first:]
@@ -397,16 +403,14 @@ func (rs *ruleSet) candidates(view string, sc *scratch) []candidate {
 			c := candidate{rule: ri, pos: pos, kwLen: kwLen}
 			switch r.kind {
 			case kindStart:
-				if !r.startsAt(view, pos) {
-					continue
-				}
-				c.end = r.startEnd(view, pos, kwLen)
+				cands = r.starts(view, pos, rs.keywords[h.kw], c, cands)
+				continue
 			case kindAssign:
-				end, ok := r.assignEnd(view, pos)
+				rc, ok := r.assignEnd(view, pos)
 				if !ok {
 					continue
 				}
-				c.end = end
+				c.end, c.secretFrom, c.secretTo = rc.end, rc.from, rc.to
 			default:
 				if r.assignment && !operatorNear(view, pos+kwLen) {
 					continue
@@ -432,12 +436,14 @@ func (rs *ruleSet) candidates(view string, sc *scratch) []candidate {
 // for anchored rules how far its regex may read (end).
 type candidate struct {
 	rule, pos, kwLen, end int
-	whole                 bool // a rule without keywords: the whole text
+	// kindAssign: the stretch its secret must lie in.
+	secretFrom, secretTo int
+	whole                bool // a rule without keywords: the whole text
 }
 
 // run tries rule r at its candidates (sorted by position) and appends the
 // secrets it finds.
-func (r *leakRule) run(view string, cands []candidate, global []allowlist, out []span) []span {
+func (r *leakRule) run(view string, cands []candidate, global []allowlist, hand, out []span) []span {
 	if r.kind == kindWindow {
 		var w span
 		open := false
@@ -462,11 +468,18 @@ func (r *leakRule) run(view string, cands []candidate, global []allowlist, out [
 	}
 	// Anchored: one match after another, as FindAll finds them.
 	prevEnd, last := 0, -1
-	for _, c := range cands {
+	for k := 0; k < len(cands); k++ {
+		c := cands[k]
 		if c.pos < prevEnd || c.pos == last {
 			continue
 		}
 		last = c.pos
+		if skipCovered {
+			if n := r.coveredRun(view, cands[k:], hand, prevEnd); n > 0 {
+				k += n - 1
+				continue
+			}
+		}
 		m := r.matchAt(view, c.pos, c.end)
 		if m == nil {
 			continue
@@ -492,6 +505,9 @@ func keywordWindow(s string, from, to int) span {
 
 // findWindow appends the secrets rule r finds in view[w.from:w.to].
 func (r *leakRule) findWindow(view string, w span, global []allowlist, out []span) []span {
+	if !r.inWindow(view[w.from:w.to]) {
+		return out
+	}
 	for _, m := range r.re.FindAllStringSubmatchIndex(view[w.from:w.to], -1) {
 		for k := range m {
 			if m[k] >= 0 {
@@ -557,10 +573,18 @@ func lineOf(s string, from, to int) string {
 	return s[lo : to+hi]
 }
 
-// allowlist is a gitleaks allowlist with its regexes compiled for RE2.
+// allowlist is a gitleaks allowlist with its regexes joined into one
+// alternation (as gitleaks joins them), on Go's regexp when that program is
+// small and on RE2 otherwise (see compileRule).
 type allowlist struct {
-	src     *config.Allowlist
-	regexes []*re2.Regexp
+	src   *config.Allowlist
+	regex matcher
+	// lits, when known, are literals one of which starts every match of
+	// regex: a target holding none of them is not matched.
+	lits []lit
+	// never is set for an AND allowlist with a commit or path condition:
+	// such a condition never holds for text, so the allowlist never does.
+	never bool
 }
 
 func compileAllowlists(lists []*config.Allowlist, errp *error) []allowlist {
@@ -569,19 +593,24 @@ func compileAllowlists(lists []*config.Allowlist, errp *error) []allowlist {
 		if a == nil {
 			continue
 		}
-		al := allowlist{src: a}
+		al := allowlist{src: a, never: a.MatchCondition == config.AllowlistMatchAnd && (len(a.Commits) > 0 || len(a.Paths) > 0)}
 		if len(a.Regexes) > 0 {
-			// One alternation, as gitleaks joins them: one match call.
 			parts := make([]string, len(a.Regexes))
 			for i, re := range a.Regexes {
 				parts[i] = "(?:" + re.String() + ")"
 			}
-			c, err := re2.Compile(strings.Join(parts, "|"))
+			src := strings.Join(parts, "|")
+			c, err := compileRule(src)
 			if err != nil {
 				*errp = err
 				continue
 			}
-			al.regexes = []*re2.Regexp{c}
+			al.regex = c
+			if re, err := syntax.Parse(src, syntax.Perl); err == nil {
+				if lits, _ := prefixes(re); !slices.ContainsFunc(lits, func(l lit) bool { return l.s == "" }) {
+					al.lits = lits
+				}
+			}
 		}
 		out = append(out, al)
 	}
@@ -589,18 +618,30 @@ func compileAllowlists(lists []*config.Allowlist, errp *error) []allowlist {
 }
 
 // allowed applies gitleaks allowlists that can apply to text (regexes and
-// stop words; paths and commits never match text).
+// stop words; paths and commits never match text). An OR allowlist stops
+// at its first check that holds, an AND one at its first that fails, the
+// cheap stop-word check first.
 func allowed(lists []allowlist, secret, match, line string) bool {
 	for _, al := range lists {
 		a := al.src
-		var checks []bool
-		if len(a.Commits) > 0 {
-			checks = append(checks, false)
+		if al.never {
+			continue
 		}
-		if len(a.Paths) > 0 {
-			checks = append(checks, false)
+		and := a.MatchCondition == config.AllowlistMatchAnd
+		checks, holds := 0, 0
+		if len(a.StopWords) > 0 {
+			checks++
+			if ok, _ := a.ContainsStopWord(secret); ok {
+				holds++
+			}
+			if !and && holds > 0 {
+				return true
+			}
+			if and && holds < checks {
+				continue
+			}
 		}
-		if len(al.regexes) > 0 {
+		if al.regex != nil {
 			target := secret
 			switch a.RegexTarget {
 			case "match":
@@ -608,27 +649,26 @@ func allowed(lists []allowlist, secret, match, line string) bool {
 			case "line":
 				target = line
 			}
-			hit := false
-			for _, re := range al.regexes {
-				if re.MatchString(target) {
-					hit = true
-					break
-				}
+			checks++
+			if anyLitIn(al.lits, target) && al.regex.MatchString(target) {
+				holds++
 			}
-			checks = append(checks, hit)
 		}
-		if len(a.StopWords) > 0 {
-			ok, _ := a.ContainsStopWord(secret)
-			checks = append(checks, ok)
+		if checks > 0 && ((and && holds == checks) || (!and && holds > 0)) {
+			return true
 		}
-		if len(checks) == 0 {
-			continue
-		}
-		if a.MatchCondition == config.AllowlistMatchAnd {
-			if !slices.Contains(checks, false) {
-				return true
-			}
-		} else if slices.Contains(checks, true) {
+	}
+	return false
+}
+
+// anyLitIn reports whether one of lits occurs in s, or true when lits is
+// empty (nothing known).
+func anyLitIn(lits []lit, s string) bool {
+	if len(lits) == 0 {
+		return true
+	}
+	for _, l := range lits {
+		if l.in(s) {
 			return true
 		}
 	}

@@ -182,7 +182,7 @@ func TextReport(s string, cap int) (string, Report) {
 	c := clean(body, &rep)
 	var p string
 	switch {
-	case cut || utf8.RuneCountInString(c) > cap:
+	case cut || (len(c) > cap && utf8.RuneCountInString(c) > cap):
 		p = cutRunes(c, cap)
 		rep.Truncated = true
 	case hadMarker:
@@ -328,12 +328,12 @@ func filter(s string) (out string, stripped, removed bool) {
 	i := 0
 	for i < len(s) {
 		b := s[i]
-		if b < utf8.RuneSelf {
-			if (b < 0x20 && b != '\n') || b == 0x7f || b == '<' || b == '#' || b == '[' {
-				break
-			}
+		if !filterStop[b] {
 			i++
 			continue
+		}
+		if b < utf8.RuneSelf {
+			break
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if (r == utf8.RuneError && size == 1) || forbidden(r) {
@@ -390,6 +390,16 @@ func filter(s string) (out string, stripped, removed bool) {
 	}
 	return string(buf), stripped, removed
 }
+
+// filterStop marks the bytes filter's fast path stops at: the ASCII bytes
+// it drops or that start a marker, and every non-ASCII byte (decoded
+// there).
+var filterStop = func() (t [256]bool) {
+	for b := 0; b < 256; b++ {
+		t[b] = (b < 0x20 && b != '\n') || b == 0x7f || b == '<' || b == '#' || b == '[' || b >= utf8.RuneSelf
+	}
+	return t
+}()
 
 // Prompt-injection markers. The tag forms match ASCII case-insensitively.
 var markers = []struct {
