@@ -40,7 +40,7 @@ func (r *leakRule) classify(src string, keywords []string) error {
 			}
 		}
 		if !found {
-			r.lits = lits // a windowed rule still needs one of them in its window
+			r.lits = shortLits(lits, 4) // a windowed rule still needs one of them in its window
 			return nil
 		}
 	}

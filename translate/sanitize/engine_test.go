@@ -85,11 +85,17 @@ func TestRuleEngineMatchesRegex(t *testing.T) {
 			if r.kind == kindWindow {
 				// The literal gate before a windowed regex never skips a
 				// match.
-				got := r.findWindow(view, span{0, len(view)}, rs.global, nil)
-				var want []span
-				for _, m := range r.re.FindAllStringSubmatchIndex(view, -1) {
-					want = r.accept(view, m, rs.global, want)
+				var mine []candidate
+				for _, c := range cands {
+					if c.rule == ri {
+						mine = append(mine, c)
+					}
 				}
+				got := r.run(view, mine, rs.global, nil, nil)
+				lits := r.lits
+				r.lits = nil
+				want := r.run(view, mine, rs.global, nil, nil)
+				r.lits = lits
 				if !slices.Equal(got, want) {
 					t.Fatalf("windowed rule %s on %q:\n got %v\nwant %v", r.id, text, got, want)
 				}

@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -43,24 +44,58 @@ func (l lit) at(s string, i int) bool {
 	return true
 }
 
-// in reports whether l occurs anywhere in s.
+// in reports whether l occurs anywhere in s. It jumps between the
+// occurrences of l's first byte (both cases when it folds).
 func (l lit) in(s string) bool {
-	first := l.s[0]
-	for i := 0; i+len(l.s) <= len(s); i++ {
-		j := strings.IndexByte(s[i:len(s)-len(l.s)+1], first)
-		if l.fold&1 != 0 && 'a' <= first && first <= 'z' {
-			if u := strings.IndexByte(s[i:len(s)-len(l.s)+1], first-'a'+'A'); u >= 0 && (j < 0 || u < j) {
-				j = u
-			}
-		}
-		if j < 0 {
+	if len(l.s) > len(s) {
+		return false
+	}
+	last := len(s) - len(l.s) + 1 // l can start before last
+	first, other := l.s[0], l.s[0]
+	if l.fold&1 != 0 && 'a' <= first && first <= 'z' {
+		other = first - 'a' + 'A'
+	}
+	nf, no := nextByte(s, 0, last, first), nextByte(s, 0, last, other)
+	for {
+		i := min(nf, no)
+		if i >= last {
 			return false
 		}
-		if i += j; l.at(s, i) {
+		if l.at(s, i) {
 			return true
 		}
+		if nf == i {
+			nf = nextByte(s, i+1, last, first)
+		}
+		if no == i {
+			no = nextByte(s, i+1, last, other)
+		}
 	}
-	return false
+}
+
+// nextByte is the first index of b in s[from:to], or to.
+func nextByte(s string, from, to int, b byte) int {
+	if j := strings.IndexByte(s[from:to], b); j >= 0 {
+		return from + j
+	}
+	return to
+}
+
+// shortLits cuts each literal to at most n bytes and drops repeats: the
+// result is still a set one of which starts every match, fewer to look
+// for.
+func shortLits(lits []lit, n int) []lit {
+	var out []lit
+	for _, l := range lits {
+		if len(l.s) > n {
+			l.s = l.s[:n]
+			l.fold &= 1<<n - 1
+		}
+		if !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // prefixes returns literals one of which starts every match of re, and

@@ -452,6 +452,9 @@ func (r *leakRule) run(view string, cands []candidate, global []allowlist, hand,
 			if c.whole {
 				cw = span{0, len(view)}
 			}
+			if !r.inWindow(view[cw.from:cw.to]) {
+				continue // no match can start in this window
+			}
 			if open && w.to >= cw.from {
 				w.to = max(w.to, cw.to)
 				continue
@@ -505,9 +508,6 @@ func keywordWindow(s string, from, to int) span {
 
 // findWindow appends the secrets rule r finds in view[w.from:w.to].
 func (r *leakRule) findWindow(view string, w span, global []allowlist, out []span) []span {
-	if !r.inWindow(view[w.from:w.to]) {
-		return out
-	}
 	for _, m := range r.re.FindAllStringSubmatchIndex(view[w.from:w.to], -1) {
 		for k := range m {
 			if m[k] >= 0 {
