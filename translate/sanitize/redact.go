@@ -30,51 +30,53 @@ func redactPass(s string) (string, bool) {
 	if len(r.spans) == 0 {
 		return s, false
 	}
-	out := make([]byte, 0, len(s))
+	var out strings.Builder
 	last := 0
-	changed := false
 	for _, sp := range r.spans {
 		if s[sp.from:sp.to] == RedactedToken {
 			continue
 		}
-		changed = true
-		out = append(out, s[last:sp.from]...)
-		out = append(out, RedactedToken...)
+		if out.Cap() == 0 {
+			out.Grow(len(s))
+		}
+		out.WriteString(s[last:sp.from])
+		out.WriteString(RedactedToken)
 		last = sp.to
 	}
-	if !changed {
+	if out.Cap() == 0 {
 		return s, false
 	}
-	out = append(out, s[last:]...)
-	return string(out), true
+	out.WriteString(s[last:])
+	return out.String(), true
 }
 
 // handScan runs the hand rules over r.s, left to right.
 func handScan(r *redactor) {
+	s := r.s
 	i := 0
-	for i < len(r.s) {
-		switch byteClass[r.s[i]] {
+	for i < len(s) {
+		switch byteClass[s[i]] {
 		case classOther:
 			i++
-			for i < len(r.s) && byteClass[r.s[i]] == classOther {
+			for i < len(s) && byteClass[s[i]] == classOther {
 				i++
 			}
 		case classDash:
-			if end, ok := pemBlock(r.s, i); ok {
+			if end, ok := pemBlock(s, i); ok {
 				r.replace(i, end)
 				i = end
 				continue
 			}
 			i++
 		case classColon:
-			if from, to, ok := urlUserinfo(r.s, i); ok {
+			if from, to, ok := urlUserinfo(s, i); ok {
 				r.replace(from, to)
 				i = to
 				continue
 			}
 			i++
 		case classWord:
-			if i > 0 && byteClass[r.s[i-1]] == classWord {
+			if i > 0 && byteClass[s[i-1]] == classWord {
 				i++
 				continue
 			}
@@ -84,7 +86,7 @@ func handScan(r *redactor) {
 			}
 			// Inside escaped JSON ("failed\tsk-..."), the escape's letter
 			// glues onto the token: try the word that starts after it.
-			if i > 0 && r.s[i-1] == '\\' && strings.IndexByte("tnrbf", r.s[i]) >= 0 && i+1 < len(r.s) && byteClass[r.s[i+1]] == classWord {
+			if i > 0 && s[i-1] == '\\' && strings.IndexByte("tnrbf", s[i]) >= 0 && i+1 < len(s) && byteClass[s[i+1]] == classWord {
 				if next, ok := r.word(i + 1); ok {
 					i = next
 					continue
@@ -93,18 +95,21 @@ func handScan(r *redactor) {
 			// Not a secret at the word's start. A token glued behind '_'
 			// (key_sk-proj-…, id_eyJ…) still starts a token rule.
 			i++
-			glued := false
-			for i < len(r.s) && byteClass[r.s[i]] == classWord {
-				if r.s[i-1] == '_' && r.s[i] != '_' {
-					if next, ok := r.tokenRule(i); ok {
-						i = next
-						glued = true
-						break
+			e := i
+			for e < len(s) && byteClass[s[e]] == classWord {
+				e++
+			}
+			if strings.IndexByte(s[i-1:e], '_') >= 0 {
+				for k := i; k < e; k++ {
+					if s[k-1] == '_' && s[k] != '_' {
+						if next, ok := r.tokenRule(k); ok {
+							e = next
+							break
+						}
 					}
 				}
-				i++
 			}
-			_ = glued
+			i = e
 		}
 	}
 }

@@ -119,6 +119,7 @@ import (
 	"math"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Caps used across errsvc (the reference's numbers).
@@ -348,6 +349,18 @@ func filter(s string) (out string, stripped, removed bool) {
 	buf = append(buf, s[:i]...)
 	invalid := false
 	for i < len(s) {
+		// A run of bytes that are kept and cannot end a marker is copied
+		// at once.
+		if j := i; !filterSlow[s[j]] {
+			for j < len(s) && !filterSlow[s[j]] {
+				j++
+			}
+			buf = append(buf, s[i:j]...)
+			invalid = false
+			if i = j; i == len(s) {
+				break
+			}
+		}
 		b := s[i]
 		if b >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])
@@ -388,7 +401,8 @@ func filter(s string) (out string, stripped, removed bool) {
 	if !stripped && !removed {
 		return s, false, false
 	}
-	return string(buf), stripped, removed
+	// buf is not written again: the string can share its bytes.
+	return unsafe.String(unsafe.SliceData(buf), len(buf)), stripped, removed
 }
 
 // filterStop marks the bytes filter's fast path stops at: the ASCII bytes
@@ -398,6 +412,14 @@ var filterStop = func() (t [256]bool) {
 	for b := 0; b < 256; b++ {
 		t[b] = (b < 0x20 && b != '\n') || b == 0x7f || b == '<' || b == '#' || b == '[' || b >= utf8.RuneSelf
 	}
+	return t
+}()
+
+// filterSlow adds the bytes that end a marker to filterStop: filter's
+// copy loop handles these one by one.
+var filterSlow = func() (t [256]bool) {
+	t = filterStop
+	t['>'], t[']'] = true, true
 	return t
 }()
 
