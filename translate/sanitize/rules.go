@@ -26,33 +26,41 @@ import (
 // Speed: a rule runs only where one of its keywords occurs. One pass of a
 // keyword automaton (keywordDFA) over the text finds every keyword, ASCII
 // case-insensitively. What happens at a hit depends on the rule's shape,
-// read off its regex when the rules are loaded:
+// read off its regex when the rules are loaded (anchored.go):
 //
-//   - A rule every match of which starts with one of its keywords (most
-//     token formats: ghp_…, (ey…, AKIA…) is tried only at hits where one
-//     of its literal prefixes stands, and then as the regex anchored at
-//     that hit (with the byte before it as context, so  is exact) on
-//     Go's regexp: a call costs a few hundred nanoseconds, not the
-//     microsecond a call into RE2's WebAssembly module costs however
-//     little it does.
+//   - A rule every match of which starts with a literal that holds one of
+//     its keywords (most token formats: ghp_…, \b(ey…, AKIA…, [?&]key=…)
+//     is tried only at hits where such a literal stands, and then as the
+//     regex anchored at the literal's start (with the byte before it as
+//     context, so \b is exact) on Go's regexp: a call costs a few hundred
+//     nanoseconds, not the microsecond a call into RE2's WebAssembly
+//     module costs however little it does.
 //   - A rule built on gitleaks' key-context template (up to 50 name bytes,
 //     the keyword, up to 20 name bytes, up to 3 quotes or spaces, an
-//     assignment operator, up to 5 quotes or spaces, the secret, a
-//     terminator) is tried only where, after the keyword, an operator and
-//     then a run of the secret's bytes at least as long as its shortest
-//     form (followed by a terminator) can be found by a byte scan, and
-//     then as the regex anchored at the keyword, on that short stretch.
-//     Its match starts where gitleaks' would: up to 50 name bytes before
-//     the keyword, not before the previous match.
+//     assignment operator, up to 5 quotes, spaces or '=', the secret, a
+//     terminator) is tried only where a byte scan after the keyword finds
+//     an operator and then a run of the secret's bytes at least as long as
+//     its shortest form (followed by a terminator), and then as the regex
+//     anchored at the keyword, reading no further than that run. Its match
+//     starts where gitleaks' would: up to 50 name bytes before the
+//     keyword, not before the previous match.
 //   - Any other rule (few, with rare keywords) runs its regex on a window
-//     of the text around each hit (see keywordWindow; overlapping windows
-//     are merged) on RE2, the engine gitleaks' own builds use, when the
-//     regex is too large for Go's regexp to be fast.
+//     of the text around each hit whose window holds one of the literals
+//     its matches start with (see keywordWindow; overlapping windows are
+//     merged), on RE2, the engine gitleaks' own builds use, when the regex
+//     is too large for Go's regexp to be fast.
 //
-// The anchored forms find what the regex finds on the whole text, the
-// way FindAll does (leftmost first, one match after another); a test
-// (TestRuleEngineMatchesRegex) compares them on random text. Rules
-// without keywords run on the whole text (the default set has none).
+// An anchored rule is not run at all where the secret it could find lies,
+// widened to its token, inside a span the hand rules already redact (a
+// JWT after "Bearer", an sk-proj-… key): the text comes out the same (see
+// covered). Allowlists try their stop words before their regexes, and a
+// regex only when the target holds one of its literal prefixes.
+//
+// The anchored forms find what the regex finds on the whole text, the way
+// FindAll does (leftmost first, one match after another); tests compare
+// them on random text (TestRuleEngineMatchesRegex), and the pipeline with
+// and without the shortcut (TestSkipCoveredChangesNothing). Rules without
+// keywords run on the whole text (the default set has none).
 
 // How far around a keyword a windowed rule's regex looks (see
 // keywordWindow); ruleAfter also bounds how far an anchored rule with an
@@ -147,11 +155,11 @@ type matcher interface {
 	String() string
 }
 
-// smallProgram is the largest compiled program (in instructions) that runs
-// on Go's regexp: on windows of a few hundred bytes it beats a call into
-// RE2's WebAssembly module, which costs about a microsecond however little
-// it does. Larger programs (gitleaks' counted classes, key-context
-// preambles) run on RE2.
+// smallProgram is the largest compiled program (in instructions) that a
+// windowed rule or an allowlist runs on Go's regexp: on a few hundred
+// bytes it beats a call into RE2's WebAssembly module, which costs about a
+// microsecond however little it does. Larger programs (gitleaks' counted
+// classes, key-context preambles) run on RE2.
 const smallProgram = 120
 
 // compileRule picks the engine for one rule's regex.
