@@ -75,7 +75,7 @@ type ruleKind uint8
 
 const (
 	kindWindow ruleKind = iota
-	kindStart           // every match starts at a keyword hit
+	kindStart           // every match starts with a literal that holds a keyword
 	kindAssign          // gitleaks' key-context template
 )
 
