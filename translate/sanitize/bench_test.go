@@ -23,10 +23,22 @@ var benchLines = []string{
 	`{"level":"error","ts":"2026-01-01T00:00:00Z","msg":"tool call failed","tool":"search","attempt":2,"password":"hunter2"}`,
 }
 
-func benchInput(size int) string {
+// proseLines are ordinary error text without a secret, a control
+// character or a marker: the text the sanitiser sees most.
+var proseLines = []string{
+	benchLines[0], benchLines[1], benchLines[5], benchLines[7],
+	"stack trace: at Object.<anonymous> (/srv/app/index.js:12:5) at Module._compile (node:internal/modules/cjs/loader:1256:14)",
+	`{"error":{"code":404,"message":"Requested entity was not found.","status":"NOT_FOUND","details":[{"reason":"MODEL_NOT_FOUND"}]}}`,
+	"tool execution failed: the search API returned an empty result set for query 'quarterly revenue by region'; retry with a broader query",
+	"connection reset by peer while reading response headers from upstream server api.internal:8443 (attempt 3 of 5, backoff 1.6s)",
+}
+
+func benchInput(size int) string { return benchMix(benchLines, size) }
+
+func benchMix(lines []string, size int) string {
 	var sb strings.Builder
 	for i := 0; sb.Len() < size; i++ {
-		sb.WriteString(benchLines[i%len(benchLines)])
+		sb.WriteString(lines[i%len(lines)])
 		sb.WriteByte('\n')
 	}
 	s := sb.String()[:size]
@@ -36,8 +48,9 @@ func benchInput(size int) string {
 	return s
 }
 
-func benchText(b *testing.B, size int) {
-	in := benchInput(size)
+func benchText(b *testing.B, size int) { benchTextOf(b, benchInput(size)) }
+
+func benchTextOf(b *testing.B, in string) {
 	cap := len(in) // never cut: the whole input is processed
 	if out := Text(in, cap); strings.Contains(out, "hunter2") || strings.HasSuffix(out, TruncationMarker) {
 		b.Fatalf("benchmark input not fully sanitised")
@@ -51,8 +64,21 @@ func benchText(b *testing.B, size int) {
 }
 
 func BenchmarkText1KiB(b *testing.B)  { benchText(b, 1<<10) }
+func BenchmarkText16KiB(b *testing.B) { benchText(b, 16<<10) }
 func BenchmarkText64KiB(b *testing.B) { benchText(b, 64<<10) }
 func BenchmarkText1MiB(b *testing.B)  { benchText(b, 1<<20) }
+
+// The secret-free prose mix: one redaction pass, and nothing changes.
+func BenchmarkTextProse1KiB(b *testing.B) { benchProse(b, 1<<10) }
+func BenchmarkTextProse1MiB(b *testing.B) { benchProse(b, 1<<20) }
+
+func benchProse(b *testing.B, size int) {
+	in := benchMix(proseLines, size)
+	if out := Text(in, len(in)); out != in {
+		b.Fatalf("prose input changed")
+	}
+	benchTextOf(b, in)
+}
 
 // BenchmarkTextClean measures the common case: short text with nothing to
 // change.

@@ -3,6 +3,8 @@ package sanitize
 import (
 	"slices"
 	"strings"
+	"sync"
+	"unicode/utf8"
 )
 
 // redactPass scans s once, left to right, and replaces every secret it
@@ -15,29 +17,66 @@ import (
 // either consumes what it matched or looks at a bounded number of bytes.
 // The gitleaks rules (rules.go) then add their secrets.
 func redactPass(s string) (string, bool) {
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
 	view := escapeView(s)
-	r := redactor{s: view}
+	r := redactor{s: view, spans: sc.spans[:0]}
+	defer func() { sc.spans = r.spans[:0] }()
+	handScan(&r)
+	hand := len(r.spans)
+	r.spans = ruleSpans(view, sc, r.spans)
+	widen(view, r.spans[hand:])
+	r.spans = mergeSpans(r.spans)
+	if len(r.spans) == 0 {
+		return s, false
+	}
+	var out strings.Builder
+	last := 0
+	for _, sp := range r.spans {
+		if s[sp.from:sp.to] == RedactedToken {
+			continue
+		}
+		if out.Cap() == 0 {
+			out.Grow(len(s))
+		}
+		out.WriteString(s[last:sp.from])
+		out.WriteString(RedactedToken)
+		last = sp.to
+	}
+	if out.Cap() == 0 {
+		return s, false
+	}
+	out.WriteString(s[last:])
+	return out.String(), true
+}
+
+// handScan runs the hand rules over r.s, left to right.
+func handScan(r *redactor) {
+	s := r.s
 	i := 0
-	for i < len(view) {
-		switch byteClass[view[i]] {
+	for i < len(s) {
+		switch byteClass[s[i]] {
 		case classOther:
 			i++
+			for i < len(s) && byteClass[s[i]] == classOther {
+				i++
+			}
 		case classDash:
-			if end, ok := pemBlock(view, i); ok {
+			if end, ok := pemBlock(s, i); ok {
 				r.replace(i, end)
 				i = end
 				continue
 			}
 			i++
 		case classColon:
-			if from, to, ok := urlUserinfo(view, i); ok {
+			if from, to, ok := urlUserinfo(s, i); ok {
 				r.replace(from, to)
 				i = to
 				continue
 			}
 			i++
 		case classWord:
-			if i > 0 && byteClass[view[i-1]] == classWord {
+			if i > 0 && byteClass[s[i-1]] == classWord {
 				i++
 				continue
 			}
@@ -47,7 +86,7 @@ func redactPass(s string) (string, bool) {
 			}
 			// Inside escaped JSON ("failed\tsk-..."), the escape's letter
 			// glues onto the token: try the word that starts after it.
-			if i > 0 && view[i-1] == '\\' && strings.IndexByte("tnrbf", view[i]) >= 0 && i+1 < len(view) && byteClass[view[i+1]] == classWord {
+			if i > 0 && s[i-1] == '\\' && strings.IndexByte("tnrbf", s[i]) >= 0 && i+1 < len(s) && byteClass[s[i+1]] == classWord {
 				if next, ok := r.word(i + 1); ok {
 					i = next
 					continue
@@ -56,42 +95,34 @@ func redactPass(s string) (string, bool) {
 			// Not a secret at the word's start. A token glued behind '_'
 			// (key_sk-proj-…, id_eyJ…) still starts a token rule.
 			i++
-			glued := false
-			for i < len(view) && byteClass[view[i]] == classWord {
-				if view[i-1] == '_' && view[i] != '_' {
-					if next, ok := r.tokenRule(i); ok {
-						i = next
-						glued = true
-						break
+			e := i
+			for e < len(s) && byteClass[s[e]] == classWord {
+				e++
+			}
+			if strings.IndexByte(s[i-1:e], '_') >= 0 {
+				for k := i; k < e; k++ {
+					if s[k-1] == '_' && s[k] != '_' {
+						if next, ok := r.tokenRule(k); ok {
+							e = next
+							break
+						}
 					}
 				}
-				i++
 			}
-			_ = glued
+			i = e
 		}
 	}
-	r.spans = mergeSpans(append(r.spans, widen(view, ruleSpans(view))...))
-	if len(r.spans) == 0 {
-		return s, false
-	}
-	out := make([]byte, 0, len(s))
-	last := 0
-	changed := false
-	for _, sp := range r.spans {
-		if s[sp.from:sp.to] == RedactedToken {
-			continue
-		}
-		changed = true
-		out = append(out, s[last:sp.from]...)
-		out = append(out, RedactedToken...)
-		last = sp.to
-	}
-	if !changed {
-		return s, false
-	}
-	out = append(out, s[last:]...)
-	return string(out), true
 }
+
+// scratch holds one pass's working slices, reused across calls so that a
+// pass over clean text allocates nothing.
+type scratch struct {
+	hits  []kwHit
+	cands []candidate
+	spans []span
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // widen grows each rule span to the whole token around it, so no piece of
 // a secret stays beside the placeholder when a rule's group is shorter
@@ -235,8 +266,11 @@ var byteClass = func() (t [256]uint8) {
 type redactor struct {
 	s     string // the text as the rules see it (escapeView)
 	spans []span // what to redact, in scan order
-	// keyEnd is the end of the last run of key bytes scanned.
-	keyEnd int
+	// keyEnd is the end of the last run of key bytes scanned, and sepAt,
+	// sep, sepLen the separator after it (sep is 0 when there is none).
+	keyEnd        int
+	sepAt, sepLen int
+	sep           byte
 }
 
 // replace redacts s[from:to].
@@ -264,6 +298,9 @@ func (r *redactor) tokenRule(i int) (int, bool) {
 				return e, true
 			}
 		}
+	}
+	if i+1 >= len(s) || !prefixSecond[s[i]].has(s[i+1]) {
+		return 0, false
 	}
 	for _, t := range prefixRules[s[i]] {
 		if !strings.HasPrefix(s[i:], t.prefix) {
@@ -300,6 +337,9 @@ func (r *redactor) tokenRule(i int) (int, bool) {
 // the line after "Authorization: Bearer").
 func skipSpaces(s string, p int, lines bool) int {
 	for p < len(s) {
+		if b := s[p]; b < utf8.RuneSelf && b != ' ' && b != '\t' && b != '\n' && b != '\r' {
+			return p
+		}
 		switch {
 		case s[p] == ' ' || s[p] == '\t':
 			p++
@@ -496,25 +536,31 @@ var prefixRules = func() (t [256][]prefixRule) {
 	return t
 }()
 
-// keyValue redacts the value of a key=value / key: value / "key": "value"
-// pair whose key names a secret.
-func (r *redactor) keyValue(i int) (int, bool) {
-	s := r.s
-	const maxKey = 64
-	if i >= r.keyEnd {
-		// A new run of key bytes; every later word start inside it shares
-		// its end, so each run is scanned once.
-		k := i
-		for k < len(s) && keyTable[s[k]] {
-			k++
+// prefixSecond holds, per first byte, the second bytes of the prefix
+// rules that start with it: most words are ruled out by two loads.
+var prefixSecond = func() (t [256]byteSet256) {
+	for b := range prefixRules {
+		for _, r := range prefixRules[b] {
+			t[b].add(r.prefix[1])
 		}
-		r.keyEnd = k
 	}
-	k := r.keyEnd
-	if k-i > maxKey || k == len(s) {
-		return 0, false
+	return t
+}()
+
+// byteSet256 is a set of bytes.
+type byteSet256 [4]uint64
+
+func (s *byteSet256) add(b byte)      { s[b>>6] |= 1 << (b & 63) }
+func (s *byteSet256) has(b byte) bool { return s[b>>6]&(1<<(b&63)) != 0 }
+
+// pairSeparator finds the ':' or '=' of a key=value pair after a key ending
+// at k: past a closing quote (or escaped quote) and blanks. It returns the
+// separator's position, the byte it stands for and its length, or a zero
+// byte when there is none.
+func pairSeparator(s string, k int) (int, byte, int) {
+	if k >= len(s) {
+		return 0, 0, 0
 	}
-	key := s[i:k]
 	p := k
 	switch {
 	case s[p] == '"' || s[p] == '\'':
@@ -531,18 +577,42 @@ func (r *redactor) keyValue(i int) (int, bool) {
 	}
 	p = skipSpaces(s, p, false)
 	if p >= len(s) {
-		return 0, false
+		return 0, 0, 0
 	}
-	sep, sepLen := s[p], 1
 	switch {
+	case s[p] == ':' || s[p] == '=':
+		return p, s[p], 1
+	case s[p] != 0xef:
+		return 0, 0, 0
 	case strings.HasPrefix(s[p:], "\uff1a"): // fullwidth colon
-		sep, sepLen = ':', 3
+		return p, ':', 3
 	case strings.HasPrefix(s[p:], "\uff1d"): // fullwidth equals sign
-		sep, sepLen = '=', 3
+		return p, '=', 3
 	}
-	if sep != ':' && sep != '=' {
+	return 0, 0, 0
+}
+
+// keyValue redacts the value of a key=value / key: value / "key": "value"
+// pair whose key names a secret.
+func (r *redactor) keyValue(i int) (int, bool) {
+	s := r.s
+	const maxKey = 64
+	if i >= r.keyEnd {
+		// A new run of key bytes; every later word start inside it shares
+		// its end and what follows it, so each run is scanned once.
+		k := i
+		for k < len(s) && keyTable[s[k]] {
+			k++
+		}
+		r.keyEnd = k
+		r.sepAt, r.sep, r.sepLen = pairSeparator(s, k)
+	}
+	k := r.keyEnd
+	if k-i > maxKey || r.sep == 0 {
 		return 0, false
 	}
+	key := s[i:k]
+	p, sep, sepLen := r.sepAt, r.sep, r.sepLen
 	if sep == '=' && p+1 < len(s) && s[p+1] == '=' {
 		return 0, false // a comparison, not an assignment
 	}
@@ -769,14 +839,14 @@ func secretKey(key string) secretKind {
 	if k == 0 {
 		return notSecret
 	}
-	for _, n := range publicKeyNames {
-		if _, ok := matchTail(key, n); ok {
-			return notSecret
-		}
-	}
 	for _, n := range secretNames[lower(key[k-1])] {
 		rest, ok := matchTail(key, n.name)
 		if ok && (!n.exact || onlySeparators(key[:rest])) {
+			for _, p := range publicKeyNames {
+				if _, ok := matchTail(key, p); ok {
+					return notSecret
+				}
+			}
 			return n.kind
 		}
 	}

@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	_ "embed"
+	"errors"
 	"math"
 	stdregexp "regexp"
 	"regexp/syntax"
@@ -9,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/spf13/viper"
 	re2 "github.com/wasilibs/go-re2"
 	"github.com/zricethezav/gitleaks/v8/config"
@@ -23,22 +23,60 @@ import (
 // secret, the match or the line, and stop words); path- and commit-only
 // allowlists do not apply to text. Only the secret itself is redacted.
 //
-// Speed: a rule runs only where one of its keywords occurs. One Aho-Corasick
-// pass over the lower-cased text finds every keyword; each rule whose
-// keyword is found runs its regex on a window of the text around each hit
-// (see keywordWindow; overlapping windows are merged), and a rule built on
-// gitleaks' key-context template runs only where an assignment operator
-// follows the keyword closely enough for its regex to match (see
-// assignmentTemplate). The regexes run on RE2 (github.com/wasilibs/go-re2,
-// the engine gitleaks' own builds use): gitleaks' long counted classes
-// cost Go's regexp backtracking-free NFA about 250 ns per byte and RE2's
-// DFA a few. Rules without keywords run on the whole text (the default set
-// has none today).
+// Speed: a rule runs only where one of its keywords occurs. One pass of a
+// keyword automaton (keywordDFA) over the text finds every keyword, ASCII
+// case-insensitively. What happens at a hit depends on the rule's shape,
+// read off its regex when the rules are loaded (anchored.go):
+//
+//   - A rule every match of which starts with a literal that holds one of
+//     its keywords (most token formats: ghp_…, \b(ey…, AKIA…, [?&]key=…)
+//     is tried only at hits where such a literal stands, and then as the
+//     regex anchored at the literal's start (with the byte before it as
+//     context, so \b is exact) on Go's regexp: a call costs a few hundred
+//     nanoseconds, not the microsecond a call into RE2's WebAssembly
+//     module costs however little it does.
+//   - A rule built on gitleaks' key-context template (up to 50 name bytes,
+//     the keyword, up to 20 name bytes, up to 3 quotes or spaces, an
+//     assignment operator, up to 5 quotes, spaces or '=', the secret, a
+//     terminator) is tried only where a byte scan after the keyword finds
+//     an operator and then a run of the secret's bytes at least as long as
+//     its shortest form (followed by a terminator), and then as the regex
+//     anchored at the keyword, reading no further than that run. Its match
+//     starts where gitleaks' would: up to 50 name bytes before the
+//     keyword, not before the previous match.
+//   - Any other rule (few, with rare keywords) runs its regex on a window
+//     of the text around each hit whose window holds one of the literals
+//     its matches start with (see keywordWindow; overlapping windows are
+//     merged), on RE2, the engine gitleaks' own builds use, when the regex
+//     is too large for Go's regexp to be fast.
+//
+// An anchored rule is not run at all where the secret it could find lies,
+// widened to its token, inside a span the hand rules already redact (a
+// JWT after "Bearer", an sk-proj-… key): the text comes out the same (see
+// covered). Allowlists try their stop words before their regexes, and a
+// regex only when the target holds one of its literal prefixes.
+//
+// The anchored forms find what the regex finds on the whole text, the way
+// FindAll does (leftmost first, one match after another); tests compare
+// them on random text (TestRuleEngineMatchesRegex), and the pipeline with
+// and without the shortcut (TestSkipCoveredChangesNothing). Rules without
+// keywords run on the whole text (the default set has none).
 
-// How far around a keyword a rule's regex looks (see keywordWindow).
+// How far around a keyword a windowed rule's regex looks (see
+// keywordWindow); ruleAfter also bounds how far an anchored rule with an
+// unbounded repetition reads past its keyword.
 const (
 	ruleBefore = 64
 	ruleAfter  = 384
+)
+
+// ruleKind says how a rule is tried at a keyword hit (see above).
+type ruleKind uint8
+
+const (
+	kindWindow ruleKind = iota
+	kindStart           // every match starts with a literal that holds a keyword
+	kindAssign          // gitleaks' key-context template
 )
 
 type leakRule struct {
@@ -48,81 +86,44 @@ type leakRule struct {
 	entropy     float64
 	allow       []allowlist
 	generic     bool
-	// assignment is set for rules built on gitleaks' key-context template
-	// (keyword, up to 20 name characters, up to 3 quotes or spaces, an
-	// assignment operator, the secret): their match needs an operator
-	// byte within assignmentReach bytes after the keyword.
+	// assignment is set for windowed rules built on gitleaks' key-context
+	// template: their match needs an operator byte within
+	// assignmentReach bytes after the keyword.
 	assignment bool
-	// valueTail is set for template rules whose secret is the one group
-	// right after the operator, ended by gitleaks' terminator: their
-	// secret is read off the match (see assignedValue) instead of asking
-	// the engine for submatches, which costs RE2 tens of microseconds on
-	// these large programs where finding the match costs a few.
-	valueTail bool
+
+	kind ruleKind
+	// at is the regex anchored after one byte of context, atStart the
+	// regex anchored at the start of the text (kindStart, kindAssign).
+	at, atStart *stdregexp.Regexp
+	// kindStart: where a keyword hit puts a match's start (anchors), and
+	// how long a match can be (most, or unbounded). For a windowed rule,
+	// lits are the literals one of which starts every match (when known).
+	anchors []anchor
+	lits    []lit
+	most    int
+	// kindStart: lead holds the secret's bytes when leadKnown says the
+	// secret starts where the match does (see covered).
+	lead      [256]bool
+	leadKnown bool
+	// kindAssign: the keyword alternatives' shortest and longest forms, and
+	// the bytes and fewest bytes of the secret; term is set when a
+	// terminator must follow the secret's run of bytes.
+	kwMin, kwMax int
+	secret       [256]bool
+	secretMin    int
+	term         bool
 }
 
-// The parts of gitleaks' key-context template around its secret group.
+// The parts of gitleaks' key-context template.
 const (
-	valueHead = assignmentTemplate + "[\\x60'\"\\s=]{0,5}("
-	valueTerm = `)(?:[\x60'"\s;]|\\[nr]|$)`
+	templatePrefix = `(?i)[\w.-]{0,50}?`
+	valueHead      = assignmentTemplate + "[\\x60'\"\\s=]{0,5}("
+	valueTerm      = `)(?:[\x60'"\s;]|\\[nr]|$)`
 )
 
-// hasValueTail reports whether a template rule's secret group is the
-// first capturing group and sits between valueHead and valueTerm.
-func hasValueTail(re string, secretGroup int) bool {
-	i := strings.Index(re, valueHead)
-	if i < 0 || !strings.HasSuffix(re, valueTerm) || secretGroup > 1 {
-		return false
-	}
-	for k := 0; k < i; k++ {
-		if re[k] == '\\' {
-			k++
-			continue
-		}
-		if re[k] == '(' && (k+1 >= len(re) || re[k+1] != '?') {
-			return false // a capturing group before the secret's
-		}
-	}
-	return true
-}
-
-// assignedValue reads the secret off a template rule's match: after the
-// first operator byte (key names, spaces and quotes before it hold none),
-// the operator itself, up to five quotes, spaces or '=', and before the
-// one-byte terminator (or the two-byte \n, \r escape).
-func assignedValue(m string) (int, int, bool) {
-	i := strings.IndexAny(m, "=>:|?,")
-	if i < 0 {
-		return 0, 0, false
-	}
-	switch {
-	case strings.HasPrefix(m[i:], "||"), strings.HasPrefix(m[i:], "=>"), strings.HasPrefix(m[i:], "?="):
-		i += 2
-	case m[i] == ':':
-		k := i
-		for k < len(m) && k-i < 3 && m[k] == ':' {
-			k++
-		}
-		if k < len(m) && m[k] == '=' {
-			i = k + 1
-		} else {
-			i++
-		}
-	default:
-		i++
-	}
-	for n := 0; n < 5 && i < len(m) && strings.IndexByte("`'\" \t\n\r\f\v=", m[i]) >= 0; n++ {
-		i++
-	}
-	e := len(m)
-	switch {
-	case e-i >= 2 && m[e-2] == '\\' && (m[e-1] == 'n' || m[e-1] == 'r'):
-		e -= 2
-	case e > i && strings.IndexByte("`'\" \t\n\r\f\v;", m[e-1]) >= 0:
-		e--
-	}
-	return i, e, e > i
-}
+// templatePrefixMax is how many name bytes the template allows before its
+// keyword.
+const templatePrefixMax = 50
 
 // assignmentTemplate is the part of gitleaks' key-context rules that sits
 // between the keyword and the secret.
@@ -150,15 +151,15 @@ func operatorNear(s string, from int) bool {
 // and go-re2 have it.
 type matcher interface {
 	FindAllStringSubmatchIndex(s string, n int) [][]int
-	FindAllStringIndex(s string, n int) [][]int
+	MatchString(s string) bool
 	String() string
 }
 
-// smallProgram is the largest compiled program (in instructions) that runs
-// on Go's regexp: on windows of a few hundred bytes it beats a call into
-// RE2's WebAssembly module, which costs about a microsecond however little
-// it does. Larger programs (gitleaks' counted classes, key-context
-// preambles) run on RE2.
+// smallProgram is the largest compiled program (in instructions) that a
+// windowed rule or an allowlist runs on Go's regexp: on a few hundred
+// bytes it beats a call into RE2's WebAssembly module, which costs about a
+// microsecond however little it does. Larger programs (gitleaks' counted
+// classes, key-context preambles) run on RE2.
 const smallProgram = 120
 
 // compileRule picks the engine for one rule's regex.
@@ -176,7 +177,7 @@ type ruleSet struct {
 	always   []int    // rules without keywords
 	keywords []string // lower case
 	byKW     [][]int  // keyword index -> rule indexes
-	trie     *ahocorasick.Trie
+	kw       *keywordDFA
 	global   []allowlist
 	err      error
 }
@@ -257,7 +258,9 @@ func buildRules() *ruleSet {
 			generic:     strings.HasPrefix(id, "generic"),
 			assignment:  strings.Contains(r.Regex.String(), assignmentTemplate) && keywordsInRegex(r.Regex.String(), r.Keywords),
 		}
-		lr.valueTail = lr.assignment && hasValueTail(r.Regex.String(), r.SecretGroup)
+		if err := lr.classify(r.Regex.String(), r.Keywords); err != nil {
+			rs.err = err
+		}
 		idx := len(rs.rules)
 		rs.rules = append(rs.rules, lr)
 		if len(r.Keywords) == 0 {
@@ -278,7 +281,9 @@ func buildRules() *ruleSet {
 			}
 		}
 	}
-	rs.trie = ahocorasick.NewTrieBuilder().AddStrings(rs.keywords).Build()
+	if rs.kw = newKeywordDFA(rs.keywords); rs.kw == nil {
+		rs.err = errors.New("sanitize: too many gitleaks keywords for the keyword automaton")
+	}
 	return rs
 }
 
@@ -356,51 +361,31 @@ var excludedRules = map[string]bool{}
 // span is a byte range of the text to redact.
 type span struct{ from, to int }
 
-// ruleSpans returns the secrets the gitleaks rules find in s (matched on
-// view, a same-length copy of s with escapes decoded; see escapeView), in
-// order and without overlaps.
-func ruleSpans(view string) []span {
+// ruleSpans appends to out the secrets the gitleaks rules find in view
+// (a same-length copy of the text with escapes decoded; see escapeView),
+// in order and without overlaps.
+func ruleSpans(view string, sc *scratch, out []span) []span {
 	rs := loadRules()
-	if rs.trie == nil || len(view) == 0 {
-		return nil
+	if rs.kw == nil || len(view) == 0 {
+		return out
 	}
-	lowered := asciiLower(view)
-	hits := rs.trie.MatchString(lowered)
-	// Per rule, the windows where one of its keywords occurs.
-	windows := map[int][]span{}
-	for _, h := range hits {
-		pos := int(h.Pos())
-		w := keywordWindow(view, pos, pos+len(h.Match()))
-		for _, ri := range rs.byKW[h.Pattern()] {
-			if rs.rules[ri].assignment && !operatorNear(view, pos+len(h.Match())) {
-				continue
-			}
-			ws := windows[ri]
-			if n := len(ws); n > 0 && ws[n-1].to >= w.from {
-				if w.to > ws[n-1].to {
-					ws[n-1].to = w.to
-				}
-				continue
-			}
-			windows[ri] = append(ws, w)
+	first := len(out)
+	cands := rs.candidates(view, sc)
+	for i := 0; i < len(cands); {
+		j := i + 1
+		for j < len(cands) && cands[j].rule == cands[i].rule {
+			j++
 		}
+		out = rs.rules[cands[i].rule].run(view, cands[i:j], rs.global, out[:first], out)
+		i = j
 	}
-	for _, ri := range rs.always {
-		windows[ri] = []span{{0, len(view)}}
+	found := out[first:]
+	if len(found) < 2 {
+		return out
 	}
-	var out []span
-	for ri, ws := range windows {
-		r := &rs.rules[ri]
-		for _, w := range ws {
-			out = r.find(view, w, rs.global, out)
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	slices.SortFunc(out, func(a, b span) int { return a.from - b.from })
-	merged := out[:1]
-	for _, sp := range out[1:] {
+	slices.SortFunc(found, func(a, b span) int { return a.from - b.from })
+	merged := found[:1]
+	for _, sp := range found[1:] {
 		last := &merged[len(merged)-1]
 		if sp.from <= last.to {
 			if sp.to > last.to {
@@ -410,78 +395,181 @@ func ruleSpans(view string) []span {
 		}
 		merged = append(merged, sp)
 	}
-	return merged
+	return out[:first+len(merged)]
 }
 
-// keywordWindow is the part of the text a rule looks at for a keyword
-// found at [from, to): ruleBefore bytes before it (gitleaks' rules allow at
-// most 50 characters of key name before their keyword) and ruleAfter bytes
-// after it (room for the separator and a secret; a longer secret is cut by
-// the window, still matched and then widened to its whole token).
+// candidates returns the places where each rule is tried in view, sorted
+// by rule and position: the keyword hits that pass the rule's cheap check.
+func (rs *ruleSet) candidates(view string, sc *scratch) []candidate {
+	sc.hits = rs.kw.find(view, sc.hits[:0])
+	cands := sc.cands[:0]
+	for _, h := range sc.hits {
+		pos := int(h.pos)
+		kwLen := len(rs.keywords[h.kw])
+		for _, ri := range rs.byKW[h.kw] {
+			r := &rs.rules[ri]
+			c := candidate{rule: ri, pos: pos, kwLen: kwLen}
+			switch r.kind {
+			case kindStart:
+				cands = r.starts(view, pos, rs.keywords[h.kw], c, cands)
+				continue
+			case kindAssign:
+				rc, ok := r.assignEnd(view, pos)
+				if !ok {
+					continue
+				}
+				c.end, c.secretFrom, c.secretTo = rc.end, rc.from, rc.to
+			default:
+				if r.assignment && !operatorNear(view, pos+kwLen) {
+					continue
+				}
+			}
+			cands = append(cands, c)
+		}
+	}
+	for _, ri := range rs.always {
+		cands = append(cands, candidate{rule: ri, pos: 0, end: len(view), whole: true})
+	}
+	slices.SortFunc(cands, func(a, b candidate) int {
+		if a.rule != b.rule {
+			return a.rule - b.rule
+		}
+		return a.pos - b.pos
+	})
+	sc.cands = cands
+	return cands
+}
+
+// candidate is a place where one rule is tried: a keyword hit at pos, and
+// for anchored rules how far its regex may read (end).
+type candidate struct {
+	rule, pos, kwLen, end int
+	// kindAssign: the stretch its secret must lie in.
+	secretFrom, secretTo int
+	whole                bool // a rule without keywords: the whole text
+}
+
+// run tries rule r at its candidates (sorted by position) and appends the
+// secrets it finds.
+func (r *leakRule) run(view string, cands []candidate, global []allowlist, hand, out []span) []span {
+	if r.kind == kindWindow {
+		var w span
+		open := false
+		for _, c := range cands {
+			cw := keywordWindow(view, c.pos, c.pos+c.kwLen)
+			if c.whole {
+				cw = span{0, len(view)}
+			}
+			if !r.inWindow(view[cw.from:cw.to]) {
+				continue // no match can start in this window
+			}
+			if open && w.to >= cw.from {
+				w.to = max(w.to, cw.to)
+				continue
+			}
+			if open {
+				out = r.findWindow(view, w, global, out)
+			}
+			w, open = cw, true
+		}
+		if open {
+			out = r.findWindow(view, w, global, out)
+		}
+		return out
+	}
+	// Anchored: one match after another, as FindAll finds them.
+	prevEnd, last := 0, -1
+	for k := 0; k < len(cands); k++ {
+		c := cands[k]
+		if c.pos < prevEnd || c.pos == last {
+			continue
+		}
+		last = c.pos
+		if skipCovered {
+			if n := r.coveredRun(view, cands[k:], hand, prevEnd); n > 0 {
+				k += n - 1
+				continue
+			}
+		}
+		m := r.matchAt(view, c.pos, c.end)
+		if m == nil {
+			continue
+		}
+		if r.kind == kindAssign {
+			m[0] = nameStart(view, c.pos, prevEnd)
+		}
+		out = r.accept(view, m, global, out)
+		prevEnd = m[1]
+	}
+	return out
+}
+
+// keywordWindow is the part of the text a windowed rule looks at for a
+// keyword found at [from, to): ruleBefore bytes before it (gitleaks' rules
+// allow at most 50 characters of key name before their keyword) and
+// ruleAfter bytes after it (room for the separator and a secret; a longer
+// secret is cut by the window, still matched and then widened to its whole
+// token).
 func keywordWindow(s string, from, to int) span {
 	return span{max(0, from-ruleBefore), min(len(s), to+ruleAfter)}
 }
 
-// find appends the secrets rule r finds in view[w.from:w.to].
-func (r *leakRule) find(view string, w span, global []allowlist, out []span) []span {
-	text := view[w.from:w.to]
-	var matches [][]int
-	if r.valueTail {
-		matches = r.re.FindAllStringIndex(text, -1)
-		for k, m := range matches {
-			if vs, ve, ok := assignedValue(text[m[0]:m[1]]); ok {
-				matches[k] = []int{m[0], m[1], m[0] + vs, m[0] + ve}
+// findWindow appends the secrets rule r finds in view[w.from:w.to].
+func (r *leakRule) findWindow(view string, w span, global []allowlist, out []span) []span {
+	for _, m := range r.re.FindAllStringSubmatchIndex(view[w.from:w.to], -1) {
+		for k := range m {
+			if m[k] >= 0 {
+				m[k] += w.from
 			}
 		}
-	} else {
-		matches = r.re.FindAllStringSubmatchIndex(text, -1)
+		out = r.accept(view, m, global, out)
 	}
-	for _, m := range matches {
-		ms, me := m[0], m[1]
-		// gitleaks trims newlines around a match.
-		for ms < me && text[ms] == '\n' {
-			ms++
-		}
-		for me > ms && text[me-1] == '\n' {
-			me--
-		}
-		ss, se := ms, me
-		if len(m) >= 4 {
-			if r.secretGroup > 0 && 2*r.secretGroup+1 < len(m) {
-				ss, se = m[2*r.secretGroup], m[2*r.secretGroup+1]
-			} else {
-				for g := 1; 2*g+1 < len(m); g++ {
-					if m[2*g] >= 0 && m[2*g+1] > m[2*g] {
-						ss, se = m[2*g], m[2*g+1]
-						break
-					}
+	return out
+}
+
+// accept applies gitleaks' checks to one match (submatch indexes into
+// text) and appends its secret when it is one.
+func (r *leakRule) accept(text string, m []int, global []allowlist, out []span) []span {
+	ms, me := m[0], m[1]
+	// gitleaks trims newlines around a match.
+	for ms < me && text[ms] == '\n' {
+		ms++
+	}
+	for me > ms && text[me-1] == '\n' {
+		me--
+	}
+	ss, se := ms, me
+	if len(m) >= 4 {
+		if r.secretGroup > 0 && 2*r.secretGroup+1 < len(m) {
+			ss, se = m[2*r.secretGroup], m[2*r.secretGroup+1]
+		} else {
+			for g := 1; 2*g+1 < len(m); g++ {
+				if m[2*g] >= 0 && m[2*g+1] > m[2*g] {
+					ss, se = m[2*g], m[2*g+1]
+					break
 				}
 			}
 		}
-		if ss < 0 || se <= ss {
-			continue
-		}
-		secret := text[ss:se]
-		if strings.Contains(secret, RedactedToken) || strings.Trim(secret, " ") == "" {
-			continue
-		}
-		if r.entropy != 0 && shannon(secret) <= r.entropy {
-			continue
-		}
-		if r.generic && !strings.ContainsAny(secret, "0123456789") {
-			continue
-		}
-		match := text[ms:me]
-		line := lineOf(text, ms, me)
-		if allowed(r.allow, secret, match, line) || allowed(global, secret, match, line) {
-			continue
-		}
-		// A secret is redacted whole, as a token: widen it to the token
-		// bytes around it so no piece of it stays beside the placeholder.
-		from, to := w.from+ss, w.from+se
-		out = append(out, span{from, to})
 	}
-	return out
+	if ss < 0 || se <= ss {
+		return out
+	}
+	secret := text[ss:se]
+	if strings.Contains(secret, RedactedToken) || strings.Trim(secret, " ") == "" {
+		return out
+	}
+	if r.entropy != 0 && shannon(secret) <= r.entropy {
+		return out
+	}
+	if r.generic && !strings.ContainsAny(secret, "0123456789") {
+		return out
+	}
+	match := text[ms:me]
+	line := lineOf(text, ms, me)
+	if allowed(r.allow, secret, match, line) || allowed(global, secret, match, line) {
+		return out
+	}
+	return append(out, span{ss, se})
 }
 
 func lineOf(s string, from, to int) string {
@@ -493,10 +581,18 @@ func lineOf(s string, from, to int) string {
 	return s[lo : to+hi]
 }
 
-// allowlist is a gitleaks allowlist with its regexes compiled for RE2.
+// allowlist is a gitleaks allowlist with its regexes joined into one
+// alternation (as gitleaks joins them), on Go's regexp when that program is
+// small and on RE2 otherwise (see compileRule).
 type allowlist struct {
-	src     *config.Allowlist
-	regexes []*re2.Regexp
+	src   *config.Allowlist
+	regex matcher
+	// lits, when known, are literals one of which starts every match of
+	// regex: a target holding none of them is not matched.
+	lits []lit
+	// never is set for an AND allowlist with a commit or path condition:
+	// such a condition never holds for text, so the allowlist never does.
+	never bool
 }
 
 func compileAllowlists(lists []*config.Allowlist, errp *error) []allowlist {
@@ -505,19 +601,24 @@ func compileAllowlists(lists []*config.Allowlist, errp *error) []allowlist {
 		if a == nil {
 			continue
 		}
-		al := allowlist{src: a}
+		al := allowlist{src: a, never: a.MatchCondition == config.AllowlistMatchAnd && (len(a.Commits) > 0 || len(a.Paths) > 0)}
 		if len(a.Regexes) > 0 {
-			// One alternation, as gitleaks joins them: one match call.
 			parts := make([]string, len(a.Regexes))
 			for i, re := range a.Regexes {
 				parts[i] = "(?:" + re.String() + ")"
 			}
-			c, err := re2.Compile(strings.Join(parts, "|"))
+			src := strings.Join(parts, "|")
+			c, err := compileRule(src)
 			if err != nil {
 				*errp = err
 				continue
 			}
-			al.regexes = []*re2.Regexp{c}
+			al.regex = c
+			if re, err := syntax.Parse(src, syntax.Perl); err == nil {
+				if lits, _ := prefixes(re); !slices.ContainsFunc(lits, func(l lit) bool { return l.s == "" }) {
+					al.lits = lits
+				}
+			}
 		}
 		out = append(out, al)
 	}
@@ -525,18 +626,30 @@ func compileAllowlists(lists []*config.Allowlist, errp *error) []allowlist {
 }
 
 // allowed applies gitleaks allowlists that can apply to text (regexes and
-// stop words; paths and commits never match text).
+// stop words; paths and commits never match text). An OR allowlist stops
+// at its first check that holds, an AND one at its first that fails, the
+// cheap stop-word check first.
 func allowed(lists []allowlist, secret, match, line string) bool {
 	for _, al := range lists {
 		a := al.src
-		var checks []bool
-		if len(a.Commits) > 0 {
-			checks = append(checks, false)
+		if al.never {
+			continue
 		}
-		if len(a.Paths) > 0 {
-			checks = append(checks, false)
+		and := a.MatchCondition == config.AllowlistMatchAnd
+		checks, holds := 0, 0
+		if len(a.StopWords) > 0 {
+			checks++
+			if ok, _ := a.ContainsStopWord(secret); ok {
+				holds++
+			}
+			if !and && holds > 0 {
+				return true
+			}
+			if and && holds < checks {
+				continue
+			}
 		}
-		if len(al.regexes) > 0 {
+		if al.regex != nil {
 			target := secret
 			switch a.RegexTarget {
 			case "match":
@@ -544,27 +657,26 @@ func allowed(lists []allowlist, secret, match, line string) bool {
 			case "line":
 				target = line
 			}
-			hit := false
-			for _, re := range al.regexes {
-				if re.MatchString(target) {
-					hit = true
-					break
-				}
+			checks++
+			if anyLitIn(al.lits, target) && al.regex.MatchString(target) {
+				holds++
 			}
-			checks = append(checks, hit)
 		}
-		if len(a.StopWords) > 0 {
-			ok, _ := a.ContainsStopWord(secret)
-			checks = append(checks, ok)
+		if checks > 0 && ((and && holds == checks) || (!and && holds > 0)) {
+			return true
 		}
-		if len(checks) == 0 {
-			continue
-		}
-		if a.MatchCondition == config.AllowlistMatchAnd {
-			if !slices.Contains(checks, false) {
-				return true
-			}
-		} else if slices.Contains(checks, true) {
+	}
+	return false
+}
+
+// anyLitIn reports whether one of lits occurs in s, or true when lits is
+// empty (nothing known).
+func anyLitIn(lits []lit, s string) bool {
+	if len(lits) == 0 {
+		return true
+	}
+	for _, l := range lits {
+		if l.in(s) {
 			return true
 		}
 	}
@@ -591,21 +703,4 @@ func shannon(s string) float64 {
 		e -= p * math.Log2(p)
 	}
 	return e
-}
-
-func asciiLower(s string) string {
-	i := 0
-	for i < len(s) && !('A' <= s[i] && s[i] <= 'Z') {
-		i++
-	}
-	if i == len(s) {
-		return s
-	}
-	b := []byte(s)
-	for ; i < len(b); i++ {
-		if 'A' <= b[i] && b[i] <= 'Z' {
-			b[i] += 'a' - 'A'
-		}
-	}
-	return string(b)
 }

@@ -46,7 +46,8 @@
 // errsvc's rules in the same format (errsvc_rules.toml: Telegram bot URLs,
 // mysql -p…, curl -u user:pw, ?key=/sig= query parameters, .netrc and
 // PuTTY key lines); see rules.go for how they are applied and kept fast
-// (a keyword pre-filter: a rule's regex runs only around its keywords).
+// (one keyword pass; a rule's regex runs only at its keywords, and only
+// where a byte scan says it can match there).
 //
 // All rules match on a view of the text in which JSON escapes (\uXXXX,
 // \n, \t, … after any run of backslashes) and URL escapes (%XX) read as
@@ -119,6 +120,7 @@ import (
 	"math"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Caps used across errsvc (the reference's numbers).
@@ -182,7 +184,7 @@ func TextReport(s string, cap int) (string, Report) {
 	c := clean(body, &rep)
 	var p string
 	switch {
-	case cut || utf8.RuneCountInString(c) > cap:
+	case cut || (len(c) > cap && utf8.RuneCountInString(c) > cap):
 		p = cutRunes(c, cap)
 		rep.Truncated = true
 	case hadMarker:
@@ -328,12 +330,12 @@ func filter(s string) (out string, stripped, removed bool) {
 	i := 0
 	for i < len(s) {
 		b := s[i]
-		if b < utf8.RuneSelf {
-			if (b < 0x20 && b != '\n') || b == 0x7f || b == '<' || b == '#' || b == '[' {
-				break
-			}
+		if !filterStop[b] {
 			i++
 			continue
+		}
+		if b < utf8.RuneSelf {
+			break
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if (r == utf8.RuneError && size == 1) || forbidden(r) {
@@ -344,10 +346,21 @@ func filter(s string) (out string, stripped, removed bool) {
 	if i == len(s) {
 		return s, false, false
 	}
-	buf := make([]byte, 0, len(s))
-	buf = append(buf, s[:i]...)
+	o := filterOut{s: s, n: i}
 	invalid := false
 	for i < len(s) {
+		// A run of bytes that are kept and cannot end a marker is copied
+		// at once.
+		if j := i; !filterSlow[s[j]] {
+			for j < len(s) && !filterSlow[s[j]] {
+				j++
+			}
+			o.keep(i, j)
+			invalid = false
+			if i = j; i == len(s) {
+				break
+			}
+		}
 		b := s[i]
 		if b >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])
@@ -355,14 +368,16 @@ func filter(s string) (out string, stripped, removed bool) {
 			switch {
 			case r == utf8.RuneError && size == 1:
 				stripped = true
+				o.change()
 				if !invalid {
-					buf = utf8.AppendRune(buf, utf8.RuneError)
+					o.buf = utf8.AppendRune(o.buf, utf8.RuneError)
 					invalid = true
 				}
 			case forbidden(r):
 				stripped = true
+				o.change()
 			default:
-				buf = append(buf, s[i-size:i]...)
+				o.keep(i-size, i)
 				invalid = false
 			}
 			continue
@@ -370,16 +385,17 @@ func filter(s string) (out string, stripped, removed bool) {
 		i++
 		if (b < 0x20 && b != '\n') || b == 0x7f {
 			stripped = true
+			o.change()
 			continue
 		}
 		invalid = false
-		buf = append(buf, b)
+		o.keep(i-1, i)
 		if b != '>' && b != ']' && b != '#' && b != '<' {
 			continue
 		}
 		for _, m := range markers {
-			if m.text[len(m.text)-1] == b && hasSuffixFold(buf, m.text, m.fold) {
-				buf = buf[:len(buf)-len(m.text)]
+			if m.text[len(m.text)-1] == b && hasSuffixFold(o.bytes(), m.text, m.fold) {
+				o.cut(len(m.text))
 				removed = true
 				break
 			}
@@ -388,8 +404,71 @@ func filter(s string) (out string, stripped, removed bool) {
 	if !stripped && !removed {
 		return s, false, false
 	}
-	return string(buf), stripped, removed
+	// o.buf is not written again: the string can share its bytes.
+	return unsafe.String(unsafe.SliceData(o.buf), len(o.buf)), stripped, removed
 }
+
+// filterOut is filter's output: s[:n] as long as nothing was dropped (no
+// copy is made), then buf.
+type filterOut struct {
+	s      string
+	n      int
+	buf    []byte
+	copied bool
+}
+
+// keep appends s[from:to] (right after what is kept so far, until a change).
+func (o *filterOut) keep(from, to int) {
+	if o.copied {
+		o.buf = append(o.buf, o.s[from:to]...)
+		return
+	}
+	o.n = to
+}
+
+// change makes the output a copy, before something is dropped or added.
+func (o *filterOut) change() {
+	if !o.copied {
+		o.buf = append(make([]byte, 0, len(o.s)), o.s[:o.n]...)
+		o.copied = true
+	}
+}
+
+// cut drops the last k bytes of the output.
+func (o *filterOut) cut(k int) {
+	if !o.copied {
+		o.n -= k
+		o.change()
+		return
+	}
+	o.buf = o.buf[:len(o.buf)-k]
+}
+
+// bytes is the output so far (not to be written to).
+func (o *filterOut) bytes() []byte {
+	if o.copied {
+		return o.buf
+	}
+	return unsafe.Slice(unsafe.StringData(o.s), o.n)
+}
+
+// filterStop marks the bytes filter's fast path stops at: the ASCII bytes
+// it drops or that start a marker, and every non-ASCII byte (decoded
+// there).
+var filterStop = func() (t [256]bool) {
+	for b := 0; b < 256; b++ {
+		t[b] = (b < 0x20 && b != '\n') || b == 0x7f || b == '<' || b == '#' || b == '[' || b >= utf8.RuneSelf
+	}
+	return t
+}()
+
+// filterSlow adds the bytes that end a marker to filterStop: filter's
+// copy loop handles these one by one.
+var filterSlow = func() (t [256]bool) {
+	t = filterStop
+	t['>'], t[']'] = true, true
+	return t
+}()
 
 // Prompt-injection markers. The tag forms match ASCII case-insensitively.
 var markers = []struct {

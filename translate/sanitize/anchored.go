@@ -1,0 +1,416 @@
+package sanitize
+
+import (
+	stdregexp "regexp"
+	"regexp/syntax"
+	"slices"
+	"strings"
+)
+
+// classify reads a rule's regex and decides how it is tried at a keyword
+// hit (see the kinds in rules.go). A regex that fits neither anchored
+// shape stays windowed, as before; so does any regex whose anchored form
+// does not compile.
+func (r *leakRule) classify(src string, keywords []string) error {
+	kws := make([]string, len(keywords))
+	for i, k := range keywords {
+		kws[i] = strings.ToLower(k)
+	}
+	if len(kws) == 0 {
+		return nil
+	}
+	if body, ok := strings.CutPrefix(src, templatePrefix); ok && strings.HasPrefix(body, "(?:") {
+		return r.classifyAssign(body, kws)
+	}
+	re, err := syntax.Parse(src, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	lits, _ := prefixes(re)
+	var anchors []anchor
+	for _, l := range lits {
+		found := false
+		ls := strings.ToLower(l.s)
+		for _, k := range kws {
+			for off := 0; off+len(k) <= len(ls); off++ {
+				if ls[off:off+len(k)] == k {
+					anchors = append(anchors, anchor{l, k, off})
+					found = true
+				}
+			}
+		}
+		if !found {
+			r.lits = shortLits(lits, 4) // a windowed rule still needs one of them in its window
+			return nil
+		}
+	}
+	if err := r.anchor(src); err != nil {
+		return err
+	}
+	_, r.most = lengths(re)
+	r.anchors = anchors
+	r.leadKnown = r.leadingSecret(re)
+	r.kind = kindStart
+	return nil
+}
+
+// anchor is a literal that can start a match, with one of the rule's
+// keywords off bytes into it: a hit of that keyword at h puts the match's
+// start at h-off.
+type anchor struct {
+	lit lit
+	kw  string
+	off int
+}
+
+// startsWithKeyword reports whether one of kws is a prefix of s
+// (keywords match ASCII case-insensitively, so s is lowered to compare).
+func startsWithKeyword(s string, kws []string) bool {
+	ls := strings.ToLower(s)
+	for _, k := range kws {
+		if strings.HasPrefix(ls, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// classifyAssign handles gitleaks' key-context template: body is the
+// regex after its name prefix, starting with the keyword group.
+func (r *leakRule) classifyAssign(body string, kws []string) error {
+	i := strings.Index(body, valueHead)
+	if i < 0 || !strings.HasSuffix(body, valueTerm) || groupEnd(body) != i {
+		return nil
+	}
+	if whole, err := syntax.Parse("(?i)"+body, syntax.Perl); err != nil || whole.Op == syntax.OpAlternate {
+		return nil // the template is one alternative of several
+	}
+	group, err := syntax.Parse("(?i)"+body[:i], syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	lits, exact := prefixes(group)
+	if !exact {
+		return nil
+	}
+	r.kwMin, r.kwMax = maxLitLen+1, 0
+	for _, l := range lits {
+		if !startsWithKeyword(l.s, kws) || l.s == "" {
+			return nil
+		}
+		for k := 0; k < len(l.s); k++ {
+			if !nameTable[l.s[k]] {
+				return nil // a keyword form the name scan would not pass over
+			}
+		}
+		r.kwMin, r.kwMax = min(r.kwMin, len(l.s)), max(r.kwMax, len(l.s))
+	}
+	secretSrc := body[i+len(valueHead) : len(body)-len(valueTerm)]
+	secret, err := syntax.Parse("(?i)(?:"+secretSrc+")", syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	if !byteSet(secret, &r.secret) {
+		return nil
+	}
+	r.secretMin, _ = lengths(secret)
+	r.term = true
+	for _, b := range []byte("`'\"\t\n\f\r ;\\") {
+		if r.secret[b] {
+			r.term = false
+		}
+	}
+	if err := r.anchor("(?i)" + body); err != nil {
+		return err
+	}
+	r.kind = kindAssign
+	return nil
+}
+
+// anchor compiles the anchored forms of src on Go's regexp.
+func (r *leakRule) anchor(src string) error {
+	at, err := stdregexp.Compile(`^(?s:.)(?:` + src + `)`)
+	if err != nil {
+		return err
+	}
+	atStart, err := stdregexp.Compile(`^(?:` + src + `)`)
+	if err != nil {
+		return err
+	}
+	r.at, r.atStart = at, atStart
+	return nil
+}
+
+// matchAt runs the anchored regex at s[pos:end] and returns the match's
+// submatch indexes in s, or nil.
+func (r *leakRule) matchAt(s string, pos, end int) []int {
+	var m []int
+	if pos == 0 {
+		m = r.atStart.FindStringSubmatchIndex(s[:end])
+	} else {
+		m = r.at.FindStringSubmatchIndex(s[pos-1 : end])
+		if m != nil {
+			for k := range m {
+				if m[k] >= 0 {
+					m[k] += pos - 1
+				}
+			}
+			m[0] = pos
+		}
+	}
+	return m
+}
+
+// startEnd is where a kindStart rule's anchored regex stops reading for a
+// hit at pos: past its longest match, or ruleAfter bytes on.
+func (r *leakRule) startEnd(s string, pos, kwLen int) int {
+	if r.most != unbounded && r.most < ruleAfter {
+		return min(len(s), pos+r.most+1)
+	}
+	return min(len(s), pos+kwLen+ruleAfter)
+}
+
+// starts appends to cands the match starts that a hit of keyword kw at
+// pos implies, where the literal that goes with it stands.
+func (r *leakRule) starts(s string, pos int, kw string, c candidate, cands []candidate) []candidate {
+	for _, a := range r.anchors {
+		start := pos - a.off
+		if a.kw != kw || start < 0 || !a.lit.at(s, start) {
+			continue
+		}
+		c.pos = start
+		c.end = r.startEnd(s, start, len(kw))
+		cands = append(cands, c)
+	}
+	return cands
+}
+
+// inWindow reports whether one of a windowed rule's literal prefixes
+// occurs in w, which any match in w needs. A rule with no known prefix is
+// always run.
+func (r *leakRule) inWindow(w string) bool {
+	if slices.ContainsFunc(r.lits, func(l lit) bool { return l.s == "" }) {
+		return true
+	}
+	return anyLitIn(r.lits, w)
+}
+
+// Byte classes of gitleaks' key-context template.
+var (
+	nameTable    = byteTable(func(b byte) bool { return wordByte(b) || b == '.' || b == '-' })
+	nameGapTable = byteTable(func(b byte) bool { // [ \t\w.-] and [\s'"]
+		return nameTable[b] || regexSpace(b) || b == '\'' || b == '"'
+	})
+	valueGapTable = byteTable(func(b byte) bool { // [\x60'"\s=]
+		return regexSpace(b) || b == '`' || b == '\'' || b == '"' || b == '='
+	})
+	termTable = byteTable(func(b byte) bool { // [\x60'"\s;]
+		return regexSpace(b) || b == '`' || b == '\'' || b == '"' || b == ';'
+	})
+)
+
+// regexSpace is \s in RE2 syntax.
+func regexSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\f' || b == '\r' }
+
+func byteTable(f func(byte) bool) (t [256]bool) {
+	for b := 0; b < 256; b++ {
+		t[b] = f(byte(b))
+	}
+	return t
+}
+
+// assignEnd is the byte scan that gates a kindAssign rule at a keyword
+// starting at pos. It follows every way the template can get from the
+// keyword to an operator (name bytes, spaces and quotes), every operator
+// there, every run of up to five quotes, spaces or '=' after it, and
+// requires a run of the secret's bytes at least secretMin long, followed
+// by a terminator when no secret byte can start one. It returns how far a
+// match can reach (the regex then reads no further) and the stretch the
+// secret must lie in, or false when the regex cannot match with its
+// keyword here. It only ever says yes where the regex may match, never no
+// where it does.
+func (r *leakRule) assignEnd(s string, pos int) (reach, bool) {
+	rc := reach{end: -1, from: len(s)}
+	from := pos + r.kwMin
+	limit := min(len(s), pos+r.kwMax+20+3+1)
+	for o := from; o < limit; o++ {
+		b := s[o]
+		switch b {
+		case '=':
+			r.secretAfter(s, o+1, &rc)
+			if o+1 < len(s) && s[o+1] == '>' {
+				r.secretAfter(s, o+2, &rc)
+			}
+		case '>', ',':
+			r.secretAfter(s, o+1, &rc)
+		case ':':
+			r.secretAfter(s, o+1, &rc)
+			for c := 1; c <= 3 && o+c < len(s) && s[o+c-1] == ':'; c++ {
+				if s[o+c] == '=' {
+					r.secretAfter(s, o+c+1, &rc)
+				}
+			}
+		case '|':
+			if o+1 < len(s) && s[o+1] == '|' {
+				r.secretAfter(s, o+2, &rc)
+			}
+		case '?':
+			if o+1 < len(s) && s[o+1] == '=' {
+				r.secretAfter(s, o+2, &rc)
+			}
+		}
+		if !nameGapTable[b] {
+			break
+		}
+	}
+	return rc, rc.end >= 0
+}
+
+// reach is what the gate found: a match ends by end, and its secret lies
+// in [from, to).
+type reach struct{ end, from, to int }
+
+// secretAfter looks for the secret after an operator ending at p and
+// widens rc to every place it can be.
+func (r *leakRule) secretAfter(s string, p int, rc *reach) {
+	for j := 0; j <= 5 && p+j <= len(s); j++ {
+		if j > 0 && !valueGapTable[s[p+j-1]] {
+			break
+		}
+		ss := p + j
+		e := ss
+		for e < len(s) && r.secret[s[e]] {
+			e++
+		}
+		if e-ss < r.secretMin {
+			continue
+		}
+		if r.term && !termAt(s, e) {
+			continue
+		}
+		rc.end = max(rc.end, min(len(s), e+2))
+		rc.from, rc.to = min(rc.from, ss), max(rc.to, e)
+	}
+}
+
+// termAt reports whether the template's terminator can match at p (the
+// template is case-insensitive, so "\\N" counts as "\\n").
+func termAt(s string, p int) bool {
+	return p == len(s) || termTable[s[p]] || (s[p] == '\\' && p+1 < len(s) && (lower(s[p+1]) == 'n' || lower(s[p+1]) == 'r'))
+}
+
+// nameStart is where a key-context match whose keyword is at pos starts:
+// as far back as the run of name bytes before it goes, at most
+// templatePrefixMax bytes, and not before from (the end of the previous
+// match), as FindAll's leftmost match would.
+func nameStart(s string, pos, from int) int {
+	q := pos
+	for q > from && pos-q < templatePrefixMax && nameTable[s[q-1]] {
+		q--
+	}
+	return q
+}
+
+// groupEnd returns the index after the group that opens s, or -1.
+func groupEnd(s string) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return -1
+}
+
+// skipCovered turns on the shortcut below (tests turn it off to compare).
+var skipCovered = true
+
+// covered reports whether whatever secret the rule can find at c lies,
+// once widened to its token (see widen), inside one span the hand rules
+// already redact, so that running the regex cannot change the text. It
+// holds for a token the hand rules know (a JWT, sk-proj-…, ghp_…) that a
+// gitleaks rule knows too.
+func (r *leakRule) covered(s string, c candidate, hand []span) bool {
+	if len(hand) == 0 {
+		return false
+	}
+	from, to := c.secretFrom, c.secretTo
+	if r.kind == kindStart {
+		if !r.leadKnown {
+			return false
+		}
+		from, to = c.pos, c.pos
+		for to < len(s) && r.lead[s[to]] {
+			to++
+		}
+	}
+	for from > 0 && widenLeft(s[from-1]) {
+		from--
+	}
+	for to < len(s) && tokenTable[s[to]] {
+		to++
+	}
+	k, _ := slices.BinarySearchFunc(hand, from, func(sp span, v int) int { return sp.from - v })
+	if k == len(hand) || hand[k].from != from {
+		k--
+	}
+	return k >= 0 && hand[k].from <= from && hand[k].to >= to
+}
+
+// coveredRun returns how many of cands (from the first) can be skipped:
+// a run of candidates whose secrets are all covered (see covered), after
+// which the rule goes on as it would after any matches among them. Such
+// matches end by the largest read bound of the run, so the next candidate
+// must start at or after it, and (for the key-context template, whose
+// match reaches back over name bytes but not before the previous match)
+// start its match at the same place whether the previous match ended
+// before the run or at that bound. It returns 0 when nothing is skipped.
+func (r *leakRule) coveredRun(s string, cands []candidate, hand []span, prevEnd int) int {
+	n, end := 0, 0
+	for n < len(cands) && r.covered(s, cands[n], hand) {
+		end = max(end, cands[n].end)
+		n++
+	}
+	if n == 0 {
+		return 0
+	}
+	if n < len(cands) {
+		next := cands[n].pos
+		if next < end || (r.kind == kindAssign && nameStart(s, next, prevEnd) != nameStart(s, next, end)) {
+			return 0
+		}
+	}
+	return n
+}
+
+// leadingSecret fills r.lead with the bytes of the secret when the secret
+// is known to start where the match starts: the regex has no group (the
+// secret is the match), or its first element after zero-width assertions
+// is group 1 and group 1 is the secret.
+func (r *leakRule) leadingSecret(re *syntax.Regexp) bool {
+	if re.MaxCap() == 0 {
+		return byteSet(re, &r.lead)
+	}
+	if r.secretGroup > 1 || re.Op != syntax.OpConcat {
+		return false
+	}
+	for _, sub := range re.Sub {
+		switch sub.Op {
+		case syntax.OpBeginText, syntax.OpBeginLine, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+			continue
+		case syntax.OpCapture:
+			if least, _ := lengths(sub); sub.Cap == 1 && least > 0 {
+				return byteSet(sub, &r.lead)
+			}
+		}
+		return false
+	}
+	return false
+}
