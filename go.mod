@@ -14,7 +14,6 @@ tool (
 require (
 	connectrpc.com/connect v1.21.1
 	connectrpc.com/cors v0.1.0
-	github.com/BobuSumisu/aho-corasick v1.0.3
 	github.com/getkin/kin-openapi v0.153.0
 	github.com/go-logr/logr v1.4.4
 	github.com/google/go-cmp v0.7.0
@@ -47,6 +46,7 @@ require (
 )
 
 require (
+	github.com/BobuSumisu/aho-corasick v1.0.3 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
