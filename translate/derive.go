@@ -307,6 +307,10 @@ func grpcCodeFor(m *model) string {
 func term(m *model, s, field string) string {
 	// A name has no context for the secret rules: a bare random token used
 	// as a term is redacted whole (sanitize.Identifier).
+	if knownTerms[s] {
+		// A term of the vocabularies is clean by construction.
+		return s
+	}
 	clean := sanitize.Identifier(s, shortCap)
 	if strings.HasSuffix(clean, sanitize.TruncationMarker) {
 		m.capped = true

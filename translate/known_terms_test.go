@@ -1,0 +1,23 @@
+package translate
+
+import (
+	"testing"
+
+	"github.com/errsvc/errsvc/translate/sanitize"
+)
+
+// term() and metadataValue skip the sanitiser for the vocabularies' own
+// terms: that is only right while every such term is its own sanitised form.
+func TestKnownTermsAreClean(t *testing.T) {
+	if len(knownTerms) < 50 {
+		t.Fatalf("only %d known terms", len(knownTerms))
+	}
+	for term := range knownTerms {
+		if got := sanitize.Identifier(term, shortCap); got != term {
+			t.Errorf("known term %q sanitises to %q", term, got)
+		}
+		if got := sanitize.Text(term, metadataCap); got != term {
+			t.Errorf("known term %q sanitises to %q in metadata", term, got)
+		}
+	}
+}
