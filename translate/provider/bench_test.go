@@ -63,3 +63,29 @@ func BenchmarkClassify(b *testing.B) {
 		})
 	}
 }
+
+// maxClassifyAllocs is issue 18's bound for Classify on a storm's answers:
+// the wait's pointer and little else.
+const maxClassifyAllocs = 3
+
+func TestClassifyAllocs(t *testing.T) {
+	byName := map[string]fixture{}
+	for _, f := range loadFixtures(t) {
+		byName[f.Name] = f
+	}
+	answers := map[string]Answer{"openai_429": benchOpenAI429}
+	for _, c := range benchFixtures {
+		f := byName[c.fixture]
+		answers[c.name] = f.answer(t)
+	}
+	for name, a := range answers {
+		n := testing.AllocsPerRun(200, func() { Classify(a) })
+		if raceEnabled {
+			t.Logf("%s: %v allocations (not checked under the race detector)", name, n)
+			continue
+		}
+		if n > maxClassifyAllocs {
+			t.Errorf("%s: %v allocations per Classify, want at most %d", name, n, maxClassifyAllocs)
+		}
+	}
+}

@@ -205,6 +205,10 @@ func TestNoAllocs(t *testing.T) {
 		}
 		d.Release()
 	})
+	if raceEnabled {
+		t.Logf("%v allocations (not checked under the race detector)", n)
+		return
+	}
 	if n != 0 {
 		t.Fatalf("%v allocations", n)
 	}
