@@ -108,8 +108,7 @@ func classify(a Answer, find errorFinder) Result {
 		res.Code = primaryCode(&obj)
 	}
 	if v.class == classTransient {
-		ref, isClock := referenceTime(h, a.ReceivedAt, a.Now)
-		w := &waitInput{h: h, retryDelay: obj.RetryDelay, text: text, ref: ref, refIsClock: isClock}
+		w := &waitInput{h: h, retryDelay: obj.RetryDelay, text: text, receivedAt: a.ReceivedAt, now: a.Now}
 		res.RetryAfterSecs, res.WaitSource, res.WaitClamped = waitFor(prof.waitList(), w)
 		res.Clock = w.clockRead
 	}
@@ -195,7 +194,7 @@ func decide(prof profile, status int, h headers, obj *errorObject, inBand, strea
 func lookupCodes(rules []codeRule, obj *errorObject, prefix string) (verdict, string, string, bool) {
 	for _, r := range rules {
 		one, many := r.field.values(obj)
-		if many == nil {
+		if !r.field.repeated() {
 			if v, rule, c, ok := lookupCode(r, one, prefix); ok {
 				return v, rule, c, true
 			}

@@ -214,6 +214,9 @@ func (f field) values(o *errorObject) (one string, many []string) {
 	return "", nil
 }
 
+// repeated says the field holds many values (values' many).
+func (f field) repeated() bool { return f == fieldReason || f == fieldQuotaValue }
+
 // codeRule is one lookup: a field of the error object in a table. id
 // prefixes Result.Rule, e.g. "openai.code" + ".insufficient_quota".
 type codeRule struct {
@@ -229,23 +232,26 @@ type codeRule struct {
 // prefix "" or "upstream."; the names are made once (ruleNames), so a
 // classification does not build them.
 func (r codeRule) ruleName(prefix, key string) string {
-	if n, ok := ruleNames[ruleNameKey{prefix, r.id, key}]; ok {
+	if n, ok := ruleNames[r.id][prefix][key]; ok {
 		return n
 	}
 	return prefix + r.id + "." + key
 }
 
-type ruleNameKey struct{ prefix, id, key string }
-
-var ruleNames = func() map[ruleNameKey]string {
-	m := map[ruleNameKey]string{}
+// ruleNames are every rule's names: rule id, then prefix, then table key.
+var ruleNames = func() map[string]map[string]map[string]string {
+	m := map[string]map[string]map[string]string{}
 	for _, rules := range familyRules {
 		for _, r := range rules {
-			for key := range r.table.entries {
-				for _, prefix := range []string{"", "upstream."} {
-					m[ruleNameKey{prefix, r.id, key}] = prefix + r.id + "." + key
+			byPrefix := map[string]map[string]string{}
+			for _, prefix := range []string{"", "upstream."} {
+				names := make(map[string]string, len(r.table.entries))
+				for key := range r.table.entries {
+					names[key] = prefix + r.id + "." + key
 				}
+				byPrefix[prefix] = names
 			}
+			m[r.id] = byPrefix
 		}
 	}
 	return m

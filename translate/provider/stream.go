@@ -94,7 +94,12 @@ func (l *sseLines) next() (string, bool) {
 	if l.done {
 		return "", false
 	}
-	i := strings.IndexAny(l.rest, "\r\n")
+	i := strings.IndexByte(l.rest, '\n')
+	if i < 0 {
+		i = strings.IndexByte(l.rest, '\r')
+	} else if j := strings.IndexByte(l.rest[:i], '\r'); j >= 0 {
+		i = j
+	}
 	if i < 0 {
 		l.done = true
 		return l.rest, true

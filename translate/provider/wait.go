@@ -32,9 +32,14 @@ type waitInput struct {
 	// heap.
 	retryDelay string
 	text       string // the message plus provider detail text
+	// receivedAt and now are Answer's; the reference time is made from
+	// them (and the Date header) only when a source needs it, since
+	// parsing a date is a good part of a classification.
+	receivedAt, now time.Time
 	// ref is the instant relative waits count from: the answer's Date
-	// header, else ReceivedAt, else Now.
-	ref time.Time
+	// header, else ReceivedAt, else Now; refSet says it has been made.
+	ref    time.Time
+	refSet bool
 	// refIsClock says ref is the clock (no Date header, no ReceivedAt);
 	// clockRead that a wait was computed from it, so the answer depends on
 	// when it was asked (Result.Clock).
@@ -43,6 +48,10 @@ type waitInput struct {
 
 // reference is ref for a wait computed relative to it.
 func (w *waitInput) reference() time.Time {
+	if !w.refSet {
+		w.ref, w.refIsClock = referenceTime(w.h, w.receivedAt, w.now)
+		w.refSet = true
+	}
 	w.clockRead = w.clockRead || w.refIsClock
 	return w.ref
 }

@@ -119,9 +119,12 @@ func isHex(c byte) bool {
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // parse is iterative: nesting costs a stack entry, not a Go frame, so a
-// body of 100,000 brackets is refused at MaxDepth in bounded work.
+// body of 100,000 brackets is refused at MaxDepth in bounded work. The
+// lists live in locals while it runs (appending through d costs more).
 func (d *Doc) parse(src string) bool {
-	d.src, d.nodes, d.stack = src, d.nodes[:0], d.stack[:0]
+	nodes, stack := d.nodes[:0], d.stack[:0]
+	ok := false
+	defer func() { d.src, d.nodes, d.stack = src, nodes, stack }()
 	i, n := 0, len(src)
 	skip := func() {
 		for i < n && isSpace(src[i]) {
@@ -139,11 +142,11 @@ value:
 		if c == '[' {
 			k = Array
 		}
-		d.stack = append(d.stack, len(d.nodes))
-		if len(d.stack) > MaxDepth {
+		stack = append(stack, len(nodes))
+		if len(stack) > MaxDepth {
 			return false
 		}
-		d.nodes = append(d.nodes, node{start: i, kind: k})
+		nodes = append(nodes, node{start: i, kind: k})
 		i++
 		skip()
 		if i < n && (k == Object && src[i] == '}' || k == Array && src[i] == ']') {
@@ -154,10 +157,12 @@ value:
 		}
 		goto value
 	case c == '"':
-		var ok bool
-		if i, ok = d.str(i); !ok {
+		start := i + 1
+		var plain bool
+		if i, plain, ok = scanString(src, i); !ok {
 			return false
 		}
+		nodes = append(nodes, node{start: start, end: i - 1, next: len(nodes) + 1, kind: String, plain: plain})
 	case c == '-' || isDigit(c):
 		s := i
 		if c == '-' {
@@ -194,7 +199,7 @@ value:
 				i++
 			}
 		}
-		d.scalar(Number, s, i)
+		nodes = append(nodes, node{start: s, end: i, next: len(nodes) + 1, kind: Number})
 	default:
 		var k Kind
 		var lit string
@@ -211,11 +216,11 @@ value:
 		if n-i < len(lit) || src[i:i+len(lit)] != lit {
 			return false
 		}
-		d.scalar(k, i, i+len(lit))
+		nodes = append(nodes, node{start: i, end: i + len(lit), next: len(nodes) + 1, kind: k})
 		i += len(lit)
 	}
 afterValue:
-	if len(d.stack) == 0 {
+	if len(stack) == 0 {
 		return true // the first value is complete; the rest is not read
 	}
 	skip()
@@ -223,7 +228,7 @@ afterValue:
 		return false
 	}
 	{
-		top := d.nodes[d.stack[len(d.stack)-1]].kind
+		top := nodes[stack[len(stack)-1]].kind
 		switch c := src[i]; {
 		case c == ',':
 			i++
@@ -242,10 +247,12 @@ key:
 		return false
 	}
 	{
-		var ok bool
-		if i, ok = d.str(i); !ok {
+		start := i + 1
+		var plain bool
+		if i, plain, ok = scanString(src, i); !ok {
 			return false
 		}
+		nodes = append(nodes, node{start: start, end: i - 1, next: len(nodes) + 1, kind: String, plain: plain})
 	}
 	skip()
 	if i >= n || src[i] != ':' {
@@ -255,59 +262,68 @@ key:
 	goto value
 closeContainer:
 	{
-		at := d.stack[len(d.stack)-1]
-		d.stack = d.stack[:len(d.stack)-1]
+		at := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
 		i++
-		d.nodes[at].end, d.nodes[at].next = i, len(d.nodes)
+		nodes[at].end, nodes[at].next = i, len(nodes)
 	}
 	goto afterValue
 }
 
-func (d *Doc) scalar(k Kind, start, end int) {
-	d.nodes = append(d.nodes, node{start: start, end: end, next: len(d.nodes) + 1, kind: k})
-}
-
-// str reads the string whose quote is at i and returns the index after
-// its closing quote.
-func (d *Doc) str(i int) (int, bool) {
-	src := d.src
+// scanString reads the string whose quote is at i: the index after its
+// closing quote, and whether its content is its value (plain).
+func scanString(src string, i int) (int, bool, bool) {
 	i++
 	start, escaped, high := i, false, false
 	for {
+		for i+8 <= len(src) && !hasSpecial8(src, i) {
+			i += 8
+		}
 		for i < len(src) && !special[src[i]] {
 			i++
 		}
 		if i >= len(src) {
-			return i, false
+			return i, false, false
 		}
 		switch c := src[i]; {
 		case c == '"':
 			plain := !escaped && (!high || utf8.ValidString(src[start:i]))
-			d.nodes = append(d.nodes, node{start: start, end: i, next: len(d.nodes) + 1, kind: String, plain: plain})
-			return i + 1, true
+			return i + 1, plain, true
 		case c == '\\':
 			escaped = true
 			if i+1 >= len(src) {
-				return i, false
+				return i, false, false
 			}
 			switch src[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
 				if i+6 > len(src) || !isHex(src[i+2]) || !isHex(src[i+3]) || !isHex(src[i+4]) || !isHex(src[i+5]) {
-					return i, false
+					return i, false, false
 				}
 				i += 6
 			default:
-				return i, false
+				return i, false, false
 			}
 		case c < 0x20:
-			return i, false
+			return i, false, false
 		default:
 			high = true
 			i++
 		}
 	}
+}
+
+// hasSpecial8 says whether any of the 8 bytes at src[i:] is special: a
+// quote, a backslash, a control character or a byte of 0x80 up (tested a
+// word at a time; a false alarm costs only the byte loop).
+func hasSpecial8(src string, i int) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	s := src[i : i+8]
+	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	return (x&highs)|zero(x^(ones*'"'))|zero(x^(ones*'\\'))|((x-ones*0x20) & ^x & highs) != 0
 }
 
 // Value is one value of a Doc, or Absent.
