@@ -64,6 +64,7 @@ var diffBodies = []string{
 	`{"message":"m","__type":"com.amazon#ThrottlingException:http://x"}`,
 	`{"error":"  ","message":"m","code":7}`,
 	`{"error":{},"type":"error"}`,
+	`{"type":"error"}`,
 	"data: {\"error\":{\"message\":\"m\",\"code\":\"rate_limit_exceeded\"},\"error\":null}\n\n",
 	"data: {\"choices\":[{\"delta\":{\"content\":\"\\u0000\"}}]}\r\n\r\ndata: {\"error\":{\"message\":\"m\"}}\r\r",
 	"data: {\"type\":\"response.output_text.delta\",\"delta\":\"\",\"delta\":\"x\"}\n\nevent: error\ndata: [1,{\"error\":{\"code\":\"server_error\"}}]\n\n",

@@ -311,7 +311,9 @@ func inBandError(body string) (errorObject, bool) {
 
 func explicitError(m jsonread.Value) (errorObject, bool) {
 	if isErrorValue(m.Get("error")) || code(m.Get("type")) == "error" {
-		return objectError(m)
+		if o, ok := objectError(m); ok {
+			return o, true
+		}
 	}
 	return errorObject{}, false
 }
