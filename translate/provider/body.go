@@ -1,9 +1,10 @@
 package provider
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/errsvc/errsvc/translate/provider/internal/jsonread"
 )
 
 // errorObject is the error an answer carries, in the fields every family's
@@ -69,17 +70,28 @@ func looksJSON(t string) bool {
 // searched element by element: Gemini sometimes wraps its google.rpc.Status
 // in one.
 func jsonError(body string) (errorObject, bool) {
-	v, ok := decodeJSON(body)
+	d, ok := parseJSON(body)
 	if !ok {
 		return errorObject{}, false
 	}
-	switch v := v.(type) {
-	case map[string]any:
+	defer d.Release()
+	return valueError(d.Root())
+}
+
+// valueError finds the error object of a decoded value: the object itself,
+// or the first element of an array that holds one.
+func valueError(v jsonread.Value) (errorObject, bool) {
+	switch v.Kind() {
+	case jsonread.Object:
 		return objectError(v)
-	case []any:
-		for _, e := range v {
-			if m, ok := e.(map[string]any); ok {
-				if o, ok := objectError(m); ok {
+	case jsonread.Array:
+		for it := v.Elems(); ; {
+			e, more := it.Next()
+			if !more {
+				break
+			}
+			if e.Kind() == jsonread.Object {
+				if o, ok := objectError(e); ok {
 					return o, true
 				}
 			}
@@ -88,20 +100,17 @@ func jsonError(body string) (errorObject, bool) {
 	return errorObject{}, false
 }
 
-// decodeJSON keeps numbers as json.Number so a numeric code comes back as
-// the provider wrote it.
-func decodeJSON(s string) (any, bool) {
+// parseJSON reads the JSON object or array a body starts with, after
+// blanks, as encoding/json's Decoder (UseNumber) would: the first value
+// only, numbers as their literal text, so a numeric code comes back as the
+// provider wrote it (jsonread says what else it keeps of encoding/json).
+// The caller releases the Doc.
+func parseJSON(s string) (*jsonread.Doc, bool) {
 	t := strings.TrimSpace(s)
 	if !looksJSON(t) {
 		return nil, false
 	}
-	d := json.NewDecoder(strings.NewReader(t))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, false
-	}
-	return v, true
+	return jsonread.Parse(t)
 }
 
 // objectError reads one JSON object. The shapes, most specific first:
@@ -111,42 +120,43 @@ func decodeJSON(s string) (any, bool) {
 //	{"error":{"message","type","param","code"}}               OpenAI and compatibles
 //	{"error":"text","code":...}                               Ollama, xAI
 //	{"message"|"Message","__type"|"code"|"type"}              Bedrock, vLLM, others
-func objectError(m map[string]any) (errorObject, bool) {
-	if e, ok := m["error"].(map[string]any); ok {
+func objectError(m jsonread.Value) (errorObject, bool) {
+	if e := m.Get("error"); e.Kind() == jsonread.Object {
 		o := errorObject{found: true, shape: familyOpenAI}
 		o.Message = firstText(e, "message", "Message")
-		o.Code = code(e["code"])
-		o.Type = code(e["type"])
+		o.Code = code(e.Get("code"))
+		o.Type = code(e.Get("type"))
 		// Only google.rpc.Status has a string status; Azure repeats the
 		// HTTP status there as a number.
-		if st, ok := e["status"].(string); ok {
+		if st, ok := e.Get("status").Str(); ok {
 			o.Status = strings.TrimSpace(st)
 		}
-		details, hasDetails := e["details"].([]any)
+		details := e.Get("details")
+		hasDetails := details.Kind() == jsonread.Array
 		readDetails(&o, details)
-		if md, ok := e["metadata"].(map[string]any); ok {
+		if md := e.Get("metadata"); md.Kind() == jsonread.Object {
 			readMetadata(&o, md)
 		}
 		// Azure puts the specific cause of a content filter in innererror.
-		if ie, ok := e["innererror"].(map[string]any); ok && o.Type == "" {
-			o.Type = code(ie["code"])
+		if ie := e.Get("innererror"); ie.Kind() == jsonread.Object && o.Type == "" {
+			o.Type = code(ie.Get("code"))
 		}
 		switch {
-		case code(m["type"]) == "error":
+		case code(m.Get("type")) == "error":
 			o.shape = familyAnthropic
 		case o.Status != "" || hasDetails:
 			o.shape = familyGoogle
 		}
 		return o, true
 	}
-	if s := text(m["error"]); strings.TrimSpace(s) != "" {
+	if s := text(m.Get("error")); strings.TrimSpace(s) != "" {
 		o := errorObject{found: true, shape: familyOpenAI, Message: s}
-		o.Code = code(m["code"])
-		if t := code(m["type"]); t != "error" {
+		o.Code = code(m.Get("code"))
+		if t := code(m.Get("type")); t != "error" {
 			o.Type = t
 		}
 		// Hugging Face TGI: {"error": "...", "error_type": "overloaded"}.
-		if t := code(m["error_type"]); t != "" && o.Type == "" {
+		if t := code(m.Get("error_type")); t != "" && o.Type == "" {
 			o.Type = t
 		}
 		return o, true
@@ -154,10 +164,10 @@ func objectError(m map[string]any) (errorObject, bool) {
 	o := errorObject{shape: familyOpenAI}
 	o.Message = firstText(m, "message", "Message", "detail", "error_message")
 	o.Code = strings.TrimSpace(firstText(m, "code", "error_code"))
-	if t := code(m["type"]); t != "error" {
+	if t := code(m.Get("type")); t != "error" {
 		o.Type = t
 	}
-	if t := code(m["__type"]); t != "" {
+	if t := code(m.Get("__type")); t != "" {
 		o.ErrorType = amznName(t)
 		o.shape = familyBedrock
 	}
@@ -168,10 +178,10 @@ func objectError(m map[string]any) (errorObject, bool) {
 // readMetadata reads OpenRouter's error.metadata: the raw upstream error
 // (text for the phrases, and, when it is JSON, an error object of its own),
 // the upstream's name and which limit was hit.
-func readMetadata(o *errorObject, md map[string]any) {
-	o.Extra = text(md["raw"])
-	o.LimitSource = code(md["limit_source"])
-	o.Upstream = strings.ToLower(code(md["provider_name"]))
+func readMetadata(o *errorObject, md jsonread.Value) {
+	o.Extra = text(md.Get("raw"))
+	o.LimitSource = code(md.Get("limit_source"))
+	o.Upstream = strings.ToLower(code(md.Get("provider_name")))
 	if o.Extra == "" {
 		return
 	}
@@ -185,6 +195,9 @@ func readMetadata(o *errorObject, md map[string]any) {
 // none: the status the provider meant, where the HTTP status cannot say it
 // (an error inside a 2xx answer).
 func statusCode(c string) int {
+	if !isInteger(c) {
+		return 0 // what Atoi would refuse, without building its error
+	}
 	n, err := strconv.Atoi(c)
 	if err != nil || n < 400 || n > 599 {
 		return 0
@@ -192,29 +205,49 @@ func statusCode(c string) int {
 	return n
 }
 
+// isInteger says s has strconv.Atoi's syntax: a sign, then digits.
+func isInteger(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // readDetails reads the google.rpc.Status details errsvc understands.
-func readDetails(o *errorObject, details []any) {
-	for _, d := range details {
-		m, ok := d.(map[string]any)
-		if !ok {
+func readDetails(o *errorObject, details jsonread.Value) {
+	for it := details.Elems(); ; {
+		m, more := it.Next()
+		if !more {
+			return
+		}
+		if m.Kind() != jsonread.Object {
 			continue
 		}
-		switch t := code(m["@type"]); {
+		switch t := code(m.Get("@type")); {
 		case strings.HasSuffix(t, "google.rpc.RetryInfo"):
 			if o.RetryDelay == "" {
-				o.RetryDelay = protoDuration(m["retryDelay"])
+				o.RetryDelay = protoDuration(m.Get("retryDelay"))
 			}
 		case strings.HasSuffix(t, "google.rpc.ErrorInfo"):
-			if r := code(m["reason"]); r != "" {
+			if r := code(m.Get("reason")); r != "" {
 				o.Reasons = append(o.Reasons, r)
 			}
 		case strings.HasSuffix(t, "google.rpc.QuotaFailure"):
-			vs, _ := m["violations"].([]any)
-			for _, v := range vs {
-				if vm, ok := v.(map[string]any); ok {
-					if q := code(vm["quotaValue"]); q != "" {
-						o.QuotaValues = append(o.QuotaValues, q)
-					}
+			for vs := m.Get("violations").Elems(); ; {
+				v, more := vs.Next()
+				if !more {
+					break
+				}
+				if q := code(v.Get("quotaValue")); q != "" {
+					o.QuotaValues = append(o.QuotaValues, q)
 				}
 			}
 		}
@@ -223,15 +256,14 @@ func readDetails(o *errorObject, details []any) {
 
 // protoDuration reads a google.protobuf.Duration in its JSON form ("20s")
 // or, as some clients re-serialise it, {"seconds":20,"nanos":0}.
-func protoDuration(v any) string {
+func protoDuration(v jsonread.Value) string {
 	if s := code(v); s != "" {
 		return s
 	}
-	m, ok := v.(map[string]any)
-	if !ok {
+	if v.Kind() != jsonread.Object {
 		return ""
 	}
-	secs, nanos := code(m["seconds"]), code(m["nanos"])
+	secs, nanos := code(v.Get("seconds")), code(v.Get("nanos"))
 	if secs == "" {
 		secs = "0"
 	}
@@ -264,22 +296,14 @@ func amznName(t string) string {
 }
 
 // text renders a JSON string or number verbatim; anything else is "".
-func text(v any) string {
-	switch v := v.(type) {
-	case string:
-		return v
-	case json.Number:
-		return v.String()
-	}
-	return ""
-}
+func text(v jsonread.Value) string { return v.Text() }
 
 // code renders a structured code: text without surrounding blanks.
-func code(v any) string { return strings.TrimSpace(text(v)) }
+func code(v jsonread.Value) string { return strings.TrimSpace(v.Text()) }
 
-func firstText(m map[string]any, keys ...string) string {
+func firstText(m jsonread.Value, keys ...string) string {
 	for _, k := range keys {
-		if s := text(m[k]); s != "" {
+		if s := text(m.Get(k)); s != "" {
 			return s
 		}
 	}

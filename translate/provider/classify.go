@@ -64,12 +64,18 @@ type Result struct {
 
 // Classify classifies one upstream answer; see the package comment for the
 // order of the rules.
-func Classify(a Answer) Result {
+func Classify(a Answer) Result { return classify(a, findError) }
+
+// errorFinder is findError's signature; the differential tests pass the
+// reference reading in its place.
+type errorFinder func(h headers, body string, isError bool) found
+
+func classify(a Answer, find errorFinder) Result {
 	prof := profileOf(a.Provider)
 	h := newHeaders(a.Headers)
 	isError := a.Status >= 400
 
-	found := findError(h, a.Body, isError)
+	found := find(h, a.Body, isError)
 	obj := found.obj
 	if !obj.found {
 		return Result{}
@@ -102,8 +108,7 @@ func Classify(a Answer) Result {
 		res.Code = primaryCode(&obj)
 	}
 	if v.class == classTransient {
-		ref, isClock := referenceTime(h, a.ReceivedAt, a.Now)
-		w := &waitInput{h: h, obj: &obj, text: text, ref: ref, refIsClock: isClock}
+		w := &waitInput{h: h, retryDelay: obj.RetryDelay, text: text, receivedAt: a.ReceivedAt, now: a.Now}
 		res.RetryAfterSecs, res.WaitSource, res.WaitClamped = waitFor(prof.waitList(), w)
 		res.Clock = w.clockRead
 	}
@@ -177,7 +182,7 @@ func decide(prof profile, status int, h headers, obj *errorObject, inBand, strea
 	}
 	v, rule := statusVerdict(prof, status)
 	if inBand {
-		return v, "body." + rule, ""
+		return v, inBandRule(rule), ""
 	}
 	if hv, ok := shouldRetry(h, status, v); ok {
 		return hv, "header.x-should-retry", ""
@@ -188,16 +193,31 @@ func decide(prof profile, status int, h headers, obj *errorObject, inBand, strea
 // lookupCodes runs code rules on one error object, first match wins.
 func lookupCodes(rules []codeRule, obj *errorObject, prefix string) (verdict, string, string, bool) {
 	for _, r := range rules {
-		for _, c := range r.field.values(obj) {
-			if v, key, ok := r.table.lookup(c); ok {
-				if !r.isCode {
-					c = ""
-				}
-				return v, prefix + r.id + "." + key, c, true
+		one, many := r.field.values(obj)
+		if !r.field.repeated() {
+			if v, rule, c, ok := lookupCode(r, one, prefix); ok {
+				return v, rule, c, true
+			}
+			continue
+		}
+		for _, c := range many {
+			if v, rule, c, ok := lookupCode(r, c, prefix); ok {
+				return v, rule, c, true
 			}
 		}
 	}
 	return verdict{}, "", "", false
+}
+
+func lookupCode(r codeRule, c, prefix string) (verdict, string, string, bool) {
+	v, key, ok := r.table.lookup(c)
+	if !ok {
+		return verdict{}, "", "", false
+	}
+	if !r.isCode {
+		c = ""
+	}
+	return v, r.ruleName(prefix, key), c, true
 }
 
 // shouldRetry applies x-should-retry, the one rule for it: the header is

@@ -192,26 +192,30 @@ const (
 	fieldLimitSource
 )
 
-// values returns the candidates of one field, in body order.
-func (f field) values(o *errorObject) []string {
+// values returns the candidates of one field, in body order: a field holds
+// one value (one) or, for the repeated google.rpc details, many (many).
+func (f field) values(o *errorObject) (one string, many []string) {
 	switch f {
 	case fieldCode:
-		return []string{o.Code}
+		return o.Code, nil
 	case fieldType:
-		return []string{o.Type}
+		return o.Type, nil
 	case fieldStatus:
-		return []string{o.Status}
+		return o.Status, nil
 	case fieldReason:
-		return o.Reasons
+		return "", o.Reasons
 	case fieldQuotaValue:
-		return o.QuotaValues
+		return "", o.QuotaValues
 	case fieldErrorType:
-		return []string{o.ErrorType}
+		return o.ErrorType, nil
 	case fieldLimitSource:
-		return []string{o.LimitSource}
+		return o.LimitSource, nil
 	}
-	return nil
+	return "", nil
 }
+
+// repeated says the field holds many values (values' many).
+func (f field) repeated() bool { return f == fieldReason || f == fieldQuotaValue }
 
 // codeRule is one lookup: a field of the error object in a table. id
 // prefixes Result.Rule, e.g. "openai.code" + ".insufficient_quota".
@@ -223,6 +227,35 @@ type codeRule struct {
 	// a quota value is evidence, not a code.
 	isCode bool
 }
+
+// ruleName is Result.Rule for a rule that matched the table key key, with
+// prefix "" or "upstream."; the names are made once (ruleNames), so a
+// classification does not build them.
+func (r codeRule) ruleName(prefix, key string) string {
+	if n, ok := ruleNames[r.id][prefix][key]; ok {
+		return n
+	}
+	return prefix + r.id + "." + key
+}
+
+// ruleNames are every rule's names: rule id, then prefix, then table key.
+var ruleNames = func() map[string]map[string]map[string]string {
+	m := map[string]map[string]map[string]string{}
+	for _, rules := range familyRules {
+		for _, r := range rules {
+			byPrefix := map[string]map[string]string{}
+			for _, prefix := range []string{"", "upstream."} {
+				names := make(map[string]string, len(r.table.entries))
+				for key := range r.table.entries {
+					names[key] = prefix + r.id + "." + key
+				}
+				byPrefix[prefix] = names
+			}
+			m[r.id] = byPrefix
+		}
+	}
+	return m
+}()
 
 // familyRules are each family's lookups, most specific first.
 var familyRules = map[family][]codeRule{
@@ -250,6 +283,13 @@ var familyRules = map[family][]codeRule{
 // Bedrock), that shape's. The generic family has only the shape's; a JSON
 // error of no particular shape reads as OpenAI's, the de facto standard.
 func rulesFor(fam, shape family) []codeRule {
+	if int(fam) < len(familyRuleSets) && int(shape) < len(familyRuleSets[fam]) {
+		return familyRuleSets[fam][shape]
+	}
+	return joinRules(fam, shape)
+}
+
+func joinRules(fam, shape family) []codeRule {
 	if shape == familyGeneric {
 		shape = familyOpenAI
 	}
@@ -259,6 +299,16 @@ func rulesFor(fam, shape family) []codeRule {
 	}
 	return rules
 }
+
+// familyRuleSets are rulesFor's answers, joined once.
+var familyRuleSets = func() (sets [len(familyNames)][len(familyNames)][]codeRule) {
+	for fam := range sets {
+		for shape := range sets[fam] {
+			sets[fam][shape] = joinRules(family(fam), family(shape))
+		}
+	}
+	return sets
+}()
 
 // codeTable is a table folded for case-insensitive lookup; key is the
 // spelling in the source table, which Result.Rule and the docs show.
@@ -276,11 +326,42 @@ func newCodeTable(entries map[string]verdict) *codeTable {
 }
 
 func (t *codeTable) lookup(code string) (verdict, string, bool) {
-	k, ok := t.folded[strings.ToLower(strings.TrimSpace(code))]
+	code = strings.TrimSpace(code)
+	var (
+		buf [64]byte
+		k   string
+		ok  bool
+	)
+	// m[string(b)] copies nothing: an ASCII code is folded on the stack;
+	// anything else by strings.ToLower, which knows Unicode.
+	if lower, fits := appendASCIILower(buf[:0], code); fits {
+		k, ok = t.folded[string(lower)]
+	} else {
+		k, ok = t.folded[strings.ToLower(code)]
+	}
 	if !ok {
 		return verdict{}, "", false
 	}
 	return t.entries[k], k, true
+}
+
+// appendASCIILower appends s lower-cased to dst when s is ASCII and fits
+// dst's capacity; fits is false otherwise, and dst is then of no use.
+func appendASCIILower(dst []byte, s string) (_ []byte, fits bool) {
+	if len(s) > cap(dst)-len(dst) {
+		return dst, false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 0x80:
+			return dst, false
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst, true
 }
 
 var (

@@ -55,6 +55,12 @@
 //     applies, and Result.WaitClamped says when it cut. A wait never turns
 //     a permanent, auth_required or context_overflow answer into transient.
 //
+// A body is read as encoding/json would decode it (the first JSON value
+// only; the last of duplicate keys; numbers as their literal text; invalid
+// UTF-8 and unpaired surrogates as U+FFFD; nesting bounded at 10,000), but
+// by internal/jsonread in one pass without building a map tree, so
+// classifying a storm of identical answers costs almost no allocation.
+//
 // Result.Message is the provider's raw text. It may echo the request or a
 // credential, so this package never logs it and callers must sanitise it.
 package provider

@@ -2,14 +2,44 @@ package provider
 
 import "strings"
 
-// headers is Answer.Headers with names folded to lower case, so lookups do
-// not depend on how the caller (or the provider) spelled them.
-type headers map[string]string
+// headers is Answer.Headers read with names folded to lower case, so
+// lookups do not depend on how the caller (or the provider) spelled them.
+// Callers mostly send names already folded (HTTP/2 requires it, and the
+// proto's map carries them so): then the caller's map is read as it is and
+// nothing is copied.
+type headers struct {
+	raw    map[string]string // every name already folded
+	folded map[string]string // otherwise, the folded copy
+}
 
 // newHeaders folds names to lower case. When two names differ only in case,
 // the one that sorts first wins, so the result never depends on map order.
 func newHeaders(in map[string]string) headers {
-	h := make(headers, len(in))
+	for k := range in {
+		if !isFolded(k) {
+			return headers{folded: foldHeaders(in)}
+		}
+	}
+	return headers{raw: in}
+}
+
+// isFolded says a name is its own fold: ASCII, no upper case, no blank at
+// either end (non-ASCII names take the folding path, which knows Unicode).
+func isFolded(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; c >= 0x80 || 'A' <= c && c <= 'Z' {
+			return false
+		}
+	}
+	return k == "" || !isASCIISpace(k[0]) && !isASCIISpace(k[len(k)-1])
+}
+
+func isASCIISpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+func foldHeaders(in map[string]string) map[string]string {
+	h := make(map[string]string, len(in))
 	from := make(map[string]string, len(in))
 	for k, v := range in {
 		lk := strings.ToLower(strings.TrimSpace(k))
@@ -22,5 +52,11 @@ func newHeaders(in map[string]string) headers {
 	return h
 }
 
-// get returns the value of a header named in lower case.
-func (h headers) get(name string) string { return h[name] }
+// get returns the value of a header named in lower case, without
+// surrounding blanks.
+func (h headers) get(name string) string {
+	if h.folded != nil {
+		return h.folded[name]
+	}
+	return strings.TrimSpace(h.raw[name])
+}

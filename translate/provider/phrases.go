@@ -1,6 +1,9 @@
 package provider
 
-import "strings"
+import (
+	"strings"
+	"unsafe"
+)
 
 // Message phrases refine a verdict, never start one: they apply only where
 // a status default or a generic code (invalid_request_error,
@@ -154,7 +157,8 @@ func refine(v verdict, text string) (verdict, string, bool) {
 	if v.refine == 0 || text == "" {
 		return v, "", false
 	}
-	lt := strings.ToLower(text)
+	var buf [1024]byte
+	lt := lowerText(buf[:0], text)
 	if v.refine&(refineOversize|refineOverflow) != 0 {
 		if p, ok := match(lt, oversizePhrases, true); ok {
 			return verdict{classContextOverflow, kindContentTooLarge, 0}, "phrase." + p.id, true
@@ -180,4 +184,19 @@ func refine(v verdict, text string) (verdict, string, bool) {
 		}
 	}
 	return v, "", false
+}
+
+// lowerText is strings.ToLower(text), lowered into buf when text is ASCII
+// and fits, so the common message costs no allocation. The result may view
+// buf: it must not outlive the caller's frame (refine returns only table
+// strings).
+func lowerText(buf []byte, text string) string {
+	b, ok := appendASCIILower(buf, text)
+	if !ok {
+		return strings.ToLower(text)
+	}
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }

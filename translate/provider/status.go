@@ -51,16 +51,57 @@ var (
 // rule id: the profile's own meaning of the status first, then HTTP's.
 func statusVerdict(prof profile, status int) (verdict, string) {
 	if v, ok := prof.statuses[status]; ok {
-		return v, "provider.status." + strconv.Itoa(status)
+		return v, statusRule("provider.status.", status)
 	}
 	if v, ok := statusDefaults[status]; ok {
-		return v, "status." + strconv.Itoa(status)
+		return v, statusRule("status.", status)
 	}
 	if status < 500 {
 		return other4xx, "status.4xx"
 	}
 	return other5xx, "status.5xx"
 }
+
+// statusRule is prefix + status, from statusRules when the status has a
+// rule of its own, so a classification does not build the name.
+func statusRule(prefix string, status int) string {
+	if n, ok := statusRules[prefix][status]; ok {
+		return n
+	}
+	return prefix + strconv.Itoa(status)
+}
+
+var statusRules = func() map[string]map[int]string {
+	m := map[string]map[int]string{"status.": {}, "provider.status.": {}}
+	for st := range statusDefaults {
+		m["status."][st] = "status." + strconv.Itoa(st)
+	}
+	for _, p := range providers {
+		for st := range p.statuses {
+			m["provider.status."][st] = "provider.status." + strconv.Itoa(st)
+		}
+	}
+	return m
+}()
+
+// inBandRule is Result.Rule of a status default for an error inside a 2xx
+// answer: the default's rule under "body.".
+func inBandRule(rule string) string {
+	if n, ok := inBandRules[rule]; ok {
+		return n
+	}
+	return "body." + rule
+}
+
+var inBandRules = func() map[string]string {
+	m := map[string]string{"status.4xx": "body.status.4xx", "status.5xx": "body.status.5xx"}
+	for _, byStatus := range statusRules {
+		for _, n := range byStatus {
+			m[n] = "body." + n
+		}
+	}
+	return m
+}()
 
 // statusOnlyRetries is what the OpenAI and Anthropic SDKs decide from the
 // status alone: retry 408, 409, 429 and 5xx. The docs compare errsvc to it.

@@ -1,6 +1,10 @@
 package provider
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/errsvc/errsvc/translate/provider/internal/jsonread"
+)
 
 // looksLikeSSE says whether a body is a server-sent event stream: by its
 // Content-Type, or, since callers often drop headers, by its first line.
@@ -31,22 +35,29 @@ func looksLikeSSE(h headers, body string) bool {
 func streamError(body string) (errorObject, bool, bool) {
 	var (
 		name   string
-		data   []string
+		data   string
+		ndata  int
 		seen   bool
 		output bool
 	)
+	// dispatch reads the event gathered so far; its data lines joined by
+	// "\n", as the SSE grammar says.
 	dispatch := func() (errorObject, bool) {
-		defer func() { name, data, seen = "", nil, false }()
 		if !seen {
 			return errorObject{}, false
 		}
-		o, isErr, out := eventError(name, strings.Join(data, "\n"))
+		o, isErr, out := eventError(name, data)
 		if !isErr {
 			output = output || out
 		}
+		name, data, ndata, seen = "", "", 0, false
 		return o, isErr
 	}
-	for _, line := range sseLines(body) {
+	for lines := (sseLines{rest: body}); ; {
+		line, more := lines.next()
+		if !more {
+			break
+		}
 		if line == "" {
 			if o, ok := dispatch(); ok {
 				return o, output, true
@@ -59,18 +70,46 @@ func streamError(body string) (errorObject, bool, bool) {
 		case "event":
 			name, seen = strings.TrimSpace(value), true
 		case "data":
-			data, seen = append(data, value), true
+			if ndata > 0 {
+				data += "\n" + value
+			} else {
+				data = value
+			}
+			ndata, seen = ndata+1, true
 		}
 	}
 	o, ok := dispatch()
 	return o, output, ok
 }
 
-// sseLines splits on CRLF, CR or LF, as the SSE grammar allows.
-func sseLines(body string) []string {
-	body = strings.ReplaceAll(body, "\r\n", "\n")
-	body = strings.ReplaceAll(body, "\r", "\n")
-	return strings.Split(body, "\n")
+// sseLines splits on CRLF, CR or LF, as the SSE grammar allows, without
+// copying: like splitting on "\n" after turning CRLF and CR into LF, so a
+// body ending in a line break ends with an empty line.
+type sseLines struct {
+	rest string
+	done bool
+}
+
+func (l *sseLines) next() (string, bool) {
+	if l.done {
+		return "", false
+	}
+	i := strings.IndexByte(l.rest, '\n')
+	if i < 0 {
+		i = strings.IndexByte(l.rest, '\r')
+	} else if j := strings.IndexByte(l.rest[:i], '\r'); j >= 0 {
+		i = j
+	}
+	if i < 0 {
+		l.done = true
+		return l.rest, true
+	}
+	line := l.rest[:i]
+	if l.rest[i] == '\r' && i+1 < len(l.rest) && l.rest[i+1] == '\n' {
+		i++
+	}
+	l.rest = l.rest[i+1:]
+	return line, true
 }
 
 // eventError reads one event: the error it carries, whether it is an
@@ -80,17 +119,24 @@ func eventError(name, data string) (errorObject, bool, bool) {
 	if t == "[DONE]" {
 		return errorObject{}, false, false
 	}
-	v, isJSON := decodeJSON(t)
-	m, isObject := v.(map[string]any)
+	d, isJSON := parseJSON(t)
+	if isJSON {
+		defer d.Release()
+	}
+	var m jsonread.Value
+	if isJSON {
+		m = d.Root()
+	}
+	isObject := m.Kind() == jsonread.Object
 	switch {
-	case isObject && code(m["type"]) == "response.failed":
-		if r, ok := m["response"].(map[string]any); ok {
+	case isObject && code(m.Get("type")) == "response.failed":
+		if r := m.Get("response"); r.Kind() == jsonread.Object {
 			if o, ok := objectError(r); ok {
 				return o, true, false
 			}
 		}
 		return errorObject{found: true, shape: familyOpenAI, Extra: t}, true, false
-	case isObject && (name == "error" || isErrorValue(m["error"]) || code(m["type"]) == "error"):
+	case isObject && (name == "error" || isErrorValue(m.Get("error")) || code(m.Get("type")) == "error"):
 		if o, ok := objectError(m); ok {
 			return o, true, false
 		}
@@ -105,7 +151,7 @@ func eventError(name, data string) (errorObject, bool, bool) {
 		}
 		return errorObject{}, false, deliversOutput(name, m)
 	case isJSON && name == "error":
-		if o, ok := jsonError(t); ok {
+		if o, ok := valueError(m); ok {
 			return o, true, false
 		}
 		return errorObject{found: true, Extra: t}, true, false
@@ -118,43 +164,51 @@ func eventError(name, data string) (errorObject, bool, bool) {
 // isErrorValue says whether an "error" member carries an error: an object
 // or a non-blank string, not null or false (OpenRouter and some servers
 // send "error": null on every chunk).
-func isErrorValue(v any) bool {
-	switch v := v.(type) {
-	case map[string]any:
-		return len(v) > 0
-	case string:
-		return strings.TrimSpace(v) != ""
+func isErrorValue(v jsonread.Value) bool {
+	switch v.Kind() {
+	case jsonread.Object:
+		return v.Len() > 0
+	case jsonread.String:
+		s, _ := v.Str()
+		return strings.TrimSpace(s) != ""
 	}
 	return false
 }
 
 // finishedWithError is OpenRouter's mid-stream failure without an error
 // member: a choice whose finish_reason is "error".
-func finishedWithError(m map[string]any) bool {
-	for _, c := range objects(m["choices"]) {
-		if code(c["finish_reason"]) == "error" {
+func finishedWithError(m jsonread.Value) bool {
+	for it := m.Get("choices").Elems(); ; {
+		c, more := it.Next()
+		if !more {
+			return false
+		}
+		if c.Kind() == jsonread.Object && code(c.Get("finish_reason")) == "error" {
 			return true
 		}
 	}
-	return false
 }
 
 // bedrockExceptions are the exception members of Bedrock's ConverseStream
 // and InvokeModelWithResponseStream output, as SDKs and gateways render an
-// event-stream exception frame in JSON.
+// event-stream exception frame in JSON, with the exception names they
+// stand for.
 // A slice, not a map, so an event naming two resolves the same way always.
-var bedrockExceptions = [...]string{
-	"internalServerException", "modelStreamErrorException", "validationException",
-	"throttlingException", "serviceUnavailableException", "modelTimeoutException",
+var bedrockExceptions = [...]struct{ member, name string }{
+	{"internalServerException", "InternalServerException"},
+	{"modelStreamErrorException", "ModelStreamErrorException"},
+	{"validationException", "ValidationException"},
+	{"throttlingException", "ThrottlingException"},
+	{"serviceUnavailableException", "ServiceUnavailableException"},
+	{"modelTimeoutException", "ModelTimeoutException"},
 }
 
-func bedrockStreamException(m map[string]any) (errorObject, bool) {
-	for _, member := range bedrockExceptions {
-		if e, ok := m[member].(map[string]any); ok {
-			name := strings.ToUpper(member[:1]) + member[1:]
-			o := errorObject{found: true, shape: familyBedrock, ErrorType: name}
+func bedrockStreamException(m jsonread.Value) (errorObject, bool) {
+	for _, x := range bedrockExceptions {
+		if e := m.Get(x.member); e.Kind() == jsonread.Object {
+			o := errorObject{found: true, shape: familyBedrock, ErrorType: x.name}
 			o.Message = firstText(e, "message", "Message")
-			o.Extra = text(e["originalMessage"])
+			o.Extra = text(e.Get("originalMessage"))
 			return o, true
 		}
 	}
@@ -167,50 +221,64 @@ func bedrockStreamException(m map[string]any) (errorObject, bool) {
 // Responses API *.delta events, Anthropic content_block_delta, Gemini
 // candidates with parts, Bedrock contentBlockDelta or an InvokeModel chunk,
 // TGI tokens.
-func deliversOutput(name string, m map[string]any) bool {
-	typ := code(m["type"])
+func deliversOutput(name string, m jsonread.Value) bool {
+	typ := code(m.Get("type"))
 	switch {
 	case name == "content_block_delta" || typ == "content_block_delta":
 		return true
 	case strings.HasPrefix(typ, "response.") && strings.HasSuffix(typ, ".delta"):
-		return m["delta"] != nil && m["delta"] != ""
-	case m["contentBlockDelta"] != nil:
+		d := m.Get("delta")
+		s, isStr := d.Str()
+		return !d.IsNull() && !(isStr && s == "")
+	case !m.Get("contentBlockDelta").IsNull():
 		return true
 	}
-	if c, ok := m["chunk"].(map[string]any); ok && text(c["bytes"]) != "" {
+	if c := m.Get("chunk"); c.Kind() == jsonread.Object && text(c.Get("bytes")) != "" {
 		return true
 	}
-	if tok, ok := m["token"].(map[string]any); ok && text(tok["text"]) != "" {
+	if tok := m.Get("token"); tok.Kind() == jsonread.Object && text(tok.Get("text")) != "" {
 		return true
 	}
-	for _, c := range objects(m["choices"]) {
-		if text(c["text"]) != "" {
+	for it := m.Get("choices").Elems(); ; {
+		c, more := it.Next()
+		if !more {
+			break
+		}
+		if c.Kind() != jsonread.Object {
+			continue
+		}
+		if text(c.Get("text")) != "" {
 			return true
 		}
-		if d, ok := c["delta"].(map[string]any); ok {
-			if text(d["content"]) != "" || text(d["reasoning_content"]) != "" || text(d["reasoning"]) != "" || len(objects(d["tool_calls"])) > 0 {
+		if d := c.Get("delta"); d.Kind() == jsonread.Object {
+			if text(d.Get("content")) != "" || text(d.Get("reasoning_content")) != "" || text(d.Get("reasoning")) != "" || hasObject(d.Get("tool_calls")) {
 				return true
 			}
 		}
 	}
-	for _, c := range objects(m["candidates"]) {
-		if content, ok := c["content"].(map[string]any); ok && len(objects(content["parts"])) > 0 {
+	for it := m.Get("candidates").Elems(); ; {
+		c, more := it.Next()
+		if !more {
+			break
+		}
+		if content := c.Get("content"); content.Kind() == jsonread.Object && hasObject(content.Get("parts")) {
 			return true
 		}
 	}
 	return false
 }
 
-// objects returns the objects of a JSON array, skipping anything else.
-func objects(v any) []map[string]any {
-	a, _ := v.([]any)
-	out := make([]map[string]any, 0, len(a))
-	for _, e := range a {
-		if m, ok := e.(map[string]any); ok {
-			out = append(out, m)
+// hasObject says whether a JSON array holds an object.
+func hasObject(v jsonread.Value) bool {
+	for it := v.Elems(); ; {
+		e, more := it.Next()
+		if !more {
+			return false
+		}
+		if e.Kind() == jsonread.Object {
+			return true
 		}
 	}
-	return out
 }
 
 // inBandError finds an error object in a 2xx JSON body: gateways and some
@@ -219,22 +287,32 @@ func objects(v any) []map[string]any {
 // {"type":"error"}, or a JSON array holding one), so a completion that
 // merely has a "message" field is never read as an error.
 func inBandError(body string) (errorObject, bool) {
-	v, ok := decodeJSON(body)
+	d, ok := parseJSON(body)
 	if !ok {
 		return errorObject{}, false
 	}
-	candidates := []map[string]any{}
-	switch v := v.(type) {
-	case map[string]any:
-		candidates = append(candidates, v)
-	case []any:
-		candidates = objects(v)
+	defer d.Release()
+	v := d.Root()
+	if v.Kind() == jsonread.Object {
+		return explicitError(v)
 	}
-	for _, m := range candidates {
-		if isErrorValue(m["error"]) || code(m["type"]) == "error" {
-			if o, ok := objectError(m); ok {
+	for it := v.Elems(); ; {
+		m, more := it.Next()
+		if !more {
+			return errorObject{}, false
+		}
+		if m.Kind() == jsonread.Object {
+			if o, ok := explicitError(m); ok {
 				return o, true
 			}
+		}
+	}
+}
+
+func explicitError(m jsonread.Value) (errorObject, bool) {
+	if isErrorValue(m.Get("error")) || code(m.Get("type")) == "error" {
+		if o, ok := objectError(m); ok {
+			return o, true
 		}
 	}
 	return errorObject{}, false

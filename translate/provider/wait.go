@@ -26,12 +26,20 @@ const LongWaitSecs = 3600
 
 // waitInput is what the wait sources read.
 type waitInput struct {
-	h    headers
-	obj  *errorObject
-	text string // the message plus provider detail text
+	h headers
+	// retryDelay is the body's google.rpc.RetryInfo retryDelay. A copy,
+	// not the error object: a pointer here would move that object to the
+	// heap.
+	retryDelay string
+	text       string // the message plus provider detail text
+	// receivedAt and now are Answer's; the reference time is made from
+	// them (and the Date header) only when a source needs it, since
+	// parsing a date is a good part of a classification.
+	receivedAt, now time.Time
 	// ref is the instant relative waits count from: the answer's Date
-	// header, else ReceivedAt, else Now.
-	ref time.Time
+	// header, else ReceivedAt, else Now; refSet says it has been made.
+	ref    time.Time
+	refSet bool
 	// refIsClock says ref is the clock (no Date header, no ReceivedAt);
 	// clockRead that a wait was computed from it, so the answer depends on
 	// when it was asked (Result.Clock).
@@ -40,6 +48,10 @@ type waitInput struct {
 
 // reference is ref for a wait computed relative to it.
 func (w *waitInput) reference() time.Time {
+	if !w.refSet {
+		w.ref, w.refIsClock = referenceTime(w.h, w.receivedAt, w.now)
+		w.refSet = true
+	}
 	w.clockRead = w.clockRead || w.refIsClock
 	return w.ref
 }
@@ -47,39 +59,80 @@ func (w *waitInput) reference() time.Time {
 // waitSource is one place a wait can come from. read returns seconds (not
 // yet rounded or clamped) and the Result.WaitSource name.
 type waitSource struct {
-	name string
-	doc  string
-	read func(w *waitInput) (float64, string, bool)
+	name   string
+	doc    string
+	reader waitReader
+}
+
+// waitReader names a source's reader. A switch rather than a func field:
+// a call through a func value makes the classifier's state escape to the
+// heap.
+type waitReader int
+
+const (
+	readRetryAfterWhole waitReader = iota
+	readRetryAfterDecimal
+	readRetryAfterMsHeader
+	readAnthropicResetHeaders
+	readAnthropicUnifiedHeaders
+	readRateLimitResetHeaders
+	readRetryInfoDetail
+	readCodexPattern
+	readHintText
+)
+
+func (s waitSource) read(w *waitInput) (float64, string, bool) {
+	switch s.reader {
+	case readRetryAfterWhole:
+		return retryAfter(w, false)
+	case readRetryAfterDecimal:
+		return retryAfter(w, true)
+	case readRetryAfterMsHeader:
+		return readRetryAfterMs(w)
+	case readAnthropicResetHeaders:
+		return readAnthropicReset(w)
+	case readAnthropicUnifiedHeaders:
+		return readAnthropicUnified(w)
+	case readRateLimitResetHeaders:
+		return readRateLimitReset(w)
+	case readRetryInfoDetail:
+		return readRetryInfo(w)
+	case readCodexPattern:
+		return readCodexText(w)
+	case readHintText:
+		return readBodyText(w)
+	}
+	return 0, "", false
 }
 
 var (
 	srcRetryAfterWhole = waitSource{"retry-after",
 		"Retry-After as whole seconds or an HTTP-date (relative to Date, else ReceivedAt, else Now; a past date is 0)",
-		func(w *waitInput) (float64, string, bool) { return retryAfter(w, false) }}
+		readRetryAfterWhole}
 	srcRetryAfter = waitSource{"retry-after",
 		"Retry-After as seconds (decimals rounded up) or an HTTP-date",
-		func(w *waitInput) (float64, string, bool) { return retryAfter(w, true) }}
+		readRetryAfterDecimal}
 	srcRetryAfterMs = waitSource{"retry-after-ms",
 		"retry-after-ms, milliseconds (what the OpenAI and Anthropic SDKs read first)",
-		readRetryAfterMs}
+		readRetryAfterMsHeader}
 	srcAnthropicReset = waitSource{"anthropic-ratelimit-reset",
 		"anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-reset (RFC 3339) of the limits whose -remaining is 0, the latest of them",
-		readAnthropicReset}
+		readAnthropicResetHeaders}
 	srcAnthropicUnified = waitSource{"anthropic-ratelimit-unified-reset",
 		"anthropic-ratelimit-unified-reset (Unix seconds), the subscription window, unless -unified-status says allowed",
-		readAnthropicUnified}
+		readAnthropicUnifiedHeaders}
 	srcRateLimitReset = waitSource{"x-ratelimit-reset-*",
 		"x-ratelimit-reset-requests, -tokens, x-ratelimit-reset (durations like 6m0s, seconds, or Unix seconds) of the limits whose remaining is 0; with no remaining headers, the earliest",
-		readRateLimitReset}
+		readRateLimitResetHeaders}
 	srcRetryInfo = waitSource{"retry-info",
 		"google.rpc.RetryInfo retryDelay in the body (\"20s\", \"1.5s\")",
-		readRetryInfo}
+		readRetryInfoDetail}
 	srcCodexText = waitSource{"body-text",
 		"the message's \"try again in N s|ms|seconds\" (Codex's pattern, nothing else)",
-		readCodexText}
+		readCodexPattern}
 	srcBodyText = waitSource{"body-text",
 		"the message's \"try again in\", \"retry in/after\", \"wait\", \"resets in\" + a duration (20s, 1.5 seconds, 2 minutes, 6m0s, 500ms)",
-		readBodyText}
+		readHintText}
 )
 
 // waitSources are each family's sources, first match wins; a profile may
@@ -139,13 +192,12 @@ func referenceTime(h headers, receivedAt, now time.Time) (time.Time, bool) {
 	return time.Now(), true
 }
 
-var decimalRe = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
-
-// parseDecimal reads a plain non-negative decimal: no sign, exponent, hex,
-// Inf or NaN, which strconv.ParseFloat would accept.
+// parseDecimal reads a plain non-negative decimal, digits with at most one
+// fraction ([0-9]+(\.[0-9]+)?): no sign, exponent, hex, Inf or NaN, which
+// strconv.ParseFloat would accept.
 func parseDecimal(s string) (float64, bool) {
 	s = strings.TrimSpace(s)
-	if !decimalRe.MatchString(s) {
+	if !isDecimal(s) {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(s, 64)
@@ -155,6 +207,21 @@ func parseDecimal(s string) (float64, bool) {
 		return math.MaxFloat64, true
 	}
 	return f, err == nil
+}
+
+func isDecimal(s string) bool {
+	dot, digits := -1, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case '0' <= c && c <= '9':
+			digits++
+		case c == '.' && dot < 0 && digits > 0:
+			dot = i
+		default:
+			return false
+		}
+	}
+	return digits > 0 && dot != len(s)-1
 }
 
 func formatSeconds(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
@@ -292,7 +359,7 @@ func readRateLimitReset(w *waitInput) (float64, string, bool) {
 }
 
 func readRetryInfo(w *waitInput) (float64, string, bool) {
-	if f, ok := parseWholeDuration(w.obj.RetryDelay); ok {
+	if f, ok := parseWholeDuration(w.retryDelay); ok {
 		return f, "retry-info", true
 	}
 	return 0, "", false
@@ -302,6 +369,11 @@ func readRetryInfo(w *waitInput) (float64, string, bool) {
 var codexRe = regexp.MustCompile(`(?i)try again in\s*(\d+(?:\.\d+)?)\s*(s|ms|seconds?)`)
 
 func readCodexText(w *waitInput) (float64, string, bool) {
+	// The pattern's words are ASCII letters without a non-ASCII case fold,
+	// so it can only match where they stand in ASCII.
+	if !containsFoldASCII(w.text, "try again in") {
+		return 0, "", false
+	}
 	m := codexRe.FindStringSubmatch(w.text)
 	if m == nil {
 		return 0, "", false
@@ -323,12 +395,57 @@ var hintRe = regexp.MustCompile(`(?i)\b(?:try again|retry|wait|resets?)(?:\s+(?:
 const maxHints = 16
 
 func readBodyText(w *waitInput) (float64, string, bool) {
+	if !mayHint(w.text) {
+		return 0, "", false
+	}
 	for _, loc := range hintRe.FindAllStringIndex(w.text, maxHints) {
 		if f, _, ok := parseDuration(w.text[loc[1]:]); ok {
 			return f, "body-text", true
 		}
 	}
 	return 0, "", false
+}
+
+// hintWords are the words hintRe needs one of, lower case.
+var hintWords = [...]string{"try again", "retry", "wait", "reset"}
+
+// mayHint says whether hintRe can match: in ASCII text only where one of
+// its words stands (case folded); non-ASCII text goes to the pattern
+// itself, since (?i) folds "s" with U+017F.
+func mayHint(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= 0x80 {
+			return true
+		}
+	}
+	for _, word := range hintWords {
+		if containsFoldASCII(text, word) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFoldASCII says whether s contains word (ASCII lower case) with
+// ASCII letters in any case.
+func containsFoldASCII(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		j := 0
+		for j < len(word) && lowerASCII(s[i+j]) == word[j] {
+			j++
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // durationUnits are the units a duration may use, in seconds.
