@@ -1,7 +1,6 @@
 package translate
 
 import (
-	"encoding/json"
 	"math"
 	"strings"
 
@@ -105,19 +104,8 @@ func structuredError(r *errsvcv1.McpToolResult) (*structpb.Struct, *structpb.Val
 		if stringField(block, "type") != "text" || len(text) > maxParsedTextBytes {
 			continue
 		}
-		var obj map[string]any
-		if json.Unmarshal([]byte(text), &obj) != nil {
-			continue
-		}
-		s, err := structpb.NewStruct(obj)
-		if err != nil {
-			continue
-		}
-		if inner := s.GetFields()["error"].GetStructValue(); hasKindOrMessage(inner) {
-			s = inner
-		}
-		if hasKindOrMessage(s) {
-			return s, structpb.NewStructValue(s)
+		if s, v, ok := textErrorObject(text); ok {
+			return s, v
 		}
 	}
 	return nil, nil

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/errsvc/errsvc/translate/provider/internal/jsonread"
+	"github.com/errsvc/errsvc/translate/internal/jsonread"
 )
 
 // errorObject is the error an answer carries, in the fields every family's

@@ -3,7 +3,7 @@ package provider
 import (
 	"strings"
 
-	"github.com/errsvc/errsvc/translate/provider/internal/jsonread"
+	"github.com/errsvc/errsvc/translate/internal/jsonread"
 )
 
 // looksLikeSSE says whether a body is a server-sent event stream: by its

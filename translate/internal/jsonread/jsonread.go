@@ -516,3 +516,32 @@ func getu4(s string) rune {
 	}
 	return r
 }
+
+// End is the offset in the source just past the root value: what follows
+// it is not part of the document.
+func (d *Doc) End() int { return d.nodes[0].end }
+
+// MemberIter walks an object's members in order (duplicates included).
+type MemberIter struct {
+	d      *Doc
+	j, end int
+}
+
+// Members iterates an object's members; nothing for anything else.
+func (v Value) Members() MemberIter {
+	if v.Kind() != Object {
+		return MemberIter{}
+	}
+	return MemberIter{v.d, v.i + 1, v.d.nodes[v.i].next}
+}
+
+// Next is the next member's name and value; ok is false at the end.
+func (it *MemberIter) Next() (name string, v Value, ok bool) {
+	if it.d == nil || it.j >= it.end {
+		return "", Value{}, false
+	}
+	name = it.d.strValue(it.j)
+	v = Value{it.d, it.j + 1}
+	it.j = it.d.nodes[it.j+1].next
+	return name, v, true
+}

@@ -1,0 +1,218 @@
+package translate
+
+import (
+	"strconv"
+	"strings"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/errsvc/errsvc/translate/internal/jsonread"
+)
+
+// An MCP result's text often holds the tool's error as a JSON object. It is
+// read the way json.Unmarshal into a map and structpb.NewStruct read it (the
+// text as a whole must be one object, surrounded by blanks only; every
+// number must fit a float64; strings decoded as encoding/json decodes
+// them; the last of two same-named members wins), but without building the
+// map: jsonread finds the object, the decision reads it in place, and only
+// the object that is kept becomes a Struct, carved from a few slabs instead
+// of two allocations per value. TestTextObjectIsUnmarshalThenNewStruct holds
+// it to that reading.
+
+// textErrorObject returns the error object of text: the object itself, or
+// its "error" member when that is an object with a kind or a message; ok
+// is false when the text is not such an object.
+func textErrorObject(text string) (*structpb.Struct, *structpb.Value, bool) {
+	t := strings.TrimLeft(text, jsonBlanks)
+	if t == "" || t[0] != '{' {
+		return nil, nil, false
+	}
+	doc, ok := jsonread.Parse(t)
+	if !ok {
+		return nil, nil, false
+	}
+	defer doc.Release()
+	if strings.TrimLeft(t[doc.End():], jsonBlanks) != "" || !numbersFit(doc.Root()) {
+		return nil, nil, false
+	}
+	obj := doc.Root()
+	if inner := obj.Get("error"); inner.Kind() == jsonread.Object && hasKindOrMessageJSON(inner) {
+		obj = inner
+	}
+	if !hasKindOrMessageJSON(obj) {
+		return nil, nil, false
+	}
+	a := new(structArena)
+	a.count(obj)
+	a.alloc()
+	s := &a.root
+	a.fill(s, obj)
+	a.rootKind.StructValue = s
+	a.rootValue.Kind = &a.rootKind
+	return s, &a.rootValue, true
+}
+
+const jsonBlanks = " \t\r\n"
+
+// Shared, never mutated kinds of the literals (see Translate on sharing).
+var (
+	kindTrue  = &structpb.Value_BoolValue{BoolValue: true}
+	kindFalse = &structpb.Value_BoolValue{BoolValue: false}
+	kindNull  = &structpb.Value_NullValue{}
+)
+
+func hasKindOrMessageJSON(v jsonread.Value) bool {
+	k, _ := v.Get("kind").Str()
+	m, _ := v.Get("message").Str()
+	return k != "" || m != ""
+}
+
+// numbersFit reports whether every number under v parses as a float64, as
+// decoding into any requires.
+func numbersFit(v jsonread.Value) bool {
+	switch v.Kind() {
+	case jsonread.Number:
+		_, err := strconv.ParseFloat(v.Text(), 64)
+		return err == nil
+	case jsonread.Object:
+		for it := v.Members(); ; {
+			_, m, ok := it.Next()
+			if !ok {
+				return true
+			}
+			if !numbersFit(m) {
+				return false
+			}
+		}
+	case jsonread.Array:
+		for it := v.Elems(); ; {
+			e, ok := it.Next()
+			if !ok {
+				return true
+			}
+			if !numbersFit(e) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// structArena holds every message of one converted object: one slab per
+// message type, sized by a first pass.
+type structArena struct {
+	// The object itself and the Value holding it live in the arena.
+	root      structpb.Struct
+	rootValue structpb.Value
+	rootKind  structpb.Value_StructValue
+	nValues, nStrings, nNumbers, nStructs, nLists int
+	values                                        []structpb.Value
+	strings                                       []structpb.Value_StringValue
+	numbers                                       []structpb.Value_NumberValue
+	structs                                       []structpb.Struct
+	structVals                                    []structpb.Value_StructValue
+	lists                                         []structpb.ListValue
+	listVals                                      []structpb.Value_ListValue
+}
+
+func (a *structArena) count(v jsonread.Value) {
+	a.nValues++
+	switch v.Kind() {
+	case jsonread.String:
+		a.nStrings++
+	case jsonread.Number:
+		a.nNumbers++
+	case jsonread.Object:
+		a.nStructs++
+		for it := v.Members(); ; {
+			_, m, ok := it.Next()
+			if !ok {
+				break
+			}
+			a.count(m)
+		}
+	case jsonread.Array:
+		a.nLists++
+		for it := v.Elems(); ; {
+			e, ok := it.Next()
+			if !ok {
+				break
+			}
+			a.count(e)
+		}
+	}
+}
+
+func (a *structArena) alloc() {
+	// count saw the root object too, which the arena holds itself.
+	a.values = make([]structpb.Value, 0, a.nValues-1)
+	a.strings = make([]structpb.Value_StringValue, 0, a.nStrings)
+	a.numbers = make([]structpb.Value_NumberValue, 0, a.nNumbers)
+	a.structs = make([]structpb.Struct, 0, a.nStructs-1)
+	a.structVals = make([]structpb.Value_StructValue, 0, a.nStructs-1)
+	a.lists = make([]structpb.ListValue, 0, a.nLists)
+	a.listVals = make([]structpb.Value_ListValue, 0, a.nLists)
+}
+
+// next takes the next element of a slab sized by count.
+func next[T any](s *[]T) *T {
+	*s = append(*s, *new(T))
+	return &(*s)[len(*s)-1]
+}
+
+func (a *structArena) object(v jsonread.Value) *structpb.Struct {
+	s := next(&a.structs)
+	a.fill(s, v)
+	return s
+}
+
+func (a *structArena) fill(s *structpb.Struct, v jsonread.Value) {
+	s.Fields = make(map[string]*structpb.Value, v.Len())
+	for it := v.Members(); ; {
+		name, m, ok := it.Next()
+		if !ok {
+			return
+		}
+		s.Fields[name] = a.value(m)
+	}
+}
+
+func (a *structArena) value(v jsonread.Value) *structpb.Value {
+	out := next(&a.values)
+	switch v.Kind() {
+	case jsonread.String:
+		s, _ := v.Str()
+		w := next(&a.strings)
+		w.StringValue = s
+		out.Kind = w
+	case jsonread.Number:
+		f, _ := strconv.ParseFloat(v.Text(), 64)
+		w := next(&a.numbers)
+		w.NumberValue = f
+		out.Kind = w
+	case jsonread.True:
+		out.Kind = kindTrue
+	case jsonread.False:
+		out.Kind = kindFalse
+	case jsonread.Null:
+		out.Kind = kindNull
+	case jsonread.Object:
+		w := next(&a.structVals)
+		w.StructValue = a.object(v)
+		out.Kind = w
+	case jsonread.Array:
+		l := next(&a.lists)
+		l.Values = make([]*structpb.Value, 0, v.Len())
+		for it := v.Elems(); ; {
+			e, ok := it.Next()
+			if !ok {
+				break
+			}
+			l.Values = append(l.Values, a.value(e))
+		}
+		w := next(&a.listVals)
+		w.ListValue = l
+		out.Kind = w
+	}
+	return out
+}
