@@ -122,6 +122,7 @@ type storage struct {
 	// infoBytes holds the ErrorInfo detail's bytes (a longer one grows
 	// past it).
 	infoBytes [256]byte
+	provider  providerDetail
 	// agentDetails, waitValue and waitNumber: derived agent details with a wait.
 	agentDetails structpb.Struct
 	waitValue    structpb.Value

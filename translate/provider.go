@@ -40,14 +40,17 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 	// the provider name, the rule and the wait source are short terms, the
 	// status a number, and the flags shared values.
 	fields := make(map[string]*structpb.Value, 8)
-	fields["provider"] = structpb.NewStringValue(p.GetProvider())
-	fields["status"] = structpb.NewNumberValue(float64(p.GetStatus()))
-	fields["rule"] = structpb.NewStringValue(r.Rule)
+	st := &m.store.provider
+	fields["provider"] = st.text(p.GetProvider())
+	st.status.NumberValue = float64(p.GetStatus())
+	st.statusValue.Kind = &st.status
+	fields["status"] = &st.statusValue
+	fields["rule"] = st.text(r.Rule)
 	if r.Code != "" {
-		fields["provider_code"] = structpb.NewStringValue(r.Code)
+		fields["provider_code"] = st.text(r.Code)
 	}
 	if r.WaitSource != "" {
-		fields["wait_source"] = structpb.NewStringValue(r.WaitSource)
+		fields["wait_source"] = st.text(r.WaitSource)
 	}
 	if r.Stream {
 		fields["stream"] = valueTrue
@@ -59,12 +62,14 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 		fields["after_output"] = valueTrue
 	}
 	d := &structpb.Struct{Fields: fields}
+	// The provider code is in the detail already, so the classified
+	// reading has nothing to merge (producerDetail); ErrorInfo takes it
+	// from m.providerCode, set below.
 	ce := &errsvcv1.ClassifiedError{
-		Code:         r.Kind,
-		Message:      r.Message,
-		Class:        r.Class,
-		Detail:       d,
-		ProviderCode: r.Code,
+		Code:    r.Kind,
+		Message: r.Message,
+		Class:   r.Class,
+		Detail:  d,
 	}
 	if r.RetryAfterSecs != nil {
 		secs := float64(*r.RetryAfterSecs)
@@ -73,6 +78,7 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 	if err := decodeClassified(m, ce); err != nil {
 		return err
 	}
+	m.providerCode = m.sanitizeShort(r.Code)
 	m.originalTerm = m.sanitizeShort(r.Code)
 	if m.originalTerm == "" {
 		m.originalTerm = r.Kind
@@ -117,4 +123,25 @@ func afterOutput(m *model) {
 		m.guidance = partialOutputGuidance
 	}
 	m.note(errsvcv1.NoteCode_NOTE_CODE_PARTIAL_OUTPUT, "output had begun before the error: a retry with the same input repeats it; same_arguments is %s", m.sameArgs)
+}
+
+// providerDetail holds a provider answer's detail values (four strings and
+// the status at most) in the response storage.
+type providerDetail struct {
+	strs        [4]structpb.Value
+	kinds       [4]structpb.Value_StringValue
+	used        int
+	status      structpb.Value_NumberValue
+	statusValue structpb.Value
+}
+
+func (d *providerDetail) text(s string) *structpb.Value {
+	if d.used == len(d.strs) {
+		return structpb.NewStringValue(s)
+	}
+	v, k := &d.strs[d.used], &d.kinds[d.used]
+	d.used++
+	k.StringValue = s
+	v.Kind = k
+	return v
 }
