@@ -151,15 +151,16 @@ func encodeLabby(m *model, resp *errsvcv1.TranslateResponse) {
 
 func labbyEnvelope(m *model) *errsvcv1.LabbyError {
 	var e *errsvcv1.LabbyError
-	if m.store.labbyUsed {
+	if n := m.store.labbyUsed; n < len(m.store.labby) {
+		// The first envelopes of a response (the Labby target's and the
+		// Code Mode error's) come from the storage.
+		m.store.labbyUsed++
+		e = &m.store.labby[n]
+		copyContextInto(e, m.envelope)
+		e.Recovery = &m.store.recovery[n]
+	} else {
 		e = copyContext(m.envelope)
 		e.Recovery = &errsvcv1.Recovery{}
-	} else {
-		// The first envelope of a response comes from the storage.
-		m.store.labbyUsed = true
-		e = &m.store.labby
-		copyContextInto(e, m.envelope)
-		e.Recovery = &m.store.recovery
 	}
 	e.ContractVersion = 1
 	e.Kind = m.kind

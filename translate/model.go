@@ -103,9 +103,9 @@ type model struct {
 // so it lives as long as the response does.
 type storage struct {
 	resp       errsvcv1.TranslateResponse
-	labby      errsvcv1.LabbyError
-	labbyUsed  bool
-	recovery   errsvcv1.Recovery
+	labby      [2]errsvcv1.LabbyError
+	labbyUsed  int
+	recovery   [2]errsvcv1.Recovery
 	agent      errsvcv1.AgentError
 	class      errsvcv1.Classification
 	recognized bool
@@ -123,6 +123,10 @@ type storage struct {
 	// past it).
 	infoBytes [256]byte
 	provider  providerDetail
+	// evidence and evidenceBlocks: an MCP result's evidence (more blocks
+	// grow past the array).
+	evidence       errsvcv1.Evidence
+	evidenceBlocks [2]*errsvcv1.EvidenceBlock
 	// agentDetails, waitValue and waitNumber: derived agent details with a wait.
 	agentDetails structpb.Struct
 	waitValue    structpb.Value

@@ -128,7 +128,8 @@ func firstText(r *errsvcv1.McpToolResult) string {
 // the cap: text sanitised and capped, binary payloads as descriptors only,
 // resources redacted, unknown blocks marked as omitted.
 func toolEvidence(m *model, r *errsvcv1.McpToolResult, parsed *structpb.Value) *errsvcv1.Evidence {
-	ev := &errsvcv1.Evidence{}
+	ev := &m.store.evidence
+	ev.Content = m.store.evidenceBlocks[:0]
 	blocks := r.GetContent()
 	if len(blocks) > maxEvidenceBlocks {
 		omitted := uint32(len(blocks) - maxEvidenceBlocks)
