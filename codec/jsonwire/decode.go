@@ -42,6 +42,9 @@ const MaxDepth = 100
 type Error struct {
 	segs        []string // innermost first; "[3]" segments attach to the one above
 	Description string
+	// syntax errors are the body's, wherever they are (the offset says
+	// where), as protojson and codec.CheckJSON report them.
+	syntax bool
 }
 
 // Path is the dotted path of the field, e.g. "requests[2].labby_error.kind",
@@ -77,7 +80,7 @@ func (e *Error) Error() string {
 
 // At adds the segment seg (a field or member name) to err's path.
 func At(err error, seg string) error {
-	if e, ok := err.(*Error); ok {
+	if e, ok := err.(*Error); ok && !e.syntax {
 		e.segs = append(e.segs, seg)
 	}
 	return err
@@ -85,7 +88,7 @@ func At(err error, seg string) error {
 
 // AtIndex adds the list index i to err's path.
 func AtIndex(err error, i int) error {
-	if e, ok := err.(*Error); ok {
+	if e, ok := err.(*Error); ok && !e.syntax {
 		e.segs = append(e.segs, "["+strconv.Itoa(i)+"]")
 	}
 	return err
@@ -155,10 +158,10 @@ func (d *Decoder) Finish() error {
 }
 
 func (d *Decoder) syntax(what string) error {
-	return errorf("syntax error at offset " + strconv.Itoa(d.pos) + ": " + what)
+	return &Error{Description: "syntax error at offset " + strconv.Itoa(d.pos) + ": " + what, syntax: true}
 }
 
-func (d *Decoder) eof() error { return errorf("unexpected end of JSON") }
+func (d *Decoder) eof() error { return &Error{Description: "unexpected end of JSON", syntax: true} }
 
 func (d *Decoder) ws() {
 	for d.pos < len(d.buf) {
@@ -874,8 +877,7 @@ func (d *Decoder) skip() error {
 			}
 		}
 	case c == '"':
-		_, err := d.str()
-		return err
+		return d.skipString()
 	case c == 'n' || c == 't' || c == 'f':
 		if d.literal("null") || d.literal("true") || d.literal("false") {
 			return nil
@@ -889,6 +891,42 @@ func (d *Decoder) skip() error {
 		}
 		return d.syntax("invalid value")
 	}
+}
+
+// skipString passes over a string checking only what encoding/json does
+// (no control characters, known escapes): invalid UTF-8 and lone
+// surrogates are the decoder's or a per-item check's to refuse, so a batch
+// item holding them fails alone.
+func (d *Decoder) skipString() error {
+	b := d.buf
+	for i := d.pos + 1; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			d.pos = i + 1
+			return nil
+		case c < ' ':
+			d.pos = i
+			return d.syntax("control character in a string")
+		case c == '\\':
+			if i+1 >= len(b) {
+				return d.eof()
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if _, ok := hex4(b, i+2); !ok {
+					d.pos = i
+					return d.syntax("invalid \\u escape in a string")
+				}
+				i += 5
+			default:
+				d.pos = i
+				return d.syntax("invalid escape in a string")
+			}
+		}
+	}
+	return d.eof()
 }
 
 // Span returns the bytes from offset start to the current position.
