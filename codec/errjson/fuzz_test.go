@@ -6,8 +6,8 @@ import (
 
 	"github.com/errsvc/errsvc/codec"
 	"github.com/errsvc/errsvc/codec/errjson"
-	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/codec/openjson"
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 )
 
 // seedBodies are every golden request and answer, and the edge cases of
