@@ -53,7 +53,7 @@ func (e *Error) Path() string {
 	var b strings.Builder
 	for i := len(e.segs) - 1; i >= 0; i-- {
 		s := e.segs[i]
-		if b.Len() > 0 && s[0] != '[' {
+		if b.Len() > 0 && !isIndex(s) {
 			b.WriteByte('.')
 		}
 		b.WriteString(s)
@@ -64,12 +64,16 @@ func (e *Error) Path() string {
 // Leaf is the innermost named segment of the path ("" when there is none).
 func (e *Error) Leaf() string {
 	for _, s := range e.segs {
-		if s[0] != '[' {
+		if !isIndex(s) {
 			return s
 		}
 	}
 	return ""
 }
+
+// isIndex reports whether a path segment is a list index ("[3]"), not a
+// member name (which may be anything, even empty).
+func isIndex(s string) bool { return len(s) > 2 && s[0] == '[' && s[len(s)-1] == ']' && s[1] >= '0' && s[1] <= '9' }
 
 func (e *Error) Error() string {
 	if p := e.Path(); p != "" {
