@@ -245,7 +245,7 @@ func (d *Decoder) BeginObject() error {
 		if c == 0 {
 			return d.eof()
 		}
-		return d.mismatch("message", d.kind())
+		return d.badScalar("message")
 	}
 	return d.open()
 }
@@ -303,7 +303,7 @@ func (d *Decoder) BeginArray(typ string) error {
 		if c == 0 {
 			return d.eof()
 		}
-		return d.mismatch("repeated "+typ, d.kind())
+		return d.badScalar("repeated " + typ)
 	}
 	return d.open()
 }
@@ -501,7 +501,7 @@ func numberLen(s []byte) (int, bool) {
 // String reads a string value.
 func (d *Decoder) String() (string, error) {
 	if d.peek() != '"' {
-		return "", d.mismatch("string", d.kind())
+		return "", d.badScalar("string")
 	}
 	s, err := d.str()
 	if err != nil {

@@ -462,7 +462,7 @@ var AnyFallbacks atomic.Int64
 // (errsvc reads Any only in answers, never in requests).
 func (d *Decoder) Any() (*anypb.Any, error) {
 	if d.peek() != '{' {
-		return nil, d.mismatch("google.protobuf.Any", d.kind())
+		return nil, d.badScalar("google.protobuf.Any")
 	}
 	raw, err := d.Skip()
 	if err != nil {
