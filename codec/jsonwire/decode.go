@@ -73,7 +73,9 @@ func (e *Error) Leaf() string {
 
 // isIndex reports whether a path segment is a list index ("[3]"), not a
 // member name (which may be anything, even empty).
-func isIndex(s string) bool { return len(s) > 2 && s[0] == '[' && s[len(s)-1] == ']' && s[1] >= '0' && s[1] <= '9' }
+func isIndex(s string) bool {
+	return len(s) > 2 && s[0] == '[' && s[len(s)-1] == ']' && s[1] >= '0' && s[1] <= '9'
+}
 
 func (e *Error) Error() string {
 	if p := e.Path(); p != "" {
