@@ -45,6 +45,19 @@ var equalOpts = []cmp.Option{protocmp.Transform(), cmpopts.EquateNaNs()}
 // sameMessage compares like proto.Equal, NaN equal to NaN.
 func sameMessage(a, b proto.Message) string { return cmp.Diff(a, b, equalOpts...) }
 
+// namesLeaf reports whether path ends with the field name leaf (list
+// indices after it aside); member names may hold dots.
+func namesLeaf(path, leaf string) bool {
+	for strings.HasSuffix(path, "]") {
+		i := strings.LastIndexByte(path, '[')
+		if i < 0 {
+			break
+		}
+		path = path[:i]
+	}
+	return path == leaf || strings.HasSuffix(path, "."+leaf)
+}
+
 // leaf is the field a refusal names, the way the REST face read
 // protojson's errors before (its last named segment, snake_case).
 func leaf(field string) string {
@@ -100,6 +113,11 @@ func checkDecode(t *testing.T, body []byte, m proto.Message) {
 			return
 		}
 		want := server.JSONErrorField(wantErr)
+		if strings.HasPrefix(fe.Description, "invalid google.protobuf.Any value: ") {
+			// An Any is read by protojson itself (answers only), whose
+			// words the description quotes; the path ends at the Any.
+			return
+		}
 		switch want {
 		case "body":
 			return
@@ -108,7 +126,7 @@ func checkDecode(t *testing.T, body []byte, m proto.Message) {
 			// the map and the key.
 			return
 		}
-		if leaf(fe.Field) != want {
+		if !namesLeaf(fe.Field, want) {
 			t.Fatalf("%s: errjson names %q (%v), protojson %q (%v)", body, fe.Field, gotErr, want, wantErr)
 		}
 	}

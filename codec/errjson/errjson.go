@@ -128,14 +128,18 @@ func fieldError(err error) error {
 func UnmarshalBatch(data []byte, b *errsvcv1.TranslateBatchRequest, check func([]byte) (field, description string, ok bool), field func(string) string) error {
 	proto.Reset(b)
 	d := decoders.Get().(*jsonwire.Decoder)
-	defer decoders.Put(d)
-	d.Reset(data)
 	item := decoders.Get().(*jsonwire.Decoder)
-	defer decoders.Put(item)
-	if err := batch(d, item, b, check, field); err != nil {
-		return fieldError(err)
+	d.Reset(data)
+	err := batch(d, item, b, check, field)
+	if err == nil {
+		err = d.Finish()
 	}
-	return fieldError(d.Finish())
+	// Pooled without the body they read.
+	d.Reset(nil)
+	item.Reset(nil)
+	decoders.Put(d)
+	decoders.Put(item)
+	return fieldError(err)
 }
 
 func batch(d, item *jsonwire.Decoder, b *errsvcv1.TranslateBatchRequest, check func([]byte) (string, string, bool), field func(string) string) error {

@@ -132,6 +132,8 @@ type Decoder struct {
 	// field holding a numeric string is read (see Defer).
 	Moved    bool
 	deferred []func()
+	// lax: a number only protojson's lexer takes (see numberLen).
+	lax bool
 }
 
 // NewDecoder reads b.
@@ -139,7 +141,8 @@ func NewDecoder(b []byte) *Decoder { return &Decoder{buf: b} }
 
 // Reset makes d read b, keeping its scratch buffer.
 func (d *Decoder) Reset(b []byte) {
-	d.buf, d.pos, d.depth, d.Moved = b, 0, 0, false
+	d.buf, d.pos, d.depth, d.Moved, d.lax = b, 0, 0, false, false
+	clear(d.deferred) // the closures hold the last document's messages
 	d.deferred = d.deferred[:0]
 }
 
@@ -154,11 +157,17 @@ func (d *Decoder) Finish() error {
 	if d.pos < len(d.buf) {
 		return d.syntax("unexpected content after the top-level value")
 	}
+	if d.Moved && d.lax {
+		// openjson could not move members of such a body (its rewrite
+		// went through encoding/json), and refused it.
+		return &Error{Description: "syntax error: a number with an empty exponent", syntax: true}
+	}
 	if d.Moved {
 		for _, f := range d.deferred {
 			f()
 		}
 	}
+	clear(d.deferred)
 	d.deferred = d.deferred[:0]
 	return nil
 }
@@ -447,16 +456,22 @@ func hex4(b []byte, i int) (rune, bool) {
 // number reads a JSON number (RFC 8259 grammar, followed by a delimiter)
 // and returns its text.
 func (d *Decoder) number() ([]byte, bool) {
-	n, ok := numberLen(d.buf[d.pos:])
+	n, ok, lax := numberLen(d.buf[d.pos:])
 	if !ok {
 		return nil, false
 	}
+	d.lax = d.lax || lax
 	s := d.buf[d.pos : d.pos+n]
 	d.pos += n
 	return s, true
 }
 
-func numberLen(s []byte) (int, bool) {
+// numberLen is the length of the JSON number at the start of s, by
+// protojson's lexer: RFC 8259's grammar, except that an exponent may have
+// no digits ("10e" before a delimiter), which it reports as lax (protojson
+// reads such a number as an integer; encoding/json, and so openjson's
+// rewrite of a body with moved members, refuses it).
+func numberLen(s []byte) (n int, ok, lax bool) {
 	i := 0
 	if i < len(s) && s[i] == '-' {
 		i++
@@ -469,35 +484,32 @@ func numberLen(s []byte) (int, bool) {
 			i++
 		}
 	default:
-		return 0, false
+		return 0, false, false
 	}
-	if i < len(s) && s[i] == '.' {
+	if i+1 < len(s) && s[i] == '.' && '0' <= s[i+1] && s[i+1] <= '9' {
+		i += 2
+		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+			i++
+		}
+	}
+	if i+1 < len(s) && (s[i] == 'e' || s[i] == 'E') {
 		i++
+		if s[i] == '+' || s[i] == '-' {
+			i++
+			if i == len(s) {
+				return 0, false, false
+			}
+		}
 		j := i
 		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
 			i++
 		}
-		if i == j {
-			return 0, false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		j := i
-		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-			i++
-		}
-		if i == j {
-			return 0, false
-		}
+		lax = i == j
 	}
 	if i < len(s) && isNotDelim(s[i]) {
-		return 0, false
+		return 0, false, false
 	}
-	return i, true
+	return i, true, lax
 }
 
 // String reads a string value.
@@ -543,7 +555,7 @@ func (d *Decoder) badScalar(typ string) error {
 		}
 		return d.syntax("invalid value")
 	case c == '-' || ('0' <= c && c <= '9'):
-		if _, ok := numberLen(d.buf[d.pos:]); ok {
+		if _, ok, _ := numberLen(d.buf[d.pos:]); ok {
 			return d.mismatch(typ, "a number out of range or not whole")
 		}
 		return d.syntax("invalid number")
@@ -578,7 +590,7 @@ func numberInString(s []byte) bool {
 	if len(s) == 0 {
 		return false
 	}
-	n, ok := numberLen(s)
+	n, ok, _ := numberLen(s)
 	return ok && n == len(s)
 }
 

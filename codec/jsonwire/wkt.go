@@ -471,7 +471,8 @@ func (d *Decoder) Any() (*anypb.Any, error) {
 	AnyFallbacks.Add(1)
 	a := &anypb.Any{}
 	if err := protojson.Unmarshal(raw, a); err != nil {
-		return nil, errorf("invalid google.protobuf.Any value")
+		// protojson read it, and names what is wrong inside it.
+		return nil, errorf("invalid google.protobuf.Any value: " + err.Error())
 	}
 	return a, nil
 }

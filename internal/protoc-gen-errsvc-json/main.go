@@ -511,6 +511,14 @@ func genWait(g *protogen.GeneratedFile, fd *protogen.Field, at func(string) stri
 		default:
 			max = g.QualifiedGoIdent(mathPkg.Ident("Inf")) + "(1)"
 		}
+		// What protojson reads as the field's type stays (openjson kept
+		// the whole body then); else openjson's fitsWait decides.
+		g.P("start := d.Offset()")
+		g.P("if v, err := d.", scalars[fd.Desc.Kind()].read, "(); err == nil {")
+		g.P(ref, " = &v")
+		g.P("continue")
+		g.P("}")
+		g.P("d.Seek(start)")
 		g.P("if fits, err := d.WaitFits(", max, "); err != nil {")
 		g.P("return ", at("err"))
 		g.P("} else if !fits {")

@@ -526,6 +526,12 @@ func (x *Recovery) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 			if d.Null() {
 				continue
 			}
+			start := d.Offset()
+			if v, err := d.Uint32(); err == nil {
+				x.RetryAfterMs = &v
+				continue
+			}
+			d.Seek(start)
 			if fits, err := d.WaitFits(math.MaxUint32); err != nil {
 				return extra.Err(jsonwire.At(err, "retry_after_ms"))
 			} else if !fits {
@@ -1202,6 +1208,12 @@ func (x *Classification) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 			if d.Null() {
 				continue
 			}
+			start := d.Offset()
+			if v, err := d.Uint32(); err == nil {
+				x.RetryAfterSecs = &v
+				continue
+			}
+			d.Seek(start)
 			if fits, err := d.WaitFits(math.MaxUint32); err != nil {
 				return extra.Err(jsonwire.At(err, "retry_after_secs"))
 			} else if !fits {
