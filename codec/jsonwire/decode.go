@@ -556,7 +556,11 @@ func (d *Decoder) badScalar(typ string) error {
 		return d.syntax("invalid value")
 	case c == '-' || ('0' <= c && c <= '9'):
 		if _, ok, _ := numberLen(d.buf[d.pos:]); ok {
-			return d.mismatch(typ, "a number out of range or not whole")
+			switch typ {
+			case "int32", "int64", "uint32", "uint64", "double", "float":
+				return d.mismatch(typ, "a number out of range or not whole")
+			}
+			return d.mismatch(typ, "a number")
 		}
 		return d.syntax("invalid number")
 	case c == '"' || c == '{' || c == '[':

@@ -1,4 +1,4 @@
-package errjson_test
+package codec_test
 
 import (
 	"encoding/json"
@@ -18,7 +18,7 @@ import (
 
 // benchSources are the REST Translate bodies of translate/bench_test.go's
 // benchSources (one per source kind), as a client sends them.
-var benchSources = []struct{ name, body string }{
+var jsonBenchSources = []struct{ name, body string }{
 	{"labby", `{"labby_error":{"kind":"rate_limited","message":"slow down"}}`},
 	{"agent", `{"agent_error":{"code":"TIMEOUT","message":"timed out","retry":"no","details":{"timeoutMs":30000,"idempotent":false}}}`},
 	{"classified", `{"classified_error":{"code":"account_selection_refused","message":"no account","detail":{"routing_code":"account_hold","retry_after_secs":12}}}`},
@@ -30,7 +30,7 @@ var restOptions = protojson.MarshalOptions{UseProtoNames: true}
 // BenchmarkRESTDecode: the request body, as the REST face reads it (after
 // codec.CheckJSON, which both pay and is left out).
 func BenchmarkRESTDecode(b *testing.B) {
-	for _, s := range benchSources {
+	for _, s := range jsonBenchSources {
 		body := []byte(s.body)
 		b.Run(s.name+"/openjson", func(b *testing.B) {
 			b.ReportAllocs()
@@ -53,7 +53,7 @@ func BenchmarkRESTDecode(b *testing.B) {
 	}
 }
 
-func answer(b testing.TB, body string) *errsvcv1.TranslateResponse {
+func jsonAnswer(b testing.TB, body string) *errsvcv1.TranslateResponse {
 	req := &errsvcv1.TranslateRequest{}
 	if err := openjson.Unmarshal([]byte(body), req); err != nil {
 		b.Fatal(err)
@@ -70,8 +70,8 @@ func answer(b testing.TB, body string) *errsvcv1.TranslateResponse {
 // and the top-level lists pass, which re-reads the answer when notes is
 // empty, as it is here for most sources).
 func BenchmarkRESTEncode(b *testing.B) {
-	for _, s := range benchSources {
-		resp := answer(b, s.body)
+	for _, s := range jsonBenchSources {
+		resp := jsonAnswer(b, s.body)
 		b.Run(s.name+"/openjson", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -79,7 +79,7 @@ func BenchmarkRESTEncode(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				_ = withTopLevelLists(out, resp)
+				_ = jsonTopLevelLists(out, resp)
 			}
 		})
 		b.Run(s.name+"/errjson", func(b *testing.B) {
@@ -97,9 +97,9 @@ func BenchmarkRESTEncode(b *testing.B) {
 // (the codec's share of a REST Translate), with CheckJSON, without the
 // translation itself.
 func BenchmarkRESTRoundTrip(b *testing.B) {
-	for _, s := range benchSources {
+	for _, s := range jsonBenchSources {
 		body := []byte(s.body)
-		resp := answer(b, s.body)
+		resp := jsonAnswer(b, s.body)
 		b.Run(s.name+"/openjson", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -111,7 +111,7 @@ func BenchmarkRESTRoundTrip(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				_ = withTopLevelLists(out, resp)
+				_ = jsonTopLevelLists(out, resp)
 			}
 		})
 		b.Run(s.name+"/errjson", func(b *testing.B) {
@@ -136,8 +136,8 @@ func TestAnyFallbacksInTypicalAnswers(t *testing.T) {
 	b := t
 	before := jsonwire.AnyFallbacks.Load()
 	details := 0
-	for _, s := range benchSources {
-		resp := answer(b, s.body)
+	for _, s := range jsonBenchSources {
+		resp := jsonAnswer(b, s.body)
 		details += len(resp.GetGrpcStatus().GetDetails()) + len(resp.GetError().GetDetails())
 		if _, err := errjson.Marshal(errjson.Options{ProtoNames: true}, resp); err != nil {
 			t.Fatal(err)
@@ -151,9 +151,9 @@ func TestAnyFallbacksInTypicalAnswers(t *testing.T) {
 	}
 }
 
-// withTopLevelLists is what the REST face did after openjson.Marshal
+// jsonTopLevelLists is what the REST face did after openjson.Marshal
 // before errjson (server/json_lists.go): write the empty top-level lists.
-func withTopLevelLists(b []byte, m proto.Message) []byte {
+func jsonTopLevelLists(b []byte, m proto.Message) []byte {
 	r := m.ProtoReflect()
 	var missing []string
 	fields := r.Descriptor().Fields()
