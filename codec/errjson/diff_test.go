@@ -182,7 +182,6 @@ func stripUnknown(m proto.Message) proto.Message {
 	return m
 }
 
-
 // Every golden request and answer decodes as openjson decodes it, and
 // every answer is written so that openjson reads it back.
 func TestGoldenVectorsMatchOpenJSON(t *testing.T) {
