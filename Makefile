@@ -91,6 +91,8 @@ fuzz:
 		go test ./translate/sanitize -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 	for t in FuzzServerDecode FuzzClientDecode FuzzCheckJSON; do \
 		go test ./codec -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
+	for t in FuzzDecode FuzzEncode; do \
+		go test ./codec/errjson -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 
 ## mutate: mutation testing of translate/ with gremlins (slow: outside CI; see docs/TESTING.md).
 ## MUTATE_EXCLUDE='provider/|sanitize/' limits it to the core package's files.

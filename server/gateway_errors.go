@@ -100,6 +100,11 @@ var (
 // caller can write a secret in either place and the sanitiser cannot know
 // that a bare token is one.
 func decodeErrorStatus(msg string) *status.Status {
+	// errsvc's own decoder (codec/errjson, see decodeRefusal) names the
+	// field with its path, and its descriptions echo no value.
+	if field, desc, ok := strings.Cut(msg, fieldSeparator); ok {
+		return invalidArgument(safePath(strings.ToValidUTF8(field, "\uFFFD")), desc)
+	}
 	// The decoder quotes the bytes it choked on, which may be invalid UTF-8:
 	// a Status holding them cannot be marshalled (REST answered 500).
 	msg = strings.ToValidUTF8(msg, "\uFFFD")

@@ -11,15 +11,17 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/errsvc/errsvc/codec"
+	"github.com/errsvc/errsvc/codec/errjson"
 	"github.com/errsvc/errsvc/codec/openjson"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 )
 
 // restJSON is the REST face's JSON: grpc-gateway's JSONPb for everything it
-// does not decode itself, and codec/openjson for request bodies and answers,
-// so members the contract does not model are carried, not refused (an
-// envelope with an additive field translates), and a batch is decoded item
-// by item (one malformed item gets its own error).
+// does not decode itself, and errsvc's generated codec (codec/errjson) for
+// request bodies and answers, so members the contract does not model are
+// carried, not refused (an envelope with an additive field translates), a
+// batch is decoded item by item (one malformed item gets its own error),
+// and a refusal names the field with its full path.
 type restJSON struct {
 	runtime.JSONPb
 }
@@ -31,7 +33,16 @@ func newRESTJSON() *restJSON {
 	}}
 }
 
+// restAnswer is how the REST face writes: proto names, and the top-level
+// lists even when empty (a batch of nothing answers {"responses":[]}, not
+// {}, so a client can index the list it was promised; the OpenAPI document
+// marks them required).
+var restAnswer = errjson.Options{ProtoNames: true, TopLevelLists: true}
+
 func (j *restJSON) Marshal(v any) ([]byte, error) {
+	if m, ok := v.(errjson.Message); ok {
+		return errjson.Marshal(restAnswer, m)
+	}
 	if m, ok := v.(proto.Message); ok {
 		b, err := openjson.Marshal(j.MarshalOptions, m)
 		if err != nil {
@@ -43,14 +54,32 @@ func (j *restJSON) Marshal(v any) ([]byte, error) {
 }
 
 func (j *restJSON) Unmarshal(data []byte, v any) error {
+	var err error
 	switch m := v.(type) {
 	case *errsvcv1.TranslateBatchRequest:
-		return openjson.UnmarshalBatch(data, m, checkItemJSON)
+		err = errjson.UnmarshalBatch(data, m, checkItemJSON, safePath)
 	case proto.Message:
-		return openjson.Unmarshal(data, m)
+		err = errjson.Unmarshal(data, m)
+	default:
+		return j.JSONPb.Unmarshal(data, v)
 	}
-	return j.JSONPb.Unmarshal(data, v)
+	var fe *codec.FieldError
+	if errors.As(err, &fe) {
+		return decodeRefusal{fe}
+	}
+	return err
 }
+
+// decodeRefusal carries a decoder's refusal through the gateway, which
+// keeps only the text of a decode error (status.Errorf("%v")):
+// decodeErrorStatus splits it back into the field and the description.
+type decodeRefusal struct{ fe *codec.FieldError }
+
+func (e decodeRefusal) Error() string { return e.fe.Field + fieldSeparator + e.fe.Description }
+
+// fieldSeparator cannot occur in a protojson or gateway error text (JSON
+// text cannot hold a raw NUL).
+const fieldSeparator = "\x00"
 
 func (j *restJSON) NewDecoder(r io.Reader) runtime.Decoder {
 	return runtime.DecoderFunc(func(v any) error {

@@ -248,7 +248,7 @@ func TestFailedCallLogLines(t *testing.T) {
 	lines := logLines(t, r.logs.String(), "call failed", "call answered items with errors", "call")
 	for _, want := range []map[string]any{
 		{"level": "WARN", "msg": "call failed", "transport": "http", "rpc": "/errsvc.v1.TranslationService/Translate", "code": "InvalidArgument", "field": "source"},
-		{"level": "WARN", "msg": "call failed", "transport": "http", "code": "InvalidArgument", "field": "side_effects"},
+		{"level": "WARN", "msg": "call failed", "transport": "http", "code": "InvalidArgument", "field": "labby_error.side_effects"},
 		{"level": "WARN", "msg": "call failed", "transport": "grpc", "code": "InvalidArgument", "field": "agent_error.code"},
 		{"level": "ERROR", "msg": "call failed", "transport": "grpc", "code": "Internal", "panic": true},
 		{"level": "WARN", "msg": "call answered items with errors", "transport": "http", "rpc": "/errsvc.v1.TranslationService/TranslateBatch",

@@ -54,7 +54,7 @@ func TestEndToEnd(t *testing.T) {
 			{"empty body", ``, "source"},
 			{"no source", `{}`, "source"},
 			{"two sources", twoSourceJSON, "source"},
-			{"wrong type", `{"labby_error":{"side_effects":5}}`, "side_effects"},
+			{"wrong type", `{"labby_error":{"side_effects":5}}`, "labby_error.side_effects"}, // the full path
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				code, body := r.post(t, "/v1/translate", tc.body)

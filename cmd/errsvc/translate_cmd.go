@@ -8,12 +8,10 @@ import (
 	"os"
 
 	"github.com/errsvc/errsvc/codec"
-	"github.com/errsvc/errsvc/codec/openjson"
+	"github.com/errsvc/errsvc/codec/errjson"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
-	"github.com/errsvc/errsvc/server"
 	"github.com/errsvc/errsvc/translate"
 	"github.com/errsvc/errsvc/translate/sanitize"
-	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // Exit codes of `errsvc translate`.
@@ -68,10 +66,16 @@ func runTranslate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	}
 
 	// protojson's names (snake_case and lowerCamel), open on read: members
-	// the contract does not model are carried and noted, not refused.
+	// the contract does not model are carried and noted, not refused. A
+	// refusal names the field with its path (codec/errjson).
 	var req errsvcv1.TranslateRequest
-	if err := openjson.Unmarshal(data, &req); err != nil {
-		fmt.Fprintf(stderr, "errsvc translate: malformed request: %s: %v\n", server.JSONErrorField(err), err)
+	if err := errjson.Unmarshal(data, &req); err != nil {
+		field, desc := "body", err.Error()
+		if errors.As(err, &fe) {
+			field, desc = fe.Field, fe.Description
+		}
+		fmt.Fprintf(stderr, "errsvc translate: malformed request: %s: %s\n",
+			sanitize.Text(field, 256), sanitize.Text(desc, 1024))
 		return exitMalformed
 	}
 	resp, err := translate.Translate(&req)
@@ -85,7 +89,7 @@ func runTranslate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		return exitFailure
 	}
 
-	out, err := openjson.Marshal(protojson.MarshalOptions{Multiline: true, Indent: "  ", UseProtoNames: true}, resp)
+	out, err := errjson.Marshal(errjson.Options{ProtoNames: true, Indent: "  "}, resp)
 	if err != nil {
 		fmt.Fprintf(stderr, "errsvc translate: encode response: %v\n", err)
 		return exitFailure
