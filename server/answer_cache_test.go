@@ -68,14 +68,14 @@ func wire(t testing.TB, m proto.Message) []byte {
 	return b
 }
 
-// restAnswer is a REST answer with the headers that do not vary by time.
-type restAnswer struct {
+// cachedRESTAnswer is a REST answer with the headers that do not vary by time.
+type cachedRESTAnswer struct {
 	code   int
 	header http.Header
 	body   []byte
 }
 
-func restPost(t *testing.T, r *running, body string, header map[string]string) restAnswer {
+func restPost(t *testing.T, r *running, body string, header map[string]string) cachedRESTAnswer {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, r.base+"/v1/translate", strings.NewReader(body))
 	if err != nil {
@@ -99,7 +99,7 @@ func restPost(t *testing.T, r *running, body string, header map[string]string) r
 	}
 	h := resp.Header.Clone()
 	h.Del("Date")
-	return restAnswer{resp.StatusCode, h, b}
+	return cachedRESTAnswer{resp.StatusCode, h, b}
 }
 
 func labbyJSON(message string) string {
@@ -613,7 +613,7 @@ func TestAnswerCacheHoldsNoSecret(t *testing.T) {
 }
 
 // connectPost posts body to Connect's Translate with the content type.
-func connectPost(t *testing.T, r *running, contentType string, body []byte, header map[string]string) restAnswer {
+func connectPost(t *testing.T, r *running, contentType string, body []byte, header map[string]string) cachedRESTAnswer {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, r.base+errsvcv1connect.TranslationServiceTranslateProcedure, bytes.NewReader(body))
 	if err != nil {
@@ -636,7 +636,7 @@ func connectPost(t *testing.T, r *running, contentType string, body []byte, head
 	}
 	h := resp.Header.Clone()
 	h.Del("Date")
-	return restAnswer{resp.StatusCode, h, b}
+	return cachedRESTAnswer{resp.StatusCode, h, b}
 }
 
 // TestAnswerCacheConnect: Connect's Translate, in proto and JSON, plain

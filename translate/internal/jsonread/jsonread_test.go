@@ -125,7 +125,7 @@ func TestAgainstEncodingJSON(t *testing.T) {
 
 // The fixtures' bodies, and each SSE data line of them, are real shapes.
 func fixtureBodies(t testing.TB) []string {
-	files, err := filepath.Glob("../../../../testdata/providers/*.json")
+	files, err := filepath.Glob("../../../testdata/providers/*.json")
 	if err != nil || len(files) < 300 {
 		t.Fatalf("fixtures: %v (%d files)", err, len(files))
 	}
