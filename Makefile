@@ -84,15 +84,10 @@ conformance:
 ## fuzz: run every fuzz target for FUZZTIME each (default 30s)
 FUZZTIME ?= 30s
 fuzz:
-	for t in FuzzLabbySource FuzzAgentSource FuzzClassifiedSource FuzzToolResultSource FuzzRequest FuzzIsCodeModeTool; do \
-		go test ./translate -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
-	go test ./translate/provider -run '^$$' -fuzz '^FuzzClassify$$' -fuzztime $(FUZZTIME)
-	for t in FuzzText FuzzValue; do \
-		go test ./translate/sanitize -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
-	for t in FuzzServerDecode FuzzClientDecode FuzzCheckJSON; do \
-		go test ./codec -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
-	for t in FuzzDecode FuzzEncode; do \
-		go test ./codec/errjson -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
+	@# Every fuzz target of every package, found by go test -list, so a new one cannot be left out.
+	for pkg in $$(grep -rl --include='*_test.go' --exclude-dir=node_modules --exclude-dir=.venv '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
+		for t in $$(go test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "== $$pkg $$t"; go test $$pkg -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done; done
 
 ## mutate: mutation testing of translate/ with gremlins (slow: outside CI; see docs/TESTING.md).
 ## MUTATE_EXCLUDE='provider/|sanitize/' limits it to the core package's files.
