@@ -30,6 +30,10 @@ func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 		runtime.WithRoutingErrorHandler(restRoutingError),
 		runtime.WithForwardResponseOption(recordRPC),
 		runtime.WithMiddlewares(nameRPC),
+		// The service reads no incoming metadata (REST tracing reads the
+		// HTTP headers themselves), so no header is copied into it: that
+		// copy was a fifth of a REST call's allocations.
+		runtime.WithIncomingHeaderMatcher(func(string) (string, bool) { return "", false }),
 	)
 	svc := recoveringService{Service: NewService(opts), logger: opts.Logger}
 	cache := newAnswerCache(opts, transportHTTP)

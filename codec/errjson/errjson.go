@@ -106,6 +106,9 @@ func Unmarshal(data []byte, m proto.Message) error {
 }
 
 func fieldError(err error) error {
+	if err == nil {
+		return nil
+	}
 	var we *jsonwire.Error
 	if !errors.As(err, &we) {
 		return err

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	statuspb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -532,12 +533,15 @@ func (e *Encoder) Any(a *anypb.Any) {
 }
 
 // wireString consumes a length-delimited field's value as valid UTF-8.
+// wireString reads a length-prefixed string of b as a view of b's bytes,
+// not a copy: its callers write it out before they return and keep nothing,
+// and the detail's bytes are not written while an answer is encoded.
 func wireString(b []byte) (string, int, bool) {
 	v, n := protowire.ConsumeBytes(b)
 	if n < 0 || !utfValid(v) {
 		return "", 0, false
 	}
-	return string(v), n, true
+	return unsafe.String(unsafe.SliceData(v), len(v)), n, true
 }
 
 func utfValid(b []byte) bool {
