@@ -103,9 +103,11 @@ type category struct {
 }
 
 var serverCategories = []category{
-	{"translate core (errsvc/translate.*)", []string{"errsvc/errsvc/translate."}, false},
+	{"translate core (errsvc/translate/...)", []string{"errsvc/errsvc/translate."}, false},
+	{"errsvc JSON codec (codec/errjson, codec/jsonwire, generated OpenJSON methods)", []string{"errsvc/errsvc/codec/errjson.", "errsvc/errsvc/codec/jsonwire.", "OpenJSON"}, false},
+	{"answer cache (lookups and stores, golang-lru)", []string{"errsvc/errsvc/server.(*answerCache)", "hashicorp/golang-lru"}, false},
 	{"Prometheus metrics (client_golang)", []string{"prometheus/client_golang"}, false},
-	{"protojson (REST JSON decode/encode)", []string{"protobuf/encoding/protojson"}, false},
+	{"protojson (Any details only)", []string{"protobuf/encoding/protojson"}, false},
 	{"protobuf binary (generated code and its wire check; protobuf-go for google.rpc.Status)", []string{"google.golang.org/protobuf/",
 		"MarshalToSizedBufferVT", "UnmarshalVT", "SizeVT", "errsvc/errsvc/codec.", "planetscale/vtprotobuf"}, false},
 	{"errsvc server layers (interceptors, call record, limits, logging)", []string{"errsvc/errsvc/server.", "log/slog"}, true},
