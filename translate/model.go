@@ -162,6 +162,29 @@ func (m *model) note(code errsvcv1.NoteCode, format string, args ...any) {
 	} else {
 		n = &errsvcv1.Note{}
 	}
-	n.Code, n.Message = Wire(code), msg
+	n.Code, n.Message = noteWire(code), msg
 	m.notes = append(m.notes, n)
+}
+
+// noteWires are the notes' wire strings by NoteCode number, read once from
+// the vocabulary (Wire), since every translation makes a note or more.
+var noteWires = func() []string {
+	values := errsvcv1.NoteCode(0).Descriptor().Values()
+	top := 0
+	for i := 0; i < values.Len(); i++ {
+		top = max(top, int(values.Get(i).Number()))
+	}
+	out := make([]string, top+1)
+	for i := 0; i < values.Len(); i++ {
+		n := values.Get(i).Number()
+		out[n] = Wire(errsvcv1.NoteCode(n))
+	}
+	return out
+}()
+
+func noteWire(code errsvcv1.NoteCode) string {
+	if n := int(code); n >= 0 && n < len(noteWires) {
+		return noteWires[n]
+	}
+	return Wire(code)
 }
