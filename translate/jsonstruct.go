@@ -102,9 +102,9 @@ func numbersFit(v jsonread.Value) bool {
 // message type, sized by a first pass.
 type structArena struct {
 	// The object itself and the Value holding it live in the arena.
-	root      structpb.Struct
-	rootValue structpb.Value
-	rootKind  structpb.Value_StructValue
+	root                                          structpb.Struct
+	rootValue                                     structpb.Value
+	rootKind                                      structpb.Value_StructValue
 	nValues, nStrings, nNumbers, nStructs, nLists int
 	values                                        []structpb.Value
 	strings                                       []structpb.Value_StringValue

@@ -175,6 +175,15 @@ func TextReport(s string, cap int) (string, Report) {
 	if cap < 0 {
 		cap = 0
 	}
+	if len(s) <= cap && plainWords(s) {
+		return s, rep
+	}
+	return textReport(s, cap)
+}
+
+// textReport is the whole pipeline, without TextReport's shortcut.
+func textReport(s string, cap int) (string, Report) {
+	var rep Report
 	body, hadMarker := strings.CutSuffix(s, TruncationMarker)
 	cut := false
 	if cap <= math.MaxInt/4 && len(body) > 4*cap {
@@ -505,4 +514,38 @@ func lower(b byte) byte {
 		return b + 'a' - 'A'
 	}
 	return b
+}
+
+// plainWordMax is the longest word plainWords lets through: shorter than
+// any secret a rule finds without punctuation around it (the shortest such
+// formats, a Databricks dapi… or a hex API key, are 32 characters and more).
+const plainWordMax = 15
+
+// plainWords reports whether s is short prose no step of the pipeline can
+// change: lower-case ASCII letters, digits and single spaces, every word
+// at most plainWordMax bytes. No control, invisible or non-ASCII
+// character to drop, no '<', '[' or '#' for a prompt-injection marker, no
+// ':' or '=' for a key-value secret, no '-', '_', '.' or '/' that every
+// prefixed token format needs, no upper case for AKIA…, AIza… or eyJ…, and
+// no run long enough for a bare token rule, and no "bearer". Most upstream messages ("slow
+// down", "timed out") are such text; TestPlainWordsNeedNoRule holds the
+// shortcut to the whole pipeline.
+func plainWords(s string) bool {
+	word := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			word++
+			if word > plainWordMax {
+				return false
+			}
+		case c == ' ' && word > 0:
+			word = 0
+		default:
+			return false
+		}
+	}
+	// "Bearer <token>" needs no punctuation: the word after it is a token
+	// when it is not a plain word.
+	return !strings.Contains(s, "bearer")
 }
