@@ -3,8 +3,7 @@ package translate
 import (
 	"testing"
 
-	"google.golang.org/protobuf/encoding/protojson"
-
+	"github.com/errsvc/errsvc/codec/openjson"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 )
 
@@ -14,7 +13,9 @@ import (
 func benchRequest(b *testing.B, js string) *errsvcv1.TranslateRequest {
 	b.Helper()
 	req := &errsvcv1.TranslateRequest{}
-	if err := protojson.Unmarshal([]byte(js), req); err != nil {
+	// Open on read, as the REST face reads: golden requests carry members
+	// the contract does not model.
+	if err := openjson.Unmarshal([]byte(js), req); err != nil {
 		b.Fatal(err)
 	}
 	return req
