@@ -37,8 +37,12 @@ import (
 // Defaults of the answer cache bounds (Options.AnswerCacheEntries,
 // AnswerCacheBytes), per transport.
 const (
-	DefaultAnswerCacheEntries = 4096
-	DefaultAnswerCacheBytes   = 16 << 20
+	// Small on purpose: errsvc runs at GOGC 400, so the heap may grow to
+	// five times what the caches hold (bench/run.sh's RSS run measured
+	// 300 MiB with 4096 entries and 16 MiB per transport). A storm is a
+	// handful of distinct answers; a thousand entries hold it many times.
+	DefaultAnswerCacheEntries = 1024
+	DefaultAnswerCacheBytes   = 4 << 20
 	// maxAnswerEntryBytes is the largest entry stored (request, answer and
 	// overhead): an error worth caching is a few hundred bytes each way,
 	// and one large request must not push a storm's answers out.

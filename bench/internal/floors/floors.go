@@ -59,7 +59,7 @@ func Requests() ([]*errsvcv1.TranslateRequest, error) {
 // distinct.
 
 // ColdPool is the number of distinct cold requests the gRPC load cycles
-// through: 16× errsvc's default cache entries, so an LRU never hits.
+// through: 64× errsvc's default cache entries, so an LRU never hits.
 const ColdPool = 1 << 16
 
 // StormHotShare is the share of storm requests that repeat a hot body, in tenths.
