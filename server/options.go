@@ -6,6 +6,8 @@ package server
 import (
 	"crypto/tls"
 	"log/slog"
+	"os"
+	"runtime/debug"
 	"time"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
@@ -56,6 +58,26 @@ const (
 // GOMEMLIMIT, as deploy/kubernetes does, to cap it) and the server spends
 // about a quarter less CPU per Translate (docs/BENCHMARKS.md).
 const DefaultGCPercent = 400
+
+// DefaultMemoryLimit is the soft memory limit (GOMEMLIMIT) cmd/errsvc sets
+// when the environment sets none. At DefaultGCPercent the heap may grow to
+// five times the live set, and the live set is no longer a few MiB: the
+// maintained secret rules (compiled regexps, RE2's module, gitleaks'
+// keyword trie) are about 25 MiB, the answer caches a few more, so the
+// heap reached 200–300 MiB under load. Near this limit the collector runs
+// more often instead; far below it, GOGC 400 is untouched.
+const DefaultMemoryLimit = 96 << 20
+
+// ApplyRuntimeDefaults sets DefaultGCPercent and DefaultMemoryLimit
+// unless GOGC or GOMEMLIMIT is set.
+func ApplyRuntimeDefaults() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(DefaultGCPercent)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(DefaultMemoryLimit)
+	}
+}
 
 // Options configures the service, its gRPC server, its HTTP handler and the
 // Server that runs both. Zero values mean the defaults above.

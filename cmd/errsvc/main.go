@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/errsvc/errsvc/internal/telemetry"
@@ -48,9 +47,7 @@ func runServe(args []string) int {
 	// lines are plain text among the JSON lines. Set before any gRPC use.
 	grpclog.SetLoggerV2(server.GRPCLogger(logger))
 	telemetry.RouteLogs(logger)
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(server.DefaultGCPercent)
-	}
+	server.ApplyRuntimeDefaults()
 	build := version.Get()
 	logger.Info("errsvc starting", "version", build.Version, "revision", build.Revision, "go_version", build.GoVersion)
 

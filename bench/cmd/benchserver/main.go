@@ -37,7 +37,6 @@ import (
 	_ "net/http/pprof" // served on --pprof-addr only
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -97,9 +96,7 @@ func main() {
 	}
 
 	// As cmd/errsvc does.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(server.DefaultGCPercent)
-	}
+	server.ApplyRuntimeDefaults()
 	opts.Logger = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel}))
 	opts.ShutdownTimeout = 5 * time.Second
 	// The same JSON options as the gateway (server.NewHTTPHandler).
