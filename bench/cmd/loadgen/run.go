@@ -316,9 +316,13 @@ func runCmd(args []string) error {
 		steps := []struct {
 			run func() (Result, error)
 		}{
-			{func() (Result, error) { return runUnary(cfg, "a", "gRPC Translate, cold", c, translateOp, profile("a")) }},
+			{func() (Result, error) {
+				return runUnary(cfg, "a", "gRPC Translate, cold", c, translateOp, profile("a"))
+			}},
 			{func() (Result, error) { return runUnary(cfg, "b", "gRPC EmptyCall (floor)", c, emptyOp, profile("b")) }},
-			{func() (Result, error) { return runUnary(cfg, "b*", "gRPC canned answer (floor)", c, cannedOp, profile("bcanned")) }},
+			{func() (Result, error) {
+				return runUnary(cfg, "b*", "gRPC canned answer (floor)", c, cannedOp, profile("bcanned"))
+			}},
 			{func() (Result, error) { return runUnary(cfg, "f", "gRPC Translate, storm", c, stormOp, nil) }},
 			{func() (Result, error) {
 				return runWrk(cfg, lua, "c", "REST POST /v1/translate, cold", "/v1/translate", c, cfg.warmup, cfg.duration, profile("c"))
