@@ -585,8 +585,12 @@ func lineOf(s string, from, to int) string {
 // alternation (as gitleaks joins them), on Go's regexp when that program is
 // small and on RE2 otherwise (see compileRule).
 type allowlist struct {
-	src   *config.Allowlist
-	regex matcher
+	// and, target: the list's match condition and regex target; the
+	// gitleaks Allowlist itself is not kept (its stop-word trie is ~9 MiB).
+	and    bool
+	target string
+	stop   *stopWords
+	regex  matcher
 	// lits, when known, are literals one of which starts every match of
 	// regex: a target holding none of them is not matched.
 	lits []lit
@@ -601,7 +605,12 @@ func compileAllowlists(lists []*config.Allowlist, errp *error) []allowlist {
 		if a == nil {
 			continue
 		}
-		al := allowlist{src: a, never: a.MatchCondition == config.AllowlistMatchAnd && (len(a.Commits) > 0 || len(a.Paths) > 0)}
+		al := allowlist{
+			and:    a.MatchCondition == config.AllowlistMatchAnd,
+			target: a.RegexTarget,
+			stop:   newStopWords(a.StopWords),
+			never:  a.MatchCondition == config.AllowlistMatchAnd && (len(a.Commits) > 0 || len(a.Paths) > 0),
+		}
 		if len(a.Regexes) > 0 {
 			parts := make([]string, len(a.Regexes))
 			for i, re := range a.Regexes {
@@ -631,15 +640,14 @@ func compileAllowlists(lists []*config.Allowlist, errp *error) []allowlist {
 // cheap stop-word check first.
 func allowed(lists []allowlist, secret, match, line string) bool {
 	for _, al := range lists {
-		a := al.src
 		if al.never {
 			continue
 		}
-		and := a.MatchCondition == config.AllowlistMatchAnd
+		and := al.and
 		checks, holds := 0, 0
-		if len(a.StopWords) > 0 {
+		if al.stop != nil {
 			checks++
-			if ok, _ := a.ContainsStopWord(secret); ok {
+			if al.stop.contains(secret) {
 				holds++
 			}
 			if !and && holds > 0 {
@@ -651,7 +659,7 @@ func allowed(lists []allowlist, secret, match, line string) bool {
 		}
 		if al.regex != nil {
 			target := secret
-			switch a.RegexTarget {
+			switch al.target {
 			case "match":
 				target = match
 			case "line":
