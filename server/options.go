@@ -61,12 +61,14 @@ const DefaultGCPercent = 400
 
 // DefaultMemoryLimit is the soft memory limit (GOMEMLIMIT) cmd/errsvc sets
 // when the environment sets none. At DefaultGCPercent the heap may grow to
-// five times the live set, and the live set is no longer a few MiB: the
-// maintained secret rules (compiled regexps, RE2's module, gitleaks'
-// keyword trie) are about 25 MiB, the answer caches a few more, so the
-// heap reached 200–300 MiB under load. Near this limit the collector runs
-// more often instead; far below it, GOGC 400 is untouched.
-const DefaultMemoryLimit = 96 << 20
+// five times the live set, which is about 20 MiB under load (the
+// maintained secret rules, RE2's module, the answer caches at their
+// default bounds), so without a limit the heap reached 200–300 MiB. Near
+// this limit the collector runs more often instead; far below it, GOGC 400
+// is untouched. At 96 MiB the process measured about 120 MiB resident
+// under the sustained load of docs/BENCHMARKS.md, at 64 MiB about 90 MiB,
+// with the same throughput.
+const DefaultMemoryLimit = 64 << 20
 
 // ApplyRuntimeDefaults sets DefaultGCPercent and DefaultMemoryLimit
 // unless GOGC or GOMEMLIMIT is set.
