@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -23,10 +24,13 @@ import (
 // in the plan comes from the descriptors, so a field added to the contract
 // is walked without an edit here; TestUnmodelledPlanMatchesReflection checks
 // the plan's walk against the protoreflect walk on every golden request.
+// The walk reads fields at the offsets the plan took from reflect (unsafe,
+// but only ever on the generated types the plan was built from).
 
 type unmodelledPlan struct {
-	md      protoreflect.MessageDescriptor
-	unknown int // Go field index of unknownFields, -1 if none
+	md         protoreflect.MessageDescriptor
+	unknown    int     // Go field index of unknownFields, -1 if none
+	unknownOff uintptr // its offset in the struct
 	// steps in declaration order: additional_fields and the message-typed
 	// fields to descend into.
 	steps []planStep
@@ -35,13 +39,21 @@ type unmodelledPlan struct {
 type planStep struct {
 	name  string // the field's proto name, for the path
 	index int    // Go field index (of the oneof interface for a member)
-	list  bool   // repeated
-	plan  *unmodelledPlan
+	// offset is the Go field's offset: the walk reads the field there (the
+	// generated structs' layout is fixed), as reflect.Value.Field per field
+	// cost about a tenth of a Labby translation.
+	offset uintptr
+	list   bool // repeated
+	plan   *unmodelledPlan
 	// additional marks additional_fields.
 	additional bool
 	// wrapper is set for a oneof member: the generated wrapper type the
 	// oneof interface holds when this member is set.
 	wrapper reflect.Type
+	// tab is the interface's type word when it holds wrapper (the itab,
+	// one per interface and type in a Go program), so the walk tells which
+	// member is set by one comparison.
+	tab unsafe.Pointer
 }
 
 var unmodelledPlans = map[reflect.Type]*unmodelledPlan{}
@@ -63,7 +75,7 @@ func planFor(t reflect.Type, mt protoreflect.MessageType) *unmodelledPlan {
 		f := t.Field(i)
 		switch {
 		case f.Name == "unknownFields":
-			p.unknown = i
+			p.unknown, p.unknownOff = i, f.Offset
 		case f.Tag.Get("protobuf_oneof") != "":
 			oneofs[f.Tag.Get("protobuf_oneof")] = i
 		case f.Tag.Get("protobuf") != "":
@@ -81,7 +93,8 @@ func planFor(t reflect.Type, mt protoreflect.MessageType) *unmodelledPlan {
 		case fd.ContainingOneof() != nil && !fd.ContainingOneof().IsSynthetic():
 			wrapper := oneofWrapper(mt, fd)
 			child := wrapper.Elem().Field(0).Type.Elem()
-			p.steps = append(p.steps, planStep{name: string(fd.Name()), index: oneofs[string(fd.ContainingOneof().Name())], wrapper: wrapper, plan: planFor(child, messageTypeOf(child))})
+			index := oneofs[string(fd.ContainingOneof().Name())]
+			p.steps = append(p.steps, planStep{name: string(fd.Name()), index: index, wrapper: wrapper, tab: oneofTab(t.Field(index).Type, wrapper), plan: planFor(child, messageTypeOf(child))})
 		default:
 			gi := byName[string(fd.Name())]
 			gt := t.Field(gi).Type
@@ -90,6 +103,10 @@ func planFor(t reflect.Type, mt protoreflect.MessageType) *unmodelledPlan {
 			}
 			p.steps = append(p.steps, planStep{name: string(fd.Name()), index: gi, list: fd.IsList(), plan: planFor(gt.Elem(), messageTypeOf(gt.Elem()))})
 		}
+	}
+	for i := range p.steps {
+		st := &p.steps[i]
+		st.offset = t.Field(st.index).Offset
 	}
 	return p
 }
@@ -106,6 +123,17 @@ func tagName(tag string) string {
 
 func messageTypeOf(t reflect.Type) protoreflect.MessageType {
 	return reflect.New(t).Interface().(proto.Message).ProtoReflect().Type()
+}
+
+// oneofTab is the type word of a oneof interface of type iface holding a
+// *wrapper, whose one field, the member, the walk reads at offset 0.
+func oneofTab(iface, wrapper reflect.Type) unsafe.Pointer {
+	if wrapper.Elem().NumField() != 1 || wrapper.Elem().Field(0).Offset != 0 {
+		panic("translate: oneof wrapper " + wrapper.String() + " is not one field at offset 0")
+	}
+	v := reflect.New(iface)
+	v.Elem().Set(reflect.New(wrapper.Elem()))
+	return (*[2]unsafe.Pointer)(v.UnsafePointer())[0]
 }
 
 // oneofWrapper is the generated wrapper type that holds oneof member fd.
@@ -169,19 +197,23 @@ func (p *planPath) prefix() string {
 	return b.String()
 }
 
-// walk appends the paths of what v (a generated struct of p's type) holds
-// unmodelled, in the order collectUnmodelled's protoreflect walk gives.
-func (p *unmodelledPlan) walk(v reflect.Value, path *planPath, paths *[]string, total *int) {
+// walk appends the paths of what the generated struct of p's type at v
+// holds unmodelled, in the order collectUnmodelled's protoreflect walk
+// gives. It reads the fields at the offsets of the plan: an unknownFields
+// is a []byte, additional_fields a *structpb.Struct, a singular message a
+// pointer and a repeated one a slice of pointers; a oneof is an interface,
+// read through reflect.
+func (p *unmodelledPlan) walk(v unsafe.Pointer, path *planPath, paths *[]string, total *int) {
 	if p.unknown >= 0 {
-		if raw := v.Field(p.unknown).Bytes(); len(raw) > 0 {
+		if raw := *(*[]byte)(unsafe.Add(v, p.unknownOff)); len(raw) > 0 {
 			appendUnknown(raw, path.prefix(), paths, total)
 		}
 	}
 	for _, st := range p.steps {
-		f := v.Field(st.index)
+		f := unsafe.Add(v, st.offset)
 		switch {
 		case st.additional:
-			s, _ := f.Interface().(*structpb.Struct)
+			s := *(**structpb.Struct)(f)
 			if len(s.GetFields()) == 0 {
 				continue
 			}
@@ -198,23 +230,24 @@ func (p *unmodelledPlan) walk(v reflect.Value, path *planPath, paths *[]string, 
 				*paths = append(*paths, prefix+sanitize.Identifier(k, shortCap))
 			}
 		case st.wrapper != nil:
-			if f.IsNil() || f.Elem().Type() != st.wrapper {
+			w := (*[2]unsafe.Pointer)(f)
+			if w[0] != st.tab || w[1] == nil {
 				continue
 			}
-			if m := f.Elem().Elem().Field(0); !m.IsNil() && path.push(st.name, -1) {
-				st.plan.walk(m.Elem(), path, paths, total)
+			if e := *(*unsafe.Pointer)(w[1]); e != nil && path.push(st.name, -1) {
+				st.plan.walk(e, path, paths, total)
 				path.pop()
 			}
 		case st.list:
-			for i := 0; i < f.Len(); i++ {
-				if e := f.Index(i); !e.IsNil() && path.push(st.name, i) {
-					st.plan.walk(e.Elem(), path, paths, total)
+			for i, e := range *(*[]unsafe.Pointer)(f) {
+				if e != nil && path.push(st.name, i) {
+					st.plan.walk(e, path, paths, total)
 					path.pop()
 				}
 			}
 		default:
-			if !f.IsNil() && path.push(st.name, -1) {
-				st.plan.walk(f.Elem(), path, paths, total)
+			if e := *(*unsafe.Pointer)(f); e != nil && path.push(st.name, -1) {
+				st.plan.walk(e, path, paths, total)
 				path.pop()
 			}
 		}
