@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/errsvc/errsvc/codec"
 	"github.com/hashicorp/golang-lru/v2/simplelru"
@@ -19,6 +20,14 @@ import (
 // Translate; see answer_cache_grpc.go, _rest.go, _connect.go) keeps its own answer
 // cache, keyed by the request's own bytes, holding the encoded answer, so a
 // hit costs neither decoding, translating nor encoding.
+//
+// What is stored is an answer to bytes seen before: the first time a
+// request's bytes miss, only their hash is kept (in a fixed table, the
+// "doorkeeper" of TinyLFU), and the answer is stored when they miss again.
+// A storm repeats its requests, so it is cached from its second call; a
+// stream of distinct errors (each seen once) costs a hash and a store of
+// eight bytes instead of copies, an entry and an eviction each, and never
+// pushes a storm's answers out.
 //
 // What is never stored: an answer whose wait was counted from the clock
 // (translate.TranslateCacheable says so: an HTTP-date Retry-After without a
@@ -50,6 +59,10 @@ const (
 	// answerOverhead is what an entry costs beyond its bytes: the entry,
 	// its list element and map slot, the slice headers.
 	answerOverhead = 160
+	// seenPerEntry is the doorkeeper's slots per entry bound: a request
+	// repeated within a few cache lifetimes' worth of distinct requests is
+	// recognised on its second miss.
+	seenPerEntry = 4
 )
 
 // answerNote is what Translate tells its transport about a successful
@@ -88,6 +101,10 @@ type answerCache struct {
 	shards   []answerShard
 	mask     uint64
 	maxEntry int64
+	// seen is the doorkeeper: the hashes of request bytes that missed once,
+	// one per slot, the newest winning (see admit).
+	seen     []atomic.Uint64
+	seenMask uint64
 	m        answerCacheMetrics
 }
 
@@ -102,9 +119,9 @@ type answerShard struct {
 
 // answerCacheMetrics are one transport's series, resolved once.
 type answerCacheMetrics struct {
-	hits, misses, stores, evictions prometheus.Counter
-	refusedClock, refusedSize       prometheus.Counter
-	entries, bytes                  prometheus.Gauge
+	hits, misses, stores, evictions         prometheus.Counter
+	refusedClock, refusedSize, refusedFirst prometheus.Counter
+	entries, bytes                          prometheus.Gauge
 }
 
 // newAnswerCache is transport's cache under opts' bounds, or nil when
@@ -133,6 +150,11 @@ func newAnswerCache(opts Options, transport string) *answerCache {
 		maxEntry: min(maxAnswerEntryBytes, budget/int64(n)),
 		m:        opts.Metrics.answerCache(transport),
 	}
+	seen := 1
+	for seen < seenPerEntry*entries {
+		seen *= 2
+	}
+	c.seen, c.seenMask = make([]atomic.Uint64, seen), uint64(seen-1)
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.maxBytes = budget / int64(n)
@@ -183,6 +205,22 @@ func (c *answerCache) fits(keyLen, valueLen int) bool {
 		return false
 	}
 	return true
+}
+
+// admit reports whether these request bytes missed before (their hash is
+// in the doorkeeper), so that their answer is worth storing; if not, it
+// records them and counts the refusal. Two requests whose hashes share a
+// slot only make one of them wait for a third miss, or be stored on its
+// second; neither ever answers for the other (get compares the bytes).
+func (c *answerCache) admit(variant byte, key []byte) bool {
+	h := c.hash(variant, key)
+	slot := &c.seen[h&c.seenMask]
+	if slot.Load() == h {
+		return true
+	}
+	slot.Store(h)
+	c.m.refusedFirst.Inc()
+	return false
 }
 
 // uncacheable counts an answer that may not be stored: its wait was

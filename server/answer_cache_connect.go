@@ -105,7 +105,7 @@ func (h *connectObserve) storeAnswer(c *call, m *connectMiss) {
 		h.cache.uncacheable()
 		return
 	}
-	if h.cache.fits(len(m.key), m.body.Len()) {
+	if h.cache.fits(len(m.key), m.body.Len()) && h.cache.admit(m.variant, m.key) {
 		h.cache.put(&answer{variant: m.variant, key: bytes.Clone(m.key), enc: codec.Encoded{Bytes: bytes.Clone(m.body.Bytes())},
 			header: m.header.Clone(), source: c.answer.source, class: c.answer.class})
 	}

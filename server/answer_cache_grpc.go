@@ -62,7 +62,7 @@ func (l *grpcLookup) translate(ctx context.Context, svc *Service, req *errsvcv1.
 		return resp, nil
 	}
 	size := resp.SizeVT()
-	if !l.cache.fits(len(l.key), size) {
+	if !l.cache.fits(len(l.key), size) || !l.cache.admit(0, l.key) {
 		return resp, nil
 	}
 	buf := make([]byte, size)

@@ -57,7 +57,7 @@ func (h *restHandler) storeAnswer(c *call, ans *bufferedResponse, variant byte, 
 		h.cache.uncacheable()
 		return
 	}
-	if !h.cache.fits(len(body), ans.body.Len()) {
+	if !h.cache.fits(len(body), ans.body.Len()) || !h.cache.admit(variant, body) {
 		return
 	}
 	// Copies at their exact sizes: the body and the buffer have room to

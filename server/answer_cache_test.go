@@ -35,7 +35,7 @@ func (c *countingCore) translate(req *errsvcv1.TranslateRequest) (*errsvcv1.Tran
 }
 
 // cacheCounts is one transport's answer cache series.
-type cacheCounts struct{ hits, misses, stores, evictions, clock, tooLarge, entries int }
+type cacheCounts struct{ hits, misses, stores, evictions, clock, tooLarge, firstSeen, entries int }
 
 func countsOf(m *Metrics, transport string) cacheCounts {
 	s := m.answerCache(transport)
@@ -43,7 +43,8 @@ func countsOf(m *Metrics, transport string) cacheCounts {
 		hits: int(testutil.ToFloat64(s.hits)), misses: int(testutil.ToFloat64(s.misses)),
 		stores: int(testutil.ToFloat64(s.stores)), evictions: int(testutil.ToFloat64(s.evictions)),
 		clock: int(testutil.ToFloat64(s.refusedClock)), tooLarge: int(testutil.ToFloat64(s.refusedSize)),
-		entries: int(testutil.ToFloat64(s.entries)),
+		firstSeen: int(testutil.ToFloat64(s.refusedFirst)),
+		entries:   int(testutil.ToFloat64(s.entries)),
 	}
 }
 
@@ -106,9 +107,9 @@ func labbyJSON(message string) string {
 	return fmt.Sprintf(`{"labby_error":{"kind":"rate_limited","message":%q}}`, message)
 }
 
-// TestAnswerCacheHitIsTheMissByteForByte: the second identical request is
-// answered from the cache (no translation) with exactly the bytes of the
-// first answer, on gRPC and on REST (status and headers too, compressed or
+// TestAnswerCacheHitIsTheMissByteForByte: the third identical request is
+// answered from the cache (no translation; the first is only seen, the
+// second stored) with exactly the bytes of the first answers, on gRPC and on REST (status and headers too, compressed or
 // not, with trailers accepted or not), and the answer is the translator's.
 func TestAnswerCacheHitIsTheMissByteForByte(t *testing.T) {
 	core := &countingCore{}
@@ -122,8 +123,13 @@ func TestAnswerCacheHitIsTheMissByteForByte(t *testing.T) {
 		t.Fatal(err)
 	}
 	reqBytes := wire(t, req)
+	seen := grpcRaw(t, r, reqBytes)
 	miss := grpcRaw(t, r, reqBytes)
 	hit := grpcRaw(t, r, reqBytes)
+	seenResp := &errsvcv1.TranslateResponse{}
+	if err := proto.Unmarshal(seen, seenResp); err != nil || !proto.Equal(seenResp, want) {
+		t.Errorf("gRPC first answer is not the translation (%v): %v", err, seenResp)
+	}
 	if !bytes.Equal(miss, hit) {
 		t.Errorf("gRPC hit differs from the miss:\n miss %x\n hit  %x", miss, hit)
 	}
@@ -131,11 +137,11 @@ func TestAnswerCacheHitIsTheMissByteForByte(t *testing.T) {
 	if err := proto.Unmarshal(hit, got); err != nil || !proto.Equal(got, want) {
 		t.Errorf("gRPC hit is not the translation (%v):\n got  %v\n want %v", err, got, want)
 	}
-	if c := countsOf(m, transportGRPC); c.hits != 1 || c.misses != 1 || c.stores != 1 || c.entries != 1 {
-		t.Errorf("gRPC cache counts %+v, want 1 hit, 1 miss, 1 store, 1 entry", c)
+	if c := countsOf(m, transportGRPC); c.hits != 1 || c.misses != 2 || c.firstSeen != 1 || c.stores != 1 || c.entries != 1 {
+		t.Errorf("gRPC cache counts %+v, want 1 hit, 2 misses, 1 first seen, 1 store, 1 entry", c)
 	}
-	if n := core.n.Load(); n != 1 {
-		t.Errorf("%d translations for two identical gRPC calls, want 1", n)
+	if n := core.n.Load(); n != 2 {
+		t.Errorf("%d translations for three identical gRPC calls, want 2", n)
 	}
 
 	// REST: a small and a large answer (gzip applies above 1 KiB), plain
@@ -147,25 +153,28 @@ func TestAnswerCacheHitIsTheMissByteForByte(t *testing.T) {
 		for _, h := range variants {
 			before := core.n.Load()
 			first := restPost(t, r, body, h)
-			second := restPost(t, r, body, h)
-			if first.code != http.StatusOK {
-				t.Fatalf("REST %v: %d %s", h, first.code, first.body)
+			for range 2 {
+				second := restPost(t, r, body, h)
+				if first.code != http.StatusOK {
+					t.Fatalf("REST %v: %d %s", h, first.code, first.body)
+				}
+				if second.code != first.code || !bytes.Equal(second.body, first.body) || !equalHeaders(first.header, second.header) {
+					t.Errorf("REST %v: hit differs from the miss:\n miss %d %v %q\n hit  %d %v %q", h, first.code, first.header, first.body, second.code, second.header, second.body)
+				}
 			}
-			if second.code != first.code || !bytes.Equal(second.body, first.body) || !equalHeaders(first.header, second.header) {
-				t.Errorf("REST %v: hit differs from the miss:\n miss %d %v %q\n hit  %d %v %q", h, first.code, first.header, first.body, second.code, second.header, second.body)
-			}
-			if n := core.n.Load() - before; n > 1 {
-				t.Errorf("REST %v: %d translations for two identical calls", h, n)
-			}
-			if n := core.n.Load() - before; n == 1 {
+			switch n := core.n.Load() - before; n {
+			case 2:
 				stores++
+			case 0:
+			default:
+				t.Errorf("REST %v: %d translations for three identical calls", h, n)
 			}
 		}
 	}
 	// Compression is outside the cache: plain and gzip share an entry;
 	// trailers change grpc-gateway's headers, so they have their own.
-	if c := countsOf(m, transportHTTP); c.stores != 4 || stores != 4 || c.hits != 8 {
-		t.Errorf("REST cache counts %+v (%d translations), want 4 stores and 8 hits", c, stores)
+	if c := countsOf(m, transportHTTP); c.stores != 4 || stores != 4 || c.hits != 10 || c.firstSeen != 4 {
+		t.Errorf("REST cache counts %+v (%d stores), want 4 first seen, 4 stores and 10 hits", c, stores)
 	}
 }
 
@@ -238,10 +247,11 @@ func TestAnswerCacheNeverHoldsAClockRelativeWait(t *testing.T) {
 
 	pinned := wire(t, clockRequest(timestamppb.New(time.Unix(1_700_000_000, 0))))
 	before := core.n.Load()
-	grpcRaw(t, r, pinned)
-	grpcRaw(t, r, pinned)
-	if n := core.n.Load() - before; n != 1 {
-		t.Errorf("%d translations of a wait pinned by received_at, want 1 (cached)", n)
+	for range 4 {
+		grpcRaw(t, r, pinned)
+	}
+	if n := core.n.Load() - before; n != 2 {
+		t.Errorf("%d translations of a wait pinned by received_at in 4 calls, want 2 (cached from the second)", n)
 	}
 
 	lying := &countingCore{}
@@ -256,7 +266,8 @@ func TestAnswerCacheNeverHoldsAClockRelativeWait(t *testing.T) {
 
 // TestAnswerCacheMissesOnAnyByteDifference: another targets list, another
 // byte of text, the same message encoded in another field order: each is a
-// miss, answered by its own translation.
+// miss, answered by its own translation, though every one before it was
+// sent twice (so stored).
 func TestAnswerCacheMissesOnAnyByteDifference(t *testing.T) {
 	core := &countingCore{}
 	r := start(t, Options{translateCacheable: core.translate})
@@ -293,16 +304,18 @@ func TestAnswerCacheMissesOnAnyByteDifference(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := &errsvcv1.TranslateResponse{}
-		if err := proto.Unmarshal(grpcRaw(t, r, b), got); err != nil {
-			t.Fatal(err)
-		}
-		if !proto.Equal(got, want) {
-			t.Errorf("request %d: answer is not its own translation:\n got  %v\n want %v", i, got, want)
+		for range 2 {
+			got := &errsvcv1.TranslateResponse{}
+			if err := proto.Unmarshal(grpcRaw(t, r, b), got); err != nil {
+				t.Fatal(err)
+			}
+			if !proto.Equal(got, want) {
+				t.Errorf("request %d: answer is not its own translation:\n got  %v\n want %v", i, got, want)
+			}
 		}
 	}
-	if c := countsOf(r.srv.opts.Metrics, transportGRPC); c.hits != 0 || c.misses != len(encodings) {
-		t.Errorf("gRPC cache counts %+v, want %d misses and no hit", c, len(encodings))
+	if c := countsOf(r.srv.opts.Metrics, transportGRPC); c.hits != 0 || c.misses != 2*len(encodings) || c.stores != len(encodings) {
+		t.Errorf("gRPC cache counts %+v, want %d misses and stores, no hit", c, 2*len(encodings))
 	}
 
 	// REST: another member order, other whitespace, another target.
@@ -313,12 +326,14 @@ func TestAnswerCacheMissesOnAnyByteDifference(t *testing.T) {
 		`{"labby_error":{"kind":"rate_limited","message":"slow down"},"targets":["http"]}`,
 		`{"labby_error":{"kind":"rate_limited","message":"slow dowN"}}`,
 	} {
-		if a := restPost(t, r, body, nil); a.code != http.StatusOK {
-			t.Fatalf("%s: %d %s", body, a.code, a.body)
+		for range 2 {
+			if a := restPost(t, r, body, nil); a.code != http.StatusOK {
+				t.Fatalf("%s: %d %s", body, a.code, a.body)
+			}
 		}
 	}
-	if c := countsOf(r.srv.opts.Metrics, transportHTTP); c.hits != 0 || c.misses != 5 || c.stores != 5 {
-		t.Errorf("REST cache counts %+v, want 5 misses and stores, no hit", c)
+	if c := countsOf(r.srv.opts.Metrics, transportHTTP); c.hits != 0 || c.misses != 10 || c.stores != 5 {
+		t.Errorf("REST cache counts %+v, want 10 misses, 5 stores, no hit", c)
 	}
 }
 
@@ -380,6 +395,7 @@ func TestAnswerCacheMetrics(t *testing.T) {
 			`errsvc_answer_cache_evictions_total{transport=%q} 0`,
 			`errsvc_answer_cache_refusals_total{reason="clock",transport=%q} 0`,
 			`errsvc_answer_cache_refusals_total{reason="too_large",transport=%q} 0`,
+			`errsvc_answer_cache_refusals_total{reason="first_seen",transport=%q} 0`,
 			`errsvc_answer_cache_entries{transport=%q} 0`,
 			`errsvc_answer_cache_bytes{transport=%q} 0`,
 		} {
@@ -389,31 +405,33 @@ func TestAnswerCacheMetrics(t *testing.T) {
 		}
 	}
 	b := wire(t, validRequest())
-	grpcRaw(t, r, b)
-	grpcRaw(t, r, b)
-	restPost(t, r, labbyJSON("slow down"), nil)
-	restPost(t, r, labbyJSON("slow down"), nil)
-	connectPost(t, r, "application/proto", b, nil)
-	connectPost(t, r, "application/proto", b, nil)
+	for range 3 {
+		grpcRaw(t, r, b)
+		restPost(t, r, labbyJSON("slow down"), nil)
+		connectPost(t, r, "application/proto", b, nil)
+	}
 	// Over the entry size limit: answered, not stored.
 	huge := labbyJSON(strings.Repeat("x", 20<<10))
 	restPost(t, r, huge, nil)
 	_, body = r.get(t, "/metrics")
 	for _, want := range []string{
 		`errsvc_answer_cache_lookups_total{result="hit",transport="grpc"} 1`,
-		`errsvc_answer_cache_lookups_total{result="miss",transport="grpc"} 1`,
+		`errsvc_answer_cache_lookups_total{result="miss",transport="grpc"} 2`,
 		`errsvc_answer_cache_lookups_total{result="hit",transport="http"} 1`,
-		`errsvc_answer_cache_lookups_total{result="miss",transport="http"} 2`,
+		`errsvc_answer_cache_lookups_total{result="miss",transport="http"} 3`,
 		`errsvc_answer_cache_stores_total{transport="http"} 1`,
 		`errsvc_answer_cache_entries{transport="grpc"} 1`,
 		`errsvc_answer_cache_refusals_total{reason="too_large",transport="http"} 1`,
+		`errsvc_answer_cache_refusals_total{reason="first_seen",transport="grpc"} 1`,
+		`errsvc_answer_cache_refusals_total{reason="first_seen",transport="http"} 1`,
+		`errsvc_answer_cache_refusals_total{reason="first_seen",transport="connect"} 1`,
 		// A hit is a translation like any other in the per-call series.
-		`errsvc_translations_total{class="transient",code="OK",rpc="/errsvc.v1.TranslationService/Translate",source="labby_error",transport="grpc"} 2`,
-		`errsvc_translations_total{class="transient",code="OK",rpc="/errsvc.v1.TranslationService/Translate",source="labby_error",transport="http"} 3`,
-		`errsvc_requests_total{code="OK",rpc="/errsvc.v1.TranslationService/Translate",transport="grpc"} 2`,
-		`errsvc_requests_total{code="OK",rpc="/errsvc.v1.TranslationService/Translate",transport="http"} 3`,
-		`errsvc_translations_total{class="transient",code="OK",rpc="/errsvc.v1.TranslationService/Translate",source="labby_error",transport="connect"} 2`,
-		`errsvc_requests_total{code="OK",rpc="/errsvc.v1.TranslationService/Translate",transport="connect"} 2`,
+		`errsvc_translations_total{class="transient",code="OK",rpc="/errsvc.v1.TranslationService/Translate",source="labby_error",transport="grpc"} 3`,
+		`errsvc_translations_total{class="transient",code="OK",rpc="/errsvc.v1.TranslationService/Translate",source="labby_error",transport="http"} 4`,
+		`errsvc_requests_total{code="OK",rpc="/errsvc.v1.TranslationService/Translate",transport="grpc"} 3`,
+		`errsvc_requests_total{code="OK",rpc="/errsvc.v1.TranslationService/Translate",transport="http"} 4`,
+		`errsvc_translations_total{class="transient",code="OK",rpc="/errsvc.v1.TranslationService/Translate",source="labby_error",transport="connect"} 3`,
+		`errsvc_requests_total{code="OK",rpc="/errsvc.v1.TranslationService/Translate",transport="connect"} 3`,
 		`errsvc_answer_cache_lookups_total{result="hit",transport="connect"} 1`,
 	} {
 		if !strings.Contains(string(body), want) {
@@ -430,12 +448,11 @@ func TestAnswerCacheMetrics(t *testing.T) {
 func TestAnswerCacheHitLogsAsTheMiss(t *testing.T) {
 	r := start(t, Options{})
 	b := wire(t, validRequest())
-	grpcRaw(t, r, b)
-	grpcRaw(t, r, b)
-	restPost(t, r, labbyJSON("slow down"), nil)
-	restPost(t, r, labbyJSON("slow down"), nil)
-	connectPost(t, r, "application/proto", b, nil)
-	connectPost(t, r, "application/proto", b, nil)
+	for range 3 { // seen, stored, a hit
+		grpcRaw(t, r, b)
+		restPost(t, r, labbyJSON("slow down"), nil)
+		connectPost(t, r, "application/proto", b, nil)
+	}
 	byTransport := map[string][]string{}
 	for _, line := range strings.Split(strings.TrimSpace(r.logs.String()), "\n") {
 		var l map[string]any
@@ -450,7 +467,7 @@ func TestAnswerCacheHitLogsAsTheMiss(t *testing.T) {
 	}
 	for _, tr := range answerCacheTransports {
 		lines := byTransport[tr]
-		if len(lines) != 2 || lines[0] != lines[1] {
+		if len(lines) != 3 || lines[0] != lines[2] || lines[1] != lines[2] {
 			t.Errorf("%s: Translate log lines of a miss and a hit differ: %q", tr, lines)
 		}
 	}
@@ -485,10 +502,12 @@ func TestAnswerCacheBounded(t *testing.T) {
 	// Over a real server: many distinct REST requests, a small bound.
 	r := start(t, Options{AnswerCacheEntries: 16, AnswerCacheBytes: 1 << 20})
 	for i := range 300 {
-		restPost(t, r, labbyJSON(fmt.Sprintf("slow down %d", i)), nil)
+		for range 2 { // seen, then stored
+			restPost(t, r, labbyJSON(fmt.Sprintf("slow down %d", i)), nil)
+		}
 	}
 	if c := countsOf(r.srv.opts.Metrics, transportHTTP); c.entries > 16 || c.stores != 300 {
-		t.Errorf("REST cache after 300 distinct calls: %+v, want at most 16 entries", c)
+		t.Errorf("REST cache after 300 distinct requests sent twice: %+v, want 300 stores, at most 16 entries", c)
 	}
 }
 
@@ -589,12 +608,14 @@ func TestAnswerCacheHoldsNoSecret(t *testing.T) {
 		req := p.Build(e.Text)
 		b := wire(t, req)
 		ctx := context.Background()
-		var miss, hit []byte
-		if err := r.conn.Invoke(ctx, errsvcv1.TranslationService_Translate_FullMethodName, b, &miss, grpc.ForceCodec(rawCodec{})); err != nil {
+		var seen, miss, hit []byte
+		if err := r.conn.Invoke(ctx, errsvcv1.TranslationService_Translate_FullMethodName, b, &seen, grpc.ForceCodec(rawCodec{})); err != nil {
 			continue // refused: errors are not cached
 		}
-		if err := r.conn.Invoke(ctx, errsvcv1.TranslationService_Translate_FullMethodName, b, &hit, grpc.ForceCodec(rawCodec{})); err != nil {
-			t.Fatal(err)
+		for _, out := range []*[]byte{&miss, &hit} {
+			if err := r.conn.Invoke(ctx, errsvcv1.TranslationService_Translate_FullMethodName, b, out, grpc.ForceCodec(rawCodec{})); err != nil {
+				t.Fatal(err)
+			}
 		}
 		resp := &errsvcv1.TranslateResponse{}
 		if err := proto.Unmarshal(hit, resp); err != nil {
@@ -603,7 +624,10 @@ func TestAnswerCacheHoldsNoSecret(t *testing.T) {
 		if path, w, ok := secrets.LeakIn(resp, e.Secret); ok {
 			t.Errorf("%s: %q in the cached answer at %s", secrets.Describe(e, p), w, path)
 		}
-		if !bytes.Equal(miss, hit) {
+		// The hit is the stored miss byte for byte; the first answer was
+		// encoded on its own (map order may differ), so it is the same message.
+		first := &errsvcv1.TranslateResponse{}
+		if err := proto.Unmarshal(seen, first); err != nil || !bytes.Equal(miss, hit) || !proto.Equal(first, resp) {
 			t.Errorf("%s: hit differs from the miss", secrets.Describe(e, p))
 		}
 	}
@@ -640,8 +664,8 @@ func connectPost(t *testing.T, r *running, contentType string, body []byte, head
 }
 
 // TestAnswerCacheConnect: Connect's Translate, in proto and JSON, plain
-// and compressed, is answered the second time from the cache, byte for
-// byte the first answer; each codec and compression has its own entries;
+// and compressed, is answered the third time from the cache (the first is
+// seen, the second stored), byte for byte the first answer; each codec and compression has its own entries;
 // gRPC-Web is always translated.
 func TestAnswerCacheConnect(t *testing.T) {
 	core := &countingCore{}
@@ -668,6 +692,9 @@ func TestAnswerCacheConnect(t *testing.T) {
 			for _, h := range []map[string]string{{"Origin": "https://a.example"}, nil, {"Accept-Encoding": "gzip"}} {
 				before := core.n.Load()
 				first := connectPost(t, r, v.contentType, v.body, h)
+				if again := connectPost(t, r, v.contentType, v.body, h); again.code != first.code || !bytes.Equal(again.body, first.body) {
+					t.Errorf("%s %v: second answer differs from the first", v.contentType, h)
+				}
 				second := connectPost(t, r, v.contentType, v.body, h)
 				if first.code != http.StatusOK {
 					t.Fatalf("%s %v: %d %s", v.contentType, h, first.code, first.body)
@@ -679,11 +706,11 @@ func TestAnswerCacheConnect(t *testing.T) {
 					t.Errorf("%s %v: the hit's CORS origin is %q: %v", v.contentType, h, got, second.header)
 				}
 				switch n := core.n.Load() - before; n {
-				case 1:
+				case 2:
 					stores++
 				case 0:
 				default:
-					t.Errorf("%s %v: %d translations for two identical calls", v.contentType, h, n)
+					t.Errorf("%s %v: %d translations for three identical calls", v.contentType, h, n)
 				}
 				if v.contentType == "application/proto" && h["Accept-Encoding"] == "" {
 					got := &errsvcv1.TranslateResponse{}
@@ -696,7 +723,43 @@ func TestAnswerCacheConnect(t *testing.T) {
 	}
 	// Per request: 3 codecs × (plain, gzip); the plain call shares the
 	// CORS call's entry.
-	if c := countsOf(r.srv.opts.Metrics, transportConnect); c.stores != 12 || stores != 12 || c.hits != 24 {
-		t.Errorf("Connect cache counts %+v (%d translations), want 12 stores and 24 hits", c, stores)
+	if c := countsOf(r.srv.opts.Metrics, transportConnect); c.stores != 12 || stores != 12 || c.hits != 30 {
+		t.Errorf("Connect cache counts %+v (%d stores), want 12 stores and 30 hits", c, stores)
+	}
+}
+
+// TestAnswerCacheStoresOnlyRepeats: request bytes seen once are not
+// stored (the doorkeeper keeps their hash only), so a run of distinct
+// errors never pushes a storm's answers out; the storm's requests, seen
+// twice, are stored and then answered from the cache.
+func TestAnswerCacheStoresOnlyRepeats(t *testing.T) {
+	core := &countingCore{}
+	r := start(t, Options{translateCacheable: core.translate, AnswerCacheEntries: 16, AnswerCacheBytes: 1 << 20})
+	storm := labbyJSON("rate limit reached")
+	for range 2 {
+		restPost(t, r, storm, nil)
+	}
+	for i := range 200 {
+		restPost(t, r, labbyJSON(fmt.Sprintf("one-off %d", i)), nil)
+	}
+	before := core.n.Load()
+	restPost(t, r, storm, nil)
+	if n := core.n.Load() - before; n != 0 {
+		t.Errorf("the storm's answer was translated again after 200 one-off errors: pushed out of the cache")
+	}
+	c := countsOf(r.srv.opts.Metrics, transportHTTP)
+	if c.stores != 1 || c.firstSeen != 201 || c.entries != 1 || c.hits != 1 {
+		t.Errorf("REST cache counts %+v, want 1 store, 201 first seen, 1 entry, 1 hit", c)
+	}
+
+	// The doorkeeper itself: bytes are admitted on their second sighting
+	// in the same variant, never on their first.
+	ac := newAnswerCache(Options{Metrics: NewMetrics(), AnswerCacheEntries: 1}, transportGRPC)
+	a, b := []byte("request A"), []byte("request B")
+	if ac.admit(0, a) || ac.admit(1, a) || ac.admit(0, b) {
+		t.Fatal("admitted request bytes on their first sighting")
+	}
+	if !ac.admit(0, b) {
+		t.Error("request B not admitted on its second sighting")
 	}
 }

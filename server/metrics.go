@@ -87,6 +87,7 @@ const (
 	cacheMiss       = "miss"
 	refusedClock    = "clock"
 	refusedTooLarge = "too_large"
+	refusedFirst    = "first_seen"
 )
 
 // answerCacheTransports are the transports with an answer cache.
@@ -184,7 +185,7 @@ func NewMetrics() *Metrics {
 	m.answerRefusals = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "errsvc_answer_cache_refusals_total",
 		Help: "Successful answers not stored in the transport's answer cache, by transport and reason (clock: a wait counted " +
-			"from the clock, e.g. an HTTP-date Retry-After without received_at; too_large: over the entry size limit).",
+			"from the clock, e.g. an HTTP-date Retry-After without received_at; too_large: over the entry size limit; first_seen: request bytes not seen before, stored when they come again).",
 	}, []string{"transport", "reason"})
 	m.answerEntries = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "errsvc_answer_cache_entries",
@@ -259,6 +260,7 @@ func (m *Metrics) answerCache(transport string) answerCacheMetrics {
 		evictions:    m.answerEvictions.WithLabelValues(transport),
 		refusedClock: m.answerRefusals.WithLabelValues(transport, refusedClock),
 		refusedSize:  m.answerRefusals.WithLabelValues(transport, refusedTooLarge),
+		refusedFirst: m.answerRefusals.WithLabelValues(transport, refusedFirst),
 		entries:      m.answerEntries.WithLabelValues(transport),
 		bytes:        m.answerBytes.WithLabelValues(transport),
 	}

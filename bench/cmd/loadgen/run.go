@@ -194,6 +194,10 @@ func runCmd(args []string) error {
 	if err != nil {
 		return err
 	}
+	twiceLua, err := writeLua(cfg.workdir, twicePath)
+	if err != nil {
+		return err
+	}
 
 	res := Results{Started: time.Now().UTC(), Warmup: cfg.warmup.Seconds(), Duration: cfg.duration.Seconds()}
 	var cpuStart float64
@@ -373,7 +377,16 @@ func runCmd(args []string) error {
 	}
 
 	if cfg.rssDuration > 0 && cfg.serverPID > 0 {
-		rss, err := runRSS(cfg, lua, translateOp)
+		// Each cold request twice in a row, so that the caches store every
+		// answer: the RSS run includes full caches evicting all along.
+		twiceOp := func(worker int, _ uint64) (func(ctx context.Context) (int, error), error) {
+			client := errsvcv1.NewTranslationServiceClient(conns[worker%len(conns)])
+			return func(ctx context.Context) (int, error) {
+				_, err := client.Translate(ctx, reqs[(seq.Add(1)/2)%uint64(len(reqs))])
+				return 1, err
+			}, nil
+		}
+		rss, err := runRSS(cfg, twiceLua, twiceOp)
 		if err != nil {
 			return fmt.Errorf("RSS run: %w", err)
 		}

@@ -21,6 +21,10 @@ type luaPath int
 const (
 	coldPath  luaPath = iota // every request distinct
 	stormPath                // nine in ten repeat one of four hot bodies
+	// twicePath sends each distinct body twice in a row: the answer
+	// cache (which stores a request's answer on its second miss) stores
+	// every answer and evicts all along, the worst case for its memory.
+	twicePath
 )
 
 // writeLua writes a wrk script: POST with JSON bodies of the cold or the
@@ -38,7 +42,7 @@ func writeLua(dir string, path luaPath) (string, error) {
 	for i := range floors.Sources {
 		fmt.Fprintf(&b, "  %s,\n", luaString(floors.ColdTemplate(i)))
 	}
-	fmt.Fprintf(&b, "}\nlocal storm = %v\nlocal hotShare = %d\n", path == stormPath, floors.StormHotShare)
+	fmt.Fprintf(&b, "}\nlocal storm = %v\nlocal twice = %v\nlocal hotShare = %d\n", path == stormPath, path == twicePath, floors.StormHotShare)
 	b.WriteString(`local counter = 0
 local threads = 0
 setup = function(thread)
@@ -48,6 +52,9 @@ end
 request = function()
   counter = counter + 1
   local n = (offset or 0) + counter
+  if twice then
+    n = (offset or 0) + math.floor(counter / 2)
+  end
   local i = (n % #hot) + 1
   if storm and (n % 10) < hotShare then
     return wrk.format(nil, nil, nil, hot[i])
@@ -61,7 +68,7 @@ done = function(summary, latency, requests)
     latency:percentile(50), latency:percentile(99)))
 end
 `)
-	name := map[luaPath]string{coldPath: "cold.lua", stormPath: "storm.lua"}[path]
+	name := map[luaPath]string{coldPath: "cold.lua", stormPath: "storm.lua", twicePath: "twice.lua"}[path]
 	p := filepath.Join(dir, name)
 	return p, os.WriteFile(p, []byte(b.String()), 0o644)
 }
