@@ -118,3 +118,67 @@ func TestProseLineMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// The literal cursor gives inWindow's answer for every window run asks
+// about, in run's order, on the keyword texts of the rule engine's tests.
+func TestLitCursorMatchesInWindow(t *testing.T) {
+	rs := loadRules()
+	sc := new(scratch)
+	asked, yes := 0, 0
+	for _, text := range diffTexts(3000) {
+		view := escapeView(text)
+		cands := rs.candidates(view, sc)
+		for i := 0; i < len(cands); {
+			j := i + 1
+			for j < len(cands) && cands[j].rule == cands[i].rule {
+				j++
+			}
+			r := &rs.rules[cands[i].rule]
+			if r.kind == kindWindow {
+				var lc litCursor
+				lc.reset(r.lits)
+				for _, c := range cands[i:j] {
+					cw := keywordWindow(view, c.pos, c.pos+c.kwLen)
+					if c.whole {
+						cw = span{0, len(view)}
+					}
+					got, want := lc.inWindow(r, view, cw), r.inWindow(view[cw.from:cw.to])
+					if got != want {
+						t.Fatalf("rule %s, window %v of %q: cursor %v, inWindow %v", r.id, cw, view, got, want)
+					}
+					asked++
+					if want {
+						yes++
+					}
+				}
+			}
+			i = j
+		}
+	}
+	if yes < 100 || asked-yes < 100 {
+		t.Fatalf("%d windows asked, %d with a literal: too few of either to compare", asked, yes)
+	}
+}
+
+// filter keeps, drops and replaces exactly what the reference does.
+func TestFilterMatchesReference(t *testing.T) {
+	for _, s := range diffTexts(20000) {
+		checkFilter(t, s)
+	}
+}
+
+func checkFilter(t *testing.T, s string) {
+	t.Helper()
+	out, st, rm := filter(s)
+	rout, rst, rrm := filterRef(s)
+	if out != rout || st != rst || rm != rrm {
+		t.Fatalf("filter(%q) = %q %v %v, reference %q %v %v", s, out, st, rm, rout, rst, rrm)
+	}
+}
+
+func FuzzFilter(f *testing.F) {
+	for _, s := range []string{"é<system>\u202e#", "\xff\xfeé\u200b[INST]", "a\r\nb\x1b[0m", benchLines[5]} {
+		f.Add(s)
+	}
+	f.Fuzz(checkFilter)
+}
