@@ -195,6 +195,44 @@ func (r *leakRule) inWindow(w string) bool {
 	return anyLitIn(r.lits, w)
 }
 
+// litCursor answers inWindow for the windows of one rule's candidates in
+// the order run visits them, whose starts never decrease: for each literal
+// it keeps the first place at or after the last window's start where the
+// literal stands, so the text is searched once per literal rather than
+// once per window. A literal lies in a window when its first place at or
+// after the window's start ends by the window's end; TestLitCursorMatchesInWindow
+// holds it to inWindow.
+type litCursor struct {
+	next [8]int // per literal: that place, len(s)+1 when there is none, -1 before the first search
+	on   bool   // the rule has literals, they fit next and none is empty
+}
+
+func (lc *litCursor) reset(lits []lit) {
+	lc.on = len(lits) > 0 && len(lits) <= len(lc.next) && !slices.ContainsFunc(lits, func(l lit) bool { return l.s == "" })
+	for k := range lc.next {
+		lc.next[k] = -1
+	}
+}
+
+// inWindow is r.inWindow(s[w.from:w.to]) for a window whose start is not
+// before the last one's.
+func (lc *litCursor) inWindow(r *leakRule, s string, w span) bool {
+	if !lc.on {
+		return r.inWindow(s[w.from:w.to])
+	}
+	for k, l := range r.lits {
+		q := lc.next[k]
+		if q < w.from {
+			q = l.next(s, w.from)
+			lc.next[k] = q
+		}
+		if q+len(l.s) <= w.to {
+			return true
+		}
+	}
+	return false
+}
+
 // Byte classes of gitleaks' key-context template.
 var (
 	nameTable    = byteTable(func(b byte) bool { return wordByte(b) || b == '.' || b == '-' })

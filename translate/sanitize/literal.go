@@ -73,6 +73,35 @@ func (l lit) in(s string) bool {
 	}
 }
 
+// next returns the first i >= from at which l occurs in s, or len(s)+1
+// when there is none.
+func (l lit) next(s string, from int) int {
+	last := len(s) - len(l.s) + 1 // l can start before last
+	if from >= last {
+		return len(s) + 1
+	}
+	first, other := l.s[0], l.s[0]
+	if l.fold&1 != 0 && 'a' <= first && first <= 'z' {
+		other = first - 'a' + 'A'
+	}
+	nf, no := nextByte(s, from, last, first), nextByte(s, from, last, other)
+	for {
+		i := min(nf, no)
+		if i >= last {
+			return len(s) + 1
+		}
+		if l.at(s, i) {
+			return i
+		}
+		if nf == i {
+			nf = nextByte(s, i+1, last, first)
+		}
+		if no == i {
+			no = nextByte(s, i+1, last, other)
+		}
+	}
+}
+
 // nextByte is the first index of b in s[from:to], or to.
 func nextByte(s string, from, to int, b byte) int {
 	if j := strings.IndexByte(s[from:to], b); j >= 0 {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -50,7 +51,13 @@ func redactPass(s string) (string, bool) {
 	return out.String(), true
 }
 
-// handScan runs the hand rules over r.s, left to right.
+// handScan runs the hand rules over r.s, left to right. It tries the same
+// rules at the same places as handScanRef (reference_test.go), the plain
+// loop it replaced, but rules most words out without a call: a word is
+// tried as a key only when its run of key bytes is followed by a pair
+// separator, and as a token only when its first two bytes can start one
+// (tokenStart). TestHandScanMatchesReference and FuzzHandScan hold the two
+// to the same spans.
 func handScan(r *redactor) {
 	s := r.s
 	i := 0
@@ -80,13 +87,42 @@ func handScan(r *redactor) {
 				i++
 				continue
 			}
-			if next, ok := r.word(i); ok {
-				i = next
-				continue
+			// The word's end, and whether it holds a '_' (a glued token may
+			// start after it).
+			e := i + 1
+			under := s[i] == '_'
+			for e < len(s) && byteClass[s[e]] == classWord {
+				under = under || s[e] == '_'
+				e++
+			}
+			if i >= r.keyEnd {
+				// keyValue's run of key bytes (a word is a part of it).
+				k := e
+				for k < len(s) && keyTable[s[k]] {
+					k++
+				}
+				r.keyEnd = k
+				if separatorAhead(s, k) {
+					r.sepAt, r.sep, r.sepLen = pairSeparator(s, k)
+				} else {
+					r.sepAt, r.sep, r.sepLen = 0, 0, 0
+				}
+			}
+			if r.sep != 0 {
+				if next, ok := r.keyValue(i); ok {
+					i = next
+					continue
+				}
+			}
+			if tokenStart(s, i) {
+				if next, ok := r.tokenRule(i); ok {
+					i = next
+					continue
+				}
 			}
 			// Inside escaped JSON ("failed\tsk-..."), the escape's letter
 			// glues onto the token: try the word that starts after it.
-			if i > 0 && s[i-1] == '\\' && strings.IndexByte("tnrbf", s[i]) >= 0 && i+1 < len(s) && byteClass[s[i+1]] == classWord {
+			if i > 0 && s[i-1] == '\\' && escapeLetter(s[i]) && i+1 < len(s) && byteClass[s[i+1]] == classWord {
 				if next, ok := r.word(i + 1); ok {
 					i = next
 					continue
@@ -94,14 +130,9 @@ func handScan(r *redactor) {
 			}
 			// Not a secret at the word's start. A token glued behind '_'
 			// (key_sk-proj-…, id_eyJ…) still starts a token rule.
-			i++
-			e := i
-			for e < len(s) && byteClass[s[e]] == classWord {
-				e++
-			}
-			if strings.IndexByte(s[i-1:e], '_') >= 0 {
-				for k := i; k < e; k++ {
-					if s[k-1] == '_' && s[k] != '_' {
+			if under {
+				for k := i + 1; k < e; k++ {
+					if s[k-1] == '_' && s[k] != '_' && tokenStart(s, k) {
 						if next, ok := r.tokenRule(k); ok {
 							e = next
 							break
@@ -112,6 +143,39 @@ func handScan(r *redactor) {
 			i = e
 		}
 	}
+}
+
+// separatorAhead is pairSeparator's quick reject: false when only
+// blanks and then a byte that can neither be a separator nor lead to one
+// follow k, so that pairSeparator finds none.
+func separatorAhead(s string, k int) bool {
+	for ; k < len(s); k++ {
+		switch b := s[k]; {
+		case b == ' ' || b == '\t':
+			continue
+		case b == ':' || b == '=' || b == '"' || b == '\'' || b == '\\' || b >= utf8.RuneSelf:
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// tokenStart reports whether tokenRule can match at i: s[i:] starts with
+// "bearer" (any case) or with the first two bytes of a prefix rule.
+func tokenStart(s string, i int) bool {
+	b := s[i]
+	if b == 'B' || b == 'b' {
+		return true
+	}
+	return i+1 < len(s) && prefixSecond[b].has(s[i+1])
+}
+
+// escapeLetter is the letter of a JSON escape that glues onto a word
+// (\t, \n, \r, \b, \f).
+func escapeLetter(b byte) bool {
+	return b == 't' || b == 'n' || b == 'r' || b == 'b' || b == 'f'
 }
 
 // scratch holds one pass's working slices, reused across calls so that a
@@ -718,17 +782,41 @@ func authScheme(w string) bool {
 // proseLine reports whether a header-like value is a sentence of plain
 // words ("Authorization: missing in request", "cookie: expired") rather
 // than a credential: every word is plain and the first is not a scheme.
+// It walks the words as strings.Fields splits them, without making the
+// list (proseLineRef in reference_test.go is the version that does).
 func proseLine(line string) bool {
-	words := strings.Fields(line)
-	if len(words) == 0 || authScheme(words[0]) {
-		return false
-	}
-	for _, w := range words {
+	first := true
+	for i := 0; i < len(line); {
+		r, size := rune(line[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(line[i:])
+		}
+		if unicode.IsSpace(r) {
+			i += size
+			continue
+		}
+		j := i + size
+		for j < len(line) {
+			r, size = rune(line[j]), 1
+			if r >= utf8.RuneSelf {
+				r, size = utf8.DecodeRuneInString(line[j:])
+			}
+			if unicode.IsSpace(r) {
+				break
+			}
+			j += size
+		}
+		w := line[i:j]
+		if first && authScheme(w) {
+			return false
+		}
 		if !plainWord(w) {
 			return false
 		}
+		first = false
+		i = j
 	}
-	return true
+	return !first
 }
 
 // scanQuoted returns the end of a double-quoted value's content starting at

@@ -455,12 +455,14 @@ func (r *leakRule) run(view string, cands []candidate, global []allowlist, hand,
 	if r.kind == kindWindow {
 		var w span
 		open := false
+		var lc litCursor
+		lc.reset(r.lits)
 		for _, c := range cands {
 			cw := keywordWindow(view, c.pos, c.pos+c.kwLen)
 			if c.whole {
 				cw = span{0, len(view)}
 			}
-			if !r.inWindow(view[cw.from:cw.to]) {
+			if !lc.inWindow(r, view, cw) {
 				continue // no match can start in this window
 			}
 			if open && w.to >= cw.from {

@@ -358,12 +358,9 @@ func filter(s string) (out string, stripped, removed bool) {
 	o := filterOut{s: s, n: i}
 	invalid := false
 	for i < len(s) {
-		// A run of bytes that are kept and cannot end a marker is copied
-		// at once.
-		if j := i; !filterSlow[s[j]] {
-			for j < len(s) && !filterSlow[s[j]] {
-				j++
-			}
+		// A run of bytes that are kept and cannot end a marker (valid,
+		// allowed non-ASCII runes included) is copied at once.
+		if j := keptRun(s, i); j > i {
 			o.keep(i, j)
 			invalid = false
 			if i = j; i == len(s) {
@@ -415,6 +412,28 @@ func filter(s string) (out string, stripped, removed bool) {
 	}
 	// o.buf is not written again: the string can share its bytes.
 	return unsafe.String(unsafe.SliceData(o.buf), len(o.buf)), stripped, removed
+}
+
+// keptRun returns the end of the run at i of bytes that filter keeps one
+// by one without a marker check: ASCII bytes not in filterSlow, and
+// runes of valid UTF-8 that are not forbidden.
+func keptRun(s string, i int) int {
+	for i < len(s) {
+		b := s[i]
+		if !filterSlow[b] {
+			i++
+			continue
+		}
+		if b < utf8.RuneSelf {
+			return i
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || forbidden(r) {
+			return i
+		}
+		i += size
+	}
+	return i
 }
 
 // filterOut is filter's output: s[:n] as long as nothing was dropped (no

@@ -1,0 +1,184 @@
+package sanitize
+
+import (
+	"math/rand"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// diffTexts are the texts the differential tests compare the fast code and
+// its reference on: the secret corpus, the benchmark mixes, random
+// fragments of what the hand rules react to and random keyword text.
+func diffTexts(n int) []string {
+	texts := slices.Clone(engineSecrets())
+	for _, size := range []int{1 << 10, 16 << 10} {
+		texts = append(texts, benchInput(size), benchMix(proseLines, size))
+	}
+	texts = append(texts, handFragmentsSeeds...)
+	rng := rand.New(rand.NewSource(17))
+	rs := loadRules()
+	for i := 0; i < n; i++ {
+		texts = append(texts, randomText(rng), engineText(rng, rs), handText(rng))
+	}
+	return texts
+}
+
+// handFragments are pieces around which handScan's fast paths decide: word
+// starts after '_', '\\' escapes, key runs with '.' and '-', separators,
+// bearer words and token prefixes.
+var handFragments = []string{
+	"_", "__", "a_", "_sk-abcdefghij", "key_", "id_eyJhbGciOi", "\\t", "\\n", "\\r", "\\b", "\\f", "\\\\", "\\u0022",
+	"\\tsk-proj-abcdefgh", "b", "B", "bearer", "Bearer", "bearerx", "BEARER\t", " ", "\n", ".", "-", "x.y-z",
+	":", "=", "==", "=>", "\uff1a", "\uff1d", "\"", "'", "\\\"", "token", "api_key", "pass", "pwd", "Authorization",
+	"ghp_", "sk-", "AKIA", "eyJ", "SG.", "1//0", "hvs.", "MII", "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345", "0123456789abcdef0123456789abcdef",
+	"xoxb-1", "://", "u:p@", "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----", "[REDACTED]", "é", "\u00a0",
+}
+
+var handFragmentsSeeds = []string{
+	"_sk-abcdefghijklmnop", "key__sk-abcdefghijk", "failed\\tsk-abcdefghijk", "x\\bearer abcdefgh12345",
+	"a.b-c_password: hunter2x", "_token=abc", "__Bearer abcdefgh1234", "b_eyJabc", "Bearer\u00a0abcdefgh123",
+}
+
+func handText(rng *rand.Rand) string {
+	var sb strings.Builder
+	for n := rng.Intn(16); n >= 0; n-- {
+		if rng.Intn(4) == 0 {
+			sb.WriteString(fragments[rng.Intn(len(fragments))])
+			continue
+		}
+		sb.WriteString(handFragments[rng.Intn(len(handFragments))])
+	}
+	return sb.String()
+}
+
+// checkHandScan requires handScan to find exactly the spans handScanRef
+// finds, on s and on its escape view (what the pipeline runs it on).
+func checkHandScan(t *testing.T, s string) {
+	t.Helper()
+	for _, v := range []string{s, escapeView(s)} {
+		fast := redactor{s: v}
+		handScan(&fast)
+		ref := redactor{s: v}
+		handScanRef(&ref)
+		if !slices.Equal(fast.spans, ref.spans) {
+			t.Fatalf("handScan(%q):\n got %v\nwant %v (reference)", v, fast.spans, ref.spans)
+		}
+	}
+}
+
+func TestHandScanMatchesReference(t *testing.T) {
+	n := 30000
+	if testing.Short() {
+		n = 5000
+	}
+	for _, s := range diffTexts(n) {
+		checkHandScan(t, s)
+	}
+}
+
+// The check can fail: a handScan that skips the glued-token path finds
+// fewer spans than the reference on a text that needs it.
+func TestHandScanReferenceCatchesADifference(t *testing.T) {
+	s := "key_sk-abcdefghijklmnop"
+	ref := redactor{s: s}
+	handScanRef(&ref)
+	plain := redactor{s: s}
+	if _, ok := plain.word(0); ok || len(ref.spans) != 1 {
+		t.Fatalf("fixture: word %v, reference spans %v", plain.spans, ref.spans)
+	}
+}
+
+func FuzzHandScan(f *testing.F) {
+	for _, s := range handFragmentsSeeds {
+		f.Add(s)
+	}
+	for _, s := range benchLines {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkHandScan(t, s)
+	})
+}
+
+// proseLine walks the words strings.Fields finds and decides as the
+// reference does, Unicode spaces and invalid UTF-8 included.
+func TestProseLineMatchesReference(t *testing.T) {
+	pieces := []string{"a", "Bearer", "basic", "token", "missing", "in", "request", " ", "  ", "\t", "\n", "\v", "\u00a0",
+		"\u0085", "\u2003", "\u3000", "\xff", "é", "x1", "don't", "a-b", "-a", ".", "expired.", "abcdefghijklmnopqrstuvwxyz"}
+	rng := rand.New(rand.NewSource(3))
+	for n := 0; n < 50000; n++ {
+		var sb strings.Builder
+		for k := rng.Intn(6); k >= 0; k-- {
+			sb.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		line := sb.String()
+		if got, want := proseLine(line), proseLineRef(line); got != want {
+			t.Fatalf("proseLine(%q) = %v, reference %v", line, got, want)
+		}
+	}
+}
+
+// The literal cursor gives inWindow's answer for every window run asks
+// about, in run's order, on the keyword texts of the rule engine's tests.
+func TestLitCursorMatchesInWindow(t *testing.T) {
+	rs := loadRules()
+	sc := new(scratch)
+	asked, yes := 0, 0
+	for _, text := range diffTexts(3000) {
+		view := escapeView(text)
+		cands := rs.candidates(view, sc)
+		for i := 0; i < len(cands); {
+			j := i + 1
+			for j < len(cands) && cands[j].rule == cands[i].rule {
+				j++
+			}
+			r := &rs.rules[cands[i].rule]
+			if r.kind == kindWindow {
+				var lc litCursor
+				lc.reset(r.lits)
+				for _, c := range cands[i:j] {
+					cw := keywordWindow(view, c.pos, c.pos+c.kwLen)
+					if c.whole {
+						cw = span{0, len(view)}
+					}
+					got, want := lc.inWindow(r, view, cw), r.inWindow(view[cw.from:cw.to])
+					if got != want {
+						t.Fatalf("rule %s, window %v of %q: cursor %v, inWindow %v", r.id, cw, view, got, want)
+					}
+					asked++
+					if want {
+						yes++
+					}
+				}
+			}
+			i = j
+		}
+	}
+	if yes < 100 || asked-yes < 100 {
+		t.Fatalf("%d windows asked, %d with a literal: too few of either to compare", asked, yes)
+	}
+}
+
+// filter keeps, drops and replaces exactly what the reference does.
+func TestFilterMatchesReference(t *testing.T) {
+	for _, s := range diffTexts(20000) {
+		checkFilter(t, s)
+	}
+}
+
+func checkFilter(t *testing.T, s string) {
+	t.Helper()
+	out, st, rm := filter(s)
+	rout, rst, rrm := filterRef(s)
+	if out != rout || st != rst || rm != rrm {
+		t.Fatalf("filter(%q) = %q %v %v, reference %q %v %v", s, out, st, rm, rout, rst, rrm)
+	}
+}
+
+func FuzzFilter(f *testing.F) {
+	for _, s := range []string{"é<system>\u202e#", "\xff\xfeé\u200b[INST]", "a\r\nb\x1b[0m", benchLines[5]} {
+		f.Add(s)
+	}
+	f.Fuzz(checkFilter)
+}
