@@ -124,6 +124,9 @@ func producerDetail(m *model, c *errsvcv1.ClassifiedError) *structpb.Struct {
 	for k, v := range c.GetDetail().GetFields() {
 		merged.Fields[k] = v
 	}
+	if m.unchangedStruct(merged, sanitize.DefaultLimits) {
+		return merged
+	}
 	out, rep := sanitize.Struct(merged, sanitize.DefaultLimits)
 	noteRedacted(m, "classified_error.detail", rep)
 	return out

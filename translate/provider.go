@@ -1,16 +1,21 @@
 package translate
 
 import (
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/translate/provider"
+	"github.com/errsvc/errsvc/translate/sanitize"
 )
 
 // now is the clock for an HTTP-date Retry-After with neither a Date header
-// nor received_at; tests replace it.
+// nor received_at; tests replace it. The classifier reads it only for such
+// a wait (provider.Answer.Clock).
 var now = time.Now
 
 // decodeProvider classifies a raw upstream answer at the producer (seed
@@ -26,13 +31,23 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 		Status:   int(p.GetStatus()),
 		Headers:  p.GetHeaders(),
 		Body:     p.GetBody(),
-		Now:      now(),
+		Clock:    now,
 	}
 	if p.GetReceivedAt() != nil {
 		a.ReceivedAt = p.GetReceivedAt().AsTime()
 	}
 	r := provider.Classify(a)
 	m.clock = r.Clock
+	// The rule and the wait source are the classifier's own names, clean
+	// by construction: the detail's check (sanitizeStruct) reads them from
+	// the memo rather than running the sanitiser on them.
+	m.memo.seedClean(r.Rule)
+	m.memo.seedClean(r.WaitSource)
+	if len(r.Code) < len(r.Rule) && r.Rule[len(r.Rule)-len(r.Code)-1] == '.' && strings.HasSuffix(r.Rule, r.Code) {
+		// A code the rule is named by is a key of the classifier's
+		// tables, as spelt there: one of a finite set as well.
+		m.memo.seedClean(r.Code)
+	}
 	if r.Class == "" {
 		return &RequestError{Field: "provider_response", Description: "the answer carries no error (a success status without an error event); only errors translate"}
 	}
@@ -79,7 +94,7 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 		return err
 	}
 	m.providerCode = m.sanitizeShort(r.Code)
-	m.originalTerm = m.sanitizeShort(r.Code)
+	m.originalTerm = m.providerCode
 	if m.originalTerm == "" {
 		m.originalTerm = r.Kind
 	}
@@ -144,4 +159,29 @@ func (d *providerDetail) text(s string) *structpb.Value {
 	k.StringValue = s
 	v.Kind = k
 	return v
+}
+
+// classifierTerms remembers, for each rule and wait source name the
+// classifier gave, whether the sanitiser leaves it as it is. The names come
+// from the classifier's tables (a finite set, never upstream text), so the
+// map stays small; maxClassifierTerms bounds it all the same.
+var (
+	classifierTerms     sync.Map // string → bool
+	classifierTermCount atomic.Int32
+)
+
+const maxClassifierTerms = 4096
+
+// cleanClassifierTerm reports whether the sanitiser leaves s, a name of the
+// classifier, unchanged at every cap from len(s) up (see textMemo).
+func cleanClassifierTerm(s string) bool {
+	if v, ok := classifierTerms.Load(s); ok {
+		return v.(bool)
+	}
+	out, rep := sanitize.TextReport(s, shortCap)
+	clean := len(s) <= shortCap && out == s && rep == (sanitize.Report{})
+	if classifierTermCount.Add(1) <= maxClassifierTerms {
+		classifierTerms.Store(s, clean)
+	}
+	return clean
 }
