@@ -2,7 +2,6 @@ package translate
 
 import (
 	"strconv"
-	"strings"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -23,7 +22,7 @@ import (
 // its "error" member when that is an object with a kind or a message; ok
 // is false when the text is not such an object.
 func textErrorObject(text string) (*structpb.Struct, *structpb.Value, bool) {
-	t := strings.TrimLeft(text, jsonBlanks)
+	t := trimBlanks(text)
 	if t == "" || t[0] != '{' {
 		return nil, nil, false
 	}
@@ -32,7 +31,7 @@ func textErrorObject(text string) (*structpb.Struct, *structpb.Value, bool) {
 		return nil, nil, false
 	}
 	defer doc.Release()
-	if strings.TrimLeft(t[doc.End():], jsonBlanks) != "" || !numbersFit(doc.Root()) {
+	if trimBlanks(t[doc.End():]) != "" || !numbersFit(doc.Root()) {
 		return nil, nil, false
 	}
 	obj := doc.Root()
@@ -52,7 +51,14 @@ func textErrorObject(text string) (*structpb.Struct, *structpb.Value, bool) {
 	return s, &a.rootValue, true
 }
 
-const jsonBlanks = " \t\r\n"
+// trimBlanks is strings.TrimLeft(s, " \t\r\n"), JSON's blanks, without
+// building a cutset per call.
+func trimBlanks(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t' || s[0] == '\r' || s[0] == '\n') {
+		s = s[1:]
+	}
+	return s
+}
 
 // Shared, never mutated kinds of the literals (see Translate on sharing).
 var (

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/errsvc/errsvc/internal/secrets"
+	"github.com/errsvc/errsvc/translate/provider"
 	"github.com/errsvc/errsvc/translate/sanitize"
 )
 
@@ -37,7 +38,7 @@ func memoTexts(t *testing.T) []string {
 		"password=hunter2", "Authorization: Bearer abcdefghijklmnop1234", "sk-proj-abcdefghijklmnopqrstuvwxyz123456",
 		"ünïcödé ✓ 日本語のテキスト", strings.Repeat("é", 300), strings.Repeat("word ", 60),
 		strings.Repeat("a", 128), strings.Repeat("a", 129), strings.Repeat("a", 256), strings.Repeat("a", 257),
-		strings.Repeat("x_y ", 1100), strings.Repeat("b", 20000), strings.Repeat("\x01", 300) + "short",
+		strings.Repeat("x_y ", 1100), strings.Repeat("abc ", 800), strings.Repeat("b", 20000), strings.Repeat("\x01", 300) + "short",
 		strings.Repeat("sk-proj-abcdefghijklmnopqrstuvwxyz ", 200),
 	}
 	for i, e := range corpus {
@@ -238,5 +239,39 @@ func TestUnchangedStructIsTheWalk(t *testing.T) {
 		if !newModel().unchangedStruct(s, sanitize.DefaultLimits) {
 			t.Errorf("%v takes the walk", s)
 		}
+	}
+}
+
+// The provider detail is taken as it is built only where the walk would
+// return it unchanged with nothing to report, whatever the provider name
+// and code (upstream text) and however the classifier's names are seeded.
+func TestProviderDetailCleanIsTheWalk(t *testing.T) {
+	texts := memoTexts(t)
+	rules := []string{"openai.code.rate_limit_exceeded", "status.503", "header.x-should-retry", "phrase.context_window", "upstream.openai.code.x"}
+	fast := 0
+	for i, name := range texts {
+		for j, code := range texts {
+			if (i*7+j)%5 != 0 && len(name)+len(code) < 2048 {
+				continue
+			}
+			rule := rules[(i+j)%len(rules)]
+			if j%3 == 0 {
+				rule = "openai.code." + code // a code the rule is named by
+			}
+			r := provider.Result{Rule: rule, Code: code, WaitSource: "retry-after", Stream: i%2 == 0}
+			m := newModel()
+			seedClassifierNames(m, r)
+			d := providerDetailStruct(m, name, 429, r)
+			if !providerDetailClean(m, name, r) {
+				continue
+			}
+			fast++
+			if out, rep := sanitize.Struct(d, sanitize.DefaultLimits); out != d || rep != (sanitize.Report{}) {
+				t.Fatalf("provider detail %v taken as it is, but the walk gives %v %+v", d, out, rep)
+			}
+		}
+	}
+	if fast < 100 {
+		t.Fatalf("the provider detail was taken as it is %d times: the test no longer exercises it", fast)
 	}
 }
