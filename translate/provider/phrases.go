@@ -140,10 +140,12 @@ var windowPhrases = []phrase{
 }
 
 // match returns the first phrase of table found in lower-cased text,
-// skipping weak phrases when weakOK is false.
-func match(text string, table []phrase, weakOK bool) (phrase, bool) {
+// skipping weak phrases when weakOK is false. grams are text's (a phrase
+// whose first or last three bytes are not among them is not in text, so
+// most phrases cost no search).
+func match(grams *gramSet, text string, table []phrase, weakOK bool) (phrase, bool) {
 	for _, p := range table {
-		if (weakOK || !p.weak) && strings.Contains(text, p.text) {
+		if (weakOK || !p.weak) && grams.mayContain(p.text) && strings.Contains(text, p.text) {
 			return p, true
 		}
 	}
@@ -159,27 +161,29 @@ func refine(v verdict, text string) (verdict, string, bool) {
 	}
 	var buf [1024]byte
 	lt := lowerText(buf[:0], text)
+	var g gramSet
+	g.fill(lt)
 	if v.refine&(refineOversize|refineOverflow) != 0 {
-		if p, ok := match(lt, oversizePhrases, true); ok {
+		if p, ok := match(&g, lt, oversizePhrases, true); ok {
 			return verdict{classContextOverflow, kindContentTooLarge, 0}, "phrase." + p.id, true
 		}
 	}
-	_, window := match(lt, windowPhrases, true)
+	_, window := match(&g, lt, windowPhrases, true)
 	weakOK := v.class != classTransient || !window
 	if v.refine&refineOverflow != 0 {
-		if p, ok := match(lt, overflowPhrases, weakOK); ok {
-			if _, excluded := match(lt, notOverflowPhrases, true); !excluded {
+		if p, ok := match(&g, lt, overflowPhrases, weakOK); ok {
+			if _, excluded := match(&g, lt, notOverflowPhrases, true); !excluded {
 				return verdict{classContextOverflow, kindContentTooLarge, 0}, "phrase." + p.id, true
 			}
 		}
 	}
 	if v.refine&refineAuth != 0 {
-		if p, ok := match(lt, authPhrases, true); ok {
+		if p, ok := match(&g, lt, authPhrases, true); ok {
 			return verdict{classAuthRequired, kindAuthFailed, 0}, "phrase." + p.id, true
 		}
 	}
 	if v.refine&refineBilling != 0 {
-		if p, ok := match(lt, billingPhrases, weakOK); ok {
+		if p, ok := match(&g, lt, billingPhrases, weakOK); ok {
 			return verdict{classPermanent, kindQuotaExceeded, 0}, "phrase." + p.id, true
 		}
 	}
@@ -199,4 +203,32 @@ func lowerText(buf []byte, text string) string {
 		return ""
 	}
 	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// gramSet is a 4096-bit set of hashed byte trigrams of a text: a
+// substring's trigrams are all in its text's set, so a phrase whose first
+// or last trigram is missing cannot occur (there are false positives,
+// never false negatives).
+type gramSet [64]uint64
+
+func gramHash(a, b, c byte) uint {
+	return (uint(a)*961 + uint(b)*31 + uint(c)) & 4095
+}
+
+func (g *gramSet) fill(s string) {
+	for i := 0; i+3 <= len(s); i++ {
+		h := gramHash(s[i], s[i+1], s[i+2])
+		g[h>>6] |= 1 << (h & 63)
+	}
+}
+
+func (g *gramSet) has(a, b, c byte) bool {
+	h := gramHash(a, b, c)
+	return g[h>>6]&(1<<(h&63)) != 0
+}
+
+// mayContain is false only when p cannot be a substring of the text.
+func (g *gramSet) mayContain(p string) bool {
+	n := len(p)
+	return n < 3 || g.has(p[0], p[1], p[2]) && g.has(p[n-3], p[n-2], p[n-1])
 }

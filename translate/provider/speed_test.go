@@ -45,3 +45,47 @@ func TestAppendASCIILowerIsToLower(t *testing.T) {
 		}
 	}
 }
+
+// match with the trigram filter finds what a plain search of every phrase
+// finds, on texts made of the phrases themselves, cut and joined.
+func TestMatchFilterMissesNothing(t *testing.T) {
+	tables := [][]phrase{overflowPhrases, notOverflowPhrases, oversizePhrases, authPhrases, billingPhrases, windowPhrases}
+	var all []string
+	for _, tb := range tables {
+		for _, p := range tb {
+			all = append(all, p.text)
+		}
+	}
+	rng := rand.New(rand.NewPCG(18, 6))
+	for range 5000 {
+		var sb strings.Builder
+		for range rng.IntN(4) + 1 {
+			p := all[rng.IntN(len(all))]
+			from, to := rng.IntN(3), len(p)-rng.IntN(3)
+			if rng.IntN(2) == 0 || from >= to {
+				from, to = 0, len(p)
+			}
+			sb.WriteString(p[from:to])
+			sb.WriteString([]string{" ", "", ": ", "x"}[rng.IntN(4)])
+		}
+		text := sb.String()
+		var g gramSet
+		g.fill(text)
+		for _, tb := range tables {
+			for _, weakOK := range []bool{true, false} {
+				got, gotOK := match(&g, text, tb, weakOK)
+				var want phrase
+				wantOK := false
+				for _, p := range tb {
+					if (weakOK || !p.weak) && strings.Contains(text, p.text) {
+						want, wantOK = p, true
+						break
+					}
+				}
+				if got != want || gotOK != wantOK {
+					t.Fatalf("match(%q) = %v %v, a plain search finds %v %v", text, got, gotOK, want, wantOK)
+				}
+			}
+		}
+	}
+}
