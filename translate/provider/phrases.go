@@ -143,8 +143,11 @@ var windowPhrases = []phrase{
 // skipping weak phrases when weakOK is false. grams are text's (a phrase
 // whose first or last three bytes are not among them is not in text, so
 // most phrases cost no search).
-func match(grams *gramSet, text string, table []phrase, weakOK bool) (phrase, bool) {
-	for _, p := range table {
+func match(grams *gramSet, text string, set *phraseSet, weakOK bool) (phrase, bool) {
+	if !set.all && !grams.meets(&set.first) {
+		return phrase{}, false // no phrase of the table starts anywhere in text
+	}
+	for _, p := range set.phrases {
 		if (weakOK || !p.weak) && grams.mayContain(p.text) && strings.Contains(text, p.text) {
 			return p, true
 		}
@@ -164,26 +167,26 @@ func refine(v verdict, text string) (verdict, string, bool) {
 	var g gramSet
 	g.fill(lt)
 	if v.refine&(refineOversize|refineOverflow) != 0 {
-		if p, ok := match(&g, lt, oversizePhrases, true); ok {
+		if p, ok := match(&g, lt, oversizeSet, true); ok {
 			return verdict{classContextOverflow, kindContentTooLarge, 0}, "phrase." + p.id, true
 		}
 	}
-	_, window := match(&g, lt, windowPhrases, true)
+	_, window := match(&g, lt, windowSet, true)
 	weakOK := v.class != classTransient || !window
 	if v.refine&refineOverflow != 0 {
-		if p, ok := match(&g, lt, overflowPhrases, weakOK); ok {
-			if _, excluded := match(&g, lt, notOverflowPhrases, true); !excluded {
+		if p, ok := match(&g, lt, overflowSet, weakOK); ok {
+			if _, excluded := match(&g, lt, notOverflowSet, true); !excluded {
 				return verdict{classContextOverflow, kindContentTooLarge, 0}, "phrase." + p.id, true
 			}
 		}
 	}
 	if v.refine&refineAuth != 0 {
-		if p, ok := match(&g, lt, authPhrases, true); ok {
+		if p, ok := match(&g, lt, authSet, true); ok {
 			return verdict{classAuthRequired, kindAuthFailed, 0}, "phrase." + p.id, true
 		}
 	}
 	if v.refine&refineBilling != 0 {
-		if p, ok := match(&g, lt, billingPhrases, weakOK); ok {
+		if p, ok := match(&g, lt, billingSet, weakOK); ok {
 			return verdict{classPermanent, kindQuotaExceeded, 0}, "phrase." + p.id, true
 		}
 	}
@@ -205,14 +208,14 @@ func lowerText(buf []byte, text string) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-// gramSet is a 4096-bit set of hashed byte trigrams of a text: a
+// gramSet is a 1024-bit set of hashed byte trigrams of a text: a
 // substring's trigrams are all in its text's set, so a phrase whose first
 // or last trigram is missing cannot occur (there are false positives,
 // never false negatives).
-type gramSet [64]uint64
+type gramSet [16]uint64
 
 func gramHash(a, b, c byte) uint {
-	return (uint(a)*961 + uint(b)*31 + uint(c)) & 4095
+	return (uint(a)*961 + uint(b)*31 + uint(c)) & 1023
 }
 
 func (g *gramSet) fill(s string) {
@@ -232,3 +235,43 @@ func (g *gramSet) mayContain(p string) bool {
 	n := len(p)
 	return n < 3 || g.has(p[0], p[1], p[2]) && g.has(p[n-3], p[n-2], p[n-1])
 }
+
+// meets reports whether g and o share a trigram.
+func (g *gramSet) meets(o *gramSet) bool {
+	var any uint64
+	for i := range g {
+		any |= g[i] & o[i]
+	}
+	return any != 0
+}
+
+// phraseSet is a phrase table with the set of its phrases' first
+// trigrams: a text that holds none of them holds no phrase of the table.
+type phraseSet struct {
+	phrases []phrase
+	first   gramSet
+	// all: a phrase shorter than three bytes, which any text may hold.
+	all bool
+}
+
+func newPhraseSet(table []phrase) *phraseSet {
+	ps := &phraseSet{phrases: table}
+	for _, p := range table {
+		if len(p.text) < 3 {
+			ps.all = true
+			continue
+		}
+		h := gramHash(p.text[0], p.text[1], p.text[2])
+		ps.first[h>>6] |= 1 << (h & 63)
+	}
+	return ps
+}
+
+var (
+	overflowSet    = newPhraseSet(overflowPhrases)
+	notOverflowSet = newPhraseSet(notOverflowPhrases)
+	oversizeSet    = newPhraseSet(oversizePhrases)
+	authSet        = newPhraseSet(authPhrases)
+	billingSet     = newPhraseSet(billingPhrases)
+	windowSet      = newPhraseSet(windowPhrases)
+)

@@ -73,7 +73,7 @@ func TestMatchFilterMissesNothing(t *testing.T) {
 		g.fill(text)
 		for _, tb := range tables {
 			for _, weakOK := range []bool{true, false} {
-				got, gotOK := match(&g, text, tb, weakOK)
+				got, gotOK := match(&g, text, newPhraseSet(tb), weakOK)
 				var want phrase
 				wantOK := false
 				for _, p := range tb {
