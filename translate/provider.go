@@ -71,14 +71,12 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 	return nil
 }
 
-// seedClassifierNames records the classifier's own names in the memo: the
-// rule and the wait source come from its tables, and so does a code the
-// rule is named by (a table key, as spelt there), all of a finite set;
-// the sanitiser has seen each once in the process (cleanClassifierTerm),
-// so the translation does not run it on them again.
+// seedClassifierNames records in the memo a code the rule is named by: a
+// key of the classifier's tables, as spelt there, one of a finite set like
+// the rule and the wait source; the sanitiser has seen each once in the
+// process (cleanClassifierTerm), so the translation does not run it on the
+// code again (the detail, ErrorInfo and the original term all carry it).
 func seedClassifierNames(m *model, r provider.Result) {
-	m.memo.seedClean(r.Rule)
-	m.memo.seedClean(r.WaitSource)
 	if len(r.Code) < len(r.Rule) && r.Rule[len(r.Rule)-len(r.Code)-1] == '.' && strings.HasSuffix(r.Rule, r.Code) {
 		m.memo.seedClean(r.Code)
 	}
@@ -173,12 +171,14 @@ func (d *providerDetail) text(s string) *structpb.Value {
 // providerDetailClean reports that the provider detail is its own
 // sanitised form (what unchangedStruct would find, without reading the
 // map back): every key a plain key, every string unchanged by the
-// sanitiser (the classifier's names are seeded in the memo) and the whole
-// far below the detail's size bound.
+// sanitiser (the rule and the wait source, the classifier's names, by
+// cleanClassifierTerm; the name and the code through the memo) and the
+// whole far below the detail's size bound.
 func providerDetailClean(m *model, name string, r provider.Result) bool {
 	const c = 4096 // sanitize.DefaultLimits.StringCap
 	return providerKeysPlain && len(name)+len(r.Rule)+len(r.Code)+len(r.WaitSource) <= 1024 &&
-		m.memo.unchanged(name, c) && m.memo.unchanged(r.Rule, c) && m.memo.unchanged(r.Code, c) && m.memo.unchanged(r.WaitSource, c)
+		(r.Rule == "" || cleanClassifierTerm(r.Rule)) && (r.WaitSource == "" || cleanClassifierTerm(r.WaitSource)) &&
+		m.memo.unchanged(name, c) && m.memo.unchanged(r.Code, c)
 }
 
 // providerKeysPlain says every key of the provider detail passed the plain
