@@ -86,14 +86,18 @@ func (t *textMemo) textReport(s string, cap int) (string, sanitize.Report) {
 			return s, sanitize.Report{}
 		}
 	}
-	if len(s) <= cap && knownTerms[s] {
-		// A vocabulary term is its own sanitised form, with nothing to
-		// report (TestKnownTermsAreClean), at every cap from its length.
-		return s, sanitize.Report{}
-	}
 	out, rep := sanitize.TextReport(s, cap)
 	t.add(memoEntry{in: s, out: out, cap: cap, rep: rep, clean: out == s && rep == (sanitize.Report{}) && len(s) <= cap})
 	return out, rep
+}
+
+func (t *textMemo) has(s string) bool {
+	for i := range t.entries {
+		if t.entries[i].in == s {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *textMemo) add(e memoEntry) {
@@ -113,6 +117,15 @@ func (t *textMemo) seedClean(s string) {
 // unchanged reports whether s is a text the sanitiser leaves as it is at
 // cap, with nothing to report.
 func (t *textMemo) unchanged(s string, cap int) bool {
+	if s != "" && len(s) <= cap && knownTerms[s] {
+		// A vocabulary term (an MCP error's kind, say) is its own
+		// sanitised form, with nothing to report (TestKnownTermsAreClean),
+		// at every cap from its length; recorded for its next use.
+		if !t.has(s) {
+			t.add(memoEntry{in: s, out: s, cap: len(s), clean: true})
+		}
+		return true
+	}
 	out, rep := t.textReport(s, cap)
 	return out == s && rep == (sanitize.Report{})
 }

@@ -97,11 +97,22 @@ func TestTextMemoIsTheSanitiser(t *testing.T) {
 		}
 	}
 	// Random sequences, longer than the memo, so entries are replaced.
+	// Random sequences, longer than the memo, so entries are replaced,
+	// with vocabulary terms and unchanged's answers mixed in.
+	texts = append(texts, "upstream_error", "tool_error", "RATE_LIMITED", "transient", "internal_error")
 	rng := rand.New(rand.NewPCG(18, 3))
 	for range 400 {
 		memo := &textMemo{}
 		for range 3 * memoSize {
-			check(memo, texts[rng.IntN(len(texts))], memoCaps[rng.IntN(len(memoCaps))])
+			s, c := texts[rng.IntN(len(texts))], memoCaps[rng.IntN(len(memoCaps))]
+			if rng.IntN(3) == 0 {
+				out, rep := sanitize.TextReport(s, c)
+				if got, want := memo.unchanged(s, c), out == s && rep == (sanitize.Report{}); got != want {
+					t.Fatalf("memo.unchanged(%.60q, %d) = %v, the sanitiser says %v", s, c, got, want)
+				}
+				continue
+			}
+			check(memo, s, c)
 		}
 	}
 }
