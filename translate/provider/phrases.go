@@ -147,8 +147,8 @@ func match(grams *gramSet, text string, set *phraseSet, weakOK bool) (phrase, bo
 	if !set.all && !grams.meets(&set.first) {
 		return phrase{}, false // no phrase of the table starts anywhere in text
 	}
-	for _, p := range set.phrases {
-		if (weakOK || !p.weak) && grams.mayContain(p.text) && strings.Contains(text, p.text) {
+	for i, p := range set.phrases {
+		if (weakOK || !p.weak) && grams.hasAll(set.grams[i]) && strings.Contains(text, p.text) {
 			return p, true
 		}
 	}
@@ -230,12 +230,6 @@ func (g *gramSet) has(a, b, c byte) bool {
 	return g[h>>6]&(1<<(h&63)) != 0
 }
 
-// mayContain is false only when p cannot be a substring of the text.
-func (g *gramSet) mayContain(p string) bool {
-	n := len(p)
-	return n < 3 || g.has(p[0], p[1], p[2]) && g.has(p[n-3], p[n-2], p[n-1])
-}
-
 // meets reports whether g and o share a trigram.
 func (g *gramSet) meets(o *gramSet) bool {
 	var any uint64
@@ -252,15 +246,32 @@ type phraseSet struct {
 	first   gramSet
 	// all: a phrase shorter than three bytes, which any text may hold.
 	all bool
+	// grams are each phrase's first and last trigram hashes (gramAny for
+	// a phrase shorter than three bytes).
+	grams [][2]uint16
+}
+
+// gramAny marks a phrase too short to filter.
+const gramAny = 0xffff
+
+// hasAll reports whether both of a phrase's trigrams are in g.
+func (g *gramSet) hasAll(h [2]uint16) bool {
+	if h[0] == gramAny {
+		return true
+	}
+	return g[h[0]>>6]&(1<<(h[0]&63)) != 0 && g[h[1]>>6]&(1<<(h[1]&63)) != 0
 }
 
 func newPhraseSet(table []phrase) *phraseSet {
-	ps := &phraseSet{phrases: table}
-	for _, p := range table {
+	ps := &phraseSet{phrases: table, grams: make([][2]uint16, len(table))}
+	for i, p := range table {
 		if len(p.text) < 3 {
 			ps.all = true
+			ps.grams[i] = [2]uint16{gramAny, gramAny}
 			continue
 		}
+		n := len(p.text)
+		ps.grams[i] = [2]uint16{uint16(gramHash(p.text[0], p.text[1], p.text[2])), uint16(gramHash(p.text[n-3], p.text[n-2], p.text[n-1]))}
 		h := gramHash(p.text[0], p.text[1], p.text[2])
 		ps.first[h>>6] |= 1 << (h & 63)
 	}
