@@ -180,7 +180,7 @@ func noteAgentLoss(m *model) {
 	}
 	row := agentRowOrFallback(m.agentCode)
 	if k := agentKind(row, stringField(m.agentDetails, "reason")); k != m.kind {
-		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "agent_error cannot carry kind %q; %s stands for %q", clip(m.kind), m.agentCode, k)
+		m.noteTerms(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "agent_error cannot carry kind %q; %s stands for %q", clip(m.kind), m.agentCode, k)
 	}
 	if m.waitMs != nil && !slices.Contains(row.GetDetails(), "retryAfterMs") {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "agent_error cannot carry the wait: %s has no retryAfterMs", m.agentCode)
@@ -190,7 +190,7 @@ func noteAgentLoss(m *model) {
 		implied = classTransient
 	}
 	if m.hasClass && implied != m.class {
-		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "agent_error cannot carry class %q; %s implies %q", clip(m.class), m.agentCode, implied)
+		m.noteTerms(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "agent_error cannot carry class %q; %s implies %q", clip(m.class), m.agentCode, implied)
 	}
 }
 

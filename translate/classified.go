@@ -22,9 +22,20 @@ const (
 // detail.class, then the code's fixed class; a code whose contract forbids
 // inventing a class (open_failed) stays unclassified without one.
 func decodeClassified(m *model, c *errsvcv1.ClassifiedError) error {
+	return decodeClassifiedDetail(m, c, false)
+}
+
+// decodeClassifiedDetail is decodeClassified for a source that built the
+// detail itself; detailClean says it is its own sanitised form already
+// (see providerDetailClean), so it is not checked again.
+func decodeClassifiedDetail(m *model, c *errsvcv1.ClassifiedError, detailClean bool) error {
 	code := term(m, c.GetCode(), "classified_error.code")
 	m.originalTerm = code
-	m.detail = producerDetail(m, c)
+	if detailClean && c.GetProviderCode() == "" && c.Status == nil && len(c.GetAdditionalFields().GetFields()) == 0 {
+		m.detail = c.GetDetail()
+	} else {
+		m.detail = producerDetail(m, c)
+	}
 	m.classFromSource = true
 
 	switch detailClass := stringField(c.GetDetail(), "class"); {
@@ -123,6 +134,9 @@ func producerDetail(m *model, c *errsvcv1.ClassifiedError) *structpb.Struct {
 	}
 	for k, v := range c.GetDetail().GetFields() {
 		merged.Fields[k] = v
+	}
+	if m.unchangedStruct(merged, sanitize.DefaultLimits) {
+		return merged
 	}
 	out, rep := sanitize.Struct(merged, sanitize.DefaultLimits)
 	noteRedacted(m, "classified_error.detail", rep)

@@ -321,7 +321,11 @@ func term(m *model, s, field string) string {
 	return clean
 }
 
-// clip bounds a caller-supplied term quoted in a note.
+// clip bounds a caller-supplied term quoted in a note. A vocabulary term
+// is its own sanitised form (TestKnownTermsAreClean).
 func clip(s string) string {
+	if knownTerms[s] {
+		return s
+	}
 	return sanitize.Identifier(s, shortCap)
 }

@@ -2,7 +2,6 @@ package translate
 
 import (
 	"strconv"
-	"strings"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -23,7 +22,7 @@ import (
 // its "error" member when that is an object with a kind or a message; ok
 // is false when the text is not such an object.
 func textErrorObject(text string) (*structpb.Struct, *structpb.Value, bool) {
-	t := strings.TrimLeft(text, jsonBlanks)
+	t := trimBlanks(text)
 	if t == "" || t[0] != '{' {
 		return nil, nil, false
 	}
@@ -32,7 +31,7 @@ func textErrorObject(text string) (*structpb.Struct, *structpb.Value, bool) {
 		return nil, nil, false
 	}
 	defer doc.Release()
-	if strings.TrimLeft(t[doc.End():], jsonBlanks) != "" || !numbersFit(doc.Root()) {
+	if trimBlanks(t[doc.End():]) != "" || !numbersFit(doc.Root()) {
 		return nil, nil, false
 	}
 	obj := doc.Root()
@@ -52,7 +51,14 @@ func textErrorObject(text string) (*structpb.Struct, *structpb.Value, bool) {
 	return s, &a.rootValue, true
 }
 
-const jsonBlanks = " \t\r\n"
+// trimBlanks is strings.TrimLeft(s, " \t\r\n"), JSON's blanks, without
+// building a cutset per call.
+func trimBlanks(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t' || s[0] == '\r' || s[0] == '\n') {
+		s = s[1:]
+	}
+	return s
+}
 
 // Shared, never mutated kinds of the literals (see Translate on sharing).
 var (
@@ -113,7 +119,15 @@ type structArena struct {
 	structVals                                    []structpb.Value_StructValue
 	lists                                         []structpb.ListValue
 	listVals                                      []structpb.Value_ListValue
+	// The slabs of a small object (an error's kind, message and a few
+	// more members) are carved from the arena itself: one allocation.
+	smallValues  [smallSlab]structpb.Value
+	smallStrings [smallSlab]structpb.Value_StringValue
+	smallNumbers [smallSlab]structpb.Value_NumberValue
 }
+
+// smallSlab is the members of a small object the arena holds inline.
+const smallSlab = 4
 
 func (a *structArena) count(v jsonread.Value) {
 	a.nValues++
@@ -145,13 +159,21 @@ func (a *structArena) count(v jsonread.Value) {
 
 func (a *structArena) alloc() {
 	// count saw the root object too, which the arena holds itself.
-	a.values = make([]structpb.Value, 0, a.nValues-1)
-	a.strings = make([]structpb.Value_StringValue, 0, a.nStrings)
-	a.numbers = make([]structpb.Value_NumberValue, 0, a.nNumbers)
+	a.values = slab(a.smallValues[:0], a.nValues-1)
+	a.strings = slab(a.smallStrings[:0], a.nStrings)
+	a.numbers = slab(a.smallNumbers[:0], a.nNumbers)
 	a.structs = make([]structpb.Struct, 0, a.nStructs-1)
 	a.structVals = make([]structpb.Value_StructValue, 0, a.nStructs-1)
 	a.lists = make([]structpb.ListValue, 0, a.nLists)
 	a.listVals = make([]structpb.Value_ListValue, 0, a.nLists)
+}
+
+// slab is small when n fits it, else a new slab of n.
+func slab[T any](small []T, n int) []T {
+	if n <= cap(small) {
+		return small[:0:n]
+	}
+	return make([]T, 0, n)
 }
 
 // next takes the next element of a slab sized by count.

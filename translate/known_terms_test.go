@@ -19,5 +19,9 @@ func TestKnownTermsAreClean(t *testing.T) {
 		if got := sanitize.Text(term, metadataCap); got != term {
 			t.Errorf("known term %q sanitises to %q in metadata", term, got)
 		}
+		// The memo answers a term from any cap not below its length.
+		if got, rep := sanitize.TextReport(term, len(term)); got != term || rep != (sanitize.Report{}) || len(term) > metadataCap {
+			t.Errorf("known term %q sanitises to %q, %+v at cap %d", term, got, rep, len(term))
+		}
 	}
 }

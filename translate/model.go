@@ -97,6 +97,8 @@ type model struct {
 	// store is where the response's messages are carved from: one
 	// allocation per translation instead of one per message.
 	store storage
+	// memo holds the translation's sanitiser results (sanitize_glue.go).
+	memo textMemo
 }
 
 // storage holds the messages of one response. A response points into it,

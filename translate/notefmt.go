@@ -2,6 +2,7 @@ package translate
 
 import (
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"unsafe"
 )
@@ -17,9 +18,16 @@ func formatNote(format string, args []any) string {
 	buf := make([]byte, 0, len(format)+32*len(args))
 	next := 0
 	for i := 0; i < len(format); i++ {
-		c := format[i]
-		if c != '%' || i+1 == len(format) {
-			buf = append(buf, c)
+		// The text up to the next verb, in one copy.
+		j := strings.IndexByte(format[i:], '%')
+		if j < 0 {
+			buf = append(buf, format[i:]...)
+			break
+		}
+		buf = append(buf, format[i:i+j]...)
+		i += j
+		if i+1 == len(format) {
+			buf = append(buf, '%')
 			continue
 		}
 		i++
@@ -44,10 +52,27 @@ func formatNote(format string, args []any) string {
 
 var noteFallbacks atomic.Int64
 
+// plainASCII reports whether s is printable ASCII without '"' or '\\'.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
 func appendNoteArg(buf []byte, verb byte, arg any) []byte {
 	switch v := arg.(type) {
 	case string:
 		if verb == 'q' {
+			if plainASCII(v) {
+				// What AppendQuote writes for printable ASCII without
+				// a quote or a backslash: the text in quotes.
+				buf = append(buf, '"')
+				buf = append(buf, v...)
+				return append(buf, '"')
+			}
 			return strconv.AppendQuote(buf, v)
 		}
 		return append(buf, v...)

@@ -19,6 +19,8 @@ func TestFormatNoteIsSprintf(t *testing.T) {
 		{"100%% sure: %s", []any{"yes"}},
 		{"%s=%d", []any{"a", int64(math.MinInt64)}},
 		{"%q", []any{"\xff invalid"}},
+		{"%q %q %q %q %q", []any{"plain_term", "with \"quote\"", "back\\slash", "tab\there", "del\x7f"}},
+		{"%s%s%%%q", []any{"", "a", "~ !#$"}},
 	}
 	for _, c := range cases {
 		if got, want := formatNote(c.format, c.args), fmt.Sprintf(c.format, c.args...); got != want {

@@ -1,16 +1,21 @@
 package translate
 
 import (
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/translate/provider"
+	"github.com/errsvc/errsvc/translate/sanitize"
 )
 
 // now is the clock for an HTTP-date Retry-After with neither a Date header
-// nor received_at; tests replace it.
+// nor received_at; tests replace it. The classifier reads it only for such
+// a wait (provider.Answer.Clock).
 var now = time.Now
 
 // decodeProvider classifies a raw upstream answer at the producer (seed
@@ -26,23 +31,66 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 		Status:   int(p.GetStatus()),
 		Headers:  p.GetHeaders(),
 		Body:     p.GetBody(),
-		Now:      now(),
+		Clock:    now,
 	}
 	if p.GetReceivedAt() != nil {
 		a.ReceivedAt = p.GetReceivedAt().AsTime()
 	}
 	r := provider.Classify(a)
 	m.clock = r.Clock
+	seedClassifierNames(m, r)
 	if r.Class == "" {
 		return &RequestError{Field: "provider_response", Description: "the answer carries no error (a success status without an error event); only errors translate"}
 	}
-	// The detail is built as a Struct directly (no map[string]any detour);
-	// the provider name, the rule and the wait source are short terms, the
-	// status a number, and the flags shared values.
+	d := providerDetailStruct(m, p.GetProvider(), p.GetStatus(), r)
+	// The provider code is in the detail already, so the classified
+	// reading has nothing to merge (producerDetail); ErrorInfo takes it
+	// from m.providerCode, set below.
+	ce := &errsvcv1.ClassifiedError{
+		Code:    r.Kind,
+		Message: r.Message,
+		Class:   r.Class,
+		Detail:  d,
+	}
+	if r.RetryAfterSecs != nil {
+		secs := float64(*r.RetryAfterSecs)
+		ce.RetryAfterSecs = &secs
+	}
+	if err := decodeClassifiedDetail(m, ce, providerDetailClean(m, p.GetProvider(), r)); err != nil {
+		return err
+	}
+	m.providerCode = m.sanitizeShort(r.Code)
+	m.originalTerm = m.providerCode
+	if m.originalTerm == "" {
+		m.originalTerm = r.Kind
+	}
+	providerWaitNotes(m, r)
+	if r.AfterOutput {
+		afterOutput(m)
+	}
+	return nil
+}
+
+// seedClassifierNames records in the memo a code the rule is named by: a
+// key of the classifier's tables, as spelt there, one of a finite set like
+// the rule and the wait source; the sanitiser has seen each once in the
+// process (cleanClassifierTerm), so the translation does not run it on the
+// code again (the detail, ErrorInfo and the original term all carry it).
+func seedClassifierNames(m *model, r provider.Result) {
+	if len(r.Code) < len(r.Rule) && r.Rule[len(r.Rule)-len(r.Code)-1] == '.' && strings.HasSuffix(r.Rule, r.Code) {
+		m.memo.seedClean(r.Code)
+	}
+}
+
+// providerDetailStruct is the provider answer's detail, built as a Struct
+// directly (no map[string]any detour): the provider name, the rule and the
+// wait source are short terms, the status a number, and the flags shared
+// values.
+func providerDetailStruct(m *model, name string, status int32, r provider.Result) *structpb.Struct {
 	fields := make(map[string]*structpb.Value, 8)
 	st := &m.store.provider
-	fields["provider"] = st.text(p.GetProvider())
-	st.status.NumberValue = float64(p.GetStatus())
+	fields["provider"] = st.text(name)
+	st.status.NumberValue = float64(status)
 	st.statusValue.Kind = &st.status
 	fields["status"] = &st.statusValue
 	fields["rule"] = st.text(r.Rule)
@@ -61,33 +109,7 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 	if r.AfterOutput {
 		fields["after_output"] = valueTrue
 	}
-	d := &structpb.Struct{Fields: fields}
-	// The provider code is in the detail already, so the classified
-	// reading has nothing to merge (producerDetail); ErrorInfo takes it
-	// from m.providerCode, set below.
-	ce := &errsvcv1.ClassifiedError{
-		Code:    r.Kind,
-		Message: r.Message,
-		Class:   r.Class,
-		Detail:  d,
-	}
-	if r.RetryAfterSecs != nil {
-		secs := float64(*r.RetryAfterSecs)
-		ce.RetryAfterSecs = &secs
-	}
-	if err := decodeClassified(m, ce); err != nil {
-		return err
-	}
-	m.providerCode = m.sanitizeShort(r.Code)
-	m.originalTerm = m.sanitizeShort(r.Code)
-	if m.originalTerm == "" {
-		m.originalTerm = r.Kind
-	}
-	providerWaitNotes(m, r)
-	if r.AfterOutput {
-		afterOutput(m)
-	}
-	return nil
+	return &structpb.Struct{Fields: fields}
 }
 
 // providerWaitNotes says when the provider's wait was long or cut: never a
@@ -144,4 +166,72 @@ func (d *providerDetail) text(s string) *structpb.Value {
 	k.StringValue = s
 	v.Kind = k
 	return v
+}
+
+// providerDetailClean reports that the provider detail is its own
+// sanitised form (what unchangedStruct would find, without reading the
+// map back): every key a plain key, every string unchanged by the
+// sanitiser (the rule and the wait source, the classifier's names, by
+// cleanClassifierTerm; the name and the code through the memo) and the
+// whole far below the detail's size bound.
+func providerDetailClean(m *model, name string, r provider.Result) bool {
+	const c = 4096 // sanitize.DefaultLimits.StringCap
+	return providerKeysPlain && len(name)+len(r.Rule)+len(r.Code)+len(r.WaitSource) <= 1024 &&
+		(r.Rule == "" || cleanClassifierTerm(r.Rule)) && (r.WaitSource == "" || cleanClassifierTerm(r.WaitSource)) &&
+		m.memo.unchanged(name, c) && m.memo.unchanged(r.Code, c)
+}
+
+// providerKeysPlain says every key of the provider detail passed the plain
+// key check (TestPlainKeysAllVerified fails otherwise).
+var providerKeysPlain = func() bool {
+	for _, k := range []string{"provider", "status", "rule", "provider_code", "wait_source", "stream", "in_body", "after_output"} {
+		if !plainKeys[k] {
+			return false
+		}
+	}
+	return true
+}()
+
+// classifierTerms remembers, for each rule, wait source and table code
+// the classifier gave, whether the sanitiser leaves it as it is. The names
+// come from the classifier's tables (a finite set, never free upstream
+// text), so the map stays small; maxClassifierTerms bounds it all the
+// same. It is copied on write (a new name is rare after the first
+// answers), so a read is one lookup in a plain map, without a lock.
+var (
+	classifierTerms  atomic.Pointer[map[string]bool]
+	classifierTermMu sync.Mutex
+)
+
+const maxClassifierTerms = 4096
+
+// cleanClassifierTerm reports whether the sanitiser leaves s, a name of the
+// classifier, unchanged at every cap from len(s) up (see textMemo).
+func cleanClassifierTerm(s string) bool {
+	if p := classifierTerms.Load(); p != nil {
+		if clean, ok := (*p)[s]; ok {
+			return clean
+		}
+	}
+	out, rep := sanitize.TextReport(s, shortCap)
+	clean := len(s) <= shortCap && out == s && rep == (sanitize.Report{})
+	classifierTermMu.Lock()
+	defer classifierTermMu.Unlock()
+	old := classifierTerms.Load()
+	if old == nil || len(*old) < maxClassifierTerms {
+		next := make(map[string]bool, 1+len(deref(old)))
+		for k, v := range deref(old) {
+			next[k] = v
+		}
+		next[s] = clean
+		classifierTerms.Store(&next)
+	}
+	return clean
+}
+
+func deref(p *map[string]bool) map[string]bool {
+	if p == nil {
+		return nil
+	}
+	return *p
 }

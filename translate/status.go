@@ -9,7 +9,6 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
-	"github.com/errsvc/errsvc/translate/sanitize"
 )
 
 // ErrorInfoDomain is the fixed AIP-193 domain of every ErrorInfo errsvc emits.
@@ -48,15 +47,15 @@ func encodeGRPCStatus(m *model, resp *errsvcv1.TranslateResponse) {
 	// Every value is caller- or upstream-derived text: each goes through
 	// the sanitiser here, where the detail is written, whatever its
 	// decoder did (a vocabulary term passes as it is).
-	kind := metadataValue(m.kind)
+	kind := m.metadataValue(m.kind)
 	md := [...][2]string{
-		{"agentCode", metadataValue(m.agentCode)},
-		{"class", metadataValue(class)},
+		{"agentCode", m.metadataValue(m.agentCode)},
+		{"class", m.metadataValue(class)},
 		{"kind", kind},
-		{"originalTerm", metadataValue(m.originalTerm)},
-		{"producerStatus", metadataValue(m.producerStatus)},
-		{"providerCode", metadataValue(m.providerCode)},
-		{"retry", metadataValue(m.agentRetry)},
+		{"originalTerm", m.metadataValue(m.originalTerm)},
+		{"producerStatus", m.metadataValue(m.producerStatus)},
+		{"providerCode", m.metadataValue(m.providerCode)},
+		{"retry", m.metadataValue(m.agentRetry)},
 	}
 	info := &m.store.info
 	info.TypeUrl, info.Value = errorInfoTypeURL, appendErrorInfo(m.store.infoBytes[:0], errorInfoReason(kind), ErrorInfoDomain, md[:])
@@ -79,12 +78,14 @@ func encodeGRPCStatus(m *model, resp *errsvcv1.TranslateResponse) {
 const metadataCap = 128
 
 // metadataValue is v sanitised for ErrorInfo metadata. Known terms (the
-// common case) skip the sanitiser.
-func metadataValue(v string) string {
+// common case) skip the sanitiser; other text (a provider code, also the
+// original term) goes through the translation's memo.
+func (m *model) metadataValue(v string) string {
 	if v == "" || knownTerms[v] {
 		return v
 	}
-	return sanitize.Text(v, metadataCap)
+	out, _ := m.memo.textReport(v, metadataCap)
+	return out
 }
 
 // knownTerms holds every wire term of the vocabularies metadata carries.

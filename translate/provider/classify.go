@@ -21,6 +21,10 @@ type Answer struct {
 	// Now is the clock (tests fix it); used only when neither a Date
 	// header nor ReceivedAt is known.
 	Now time.Time
+	// Clock, when Now is zero, is read for the clock instead of time.Now,
+	// and only when a wait counts from it: most answers need no clock, and
+	// reading it is a good part of a classification.
+	Clock func() time.Time
 }
 
 // Result is the classification of an Answer.
@@ -108,7 +112,7 @@ func classify(a Answer, find errorFinder) Result {
 		res.Code = primaryCode(&obj)
 	}
 	if v.class == classTransient {
-		w := &waitInput{h: h, retryDelay: obj.RetryDelay, text: text, receivedAt: a.ReceivedAt, now: a.Now}
+		w := &waitInput{h: h, retryDelay: obj.RetryDelay, text: text, receivedAt: a.ReceivedAt, now: a.Now, clock: a.Clock}
 		res.RetryAfterSecs, res.WaitSource, res.WaitClamped = waitFor(prof.waitList(), w)
 		res.Clock = w.clockRead
 	}

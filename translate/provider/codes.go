@@ -1,6 +1,9 @@
 package provider
 
-import "strings"
+import (
+	"encoding/binary"
+	"strings"
+)
 
 // Structured codes per family. A code names the cause, so it decides before
 // any header or status default (the contract's ordering rule). Each table
@@ -351,7 +354,23 @@ func appendASCIILower(dst []byte, s string) (_ []byte, fits bool) {
 	if len(s) > cap(dst)-len(dst) {
 		return dst, false
 	}
-	for i := 0; i < len(s); i++ {
+	n := len(dst)
+	out := dst[n : n+len(s)]
+	i := 0
+	// Eight bytes at a time: a high bit anywhere means not ASCII; in each
+	// ASCII byte, A-Z (and only they) get 0x20 added.
+	for ; i+8 <= len(s); i += 8 {
+		x := binary.LittleEndian.Uint64([]byte(s[i : i+8]))
+		if x&0x8080808080808080 != 0 {
+			return dst, false
+		}
+		// Per byte, bit 7 of a is set for c >= 'A', of b for c > 'Z'.
+		a := x + 0x3f3f3f3f3f3f3f3f // 0x80 - 'A'
+		b := x + 0x2525252525252525 // 0x80 - 'Z' - 1
+		upper := (a &^ b) & 0x8080808080808080
+		binary.LittleEndian.PutUint64(out[i:], x|upper>>2)
+	}
+	for ; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case c >= 0x80:
@@ -359,9 +378,9 @@ func appendASCIILower(dst []byte, s string) (_ []byte, fits bool) {
 		case 'A' <= c && c <= 'Z':
 			c += 'a' - 'A'
 		}
-		dst = append(dst, c)
+		out[i] = c
 	}
-	return dst, true
+	return dst[:n+len(s)], true
 }
 
 var (

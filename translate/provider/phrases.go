@@ -140,10 +140,15 @@ var windowPhrases = []phrase{
 }
 
 // match returns the first phrase of table found in lower-cased text,
-// skipping weak phrases when weakOK is false.
-func match(text string, table []phrase, weakOK bool) (phrase, bool) {
-	for _, p := range table {
-		if (weakOK || !p.weak) && strings.Contains(text, p.text) {
+// skipping weak phrases when weakOK is false. grams are text's (a phrase
+// whose first or last three bytes are not among them is not in text, so
+// most phrases cost no search).
+func match(grams *gramSet, text string, set *phraseSet, weakOK bool) (phrase, bool) {
+	if !set.all && !grams.meets(&set.first) {
+		return phrase{}, false // no phrase of the table starts anywhere in text
+	}
+	for i, p := range set.phrases {
+		if (weakOK || !p.weak) && grams.hasAll(set.grams[i]) && strings.Contains(text, p.text) {
 			return p, true
 		}
 	}
@@ -159,27 +164,29 @@ func refine(v verdict, text string) (verdict, string, bool) {
 	}
 	var buf [1024]byte
 	lt := lowerText(buf[:0], text)
+	var g gramSet
+	g.fill(lt)
 	if v.refine&(refineOversize|refineOverflow) != 0 {
-		if p, ok := match(lt, oversizePhrases, true); ok {
+		if p, ok := match(&g, lt, oversizeSet, true); ok {
 			return verdict{classContextOverflow, kindContentTooLarge, 0}, "phrase." + p.id, true
 		}
 	}
-	_, window := match(lt, windowPhrases, true)
+	_, window := match(&g, lt, windowSet, true)
 	weakOK := v.class != classTransient || !window
 	if v.refine&refineOverflow != 0 {
-		if p, ok := match(lt, overflowPhrases, weakOK); ok {
-			if _, excluded := match(lt, notOverflowPhrases, true); !excluded {
+		if p, ok := match(&g, lt, overflowSet, weakOK); ok {
+			if _, excluded := match(&g, lt, notOverflowSet, true); !excluded {
 				return verdict{classContextOverflow, kindContentTooLarge, 0}, "phrase." + p.id, true
 			}
 		}
 	}
 	if v.refine&refineAuth != 0 {
-		if p, ok := match(lt, authPhrases, true); ok {
+		if p, ok := match(&g, lt, authSet, true); ok {
 			return verdict{classAuthRequired, kindAuthFailed, 0}, "phrase." + p.id, true
 		}
 	}
 	if v.refine&refineBilling != 0 {
-		if p, ok := match(lt, billingPhrases, weakOK); ok {
+		if p, ok := match(&g, lt, billingSet, weakOK); ok {
 			return verdict{classPermanent, kindQuotaExceeded, 0}, "phrase." + p.id, true
 		}
 	}
@@ -200,3 +207,82 @@ func lowerText(buf []byte, text string) string {
 	}
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
+
+// gramSet is a 1024-bit set of hashed byte trigrams of a text: a
+// substring's trigrams are all in its text's set, so a phrase whose first
+// or last trigram is missing cannot occur (there are false positives,
+// never false negatives).
+type gramSet [16]uint64
+
+func gramHash(a, b, c byte) uint {
+	return (uint(a)*961 + uint(b)*31 + uint(c)) & 1023
+}
+
+func (g *gramSet) fill(s string) {
+	for i := 0; i+3 <= len(s); i++ {
+		h := gramHash(s[i], s[i+1], s[i+2])
+		g[h>>6] |= 1 << (h & 63)
+	}
+}
+
+func (g *gramSet) has(a, b, c byte) bool {
+	h := gramHash(a, b, c)
+	return g[h>>6]&(1<<(h&63)) != 0
+}
+
+// meets reports whether g and o share a trigram.
+func (g *gramSet) meets(o *gramSet) bool {
+	var any uint64
+	for i := range g {
+		any |= g[i] & o[i]
+	}
+	return any != 0
+}
+
+// phraseSet is a phrase table with the set of its phrases' first
+// trigrams: a text that holds none of them holds no phrase of the table.
+type phraseSet struct {
+	phrases []phrase
+	first   gramSet
+	// all: a phrase shorter than three bytes, which any text may hold.
+	all bool
+	// grams are each phrase's first and last trigram hashes (gramAny for
+	// a phrase shorter than three bytes).
+	grams [][2]uint16
+}
+
+// gramAny marks a phrase too short to filter.
+const gramAny = 0xffff
+
+// hasAll reports whether both of a phrase's trigrams are in g.
+func (g *gramSet) hasAll(h [2]uint16) bool {
+	if h[0] == gramAny {
+		return true
+	}
+	return g[h[0]>>6]&(1<<(h[0]&63)) != 0 && g[h[1]>>6]&(1<<(h[1]&63)) != 0
+}
+
+func newPhraseSet(table []phrase) *phraseSet {
+	ps := &phraseSet{phrases: table, grams: make([][2]uint16, len(table))}
+	for i, p := range table {
+		if len(p.text) < 3 {
+			ps.all = true
+			ps.grams[i] = [2]uint16{gramAny, gramAny}
+			continue
+		}
+		n := len(p.text)
+		ps.grams[i] = [2]uint16{uint16(gramHash(p.text[0], p.text[1], p.text[2])), uint16(gramHash(p.text[n-3], p.text[n-2], p.text[n-1]))}
+		h := gramHash(p.text[0], p.text[1], p.text[2])
+		ps.first[h>>6] |= 1 << (h & 63)
+	}
+	return ps
+}
+
+var (
+	overflowSet    = newPhraseSet(overflowPhrases)
+	notOverflowSet = newPhraseSet(notOverflowPhrases)
+	oversizeSet    = newPhraseSet(oversizePhrases)
+	authSet        = newPhraseSet(authPhrases)
+	billingSet     = newPhraseSet(billingPhrases)
+	windowSet      = newPhraseSet(windowPhrases)
+)

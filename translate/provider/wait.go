@@ -36,6 +36,7 @@ type waitInput struct {
 	// them (and the Date header) only when a source needs it, since
 	// parsing a date is a good part of a classification.
 	receivedAt, now time.Time
+	clock           func() time.Time
 	// ref is the instant relative waits count from: the answer's Date
 	// header, else ReceivedAt, else Now; refSet says it has been made.
 	ref    time.Time
@@ -49,7 +50,7 @@ type waitInput struct {
 // reference is ref for a wait computed relative to it.
 func (w *waitInput) reference() time.Time {
 	if !w.refSet {
-		w.ref, w.refIsClock = referenceTime(w.h, w.receivedAt, w.now)
+		w.ref, w.refIsClock = referenceTime(w.h, w.receivedAt, w.now, w.clock)
 		w.refSet = true
 	}
 	w.clockRead = w.clockRead || w.refIsClock
@@ -175,9 +176,9 @@ func normaliseSecs(secs float64) (uint32, bool) {
 }
 
 // referenceTime is the answer's Date header, else ReceivedAt, else Now,
-// else the wall clock.
+// else clock, else the wall clock.
 // The second result says the reference is the clock.
-func referenceTime(h headers, receivedAt, now time.Time) (time.Time, bool) {
+func referenceTime(h headers, receivedAt, now time.Time, clock func() time.Time) (time.Time, bool) {
 	if d := h.get("date"); d != "" {
 		if t, err := http.ParseTime(d); err == nil {
 			return t, false
@@ -188,6 +189,9 @@ func referenceTime(h headers, receivedAt, now time.Time) (time.Time, bool) {
 	}
 	if !now.IsZero() {
 		return now, true
+	}
+	if clock != nil {
+		return clock(), true
 	}
 	return time.Now(), true
 }

@@ -1,0 +1,60 @@
+package translate
+
+import (
+	"sync"
+	"sync/atomic"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+)
+
+// noteTerms is m.note for a note of three string arguments. When every
+// argument is a vocabulary term (knownTerms), the text is made once per
+// format and terms and kept: those notes (what the agent projection cannot
+// carry, say) are written for most translations, and the terms are a
+// finite set, so the cache stays small; any other argument is formatted as
+// m.note formats it.
+func (m *model) noteTerms(code errsvcv1.NoteCode, format, a, b, c string) {
+	if !knownTerms[a] || !knownTerms[b] || !knownTerms[c] {
+		m.note(code, format, a, b, c)
+		return
+	}
+	key := noteKey{format, a, b, c}
+	if p := noteTexts.Load(); p != nil {
+		if text, ok := (*p)[key]; ok {
+			m.note(code, text)
+			return
+		}
+	}
+	text := formatNote(format, []any{a, b, c})
+	noteTextsMu.Lock()
+	if old := noteTexts.Load(); old == nil || len(*old) < maxNoteTexts {
+		next := make(map[noteKey]string, 1+lenOf(old))
+		if old != nil {
+			for k, v := range *old {
+				next[k] = v
+			}
+		}
+		next[key] = text
+		noteTexts.Store(&next)
+	}
+	noteTextsMu.Unlock()
+	m.note(code, text)
+}
+
+type noteKey struct{ format, a, b, c string }
+
+// noteTexts is copied on write: a new key is rare after the first
+// translations, and a read is then one lookup without a lock.
+var (
+	noteTexts   atomic.Pointer[map[noteKey]string]
+	noteTextsMu sync.Mutex
+)
+
+const maxNoteTexts = 4096
+
+func lenOf(p *map[noteKey]string) int {
+	if p == nil {
+		return 0
+	}
+	return len(*p)
+}
