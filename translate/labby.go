@@ -151,16 +151,18 @@ func encodeLabby(m *model, resp *errsvcv1.TranslateResponse) {
 
 func labbyEnvelope(m *model) *errsvcv1.LabbyError {
 	var e *errsvcv1.LabbyError
-	if n := m.store.labbyUsed; n < len(m.store.labby) {
-		// The first envelopes of a response (the Labby target's and the
-		// Code Mode error's) come from the storage.
-		m.store.labbyUsed++
-		e = &m.store.labby[n]
+	if !m.store.labbyUsed {
+		// The first envelope of a response (the Labby target's) comes from
+		// the storage; another (the Code Mode error's) is one allocation.
+		m.store.labbyUsed = true
+		e = &m.store.labby
 		copyContextInto(e, m.envelope)
-		e.Recovery = &m.store.recovery[n]
+		e.Recovery = &m.store.recovery
 	} else {
-		e = copyContext(m.envelope)
-		e.Recovery = &errsvcv1.Recovery{}
+		pair := &envelopeWithRecovery{}
+		e = &pair.envelope
+		copyContextInto(e, m.envelope)
+		e.Recovery = &pair.recovery
 	}
 	e.ContractVersion = 1
 	e.Kind = m.kind
@@ -189,15 +191,15 @@ func labbyEnvelope(m *model) *errsvcv1.LabbyError {
 	return e
 }
 
-// copyContext makes a fresh envelope holding src's context fields, so the
-// Labby and Code Mode targets never share a message (a field-by-field copy:
-// proto.Clone's reflection costs more than the whole translation).
-func copyContext(src *errsvcv1.LabbyError) *errsvcv1.LabbyError {
-	e := &errsvcv1.LabbyError{}
-	copyContextInto(e, src)
-	return e
+// envelopeWithRecovery is an envelope and its recovery in one allocation.
+type envelopeWithRecovery struct {
+	envelope errsvcv1.LabbyError
+	recovery errsvcv1.Recovery
 }
 
+// copyContextInto copies src's context fields into e, so the Labby and
+// Code Mode targets never share a message (a field-by-field copy:
+// proto.Clone's reflection costs more than the whole translation).
 func copyContextInto(e, src *errsvcv1.LabbyError) {
 	if src == nil {
 		return

@@ -105,9 +105,13 @@ type model struct {
 // so it lives as long as the response does.
 type storage struct {
 	resp       errsvcv1.TranslateResponse
-	labby      [2]errsvcv1.LabbyError
-	labbyUsed  int
-	recovery   [2]errsvcv1.Recovery
+	// labby and recovery: the Labby target's envelope. The Code Mode
+	// error's (an MCP result's second envelope) is allocated apart: a
+	// second one here would put every translation's storage in the next
+	// allocation size class (3456 bytes instead of 3072).
+	labby      errsvcv1.LabbyError
+	labbyUsed  bool
+	recovery   errsvcv1.Recovery
 	agent      errsvcv1.AgentError
 	class      errsvcv1.Classification
 	recognized bool
