@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -83,7 +84,7 @@ const fieldSeparator = "\x00"
 
 func (j *restJSON) NewDecoder(r io.Reader) runtime.Decoder {
 	return runtime.DecoderFunc(func(v any) error {
-		data, err := io.ReadAll(r)
+		data, err := readBody(r)
 		if err != nil {
 			return err
 		}
@@ -92,6 +93,20 @@ func (j *restJSON) NewDecoder(r io.Reader) runtime.Decoder {
 		}
 		return j.Unmarshal(data, v)
 	})
+}
+
+// readBody reads the body the gateway hands the decoder: a bytes.Reader
+// over its own copy of the request, read into one buffer of its size (as
+// io.ReadAll's growing buffer would take three or four), a private copy
+// the decoded strings may point into.
+func readBody(r io.Reader) ([]byte, error) {
+	br, ok := r.(*bytes.Reader)
+	if !ok {
+		return io.ReadAll(r)
+	}
+	data := make([]byte, br.Len())
+	_, err := io.ReadFull(br, data)
+	return data, err
 }
 
 func (j *restJSON) NewEncoder(w io.Writer) runtime.Encoder {
