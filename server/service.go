@@ -265,8 +265,13 @@ func itemClass(resp *errsvcv1.TranslateResponse, st *status.Status) string {
 // and marked (openjson.MarkInvalid: a batch item, a stream or Connect
 // message), or nil: the item fails alone, naming its field.
 func invalidItem(m proto.Message) *status.Status {
+	err := openjson.ItemError(m)
+	if err == nil {
+		// The common case, without errors.As (whose target escapes).
+		return nil
+	}
 	var bad *openjson.InvalidItem
-	if !errors.As(openjson.ItemError(m), &bad) {
+	if !errors.As(err, &bad) {
 		return nil
 	}
 	if bad.Field == "" {
