@@ -30,7 +30,7 @@ func decodeAgent(m *model, a *errsvcv1.AgentError) error {
 	row := agentRowOrFallback(m.agentCode)
 	reason := stringField(a.GetDetails(), "reason")
 	m.kind = agentKind(row, reason)
-	m.krow = kindRow(m.kind)
+	setKind(m, m.kind)
 	completeFromKind(m)
 	// The recovery follows the retry hint: the kind's own recovery only when
 	// it means the same hint, so a denial never reads as a retry.

@@ -55,7 +55,7 @@ func decodeClassifiedDetail(m *model, c *errsvcv1.ClassifiedError, detailClean b
 	// any other code passes through as the kind, with recovery from the
 	// class; a bare class takes its row's kind.
 	m.kind = code
-	m.krow = kindRow(code)
+	setKind(m, code)
 	switch {
 	case m.krow != nil:
 		completeFromKind(m)
@@ -67,12 +67,12 @@ func decodeClassifiedDetail(m *model, c *errsvcv1.ClassifiedError, detailClean b
 	case m.hasClass && m.recognized:
 		cr := classRow(m.class)
 		m.kind = cr.GetLabbyKind()
-		m.krow = kindRow(m.kind)
+		setKind(m, m.kind)
 		completeFromClass(m, cr)
 		m.note(errsvcv1.NoteCode_NOTE_CODE_DEFAULT_ASSUMED, "no code: kind %q assumed from class %q", m.kind, m.class)
 	default:
 		m.kind = "internal_error"
-		m.krow = kindRow(m.kind)
+		setKind(m, m.kind)
 		completeFromKind(m)
 		m.note(errsvcv1.NoteCode_NOTE_CODE_DEFAULT_ASSUMED, "neither a code nor a known class: kind internal_error assumed")
 	}

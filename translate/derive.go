@@ -46,7 +46,7 @@ func completeFromKind(m *model) {
 		m.sameArgs = "conditional"
 		m.note(errsvcv1.NoteCode_NOTE_CODE_HINTS_RELAXED, "same_arguments discouraged became conditional: the tool is read-only or idempotent")
 	}
-	m.sideEffects = sideEffectsFor(row, m.origin)
+	m.sideEffects = m.facts().sideEffects // sideEffectsFor(row, m.origin)
 	m.httpStatus = row.GetHttpStatus()
 	m.grpcCode = row.GetGrpcCode()
 }
@@ -75,6 +75,11 @@ func sideEffectsFor(row *errsvcv1.KindRow, origin string) string {
 // and transient rules, then the hint the recovery action means when the
 // code allows it, else the code's default.
 func agentRetryFor(row *errsvcv1.AgentCodeRow, reason, action string, idempotent, transient bool) string {
+	return agentRetryWith(row, reason, actionRow(action), idempotent, transient)
+}
+
+// agentRetryWith is agentRetryFor with the recovery action's row.
+func agentRetryWith(row *errsvcv1.AgentCodeRow, reason string, ar *errsvcv1.ActionRow, idempotent, transient bool) string {
 	if r, ok := row.GetRetryByReason()[reason]; ok {
 		return r
 	}
@@ -84,7 +89,7 @@ func agentRetryFor(row *errsvcv1.AgentCodeRow, reason, action string, idempotent
 	if r := row.GetRetryIfTransient(); r != "" && transient {
 		return r
 	}
-	if ar := actionRow(action); ar != nil && slices.Contains(row.GetRetries(), ar.GetAgentRetry()) {
+	if ar != nil && slices.Contains(row.GetRetries(), ar.GetAgentRetry()) {
 		return ar.GetAgentRetry()
 	}
 	return row.GetRetry()
@@ -239,11 +244,27 @@ func deriveAgent(m *model) {
 	if m.krow == nil && m.hasClass && m.recognized || classOverridesRow(m) {
 		code, reason = classRow(m.class).GetAgentCode(), ""
 	}
-	ar := agentCodeRow(code)
 	transient := m.hasClass && m.class == classTransient
 	m.agentCode = code
+	if f := m.facts(); code == row.GetAgentCode() && reason == row.GetAgentReason() && f.row == row {
+		m.agentRetry = agentRetryWith(f.agent, reason, f.actionRowOf(m.action), m.idempotent, transient)
+		if m.waitMs == nil {
+			m.agentDetails = f.details[b2i(transient)][b2i(m.idempotent)]
+		} else {
+			m.agentDetails = agentDetailsFor(m, f.agent, reason)
+		}
+		return
+	}
+	ar := agentCodeRow(code)
 	m.agentRetry = agentRetryFor(ar, reason, m.action, m.idempotent, transient)
 	m.agentDetails = cachedAgentDetails(m, code, ar, reason)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // setWaitMs records a wait given in milliseconds and its whole seconds.

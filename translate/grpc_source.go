@@ -170,7 +170,7 @@ func decodeOwnStatus(m *model, name, msg string, d statusDetails) error {
 	if m.originalTerm == "" {
 		m.originalTerm = m.kind
 	}
-	m.krow = kindRow(m.kind)
+	setKind(m, m.kind)
 	if m.krow == nil {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_KIND, "kind %q is not in the matrix; it passes through and takes the unknown-kind catch-all", clip(m.kind))
 	}

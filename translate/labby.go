@@ -21,7 +21,7 @@ func decodeLabby(m *model, e *errsvcv1.LabbyError) error {
 		return &RequestError{Field: "labby_error.kind", Description: "nothing is left of the kind once control characters are removed"}
 	}
 	m.originalTerm = m.kind
-	m.krow = kindRow(m.kind)
+	setKind(m, m.kind)
 	if m.krow == nil {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_KIND, "kind %q is not in the matrix; it passes through and takes the unknown-kind catch-all", clip(m.kind))
 	}
@@ -177,7 +177,7 @@ func labbyEnvelope(m *model) *errsvcv1.LabbyError {
 	r.Action, r.SameArguments, r.Guidance, r.RetryAfterMs = m.action, m.sameArgs, m.guidance, m.waitMs
 	r.AdditionalFields = m.recoveryExtra
 	if e.Recovery.Guidance == "" {
-		e.Recovery.Guidance = actionRow(m.action).GetGuidance()
+		e.Recovery.Guidance = m.facts().actionRowOf(m.action).GetGuidance()
 	}
 	if m.agentFromSource {
 		e.AgentError = agentPayload(m)

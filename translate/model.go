@@ -22,6 +22,8 @@ type model struct {
 	// kind is the Labby kind, verbatim; krow is its row, nil for an unknown kind.
 	kind string
 	krow *errsvcv1.KindRow
+	// kfacts are krow's facts (kindfacts.go), nil with krow.
+	kfacts *kindFacts
 	// originalTerm is the source's own term (kind, code or producer code).
 	originalTerm string
 

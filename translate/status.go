@@ -61,7 +61,12 @@ func encodeGRPCStatus(m *model, resp *errsvcv1.TranslateResponse) {
 	info.TypeUrl, info.Value = errorInfoTypeURL, appendErrorInfo(m.store.infoBytes[:0], errorInfoReason(kind), ErrorInfoDomain, md[:])
 	m.store.details[0] = info
 	st := &m.store.status
-	st.Code, st.Message, st.Details = grpcCodeNumber(grpcCodeFor(m)), agentMessage(m), m.store.details[:1]
+	code := grpcCodeFor(m)
+	number := m.facts().grpcNumber
+	if code != m.facts().row.GetGrpcCode() || code == "" {
+		number = grpcCodeNumber(code)
+	}
+	st.Code, st.Message, st.Details = number, agentMessage(m), m.store.details[:1]
 	if m.waitSecs != nil {
 		delay := time.Duration(*m.waitSecs) * time.Second
 		if m.waitMs != nil {

@@ -45,7 +45,7 @@ func decodeToolResult(m *model, r *errsvcv1.McpToolResult) error {
 	if row := kindRow(rawKind); row.GetCodeModeKeeps() {
 		m.kind = rawKind
 	}
-	m.krow = kindRow(m.kind)
+	setKind(m, m.kind)
 	completeFromKind(m)
 	if m.origin != toolExecutionOrigin {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_DEFAULT_ASSUMED, "a completed tool result is a tool_execution failure, not %s", m.origin)

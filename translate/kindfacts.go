@@ -1,0 +1,85 @@
+package translate
+
+import (
+	"google.golang.org/protobuf/types/known/structpb"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+)
+
+// kindFacts are what the translation derives from a kind's row when
+// nothing overrides it: its origin's side effects, its action's row and
+// guidance, its agent code's row and its gRPC code's number, and the
+// wait-free agent details. They are computed once per row at init from the
+// same functions the translation calls (derive.go, matrix.go), so a
+// translation that follows the row reads them instead of looking up five
+// vocabularies by string. Each use checks that the model still holds the
+// row's own term (a caller's or a class's override takes the lookup), so
+// the answer is the lookup's by construction; TestKindFactsAreTheLookups
+// holds every row's facts to the lookups.
+type kindFacts struct {
+	row         *errsvcv1.KindRow
+	sideEffects string
+	action      *errsvcv1.ActionRow
+	agent       *errsvcv1.AgentCodeRow
+	grpcNumber  int32
+	// details by [transient][idempotent], for the row's agent code and
+	// reason and no wait.
+	details [2][2]*structpb.Struct
+}
+
+func newKindFacts(row *errsvcv1.KindRow) *kindFacts {
+	f := &kindFacts{
+		row:         row,
+		sideEffects: sideEffectsFor(row, row.GetOrigin()),
+		action:      actionRow(row.GetAction()),
+		agent:       agentCodeRow(row.GetAgentCode()),
+		grpcNumber:  grpcCodeNumber(row.GetGrpcCode()),
+	}
+	for t := range 2 {
+		for i := range 2 {
+			key := detailsKey{row.GetAgentCode(), row.GetAgentReason(), t == 1, i == 1}
+			f.details[t][i] = staticDetails[key]
+		}
+	}
+	return f
+}
+
+// kindFactsByWire holds the facts of every kind's row, catchAllFacts the
+// unknown kind's.
+var (
+	kindFactsByWire = func() map[string]*kindFacts {
+		out := make(map[string]*kindFacts, len(LabbyKinds.Terms))
+		for _, t := range LabbyKinds.Terms {
+			out[t.Wire] = newKindFacts(t.Row.(*errsvcv1.KindRow))
+		}
+		return out
+	}()
+	catchAllFacts = newKindFacts(catchAll)
+)
+
+// setKind sets the model's kind row (nil for a kind outside the matrix)
+// and its facts.
+func setKind(m *model, wire string) {
+	if f, ok := kindFactsByWire[wire]; ok {
+		m.krow, m.kfacts = f.row, f
+		return
+	}
+	m.krow, m.kfacts = nil, nil
+}
+
+// facts are the facts of the row the model follows: the kind's, or the
+// catch-all's.
+func (m *model) facts() *kindFacts {
+	if m.kfacts != nil {
+		return m.kfacts
+	}
+	return catchAllFacts
+}
+
+// actionRowOf is actionRow(action), from the facts when action is the row's.
+func (f *kindFacts) actionRowOf(action string) *errsvcv1.ActionRow {
+	if action == f.row.GetAction() {
+		return f.action
+	}
+	return actionRow(action)
+}

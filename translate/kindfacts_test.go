@@ -1,0 +1,61 @@
+package translate
+
+import (
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+)
+
+// TestKindFactsAreTheLookups: every kind's facts (and the catch-all's) are
+// what the lookups they stand for answer.
+func TestKindFactsAreTheLookups(t *testing.T) {
+	rows := []*errsvcv1.KindRow{catchAll}
+	for _, term := range LabbyKinds.Terms {
+		rows = append(rows, term.Row.(*errsvcv1.KindRow))
+	}
+	for _, row := range rows {
+		f := catchAllFacts
+		if row != catchAll {
+			m := newModel()
+			setKind(m, LabbyKinds.Terms[indexOfRow(row)].Wire)
+			if m.krow != row {
+				t.Fatalf("setKind did not set the row of %v", row)
+			}
+			f = m.facts()
+		}
+		if f.sideEffects != sideEffectsFor(row, row.GetOrigin()) ||
+			!proto.Equal(f.action, actionRow(row.GetAction())) || f.action != actionRow(row.GetAction()) ||
+			f.agent != agentCodeRow(row.GetAgentCode()) ||
+			f.grpcNumber != grpcCodeNumber(row.GetGrpcCode()) {
+			t.Errorf("facts of %v differ from the lookups", row)
+		}
+		for _, tr := range []bool{false, true} {
+			for _, idem := range []bool{false, true} {
+				m := &model{idempotent: idem, hasClass: tr}
+				if tr {
+					m.class = classTransient
+				}
+				want := cachedAgentDetails(m, row.GetAgentCode(), agentCodeRow(row.GetAgentCode()), row.GetAgentReason())
+				if got := f.details[b2i(tr)][b2i(idem)]; !proto.Equal(got, want) {
+					t.Errorf("facts of %v: details (transient %v, idempotent %v) %v, want %v", row, tr, idem, got, want)
+				}
+			}
+		}
+	}
+	m := newModel()
+	setKind(m, "not_a_kind")
+	if m.krow != nil || m.facts() != catchAllFacts {
+		t.Error("an unknown kind does not take the catch-all's facts")
+	}
+}
+
+func indexOfRow(row *errsvcv1.KindRow) int {
+	for i, t := range LabbyKinds.Terms {
+		if t.Row == row {
+			return i
+		}
+	}
+	return -1
+}
