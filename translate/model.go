@@ -106,7 +106,7 @@ type model struct {
 // storage holds the messages of one response. A response points into it,
 // so it lives as long as the response does.
 type storage struct {
-	resp       errsvcv1.TranslateResponse
+	resp errsvcv1.TranslateResponse
 	// labby and recovery: the Labby target's envelope. The Code Mode
 	// error's (an MCP result's second envelope) is allocated apart: a
 	// second one here would put every translation's storage in the next
