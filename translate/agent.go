@@ -248,7 +248,10 @@ type agentMessageMemo struct {
 }
 
 func renderAgentMessageFor(m *model) string {
-	msg, ok := agentMessages[agentMessageKey{m.agentCode, m.agentRetry}]
+	msg, ok := m.facts().agentMessage(m.agentCode, m.agentRetry)
+	if !ok {
+		msg, ok = agentMessages[agentMessageKey{m.agentCode, m.agentRetry}]
+	}
 	if !ok {
 		msg = renderAgentMessage(m.agentCode, m.agentRetry)
 	}

@@ -17,6 +17,8 @@ import (
 // the answer is the lookup's by construction; TestKindFactsAreTheLookups
 // holds every row's facts to the lookups.
 type kindFacts struct {
+	// wire is the kind's wire spelling ("" for the catch-all).
+	wire        string
 	row         *errsvcv1.KindRow
 	sideEffects string
 	action      *errsvcv1.ActionRow
@@ -25,10 +27,16 @@ type kindFacts struct {
 	// details by [transient][idempotent], for the row's agent code and
 	// reason and no wait.
 	details [2][2]*structpb.Struct
+	// messages are the agent messages of the row's agent code, by retry
+	// hint (every hint of the vocabulary).
+	messages []retryMessage
 }
 
-func newKindFacts(row *errsvcv1.KindRow) *kindFacts {
+type retryMessage struct{ retry, msg string }
+
+func newKindFacts(wire string, row *errsvcv1.KindRow) *kindFacts {
 	f := &kindFacts{
+		wire:        wire,
 		row:         row,
 		sideEffects: sideEffectsFor(row, row.GetOrigin()),
 		action:      actionRow(row.GetAction()),
@@ -41,6 +49,9 @@ func newKindFacts(row *errsvcv1.KindRow) *kindFacts {
 			f.details[t][i] = staticDetails[key]
 		}
 	}
+	for _, r := range AgentRetries.Terms {
+		f.messages = append(f.messages, retryMessage{r.Wire, agentMessages[agentMessageKey{row.GetAgentCode(), r.Wire}]})
+	}
 	return f
 }
 
@@ -50,11 +61,11 @@ var (
 	kindFactsByWire = func() map[string]*kindFacts {
 		out := make(map[string]*kindFacts, len(LabbyKinds.Terms))
 		for _, t := range LabbyKinds.Terms {
-			out[t.Wire] = newKindFacts(t.Row.(*errsvcv1.KindRow))
+			out[t.Wire] = newKindFacts(t.Wire, t.Row.(*errsvcv1.KindRow))
 		}
 		return out
 	}()
-	catchAllFacts = newKindFacts(catchAll)
+	catchAllFacts = newKindFacts("", catchAll)
 )
 
 // setKind sets the model's kind row (nil for a kind outside the matrix)
@@ -74,6 +85,27 @@ func (m *model) facts() *kindFacts {
 		return m.kfacts
 	}
 	return catchAllFacts
+}
+
+// isTerm reports, without a lookup, that v is one of the vocabulary terms
+// the facts carry (the kind, its agent code, its class): clean by
+// construction (TestKnownTermsAreClean).
+func (f *kindFacts) isTerm(v string) bool {
+	return v != "" && (v == f.wire || v == f.row.GetAgentCode() || v == f.row.GetClass())
+}
+
+// agentMessage is the agent message of (code, retry) when code is the
+// row's agent code.
+func (f *kindFacts) agentMessage(code, retry string) (string, bool) {
+	if code != f.row.GetAgentCode() {
+		return "", false
+	}
+	for _, p := range f.messages {
+		if p.retry == retry {
+			return p.msg, true
+		}
+	}
+	return "", false
 }
 
 // actionRowOf is actionRow(action), from the facts when action is the row's.

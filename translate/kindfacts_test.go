@@ -31,6 +31,20 @@ func TestKindFactsAreTheLookups(t *testing.T) {
 			f.grpcNumber != grpcCodeNumber(row.GetGrpcCode()) {
 			t.Errorf("facts of %v differ from the lookups", row)
 		}
+		for _, r := range AgentRetries.Terms {
+			got, ok := f.agentMessage(row.GetAgentCode(), r.Wire)
+			if want := agentMessages[agentMessageKey{row.GetAgentCode(), r.Wire}]; !ok || got != want {
+				t.Errorf("facts of %v: agent message for %s %q, want %q", row, r.Wire, got, want)
+			}
+		}
+		for _, v := range []string{f.wire, row.GetAgentCode(), row.GetClass()} {
+			if v != "" && (!f.isTerm(v) || !knownTerms[v]) {
+				t.Errorf("facts of %v: %q is a term of the row but isTerm %v, knownTerms %v", row, v, f.isTerm(v), knownTerms[v])
+			}
+		}
+		if f.isTerm("") || f.isTerm("sk-not-a-term") {
+			t.Errorf("facts of %v: isTerm answers for a text that is no term of the row", row)
+		}
 		for _, tr := range []bool{false, true} {
 			for _, idem := range []bool{false, true} {
 				m := &model{idempotent: idem, hasClass: tr}

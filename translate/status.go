@@ -86,7 +86,7 @@ const metadataCap = 128
 // common case) skip the sanitiser; other text (a provider code, also the
 // original term) goes through the translation's memo.
 func (m *model) metadataValue(v string) string {
-	if v == "" || knownTerms[v] {
+	if v == "" || m.facts().isTerm(v) || knownTerms[v] {
 		return v
 	}
 	out, _ := m.memo.textReport(v, metadataCap)
