@@ -178,7 +178,7 @@ func noteAgentLoss(m *model) {
 	if m.agentFromSource {
 		return
 	}
-	row := agentRowOrFallback(m.agentCode)
+	row := m.facts().agentRowOf(m.agentCode)
 	if k := agentKind(row, stringField(m.agentDetails, "reason")); k != m.kind {
 		m.noteTerms(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "agent_error cannot carry kind %q; %s stands for %q", clip(m.kind), m.agentCode, k)
 	}

@@ -23,7 +23,10 @@ type kindFacts struct {
 	sideEffects string
 	action      *errsvcv1.ActionRow
 	agent       *errsvcv1.AgentCodeRow
-	grpcNumber  int32
+	// grpcCode is the row's gRPC code, else the one its HTTP status means
+	// (grpcCodeFor), and grpcNumber its number.
+	grpcCode   string
+	grpcNumber int32
 	// details by [transient][idempotent], for the row's agent code and
 	// reason and no wait.
 	details [2][2]*structpb.Struct
@@ -41,8 +44,12 @@ func newKindFacts(wire string, row *errsvcv1.KindRow) *kindFacts {
 		sideEffects: sideEffectsFor(row, row.GetOrigin()),
 		action:      actionRow(row.GetAction()),
 		agent:       agentCodeRow(row.GetAgentCode()),
-		grpcNumber:  grpcCodeNumber(row.GetGrpcCode()),
 	}
+	f.grpcCode = row.GetGrpcCode()
+	if f.grpcCode == "" {
+		f.grpcCode = grpcCodeByHTTP(row.GetHttpStatus())
+	}
+	f.grpcNumber = grpcCodeNumber(f.grpcCode)
 	for t := range 2 {
 		for i := range 2 {
 			key := detailsKey{row.GetAgentCode(), row.GetAgentReason(), t == 1, i == 1}
@@ -106,6 +113,15 @@ func (f *kindFacts) agentMessage(code, retry string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// agentRowOf is agentRowOrFallback(code), from the facts when code is the
+// row's agent code.
+func (f *kindFacts) agentRowOf(code string) *errsvcv1.AgentCodeRow {
+	if f.agent != nil && code == f.row.GetAgentCode() {
+		return f.agent
+	}
+	return agentRowOrFallback(code)
 }
 
 // actionRowOf is actionRow(action), from the facts when action is the row's.

@@ -63,7 +63,7 @@ func encodeGRPCStatus(m *model, resp *errsvcv1.TranslateResponse) {
 	st := &m.store.status
 	code := grpcCodeFor(m)
 	number := m.facts().grpcNumber
-	if code != m.facts().row.GetGrpcCode() || code == "" {
+	if code != m.facts().grpcCode {
 		number = grpcCodeNumber(code)
 	}
 	st.Code, st.Message, st.Details = number, agentMessage(m), m.store.details[:1]
