@@ -373,7 +373,7 @@ func render(rf reportFiles, res Results) string {
 
 	// Core.
 	p("## Core benchmarks\n\n")
-	p("`GOGC=400 go test ./translate/... ./codec/... -run '^$' -bench . -benchmem -count 5`, summarised by benchstat;\n")
+	p("`GOGC=400 go test ./translate/... ./codec/... -run '^$' -bench . -benchmem -count $COUNT` (5 unless bench/run.sh is given another COUNT), summarised by benchstat;\n")
 	p("GOGC=400 is the collector target errsvc runs with (`server.DefaultGCPercent`). `BenchmarkTranslate` again at Go's\n")
 	p("default GOGC=100 for the per-source table.\n\n")
 	p("```\n%s\n```\n\n", readOr(rf.benchstat, readOr(rf.core, "(not run)")))
@@ -399,7 +399,7 @@ func render(rf reportFiles, res Results) string {
 		sources = append(sources, sourceRow{name, b.ns, b.allocs, b100.ns, b100.allocs, b.bytes, ok})
 	}
 	if len(sources) > 0 {
-		p("Every source (`BenchmarkTranslate/<source>`, the default answer, medians of 5):\n\n")
+		p("Every source (`BenchmarkTranslate/<source>`, the default answer, medians of the COUNT runs):\n\n")
 		p("| source | GOGC=400 | allocs | GOGC=100 | allocs | B/op | goal | verdict |\n|---|---:|---:|---:|---:|---:|---|---|\n")
 		for _, r := range sources {
 			goal := "≤ 3 µs, ≤ 12 allocs"
@@ -420,7 +420,7 @@ func render(rf reportFiles, res Results) string {
 				perKiB += d / (r.bytes / 1024) / float64(len(sources))
 			}
 		}
-		p("\nAt Go's default GOGC=100 the collector runs four times as often: %.0f–%.0f ns more per translation, about %.0f ns\n", gcMin, gcMax, perKiB)
+		p("\nAt Go's default GOGC=100 the collector runs four times as often: %.0f–%.0f ns more per translation, about %.0f ns\n", max(gcMin, 0), gcMax, perKiB)
 		p("per KiB the translation allocates (the B/op column: the answer's storage block, carved once per translation).\n")
 		p("\n")
 	}
