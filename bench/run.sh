@@ -67,6 +67,9 @@ echo "== core profile (Labby)"
 run env GOGC=400 go test ./translate/ -run '^$' -bench '^BenchmarkTranslate$/^labby$' -benchtime 3s \
 	-cpuprofile "$OUT/core.pprof" -o "$OUT/translate.test" >/dev/null
 run go tool pprof -top -nodecount 25 "$OUT/translate.test" "$OUT/core.pprof" 2>/dev/null | sed -n '4,40p' >"$OUT/top-core.txt"
+echo "== core profile (a raw provider answer)"
+run env GOGC=400 go test ./translate/ -run '^$' -bench '^BenchmarkTranslate$/^provider$' -benchtime 3s \
+	-cpuprofile "$OUT/core-provider.pprof" -o "$OUT/translate.test" >/dev/null
 
 echo "== benchserver"
 echo "$OUT/benchserver --grpc-addr $GRPC_ADDR --http-addr $HTTP_ADDR --pprof-addr $PPROF_ADDR --stream-rate -1 &" | sed "s#$ROOT/##g" >>"$OUT/commands.txt"
@@ -109,7 +112,7 @@ done
 echo "== report"
 (cd bench && go run ./cmd/loadgen report -results "$OUT/results.json" -core "$OUT/core.txt" -core-gogc100 "$OUT/core-gogc100.txt" \
 	-benchstat "$OUT/benchstat.txt" -machine "$OUT/machine.txt" -commands "$OUT/commands.txt" \
-	-profile-a "$OUT/cpu-a.pprof" -profile-c "$OUT/cpu-c.pprof" -profile-core "$OUT/core.pprof" \
+	-profile-a "$OUT/cpu-a.pprof" -profile-c "$OUT/cpu-c.pprof" -profile-core "$OUT/core.pprof" -profile-provider "$OUT/core-provider.pprof" \
 	-profile-client-a "$OUT/cpu-client-a.pprof" -profile-client-b "$OUT/cpu-client-b.pprof" \
 	-top-a "$OUT/top-a.txt" -top-c "$OUT/top-c.txt" -top-core "$OUT/top-core.txt" \
 	-peer "$OUT/peer-throughput.json" \

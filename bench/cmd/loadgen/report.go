@@ -24,7 +24,7 @@ import (
 type reportFiles struct {
 	results, core, benchstat, machine, commands string
 	coreGOGC100                                 string
-	profA, profC, profCore                      string
+	profA, profC, profCore, profProvider        string
 	profClientA, profClientB                    string
 	topA, topC, topCore                         string
 	peer                                        string
@@ -115,6 +115,16 @@ var serverCategories = []category{
 	{"other allocation (mallocgc outside the above)", []string{"runtime.mallocgc"}, false},
 	{"transport (grpc-go, x/net/http2, net/http, grpc-gateway mux, syscalls)", []string{
 		"google.golang.org/grpc", "golang.org/x/net/http2", "net/http.", "grpc-gateway", "syscall", "internal/poll", "runtime.netpoll"}, false},
+}
+
+// providerCategories split the CPU profile of BenchmarkTranslate/provider
+// (a raw provider answer), first match from the top of the list.
+var providerCategories = []category{
+	{"sanitiser (translate/sanitize: the provider's message and names)", []string{"errsvc/errsvc/translate/sanitize."}, false},
+	{"provider classifier (translate/provider, with its JSON reading)", []string{"errsvc/errsvc/translate/provider."}, false},
+	{"background GC (gcBgMarkWorker)", []string{"runtime.gcBgMarkWorker"}, false},
+	{"allocation (mallocgc: the response storage, the detail's map)", []string{"runtime.mallocgc"}, false},
+	{"the rest of the translation (decoding the classified reading, the targets)", []string{"errsvc/errsvc/translate."}, false},
 }
 
 // clientCategories split the load generator's own CPU profile.
@@ -246,6 +256,7 @@ func reportCmd(args []string) error {
 	fs.StringVar(&rf.profA, "profile-a", "", "server CPU profile during scenario a")
 	fs.StringVar(&rf.profC, "profile-c", "", "server CPU profile during scenario c")
 	fs.StringVar(&rf.profCore, "profile-core", "", "CPU profile of BenchmarkTranslate/labby")
+	fs.StringVar(&rf.profProvider, "profile-provider", "", "CPU profile of BenchmarkTranslate/provider")
 	fs.StringVar(&rf.profClientA, "profile-client-a", "", "the load generator's own CPU profile during scenario a")
 	fs.StringVar(&rf.profClientB, "profile-client-b", "", "the load generator's own CPU profile during scenario b")
 	fs.StringVar(&rf.topA, "top-a", "", "go tool pprof -top excerpt of -profile-a")
@@ -665,6 +676,15 @@ func render(rf reportFiles, res Results) string {
 		p("on both sides; the machine's CPU per streamed translation is %.1f µs against %.1f µs per unary call, so the ratio is\n",
 			cores*1e6/bestS.ItemsPerSec, perCall(bestA))
 		p("bounded by (per-call + per-item) / per-item cost on this shared machine.\n\n")
+	}
+	if sh, err := profileShares(rf.profProvider, providerCategories); err == nil {
+		ns := core["BenchmarkTranslate/provider"].ns
+		p("### Core: where a raw provider answer spends (CPU profile of `BenchmarkTranslate/provider`)\n\n")
+		p("| where | share | ≈ per translation |\n|---|---:|---:|\n")
+		for _, s := range sh {
+			p("| %s | %.1f %% | %.0f ns |\n", s.name, s.pct, s.pct/100*ns)
+		}
+		p("\nThe goal allows 3000 ns in all; this translation took %.0f ns in the table above.\n\n", ns)
 	}
 	if errCore == nil {
 		p("### Core: where a Labby translation spends (CPU profile of `BenchmarkTranslate/labby`)\n\n")
