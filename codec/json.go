@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/errsvc/errsvc/codec/jsonwire"
 )
 
 // MaxJSONDepth is how deeply a request's JSON (REST body, CLI input) and the
@@ -156,7 +158,7 @@ func scanString(body []byte, i int) (int, error) {
 				i += 2
 				continue
 			}
-			r, ok := hex4(body, i+2)
+			r, ok := jsonwire.Hex4(body, i+2)
 			if !ok {
 				i += 2 // malformed: the decoder reports it
 				continue
@@ -167,7 +169,7 @@ func scanString(body []byte, i int) (int, error) {
 				return i, ErrLoneSurrogate
 			case 0xD800 <= r && r <= 0xDBFF:
 				if i+1 < len(body) && body[i] == '\\' && body[i+1] == 'u' {
-					if lo, ok := hex4(body, i+2); ok && 0xDC00 <= lo && lo <= 0xDFFF {
+					if lo, ok := jsonwire.Hex4(body, i+2); ok && 0xDC00 <= lo && lo <= 0xDFFF {
 						i += 6
 						continue
 					}
@@ -185,24 +187,4 @@ func scanString(body []byte, i int) (int, error) {
 		}
 	}
 	return i, nil
-}
-
-func hex4(b []byte, i int) (rune, bool) {
-	if i+4 > len(b) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[i : i+4] {
-		switch {
-		case '0' <= c && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case 'a' <= c && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case 'A' <= c && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
 }

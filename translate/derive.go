@@ -246,7 +246,8 @@ func deriveAgent(m *model) {
 	}
 	transient := m.hasClass && m.class == classTransient
 	m.agentCode = code
-	if f := m.facts(); code == row.GetAgentCode() && reason == row.GetAgentReason() && f.row == row {
+	// The facts are row's (m.facts follows krow or the catch-all, as row does).
+	if f := m.facts(); code == row.GetAgentCode() && reason == row.GetAgentReason() {
 		m.agentRetry = agentRetryWith(f.agent, reason, f.actionRowOf(m.action), m.idempotent, transient)
 		if m.waitMs == nil {
 			m.agentDetails = f.details[b2i(transient)][b2i(m.idempotent)]

@@ -392,7 +392,7 @@ func (d *Decoder) str() ([]byte, error) {
 			case 't':
 				out = append(out, '\t')
 			case 'u':
-				r, ok := hex4(b, i+2)
+				r, ok := Hex4(b, i+2)
 				if !ok {
 					d.pos = i
 					return nil, d.syntax("invalid \\u escape in a string")
@@ -401,7 +401,7 @@ func (d *Decoder) str() ([]byte, error) {
 				if utf16.IsSurrogate(r) {
 					lo, ok := rune(0), false
 					if i+1 < len(b) && b[i] == '\\' && b[i+1] == 'u' {
-						lo, ok = hex4(b, i+2)
+						lo, ok = Hex4(b, i+2)
 					}
 					r = utf16.DecodeRune(r, lo)
 					if !ok || r == utf8.RuneError {
@@ -433,7 +433,9 @@ func (d *Decoder) str() ([]byte, error) {
 	return nil, d.eof()
 }
 
-func hex4(b []byte, i int) (rune, bool) {
+// Hex4 reads the four hex digits of a \u escape at b[i:], and whether
+// there were four.
+func Hex4(b []byte, i int) (rune, bool) {
 	if i+4 > len(b) {
 		return 0, false
 	}
@@ -937,7 +939,7 @@ func (d *Decoder) skipString() error {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i++
 			case 'u':
-				if _, ok := hex4(b, i+2); !ok {
+				if _, ok := Hex4(b, i+2); !ok {
 					d.pos = i
 					return d.syntax("invalid \\u escape in a string")
 				}
