@@ -55,29 +55,70 @@ func (vtCodec) Name() string { return protoenc.Name }
 
 func (vtCodec) Marshal(v any) (mem.BufferSlice, error) {
 	if e, ok := v.(*Encoded); ok {
+		if buf := e.pooled; buf != nil {
+			// Handed over once: grpc-go returns it to the pool when written.
+			e.pooled, e.Bytes = nil, nil
+			return mem.BufferSlice{mem.NewBuffer(buf, mem.DefaultBufferPool())}, nil
+		}
 		return mem.BufferSlice{mem.SliceBuffer(e.Bytes)}, nil
 	}
 	m, ok := v.(generated)
 	if !ok {
 		return fallback.Marshal(v)
 	}
+	plain, pooled, err := encode(m)
+	if err != nil {
+		return nil, fmt.Errorf("codec: marshal %T: %w", v, err)
+	}
+	if pooled != nil {
+		return mem.BufferSlice{mem.NewBuffer(pooled, mem.DefaultBufferPool())}, nil
+	}
+	return mem.BufferSlice{mem.SliceBuffer(plain)}, nil
+}
+
+// Encode encodes v now, for a caller about to reuse v's memory (an answer
+// in leased storage): the codec then sends the bytes as they are, and a
+// large message's buffer comes from grpc-go's pool and goes back to it once
+// written, as Marshal's would. A message without the generated methods is
+// encoded by protobuf-go.
+func Encode(v proto.Message) (*Encoded, error) {
+	m, ok := v.(generated)
+	if !ok {
+		b, err := proto.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		return &Encoded{Bytes: b}, nil
+	}
+	plain, pooled, err := encode(m)
+	if err != nil {
+		return nil, fmt.Errorf("codec: marshal %T: %w", v, err)
+	}
+	if pooled != nil {
+		return &Encoded{Bytes: *pooled, pooled: pooled}, nil
+	}
+	return &Encoded{Bytes: plain}, nil
+}
+
+// encode encodes m into a plain slice when it is small, else into a buffer
+// from grpc-go's pool (the split grpc-go makes), returned as pooled.
+func encode(m generated) (plain []byte, pooled *[]byte, err error) {
 	size := m.SizeVT()
-	// Small messages are plain slices, large ones come from grpc-go's
-	// buffer pool and go back to it once written (the split grpc-go makes).
 	if mem.IsBelowBufferPoolingThreshold(size) {
 		buf := make([]byte, size)
 		if _, err := m.MarshalToSizedBufferVT(buf); err != nil {
-			return nil, fmt.Errorf("codec: marshal %T: %w", v, err)
+			return nil, nil, err
 		}
-		return mem.BufferSlice{mem.SliceBuffer(buf)}, nil
+		return buf, nil, nil
 	}
 	pool := mem.DefaultBufferPool()
 	buf := pool.Get(size)
 	if _, err := m.MarshalToSizedBufferVT((*buf)[:size]); err != nil {
 		pool.Put(buf)
-		return nil, fmt.Errorf("codec: marshal %T: %w", v, err)
+		return nil, nil, err
 	}
-	return mem.BufferSlice{mem.NewBuffer(buf, pool)}, nil
+	*buf = (*buf)[:size]
+	return nil, buf, nil
 }
 
 func (c vtCodec) Unmarshal(data mem.BufferSlice, v any) error {
@@ -166,6 +207,10 @@ type RawHook interface {
 // once it is handed over.
 type Encoded struct {
 	Bytes []byte
+	// pooled is Bytes' buffer when it came from grpc-go's pool (Encode):
+	// the first Marshal hands it to grpc-go, which puts it back once
+	// written, so such an Encoded is sent once.
+	pooled *[]byte
 }
 
 // ErrTooLarge is wrapped by Capture.Err for a message over MaxBytes.

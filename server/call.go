@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+
+	"github.com/errsvc/errsvc/translate"
 	"log/slog"
 	"strings"
 	"time"
@@ -58,6 +60,37 @@ type call struct {
 	// answer is what a successful unary Translate tells its transport's
 	// answer cache about its answer.
 	answer answerNote
+
+	// leases are the storage of the call's answers (translate.Lease), lent
+	// until the transport has encoded them (releaseAnswers).
+	lease  translate.Lease
+	leases []translate.Lease
+}
+
+// lend keeps the lease of one of the call's answers until releaseAnswers.
+// Without a record nothing releases it, and the storage is the collector's.
+func (c *call) lend(l translate.Lease) {
+	switch {
+	case c == nil || l == (translate.Lease{}):
+	case c.lease == (translate.Lease{}):
+		c.lease = l
+	default:
+		c.leases = append(c.leases, l)
+	}
+}
+
+// releaseAnswers gives back the storage of the call's answers. The
+// outermost layer of a transport calls it once the answers are encoded;
+// nothing may read them afterwards.
+func (c *call) releaseAnswers() {
+	if c == nil {
+		return
+	}
+	c.lease.Release()
+	for _, l := range c.leases {
+		l.Release()
+	}
+	c.lease, c.leases = translate.Lease{}, nil
 }
 
 type callKey struct{}

@@ -91,6 +91,8 @@ func (h *connectObserve) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rec := &statusRecorder{ResponseWriter: out}
 	h.next.ServeHTTP(rec, r)
+	// connect-go has encoded and written the answers: their storage goes back.
+	c.releaseAnswers()
 	if !c.finished {
 		c.finished = true
 		c.code = rec.code()

@@ -173,6 +173,8 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if hit = h.cachedAnswer(r, call, variant, cacheKey); hit == nil {
 			answer = &bufferedResponse{header: make(http.Header)}
 			h.gateway.ServeHTTP(answer, r)
+			// The answer is in answer's buffer: its storage goes back.
+			call.releaseAnswers()
 			h.storeAnswer(call, answer, variant, cacheKey)
 		}
 	}()

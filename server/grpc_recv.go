@@ -10,6 +10,7 @@ import (
 	"github.com/errsvc/errsvc/codec"
 	"github.com/errsvc/errsvc/codec/openjson"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/translate"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -171,11 +172,15 @@ func guardedService(desc grpc.ServiceDesc, g *recvGuard, cache *answerCache) *gr
 		cached := cache != nil && "/"+desc.ServiceName+"/"+m.MethodName == errsvcv1.TranslationService_Translate_FullMethodName
 		out.Methods[i] = grpc.MethodDesc{MethodName: m.MethodName,
 			Handler: func(srv any, ctx context.Context, dec func(any) error, in grpc.UnaryServerInterceptor) (any, error) {
+				var resp any
+				var err error
 				if cached {
 					l := &grpcLookup{cache: cache}
-					return g.unary(srv, ctx, dec, in, l.handle, l)
+					resp, err = g.unary(srv, ctx, dec, in, l.handle, l)
+				} else {
+					resp, err = g.unary(srv, ctx, dec, in, h, nil)
 				}
-				return g.unary(srv, ctx, dec, in, h, nil)
+				return encodeLent(callFrom(ctx), resp, err)
 			}}
 	}
 	out.Streams = make([]grpc.StreamDesc, len(desc.Streams))
@@ -187,6 +192,32 @@ func guardedService(desc grpc.ServiceDesc, g *recvGuard, cache *answerCache) *gr
 		}
 	}
 	return &out
+}
+
+// encodeLent encodes an answer whose storage the call holds on lease
+// (call.lend) before grpc-go would, and gives the storage back: grpc-go
+// encodes a handler's answer only after the interceptors return, and
+// nothing but the codec reads it. An answer already encoded (a cached one)
+// is sent as it is.
+func encodeLent(c *call, resp any, err error) (any, error) {
+	if c == nil || c.lease == (translate.Lease{}) {
+		return resp, err
+	}
+	defer c.releaseAnswers()
+	if err != nil {
+		return resp, err
+	}
+	switch m := resp.(type) {
+	case *codec.Encoded:
+		return m, nil
+	case proto.Message:
+		enc, err := codec.Encode(m)
+		if err != nil {
+			return nil, status.Error(codes.Internal, "the answer could not be encoded")
+		}
+		return enc, nil
+	}
+	return nil, status.Error(codes.Internal, "the answer could not be encoded")
 }
 
 type unaryHandler = func(any, context.Context, func(any) error, grpc.UnaryServerInterceptor) (any, error)

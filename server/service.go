@@ -32,9 +32,11 @@ type Service struct {
 	streamBurst   int
 	logger        *slog.Logger
 	metrics       *Metrics
-	// translate is translate.TranslateCacheable: the answer and whether it
-	// is a function of the request alone (see answer_cache.go).
-	translate func(*errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, bool, error)
+	// translate is translate.TranslateLeased: the answer, whether it is a
+	// function of the request alone (see answer_cache.go), and the lease of
+	// its storage, which the call record holds (call.lend) until the
+	// transport has encoded the answer.
+	translate func(*errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, bool, translate.Lease, error)
 }
 
 var _ errsvcv1.TranslationServiceServer = (*Service)(nil)
@@ -44,16 +46,19 @@ var _ errsvcv1.TranslationServiceServer = (*Service)(nil)
 // Metrics).
 func NewService(opts Options) *Service {
 	opts = opts.withDefaults()
-	fn := opts.translateCacheable
-	if t := opts.translate; fn == nil && t != nil {
-		// An injected fault is no function of the request: never cached.
-		fn = func(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, bool, error) {
-			resp, err := t(req)
-			return resp, false, err
+	fn := translate.TranslateLeased
+	switch c, t := opts.translateCacheable, opts.translate; {
+	case c != nil:
+		fn = func(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, bool, translate.Lease, error) {
+			resp, cacheable, err := c(req)
+			return resp, cacheable, translate.Lease{}, err
 		}
-	}
-	if fn == nil {
-		fn = translate.TranslateCacheable
+	case t != nil:
+		// An injected fault is no function of the request: never cached.
+		fn = func(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, bool, translate.Lease, error) {
+			resp, err := t(req)
+			return resp, false, translate.Lease{}, err
+		}
 	}
 	return &Service{
 		maxBatchItems: opts.MaxBatchItems,
@@ -69,8 +74,9 @@ func NewService(opts Options) *Service {
 // Translate answers one request, or INVALID_ARGUMENT with a BadRequest detail
 // when it is malformed.
 func (s *Service) Translate(ctx context.Context, req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, error) {
-	resp, cacheable, st := s.translateOne(ctx, req)
+	resp, cacheable, lease, st := s.translateOne(ctx, req)
 	c := callFrom(ctx)
+	c.lend(lease)
 	source, class := sourceLabel(req), itemClass(resp, st)
 	s.metrics.observeItem(c, source, class, itemCode(st), false, "")
 	if st != nil {
@@ -120,7 +126,9 @@ func (s *Service) TranslateBatch(ctx context.Context, req *errsvcv1.TranslateBat
 		if err := ctx.Err(); err != nil {
 			return nil, status.FromContextError(err).Err()
 		}
-		out.Responses[i] = s.translateItem(ctx, item)
+		resp, lease := s.translateItem(ctx, item)
+		callFrom(ctx).lend(lease)
+		out.Responses[i] = resp
 	}
 	return out, nil
 }
@@ -146,6 +154,7 @@ func (s *Service) TranslateStream(stream grpc.BidiStreamingServer[errsvcv1.Trans
 			return err
 		}
 		var resp *errsvcv1.TranslateResponse
+		var lease translate.Lease
 		switch {
 		case limiter != nil && !limiter.Allow():
 			resp = s.refuseItem(ctx, req, limitStreamRate, quotaExceeded(quotaStreamMessages,
@@ -154,9 +163,12 @@ func (s *Service) TranslateStream(stream grpc.BidiStreamingServer[errsvcv1.Trans
 		case int64(codec.Size(req)) > s.maxBytes:
 			resp = s.refuseItem(ctx, req, limitRequestBytes, tooLarge(s.maxBytes))
 		default:
-			resp = s.translateItem(ctx, req)
+			resp, lease = s.translateItem(ctx, req)
 		}
-		if err := stream.Send(resp); err != nil {
+		// grpc-go has encoded the answer once Send returns.
+		err = stream.Send(resp)
+		lease.Release()
+		if err != nil {
 			return err
 		}
 	}
@@ -178,56 +190,56 @@ func (s *Service) ListVocabularies(context.Context, *errsvcv1.ListVocabulariesRe
 
 // translateItem folds a failure into the response, as batch and stream items
 // report their own errors.
-func (s *Service) translateItem(ctx context.Context, req *errsvcv1.TranslateRequest) *errsvcv1.TranslateResponse {
-	resp, _, st := s.translateOne(ctx, req)
+func (s *Service) translateItem(ctx context.Context, req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, translate.Lease) {
+	resp, _, lease, st := s.translateOne(ctx, req)
 	c := callFrom(ctx)
 	if c != nil {
 		c.itemDone(st, "")
 	}
 	s.metrics.observeItem(c, sourceLabel(req), itemClass(resp, st), itemCode(st), true, "")
 	if st != nil {
-		return &errsvcv1.TranslateResponse{Error: st.Proto()}
+		return &errsvcv1.TranslateResponse{Error: st.Proto()}, lease
 	}
-	return resp
+	return resp, lease
 }
 
-func (s *Service) translateOne(ctx context.Context, req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, bool, *status.Status) {
+func (s *Service) translateOne(ctx context.Context, req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, bool, translate.Lease, *status.Status) {
 	if req == nil {
 		req = &errsvcv1.TranslateRequest{}
 	}
 	// A batch item the JSON decoder could not read carries its error.
 	if st := invalidItem(req); st != nil {
-		return nil, false, st
+		return nil, false, translate.Lease{}, st
 	}
 	// Checked here as well as in the core so the transport contract (exactly
 	// one source, named in a BadRequest) holds whatever the core does. Two
 	// sources cannot reach this point: the binary wire keeps the last one and
 	// protojson rejects the second (see decodeErrorStatus).
 	if req.GetSource() == nil {
-		return nil, false, invalidArgument(sourceField, "exactly one of "+sourceChoices()+" is required")
+		return nil, false, translate.Lease{}, invalidArgument(sourceField, "exactly one of "+sourceChoices()+" is required")
 	}
 	// A caller that already gave up gets no work done: its deadline is
 	// honoured here, and between the items of a batch.
 	if err := ctx.Err(); err != nil {
-		return nil, false, status.FromContextError(err)
+		return nil, false, translate.Lease{}, status.FromContextError(err)
 	}
 	began := time.Now()
-	resp, cacheable, err := s.translate(req)
+	resp, cacheable, lease, err := s.translate(req)
 	s.metrics.translateDur.WithLabelValues(sourceLabel(req)).Observe(time.Since(began).Seconds())
 	var reqErr *translate.RequestError
 	switch {
 	case errors.As(err, &reqErr):
-		return nil, false, invalidArgument(reqErr.Field, reqErr.Description)
+		return nil, false, translate.Lease{}, invalidArgument(reqErr.Field, reqErr.Description)
 	case err != nil:
 		// Only the error's type: its text may quote the request or upstream
 		// text, and neither belongs in a log. The call's own ERROR line
 		// follows from the INTERNAL code.
 		s.logger.ErrorContext(ctx, "translate failed", "error_type", fmt.Sprintf("%T", err))
-		return nil, false, status.New(codes.Internal, "translation failed")
+		return nil, false, translate.Lease{}, status.New(codes.Internal, "translation failed")
 	case resp == nil:
-		return &errsvcv1.TranslateResponse{}, cacheable, nil
+		return &errsvcv1.TranslateResponse{}, cacheable, lease, nil
 	}
-	return resp, cacheable, nil
+	return resp, cacheable, lease, nil
 }
 
 // sourceField is the TranslateRequest oneof; a violation names it when no

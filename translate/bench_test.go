@@ -36,7 +36,27 @@ var benchSources = map[string]string{
 // benchSourceNames lists every source, in the order benchmarks report them.
 var benchSourceNames = []string{"labby", "agent", "classified", "mcp", "provider", "grpc_status", "jsonrpc", "http_error"}
 
+// BenchmarkTranslate is a translation as the server makes it: into leased
+// storage, released once the answer is encoded (TranslateLeased).
 func BenchmarkTranslate(b *testing.B) {
+	for _, name := range benchSourceNames {
+		req := benchRequest(b, benchSources[name])
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _, lease, err := TranslateLeased(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				lease.Release()
+			}
+		})
+	}
+}
+
+// BenchmarkTranslateOwned is Translate, whose answer the caller keeps (the
+// CLI, a Go program using the package): a fresh storage block each time.
+func BenchmarkTranslateOwned(b *testing.B) {
 	for _, name := range benchSourceNames {
 		req := benchRequest(b, benchSources[name])
 		b.Run(name, func(b *testing.B) {

@@ -101,6 +101,11 @@ type model struct {
 	store storage
 	// memo holds the translation's sanitiser results (sanitize_glue.go).
 	memo textMemo
+
+	// leased and gen: the model is TranslateLeased's, lent for the gen'th
+	// time (see Lease).
+	leased bool
+	gen    uint64
 }
 
 // storage holds the messages of one response. A response points into it,

@@ -1,0 +1,114 @@
+package translate
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/internal/golden"
+)
+
+// leaseRequests are the golden vectors' requests, decoded once.
+func leaseRequests(t *testing.T) []*errsvcv1.TranslateRequest {
+	t.Helper()
+	dir, err := golden.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vectors, err := golden.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := make([]*errsvcv1.TranslateRequest, 0, len(vectors))
+	for _, v := range vectors {
+		req := &errsvcv1.TranslateRequest{}
+		if err := protojson.Unmarshal(v.Request, req); err != nil {
+			t.Fatalf("%s: %v", v.Name, err)
+		}
+		reqs = append(reqs, req)
+	}
+	return reqs
+}
+
+// TestLeasedIsTranslate holds TranslateLeased to TranslateCacheable on
+// every golden request, in a shuffled order, so that each leased
+// translation reuses storage another source filled: the encoded answer,
+// the cacheable flag and the error are the same, whatever ran before.
+func TestLeasedIsTranslate(t *testing.T) {
+	reqs := leaseRequests(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 3 {
+		rng.Shuffle(len(reqs), func(i, j int) { reqs[i], reqs[j] = reqs[j], reqs[i] })
+		for i, req := range reqs {
+			want, wantCacheable, wantErr := TranslateCacheable(req)
+			got, cacheable, lease, err := TranslateLeased(req)
+			if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+				t.Fatalf("round %d, request %d: error %v, want %v", round, i, err, wantErr)
+			}
+			if err != nil {
+				if lease != (Lease{}) {
+					t.Fatalf("round %d, request %d: an error came with a lease", round, i)
+				}
+				continue
+			}
+			wb, _ := proto.MarshalOptions{Deterministic: true}.Marshal(want)
+			gb, _ := proto.MarshalOptions{Deterministic: true}.Marshal(got)
+			if string(wb) != string(gb) || cacheable != wantCacheable {
+				t.Fatalf("round %d, request %d (%v): the leased answer differs from the owned one", round, i, req.GetSource())
+			}
+			lease.Release()
+		}
+	}
+}
+
+// TestLeaseRelease shows what Release promises: the answer's storage is
+// cleared (no reference to the request or the answer survives in the
+// pool), a second Release of the same lease does nothing, and a stale
+// lease cannot release the storage once another translation holds it.
+func TestLeaseRelease(t *testing.T) {
+	req := &errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_LabbyError{
+		LabbyError: &errsvcv1.LabbyError{Kind: "rate_limited", Message: "slow down"}}}
+	resp, _, lease, err := TranslateLeased(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.GetLabbyError().GetMessage() != "slow down" {
+		t.Fatalf("answer %v", resp)
+	}
+	m := lease.m
+	lease.Release()
+	if m.leased || m.message != "" || m.store.resp.LabbyError != nil || m.memo.entries[0].in != "" {
+		t.Fatal("a released model still holds its translation")
+	}
+	if proto.Size(resp) != 0 {
+		t.Fatal("a released answer still reads as an answer")
+	}
+	// The pool may hand the same storage to the next translation; a stale
+	// lease must then leave it alone.
+	var next Lease
+	for range 100 {
+		if _, _, next, err = TranslateLeased(req); err != nil {
+			t.Fatal(err)
+		}
+		if next.m == m {
+			break
+		}
+		next.Release()
+	}
+	if next.m != m {
+		t.Skip("the pool did not hand the storage back (a collection emptied it)")
+	}
+	lease.Release()
+	if !m.leased || m.store.resp.LabbyError == nil {
+		t.Fatal("a stale lease released another translation's storage")
+	}
+	next.Release()
+	next.Release()
+	Lease{}.Release()
+}
+
+// BenchmarkTranslate's and BenchmarkTranslateOwned's difference is the
+// fresh storage block; nothing else differs (TestLeasedIsTranslate).
