@@ -24,6 +24,11 @@ func checkShortcuts(t *testing.T, s string) {
 	if isInteger(s) != (err == nil || strings.Contains(err.Error(), "out of range")) {
 		t.Errorf("isInteger(%q) = %v, Atoi: %v", s, isInteger(s), err)
 	}
+	for _, in := range []string{s, "\ufeff" + s, " \ufeff\t\r\n" + s, "\xef\xbb" + s} {
+		if got, want := trimStreamLead(in), strings.TrimLeft(in, " \t\r\n\ufeff"); got != want {
+			t.Errorf("trimStreamLead(%q) = %q, strings.TrimLeft says %q", in, got, want)
+		}
+	}
 	if !mayHint(s) && hintRe.MatchString(s) {
 		t.Errorf("mayHint(%q) is false, yet the hint pattern matches", s)
 	}

@@ -12,13 +12,32 @@ func looksLikeSSE(h headers, body string) bool {
 	if strings.Contains(strings.ToLower(h.get("content-type")), "text/event-stream") {
 		return true
 	}
-	t := strings.TrimLeft(body, " \t\r\n\ufeff")
+	t := trimStreamLead(body)
 	for _, p := range [...]string{"event:", "data:", "id:", "retry:", ":"} {
 		if strings.HasPrefix(t, p) {
 			return true
 		}
 	}
 	return false
+}
+
+// trimStreamLead is strings.TrimLeft(s, " \t\r\n\ufeff") without its
+// Unicode path (a cutset with a non-ASCII rune decodes every rune of s
+// through a general search); TestTrimStreamLeadIsTrimLeft holds the two
+// to the same result.
+func trimStreamLead(s string) string {
+	for {
+		switch {
+		case s == "":
+			return s
+		case s[0] == ' ' || s[0] == '\t' || s[0] == '\r' || s[0] == '\n':
+			s = s[1:]
+		case strings.HasPrefix(s, "\ufeff"):
+			s = s[len("\ufeff"):]
+		default:
+			return s
+		}
+	}
 }
 
 // streamError finds the first error event of an SSE stream, and says
