@@ -91,6 +91,10 @@ func (e *Encoder) String(s string) {
 	b := append(e.Buf, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if n := plainRun(s[i:]); n > 0 {
+			i += n
+			continue
+		}
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			r, n := utf8.DecodeRuneInString(s[i:])
@@ -131,6 +135,31 @@ func (e *Encoder) String(s string) {
 	b = append(b, s[start:]...)
 	e.Buf = append(b, '"')
 }
+
+// plainRun is the length of s's leading run of bytes a JSON string holds
+// as they are: printable ASCII other than '"' and '\\'. It tests eight
+// bytes at a time (the bit tricks say whether a word holds a byte below
+// 0x20, a quote, a backslash or a byte from 0x80; they may flag a word
+// that holds none, never miss one), then byte by byte from the first word
+// flagged. TestPlainRunIsTheByteLoop holds it to the plain loop.
+func plainRun(s string) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		q, bs := x^(ones*'"'), x^(ones*'\\')
+		if ((x-ones*0x20)&^x|(q-ones)&^q|(bs-ones)&^bs|x)&highs != 0 {
+			break
+		}
+	}
+	for i < len(s) && plainByte(s[i]) {
+		i++
+	}
+	return i
+}
+
+func plainByte(c byte) bool { return c >= ' ' && c < utf8.RuneSelf && c != '"' && c != '\\' }
 
 // Bool writes true or false.
 func (e *Encoder) Bool(v bool) { e.Buf = strconv.AppendBool(e.Buf, v) }
