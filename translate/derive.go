@@ -101,7 +101,7 @@ func agentDetailsFor(m *model, row *errsvcv1.AgentCodeRow, reason string) *struc
 	var fields map[string]*structpb.Value
 	set := func(k string, v *structpb.Value) {
 		if fields == nil {
-			fields = make(map[string]*structpb.Value, len(row.GetDetails()))
+			fields = m.fieldsMap(agentDetailFields, len(row.GetDetails()))
 		}
 		fields[k] = v
 	}

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/codec/openjson"
 	"github.com/errsvc/errsvc/internal/golden"
 )
 
@@ -108,6 +109,32 @@ func TestLeaseRelease(t *testing.T) {
 	next.Release()
 	next.Release()
 	Lease{}.Release()
+
+	// The maps a leased model keeps are emptied too.
+	provider := benchRequestT(t, benchSources["provider"])
+	_, _, lease, err = TranslateLeased(provider)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = lease.m
+	if len(m.reuse[agentDetailFields]) == 0 || len(m.reuse[providerDetailFields]) == 0 {
+		t.Fatal("a provider answer's details did not use the leased model's maps")
+	}
+	lease.Release()
+	for slot, f := range m.reuse {
+		if len(f) != 0 {
+			t.Fatalf("map %d of a released model still holds %d members", slot, len(f))
+		}
+	}
+}
+
+func benchRequestT(t *testing.T, js string) *errsvcv1.TranslateRequest {
+	t.Helper()
+	req := &errsvcv1.TranslateRequest{}
+	if err := openjson.Unmarshal([]byte(js), req); err != nil {
+		t.Fatal(err)
+	}
+	return req
 }
 
 // BenchmarkTranslate's and BenchmarkTranslateOwned's difference is the

@@ -106,6 +106,36 @@ type model struct {
 	// time (see Lease).
 	leased bool
 	gen    uint64
+	// reuse is a leased model's maps, kept across its leases; nil for an
+	// owned model.
+	reuse *reusedMaps
+}
+
+// reusedMaps are the Struct field maps a leased model keeps across its
+// leases (a Struct's fields are a map, one allocation or two each):
+// release clears them and the next translation fills them again. Each is
+// handed out once per translation (fieldsMap), as the storage is.
+type reusedMaps [fieldMaps]map[string]*structpb.Value
+
+// The maps of reusedMaps.
+const (
+	agentDetailFields = iota
+	providerDetailFields
+	fieldMaps
+)
+
+// fieldsMap is an empty map for the fields of the Struct slot names, with
+// room for n: the leased model's own, else a new one.
+func (m *model) fieldsMap(slot, n int) map[string]*structpb.Value {
+	if m.reuse == nil {
+		return make(map[string]*structpb.Value, n)
+	}
+	f := m.reuse[slot]
+	if f == nil {
+		f = make(map[string]*structpb.Value, max(n, 8))
+		m.reuse[slot] = f
+	}
+	return f
 }
 
 // storage holds the messages of one response. A response points into it,

@@ -87,7 +87,7 @@ func seedClassifierNames(m *model, r provider.Result) {
 // wait source are short terms, the status a number, and the flags shared
 // values.
 func providerDetailStruct(m *model, name string, status int32, r provider.Result) *structpb.Struct {
-	fields := make(map[string]*structpb.Value, 8)
+	fields := m.fieldsMap(providerDetailFields, 8)
 	st := &m.store.provider
 	fields["provider"] = st.text(name)
 	st.status.NumberValue = float64(status)
@@ -109,7 +109,8 @@ func providerDetailStruct(m *model, name string, status int32, r provider.Result
 	if r.AfterOutput {
 		fields["after_output"] = valueTrue
 	}
-	return &structpb.Struct{Fields: fields}
+	st.detail.Fields = fields
+	return &st.detail
 }
 
 // providerWaitNotes says when the provider's wait was long or cut: never a
@@ -155,6 +156,7 @@ type providerDetail struct {
 	used        int
 	status      structpb.Value_NumberValue
 	statusValue structpb.Value
+	detail      structpb.Struct
 }
 
 func (d *providerDetail) text(s string) *structpb.Value {

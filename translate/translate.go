@@ -122,6 +122,9 @@ func leaseModel() *model {
 	m := models.Get().(*model)
 	m.gen++
 	m.leased = true
+	if m.reuse == nil {
+		m.reuse = new(reusedMaps)
+	}
 	m.notes = m.store.notes[:0]
 	return m
 }
@@ -132,7 +135,11 @@ func (m *model) release(gen uint64) {
 	if !m.leased || m.gen != gen {
 		return
 	}
-	*m = model{gen: gen}
+	reuse := m.reuse
+	for _, f := range reuse {
+		clear(f)
+	}
+	*m = model{gen: gen, reuse: reuse}
 	models.Put(m)
 }
 
