@@ -21,7 +21,7 @@ import (
 // textErrorObject returns the error object of text: the object itself, or
 // its "error" member when that is an object with a kind or a message; ok
 // is false when the text is not such an object.
-func textErrorObject(text string) (*structpb.Struct, *structpb.Value, bool) {
+func textErrorObject(m *model, text string) (*structpb.Struct, *structpb.Value, bool) {
 	t := trimBlanks(text)
 	if t == "" || t[0] != '{' {
 		return nil, nil, false
@@ -41,7 +41,7 @@ func textErrorObject(text string) (*structpb.Struct, *structpb.Value, bool) {
 	if !hasKindOrMessageJSON(obj) {
 		return nil, nil, false
 	}
-	a := new(structArena)
+	a := m.newArena()
 	a.count(obj)
 	a.alloc()
 	s := &a.root

@@ -159,7 +159,7 @@ func labbyEnvelope(m *model) *errsvcv1.LabbyError {
 		copyContextInto(e, m.envelope)
 		e.Recovery = &m.store.recovery
 	} else {
-		pair := &envelopeWithRecovery{}
+		pair := m.newCodeModeEnvelope()
 		e = &pair.envelope
 		copyContextInto(e, m.envelope)
 		e.Recovery = &pair.recovery

@@ -117,11 +117,11 @@ func TestLeaseRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	m = lease.m
-	if len(m.reuse[agentDetailFields]) == 0 || len(m.reuse[providerDetailFields]) == 0 {
+	if len(m.reuse.maps[agentDetailFields]) == 0 || len(m.reuse.maps[providerDetailFields]) == 0 {
 		t.Fatal("a provider answer's details did not use the leased model's maps")
 	}
 	lease.Release()
-	for slot, f := range m.reuse {
+	for slot, f := range m.reuse.maps {
 		if len(f) != 0 {
 			t.Fatalf("map %d of a released model still holds %d members", slot, len(f))
 		}

@@ -106,23 +106,76 @@ type model struct {
 	// time (see Lease).
 	leased bool
 	gen    uint64
-	// reuse is a leased model's maps, kept across its leases; nil for an
+	// reuse is what a leased model keeps across its leases; nil for an
 	// owned model.
-	reuse *reusedMaps
+	reuse *reused
 }
 
-// reusedMaps are the Struct field maps a leased model keeps across its
-// leases (a Struct's fields are a map, one allocation or two each):
-// release clears them and the next translation fills them again. Each is
-// handed out once per translation (fieldsMap), as the storage is.
-type reusedMaps [fieldMaps]map[string]*structpb.Value
+// reused is the storage a leased model keeps across its leases beyond the
+// model itself, which must stay in its allocation size class for owned
+// translations (Translate): the Struct field maps (a Struct's fields are a
+// map, one allocation or two each), an MCP result's parsed object, its
+// context envelope and its Code Mode envelope. release clears it all (the
+// maps keep their room) and the next translation fills it again. Each
+// part is handed out once per translation, as the model's storage is.
+type reused struct {
+	maps     [fieldMaps]map[string]*structpb.Value
+	arena    structArena
+	context  errsvcv1.LabbyError
+	codeMode envelopeWithRecovery
+	// arenaUsed, contextUsed and codeModeUsed: handed out in this
+	// translation.
+	arenaUsed, contextUsed, codeModeUsed bool
+}
 
-// The maps of reusedMaps.
+// clear empties r for the next lease.
+func (r *reused) clear() {
+	maps := r.maps
+	for _, f := range maps {
+		clear(f)
+	}
+	*r = reused{maps: maps}
+}
+
+// The maps of reused.
 const (
 	agentDetailFields = iota
 	providerDetailFields
 	fieldMaps
 )
+
+// newArena is the arena of an MCP result's parsed object: the leased
+// model's own, else a new one.
+func (m *model) newArena() *structArena {
+	if m == nil {
+		return new(structArena)
+	}
+	if r := m.reuse; r != nil && !r.arenaUsed {
+		r.arenaUsed = true
+		return &r.arena
+	}
+	return new(structArena)
+}
+
+// newEnvelope is an envelope for the source's context fields: the leased
+// model's own, else a new one.
+func (m *model) newEnvelope() *errsvcv1.LabbyError {
+	if r := m.reuse; r != nil && !r.contextUsed {
+		r.contextUsed = true
+		return &r.context
+	}
+	return new(errsvcv1.LabbyError)
+}
+
+// newCodeModeEnvelope is the Code Mode target's envelope and recovery: the
+// leased model's own, else a new one.
+func (m *model) newCodeModeEnvelope() *envelopeWithRecovery {
+	if r := m.reuse; r != nil && !r.codeModeUsed {
+		r.codeModeUsed = true
+		return &r.codeMode
+	}
+	return new(envelopeWithRecovery)
+}
 
 // fieldsMap is an empty map for the fields of the Struct slot names, with
 // room for n: the leased model's own, else a new one.
@@ -130,10 +183,10 @@ func (m *model) fieldsMap(slot, n int) map[string]*structpb.Value {
 	if m.reuse == nil {
 		return make(map[string]*structpb.Value, n)
 	}
-	f := m.reuse[slot]
+	f := m.reuse.maps[slot]
 	if f == nil {
 		f = make(map[string]*structpb.Value, max(n, 8))
-		m.reuse[slot] = f
+		m.reuse.maps[slot] = f
 	}
 	return f
 }

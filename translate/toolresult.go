@@ -38,7 +38,7 @@ func decodeToolResult(m *model, r *errsvcv1.McpToolResult) error {
 		m.readOnly = m.readOnly || a.GetReadOnlyHint()
 		m.idempotent = m.idempotent || a.GetIdempotentHint()
 	}
-	parsed, parsedValue := structuredError(r)
+	parsed, parsedValue := structuredError(m, r)
 	rawKind := stringField(parsed, "kind")
 	m.originalTerm = rawKind
 	m.kind = toolErrorKind
@@ -74,7 +74,8 @@ func decodeToolResult(m *model, r *errsvcv1.McpToolResult) error {
 	if m.message == "" {
 		m.message = m.sanitizeCause(firstText(r))
 	}
-	e := &errsvcv1.LabbyError{
+	e := m.newEnvelope()
+	*e = errsvcv1.LabbyError{
 		Tool:     m.sanitizeShort(r.GetTool()),
 		Safety:   carrySafety(m, "mcp_tool_result.annotations", r.GetAnnotations()),
 		Evidence: toolEvidence(m, r, parsedValue),
@@ -107,7 +108,7 @@ var completedNoClass = func() map[string]string {
 // structuredError finds the result's structured error: structured_content,
 // its `error` member, or the first text block of at most 64 KiB that
 // parses as a JSON object with a kind or a message.
-func structuredError(r *errsvcv1.McpToolResult) (*structpb.Struct, *structpb.Value) {
+func structuredError(m *model, r *errsvcv1.McpToolResult) (*structpb.Struct, *structpb.Value) {
 	if sc := r.GetStructuredContent().GetStructValue(); sc != nil {
 		if inner := sc.GetFields()["error"].GetStructValue(); hasKindOrMessage(inner) {
 			return inner, structpb.NewStructValue(inner)
@@ -121,7 +122,7 @@ func structuredError(r *errsvcv1.McpToolResult) (*structpb.Struct, *structpb.Val
 		if stringField(block, "type") != "text" || len(text) > maxParsedTextBytes {
 			continue
 		}
-		if s, v, ok := textErrorObject(text); ok {
+		if s, v, ok := textErrorObject(m, text); ok {
 			return s, v
 		}
 	}

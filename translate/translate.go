@@ -123,7 +123,7 @@ func leaseModel() *model {
 	m.gen++
 	m.leased = true
 	if m.reuse == nil {
-		m.reuse = new(reusedMaps)
+		m.reuse = new(reused)
 	}
 	m.notes = m.store.notes[:0]
 	return m
@@ -136,9 +136,7 @@ func (m *model) release(gen uint64) {
 		return
 	}
 	reuse := m.reuse
-	for _, f := range reuse {
-		clear(f)
-	}
+	reuse.clear()
 	*m = model{gen: gen, reuse: reuse}
 	models.Put(m)
 }
