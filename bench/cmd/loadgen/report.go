@@ -426,16 +426,19 @@ func render(rf reportFiles, res Results) string {
 		}
 		// The measured cause of the difference between the two columns.
 		var gcMin, gcMax, perKiB float64
+		allocating := 0
 		for i, r := range sources {
 			d := r.ns100 - r.ns
 			if i == 0 || d < gcMin {
 				gcMin = d
 			}
 			gcMax = max(gcMax, d)
-			if r.bytes > 0 {
-				perKiB += d / (r.bytes / 1024) / float64(len(sources))
+			if r.bytes >= 256 {
+				perKiB += d / (r.bytes / 1024)
+				allocating++
 			}
 		}
+		perKiB /= float64(max(allocating, 1))
 		p("\nAt Go's default GOGC=100 the collector runs four times as often: %.0f–%.0f ns more per translation, about %.0f ns\n", max(gcMin, 0), gcMax, perKiB)
 		p("per KiB the translation allocates (the B/op column: what the leased storage does not hold).\n")
 		p("\n")
