@@ -126,6 +126,22 @@ func TestLeaseRelease(t *testing.T) {
 			t.Fatalf("map %d of a released model still holds %d members", slot, len(f))
 		}
 	}
+
+	// So are an MCP result's parsed object and envelopes.
+	_, _, lease, err = TranslateLeased(benchRequestT(t, benchSources["mcp"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = lease.m
+	r := m.reuse
+	if !r.arenaUsed || !r.contextUsed || !r.codeModeUsed || r.arena.root.Fields == nil || r.codeMode.envelope.Kind == "" {
+		t.Fatal("an MCP result did not use the leased model's arena and envelopes")
+	}
+	lease.Release()
+	if r.arenaUsed || r.contextUsed || r.codeModeUsed || r.arena.root.Fields != nil || r.arena.nValues != 0 ||
+		r.context.Tool != "" || r.codeMode.envelope.Kind != "" || r.codeMode.recovery.Action != "" {
+		t.Fatal("a released model still holds an MCP result's parts")
+	}
 }
 
 func benchRequestT(t *testing.T, js string) *errsvcv1.TranslateRequest {

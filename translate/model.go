@@ -128,13 +128,22 @@ type reused struct {
 	arenaUsed, contextUsed, codeModeUsed bool
 }
 
-// clear empties r for the next lease.
+// clear empties r for the next lease: the maps, and the parts this
+// translation was handed (the others are still clear).
 func (r *reused) clear() {
-	maps := r.maps
-	for _, f := range maps {
+	for _, f := range r.maps {
 		clear(f)
 	}
-	*r = reused{maps: maps}
+	if r.arenaUsed {
+		r.arena = structArena{}
+	}
+	if r.contextUsed {
+		r.context = errsvcv1.LabbyError{}
+	}
+	if r.codeModeUsed {
+		r.codeMode = envelopeWithRecovery{}
+	}
+	r.arenaUsed, r.contextUsed, r.codeModeUsed = false, false, false
 }
 
 // The maps of reused.
