@@ -216,6 +216,9 @@ func sanitizeAgentDetails(m *model, field string, s *structpb.Struct) *structpb.
 	if s == nil {
 		return nil
 	}
+	if m.unchangedStruct(s, agentDetailsLimits) {
+		return s
+	}
 	// A cut leaves its trace in the output, which noteTruncations names.
 	out, rep := sanitize.Struct(s, agentDetailsLimits)
 	noteRedacted(m, field, rep)

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -258,13 +259,28 @@ const maxNumberLen = 24
 // objects then take the walk), and TestPlainKeysAllVerified fails.
 var plainKeys = verifyPlainKeys(plainKeyNames)
 
-var plainKeyNames = []string{
+var plainKeyNames = append([]string{
 	// The provider detail (provider.go).
 	"provider", "status", "rule", "provider_code", "wait_source", "stream", "in_body", "after_output",
 	// The Error Class Contract's detail.
 	"class", "routing_code", "retry_after_secs", "retry_after_s", "reason",
 	// Error objects: MCP tool results, JSON-RPC data, provider bodies.
 	"kind", "message", "code", "type", "param", "retry_after_ms", "retryable", "transient",
+}, agentDetailKeys()...)
+
+// agentDetailKeys are the Agent Surface error model's per-code detail
+// keys (timeoutMs, retryAfterMs, ...), as the vocabulary lists them.
+func agentDetailKeys() []string {
+	var keys []string
+	for _, t := range AgentCodes.Terms {
+		for _, k := range t.Row.(*errsvcv1.AgentCodeRow).GetDetails() {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // keyProbes are values that are no plain word (a secret-named key would

@@ -192,7 +192,7 @@ func TestUnchangedStructIsTheWalk(t *testing.T) {
 	for _, s := range texts {
 		values = append(values, structpb.NewStringValue(s))
 	}
-	limits := []sanitize.Limits{sanitize.DefaultLimits, evidenceLimits, additionalLimits,
+	limits := []sanitize.Limits{sanitize.DefaultLimits, evidenceLimits, additionalLimits, agentDetailsLimits,
 		{StringCap: 16, MaxDepth: 8, MaxItems: 2, MaxBytes: 64},
 		{StringCap: 64, MaxDepth: 8, MaxItems: 2, MaxBytes: 8192},
 		{StringCap: 4096, MaxDepth: 8, MaxItems: 64, MaxBytes: 100}}
