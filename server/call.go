@@ -65,6 +65,12 @@ type call struct {
 	// until the transport has encoded them (releaseAnswers).
 	lease  translate.Lease
 	leases []translate.Lease
+
+	// series are the metric children of transport and rpc (see
+	// Metrics.seriesOf).
+	series *rpcSeries
+	// lookup is a gRPC Translate's use of the answer cache.
+	lookup grpcLookup
 }
 
 // lend keeps the lease of one of the call's answers until releaseAnswers.

@@ -170,12 +170,14 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var answer *bufferedResponse
 	func() {
 		defer h.limiter.releaseRequest()
-		if hit = h.cachedAnswer(r, call, variant, cacheKey); hit == nil {
+		var hash uint64
+		var hashed bool
+		if hit, hash, hashed = h.cachedAnswer(r, call, variant, cacheKey); hit == nil {
 			answer = &bufferedResponse{header: make(http.Header)}
 			h.gateway.ServeHTTP(answer, r)
 			// The answer is in answer's buffer: its storage goes back.
 			call.releaseAnswers()
-			h.storeAnswer(call, answer, variant, cacheKey)
+			h.storeAnswer(call, answer, variant, cacheKey, hash, hashed)
 		}
 	}()
 	_ = rc.SetWriteDeadline(time.Now().Add(h.writeTimeout))
