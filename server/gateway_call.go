@@ -124,34 +124,18 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		// On an error the deadline stays: net/http may read what is left of
 		// the body after the answer, and must not wait for a trickler.
-		var tooLarge *http.MaxBytesError
-		var fe *codec.FieldError
-		switch {
-		case errors.As(err, &tooLarge):
-			call.bodyTooLarge = true
-		case errors.Is(err, errBodyBudget):
-			call.limit = limitReceiveBuffer
-			w.Header().Set("Retry-After", "1")
-			w.Header().Set("Connection", "close")
-			call.bodyRefused = quotaExceeded(quotaReceiveBuffer, fmt.Sprintf(
-				"the server is receiving its limit of %d bytes of REST bodies at once; retry shortly", h.maxBodies), time.Second)
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			call.bodyTimedOut = true
-			w.Header().Set("Connection", "close")
-		case err != nil:
-		case errors.As(codec.CheckJSON(body, codec.MaxJSONDepth), &fe) && !batchItemFault(r, fe):
-			err = fe
-			field := fe.Field
-			if errors.Is(fe, codec.ErrTooDeep) {
-				call.limit = limitJSONDepth
-			}
-			call.bodyRefused = invalidArgument(safePath(field), fe.Description)
+		var checked error
+		if err == nil {
+			checked = codec.CheckJSON(body, codec.MaxJSONDepth)
+		}
+		if err != nil || checked != nil {
+			err = h.bodyFault(w, r, call, err, checked)
 		}
 		_ = r.Body.Close()
 		if err != nil {
 			r.Body = io.NopCloser(errReader{err})
 		} else {
-			r.Body = io.NopCloser(bytes.NewReader(body))
+			r.Body = newRESTBody(body)
 			if cacheable && body != nil {
 				cacheKey = body
 			}
@@ -187,6 +171,55 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	answer.writeTo(w)
 }
+
+// bodyFault records what is wrong with the body of call: readErr, what
+// reading it failed with, or else checked, what codec.CheckJSON found; the
+// result is the error to hand the gateway as the body's (nil: none).
+// Apart from ServeHTTP so that the error targets, which escape, are made
+// only for a faulty body.
+func (h *restHandler) bodyFault(w http.ResponseWriter, r *http.Request, call *call, readErr, checked error) error {
+	var tooLarge *http.MaxBytesError
+	var fe *codec.FieldError
+	switch {
+	case errors.As(readErr, &tooLarge):
+		call.bodyTooLarge = true
+	case errors.Is(readErr, errBodyBudget):
+		call.limit = limitReceiveBuffer
+		w.Header().Set("Retry-After", "1")
+		w.Header().Set("Connection", "close")
+		call.bodyRefused = quotaExceeded(quotaReceiveBuffer, fmt.Sprintf(
+			"the server is receiving its limit of %d bytes of REST bodies at once; retry shortly", h.maxBodies), time.Second)
+	case errors.Is(readErr, os.ErrDeadlineExceeded):
+		call.bodyTimedOut = true
+		w.Header().Set("Connection", "close")
+	case readErr != nil:
+	case errors.As(checked, &fe) && !batchItemFault(r, fe):
+		field := fe.Field
+		if errors.Is(fe, codec.ErrTooDeep) {
+			call.limit = limitJSONDepth
+		}
+		call.bodyRefused = invalidArgument(safePath(field), fe.Description)
+		return fe
+	}
+	return readErr
+}
+
+// restBody is a body the handler has read and checked in full, handed to
+// the gateway. The decoder (restJSON.NewDecoder) takes its bytes as they
+// are, rather than reading them into a copy of its own: they are the
+// handler's private copy, which nothing writes to.
+type restBody struct {
+	bytes.Reader
+	data []byte
+}
+
+func newRESTBody(data []byte) *restBody {
+	b := &restBody{data: data}
+	b.Reset(data)
+	return b
+}
+
+func (*restBody) Close() error { return nil }
 
 // errReader fails every read with err.
 type errReader struct{ err error }

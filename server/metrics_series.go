@@ -197,7 +197,7 @@ func (m *Metrics) translationsOf(s *rpcSeries, transport, rpc, source, class str
 // translateDurOf is errsvc_translation_duration_seconds{source}.
 func (m *Metrics) translateDurOf(source string) prometheus.Observer {
 	i := labelIndex(sourceLabels, source)
-	if i < 0 {
+	if i < 0 || i >= len(m.translateDurs) {
 		return m.translateDur.WithLabelValues(source)
 	}
 	k := &m.translateDurs[i]
