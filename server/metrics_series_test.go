@@ -76,7 +76,7 @@ func metricsMix(t *testing.T, r *running) {
 			`{"classified_error":{"class":"weird_upstream_class"}}`,
 			`{"agent_error":{"code":"TIMEOUT"}}`,
 			`{}`,
-			`{"labby_error":`,          // broken JSON
+			`{"labby_error":`,           // broken JSON
 			`{"labby_error":{"nope":1}`, // broken JSON
 		} {
 			r.post(t, "/v1/translate", body)
