@@ -100,8 +100,8 @@ func (b *budgetReader) Read(p []byte) (int, error) {
 }
 
 func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	call := newCall(transportHTTP, "unknown")
-	r = r.WithContext(withCall(r.Context(), call))
+	ctx, call := openCall(r.Context(), transportHTTP, "unknown")
+	r = r.WithContext(ctx)
 	defer call.finish(r.Context(), h.logger, h.metrics)
 	rc := http.NewResponseController(w)
 	// cacheKey is the body of a call that may use the answer cache, once
