@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 
+	"github.com/errsvc/errsvc/codec"
 	"github.com/errsvc/errsvc/translate"
 	"log/slog"
 	"strings"
@@ -71,6 +72,8 @@ type call struct {
 	series *rpcSeries
 	// lookup is a gRPC Translate's use of the answer cache.
 	lookup grpcLookup
+	// capture is the receive of a gRPC request message (recvGuard.recv).
+	capture codec.Capture
 }
 
 // lend keeps the lease of one of the call's answers until releaseAnswers.

@@ -259,7 +259,15 @@ func (g *recvGuard) recv(ctx context.Context, c *call, timeout time.Duration, ma
 	if cancel, ok := ctx.Value(recvCancelKey{}).(context.CancelCauseFunc); ok {
 		timer = time.AfterFunc(timeout, func() { cancel(errReceiveTimeout) })
 	}
-	capture := &codec.Capture{Msg: pm, MaxBytes: int(maxBytes), Raw: hook}
+	// The call record's, when there is one: a call receives one message at
+	// a time, and the codec keeps nothing of it once the receive returns.
+	var capture *codec.Capture
+	if c != nil {
+		c.capture = codec.Capture{Msg: pm, MaxBytes: int(maxBytes), Raw: hook}
+		capture = &c.capture
+	} else {
+		capture = &codec.Capture{Msg: pm, MaxBytes: int(maxBytes), Raw: hook}
+	}
 	err := recvFn(capture)
 	if timer != nil {
 		timer.Stop()
