@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"google.golang.org/grpc/tap"
 )
 
 // TestCallContext: the context openCall returns carries the record and
@@ -43,5 +45,39 @@ func TestCallContext(t *testing.T) {
 	}
 	if ctx.Err() != context.Canceled || !errors.Is(context.Cause(ctx), cause) || !errors.Is(context.Cause(child), cause) {
 		t.Errorf("err %v, cause %v / %v", ctx.Err(), context.Cause(ctx), context.Cause(child))
+	}
+}
+
+// TestReceiveDeadlineEndsWithTheStream: the deadline tapReceive gives a
+// unary call is released with the stream's context, which grpc-go cancels
+// when the call ends (no timer is left to run for ReceiveTimeout), and
+// fires with its own cause when the message does not come.
+func TestReceiveDeadlineEndsWithTheStream(t *testing.T) {
+	receive := tapReceive(time.Hour)
+	stream, end := context.WithCancel(context.Background())
+	ctx, err := receive(stream, &tap.Info{FullMethodName: "/errsvc.v1.TranslationService/Translate"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := ctx.Deadline(); !ok || time.Until(d) < 59*time.Minute {
+		t.Fatalf("deadline %v %v", d, ok)
+	}
+	end()
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call's context outlived its stream")
+	}
+	if errors.Is(context.Cause(ctx), errReceiveTimeout) {
+		t.Error("ended as a receive timeout")
+	}
+
+	short, err := tapReceive(time.Millisecond)(context.Background(), &tap.Info{FullMethodName: "/errsvc.v1.TranslationService/Translate"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-short.Done()
+	if !errors.Is(context.Cause(short), errReceiveTimeout) || short.Err() != context.DeadlineExceeded {
+		t.Errorf("timed out with %v, cause %v", short.Err(), context.Cause(short))
 	}
 }
