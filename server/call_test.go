@@ -3,7 +3,10 @@ package server
 import (
 	"context"
 	"errors"
+	"io"
+	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"google.golang.org/grpc/tap"
@@ -79,5 +82,22 @@ func TestReceiveDeadlineEndsWithTheStream(t *testing.T) {
 	<-short.Done()
 	if !errors.Is(context.Cause(short), errReceiveTimeout) || short.Err() != context.DeadlineExceeded {
 		t.Errorf("timed out with %v, cause %v", short.Err(), context.Cause(short))
+	}
+}
+
+// TestReadDeclared reads what io.ReadAll reads, whatever the declared
+// length says (a reader may return fewer or more bytes than declared).
+func TestReadDeclared(t *testing.T) {
+	for _, body := range []string{"", "x", `{"labby_error":{"kind":"rate_limited"}}`, strings.Repeat("y", 5000)} {
+		for _, declared := range []int64{-1, 0, 1, int64(len(body)) - 1, int64(len(body)), int64(len(body)) + 7, 1 << 20} {
+			got, err := readDeclared(iotest.OneByteReader(strings.NewReader(body)), declared, 1<<16)
+			if err != nil || string(got) != body {
+				t.Errorf("declared %d: %q, %v; want %q", declared, got, err, body)
+			}
+		}
+	}
+	fail := errors.New("broken")
+	if got, err := readDeclared(io.MultiReader(strings.NewReader("ab"), iotest.ErrReader(fail)), 10, 100); !errors.Is(err, fail) || string(got) != "ab" {
+		t.Errorf("%q, %v", got, err)
 	}
 }

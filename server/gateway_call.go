@@ -118,7 +118,7 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = rc.SetReadDeadline(time.Now().Add(h.receiveTimeout))
 		counted := &budgetReader{r: http.MaxBytesReader(w, r.Body, h.maxBytes), h: h}
 		defer func() { h.bodies.Add(-counted.reserved) }()
-		body, err := io.ReadAll(counted)
+		body, err := readDeclared(counted, r.ContentLength, h.maxBytes)
 		if err == nil {
 			_ = rc.SetReadDeadline(time.Time{})
 		}
@@ -202,6 +202,30 @@ func (h *restHandler) bodyFault(w http.ResponseWriter, r *http.Request, call *ca
 		return fe
 	}
 	return readErr
+}
+
+// readDeclared is io.ReadAll(r) for a body that declared its length: one
+// buffer of that size and a byte (to meet the end without growing), where
+// io.ReadAll starts at 512 bytes and grows. A length that is not declared,
+// or over max, takes io.ReadAll.
+func readDeclared(r io.Reader, declared, max int64) ([]byte, error) {
+	if declared <= 0 || declared > max {
+		return io.ReadAll(r)
+	}
+	b := make([]byte, 0, declared+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // restBody is a body the handler has read and checked in full, handed to
