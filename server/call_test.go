@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -95,6 +96,18 @@ func TestReadDeclared(t *testing.T) {
 				t.Errorf("declared %d: %q, %v; want %q", declared, got, err, body)
 			}
 		}
+	}
+	// A large declared body that never comes takes no more than
+	// maxBodyPrealloc before its bytes arrive.
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := readDeclared(strings.NewReader(""), 64<<20, 64<<20)
+	runtime.ReadMemStats(&after)
+	if err != nil || len(got) != 0 || cap(got) > maxBodyPrealloc {
+		t.Errorf("declared 64 MiB, sent nothing: len %d cap %d, %v", len(got), cap(got), err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 { // room for other goroutines' allocations
+		t.Errorf("declared 64 MiB, sent nothing: %d bytes allocated", grew)
 	}
 	fail := errors.New("broken")
 	if got, err := readDeclared(io.MultiReader(strings.NewReader("ab"), iotest.ErrReader(fail)), 10, 100); !errors.Is(err, fail) || string(got) != "ab" {

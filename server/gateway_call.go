@@ -207,12 +207,19 @@ func (h *restHandler) bodyFault(w http.ResponseWriter, r *http.Request, call *ca
 // readDeclared is io.ReadAll(r) for a body that declared its length: one
 // buffer of that size and a byte (to meet the end without growing), where
 // io.ReadAll starts at 512 bytes and grows. A length that is not declared,
-// or over max, takes io.ReadAll.
+// or over max, takes io.ReadAll. Only the first maxBodyPrealloc bytes are
+// taken up front: a client that declares a large body and sends nothing
+// must not make the server hold what it declared (the REST receive budget
+// counts bytes as they arrive).
+// maxBodyPrealloc bounds what readDeclared takes before bytes arrive: an
+// error worth translating is a few hundred bytes to a few KiB.
+const maxBodyPrealloc = 16 << 10
+
 func readDeclared(r io.Reader, declared, max int64) ([]byte, error) {
 	if declared <= 0 || declared > max {
 		return io.ReadAll(r)
 	}
-	b := make([]byte, 0, declared+1)
+	b := make([]byte, 0, min(declared+1, maxBodyPrealloc))
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
