@@ -180,8 +180,15 @@ func (c *answerCache) hash(variant byte, key []byte) uint64 {
 // get is the answer stored for exactly these request bytes, or nil; it
 // counts a hit or a miss.
 func (c *answerCache) get(variant byte, key []byte) *answer {
+	a, _ := c.find(variant, key)
+	return a
+}
+
+// find is get that also returns the bytes' hash, which a miss hands on to
+// admitHash and putHash rather than hashing the same bytes again.
+func (c *answerCache) find(variant byte, key []byte) (*answer, uint64) {
 	if c == nil {
-		return nil
+		return nil, 0
 	}
 	h := c.hash(variant, key)
 	s := &c.shards[h&c.mask]
@@ -191,10 +198,10 @@ func (c *answerCache) get(variant byte, key []byte) *answer {
 	// The full key, not only its hash: a collision is a miss.
 	if ok && a.variant == variant && bytes.Equal(a.key, key) {
 		c.m.hits.Inc()
-		return a
+		return a, h
 	}
 	c.m.misses.Inc()
-	return nil
+	return nil, h
 }
 
 // fits reports whether an entry of these sizes may be stored; if not, it
@@ -213,7 +220,11 @@ func (c *answerCache) fits(keyLen, valueLen int) bool {
 // slot only make one of them wait for a third miss, or be stored on its
 // second; neither ever answers for the other (get compares the bytes).
 func (c *answerCache) admit(variant byte, key []byte) bool {
-	h := c.hash(variant, key)
+	return c.admitHash(c.hash(variant, key))
+}
+
+// admitHash is admit of the bytes whose hash (find) is h.
+func (c *answerCache) admitHash(h uint64) bool {
 	slot := &c.seen[h&c.seenMask]
 	if slot.Load() == h {
 		return true
@@ -237,6 +248,14 @@ func (c *answerCache) put(a *answer) {
 	if c == nil {
 		return
 	}
+	c.putHash(a, c.hash(a.variant, a.key))
+}
+
+// putHash is put of an answer whose key's hash (find) is h.
+func (c *answerCache) putHash(a *answer, h uint64) {
+	if c == nil {
+		return
+	}
 	a.size = int64(len(a.key) + len(a.enc.Bytes) + answerOverhead)
 	for k, vs := range a.header {
 		a.size += int64(len(k) + 16)
@@ -248,7 +267,6 @@ func (c *answerCache) put(a *answer) {
 		c.m.refusedSize.Inc()
 		return
 	}
-	h := c.hash(a.variant, a.key)
 	s := &c.shards[h&c.mask]
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -72,7 +72,7 @@ func (h *connectObserve) cachedHit(w http.ResponseWriter, r *http.Request, c *ca
 	// Under a concurrency slot, as a translation; a caller that gave up or
 	// a full server is left to connect-go, which answers as for a miss.
 	if r.Context().Err() == nil && h.opts.limiter.acquireRequest() {
-		a := h.cache.get(variant, body)
+		a, hash := h.cache.find(variant, body)
 		if a != nil {
 			h.svc.countHit(c, a)
 		}
@@ -82,11 +82,16 @@ func (h *connectObserve) cachedHit(w http.ResponseWriter, r *http.Request, c *ca
 			writeAnswer(w, a)
 			return true, nil
 		}
+		miss = &connectMiss{hash: hash, hashed: true}
 	}
 	// connect-go answers into a buffer, so that only its own headers are
 	// stored, not those the wrapping handlers (CORS, the drain) set for
 	// this one caller.
-	return false, &connectMiss{bufferedResponse: bufferedResponse{header: make(http.Header)}, variant: variant, key: body}
+	if miss == nil {
+		miss = &connectMiss{}
+	}
+	miss.bufferedResponse, miss.variant, miss.key = bufferedResponse{header: make(http.Header)}, variant, body
+	return false, miss
 }
 
 // connectMiss is a Connect Translate the cache did not answer.
@@ -94,6 +99,9 @@ type connectMiss struct {
 	bufferedResponse
 	variant byte
 	key     []byte // the request body
+	// hash is key's, when it was looked up (answerCache.find).
+	hash   uint64
+	hashed bool
 }
 
 // storeAnswer stores connect-go's answer to a miss if it may.
@@ -105,9 +113,12 @@ func (h *connectObserve) storeAnswer(c *call, m *connectMiss) {
 		h.cache.uncacheable()
 		return
 	}
-	if h.cache.fits(len(m.key), m.body.Len()) && h.cache.admit(m.variant, m.key) {
-		h.cache.put(&answer{variant: m.variant, key: bytes.Clone(m.key), enc: codec.Encoded{Bytes: bytes.Clone(m.body.Bytes())},
-			header: m.header.Clone(), source: c.answer.source, class: c.answer.class})
+	if !m.hashed {
+		m.hash = h.cache.hash(m.variant, m.key)
+	}
+	if h.cache.fits(len(m.key), m.body.Len()) && h.cache.admitHash(m.hash) {
+		h.cache.putHash(&answer{variant: m.variant, key: bytes.Clone(m.key), enc: codec.Encoded{Bytes: bytes.Clone(m.body.Bytes())},
+			header: m.header.Clone(), source: c.answer.source, class: c.answer.class}, m.hash)
 	}
 }
 

@@ -14,18 +14,35 @@ import (
 // the stored bytes, which the codec sends as they are (codec.Encoded). On a
 // miss the service translates; a cacheable answer is encoded here, once,
 // stored, and those same bytes are sent.
+//
+// A call's lookup lives in its call record (call.lookup), so that neither
+// it nor the handler the interceptors call is allocated per call.
 type grpcLookup struct {
 	cache *answerCache
+	svc   *Service
+	info  grpc.UnaryServerInfo
 	// key is the request's bytes, a private copy (nil if none arrived).
 	key []byte
-	hit *answer
+	// hash is key's (answerCache.find).
+	hash uint64
+	hit  *answer
 }
 
 // Raw is the codec's hook.
 func (l *grpcLookup) Raw(b []byte) bool {
 	l.key = b
-	l.hit = l.cache.get(0, b)
+	l.hit, l.hash = l.cache.find(0, b)
 	return l.hit != nil
+}
+
+// lookupOf is the answer cache lookup of the call of ctx: the one in its
+// call record, or a new one for a call without a record.
+func lookupOf(ctx context.Context, cache *answerCache) *grpcLookup {
+	if c := callFrom(ctx); c != nil {
+		c.lookup = grpcLookup{cache: cache}
+		return &c.lookup
+	}
+	return &grpcLookup{cache: cache}
 }
 
 // handle is the method handler, as protoc-gen-go-grpc writes it for
@@ -35,14 +52,25 @@ func (l *grpcLookup) handle(srv any, ctx context.Context, dec func(any) error, i
 	if err := dec(req); err != nil {
 		return nil, err
 	}
-	svc := srv.(*Service)
+	l.svc = srv.(*Service)
 	if in == nil {
-		return l.translate(ctx, svc, req)
+		return l.translate(ctx, l.svc, req)
 	}
-	info := &grpc.UnaryServerInfo{Server: srv, FullMethod: errsvcv1.TranslationService_Translate_FullMethodName}
-	return in(ctx, req, info, func(ctx context.Context, r any) (any, error) {
-		return l.translate(ctx, svc, r.(*errsvcv1.TranslateRequest))
+	l.info = grpc.UnaryServerInfo{Server: srv, FullMethod: errsvcv1.TranslationService_Translate_FullMethodName}
+	if c := callFrom(ctx); c != nil && l == &c.lookup {
+		return in(ctx, req, &l.info, translateRecorded)
+	}
+	return in(ctx, req, &l.info, func(ctx context.Context, r any) (any, error) {
+		return l.translate(ctx, l.svc, r.(*errsvcv1.TranslateRequest))
 	})
+}
+
+// translateRecorded is the handler the interceptors call for a lookup held
+// in the call record: a function, where a closure over the lookup would be
+// allocated per call.
+func translateRecorded(ctx context.Context, r any) (any, error) {
+	l := &callFrom(ctx).lookup
+	return l.translate(ctx, l.svc, r.(*errsvcv1.TranslateRequest))
 }
 
 func (l *grpcLookup) translate(ctx context.Context, svc *Service, req *errsvcv1.TranslateRequest) (any, error) {
@@ -62,7 +90,7 @@ func (l *grpcLookup) translate(ctx context.Context, svc *Service, req *errsvcv1.
 		return resp, nil
 	}
 	size := resp.SizeVT()
-	if !l.cache.fits(len(l.key), size) || !l.cache.admit(0, l.key) {
+	if !l.cache.fits(len(l.key), size) || !l.cache.admitHash(l.hash) {
 		return resp, nil
 	}
 	buf := make([]byte, size)
@@ -71,6 +99,6 @@ func (l *grpcLookup) translate(ctx context.Context, svc *Service, req *errsvcv1.
 		return resp, nil
 	}
 	a := &answer{key: l.key, enc: codec.Encoded{Bytes: buf}, source: c.answer.source, class: c.answer.class}
-	l.cache.put(a)
+	l.cache.putHash(a, l.hash)
 	return &a.enc, nil
 }

@@ -33,23 +33,24 @@ func restCacheVariant(r *http.Request) (variant byte, ok bool) {
 }
 
 // cachedAnswer is the stored answer to the call's body, accounted for as
-// its translation, or nil.
-func (h *restHandler) cachedAnswer(r *http.Request, c *call, variant byte, body []byte) *answer {
+// its translation, or nil; and the body's hash, for storeAnswer (hashed
+// false: not looked up).
+func (h *restHandler) cachedAnswer(r *http.Request, c *call, variant byte, body []byte) (a *answer, hash uint64, hashed bool) {
 	// A caller that gave up is answered by the gateway, as a miss would be.
 	if h.cache == nil || body == nil || r.Context().Err() != nil {
-		return nil
+		return nil, 0, false
 	}
-	a := h.cache.get(variant, body)
+	a, hash = h.cache.find(variant, body)
 	if a == nil {
-		return nil
+		return nil, hash, true
 	}
 	c.rpc = errsvcv1.TranslationService_Translate_FullMethodName
 	h.svc.countHit(c, a)
-	return a
+	return a, hash, true
 }
 
 // storeAnswer stores the gateway's answer to the call's body if it may.
-func (h *restHandler) storeAnswer(c *call, ans *bufferedResponse, variant byte, body []byte) {
+func (h *restHandler) storeAnswer(c *call, ans *bufferedResponse, variant byte, body []byte, hash uint64, hashed bool) {
 	if h.cache == nil || body == nil || !c.answer.answered || c.code != codes.OK || ans.code != http.StatusOK {
 		return
 	}
@@ -57,13 +58,16 @@ func (h *restHandler) storeAnswer(c *call, ans *bufferedResponse, variant byte, 
 		h.cache.uncacheable()
 		return
 	}
-	if !h.cache.fits(len(body), ans.body.Len()) || !h.cache.admit(variant, body) {
+	if !hashed {
+		hash = h.cache.hash(variant, body)
+	}
+	if !h.cache.fits(len(body), ans.body.Len()) || !h.cache.admitHash(hash) {
 		return
 	}
 	// Copies at their exact sizes: the body and the buffer have room to
 	// spare, and the buffer is written to the client after this.
-	h.cache.put(&answer{variant: variant, key: bytes.Clone(body), enc: codec.Encoded{Bytes: bytes.Clone(ans.body.Bytes())},
-		header: ans.header.Clone(), source: c.answer.source, class: c.answer.class})
+	h.cache.putHash(&answer{variant: variant, key: bytes.Clone(body), enc: codec.Encoded{Bytes: bytes.Clone(ans.body.Bytes())},
+		header: ans.header.Clone(), source: c.answer.source, class: c.answer.class}, hash)
 }
 
 // writeAnswer writes a stored answer as bufferedResponse.writeTo wrote it.

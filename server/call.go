@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 
+	"github.com/errsvc/errsvc/codec"
 	"github.com/errsvc/errsvc/translate"
 	"log/slog"
 	"strings"
@@ -29,7 +30,7 @@ type call struct {
 	rpc       string
 	start     time.Time
 	// span is the call's server span (see tracing.go), from the context
-	// withCall stores the record in; never nil.
+	// openCall stores the record in; never nil.
 	span trace.Span
 
 	code codes.Code
@@ -65,6 +66,14 @@ type call struct {
 	// until the transport has encoded them (releaseAnswers).
 	lease  translate.Lease
 	leases []translate.Lease
+
+	// series are the metric children of transport and rpc (see
+	// Metrics.seriesOf).
+	series *rpcSeries
+	// lookup is a gRPC Translate's use of the answer cache.
+	lookup grpcLookup
+	// capture is the receive of a gRPC request message (recvGuard.recv).
+	capture codec.Capture
 }
 
 // lend keeps the lease of one of the call's answers until releaseAnswers.
@@ -95,13 +104,41 @@ func (c *call) releaseAnswers() {
 
 type callKey struct{}
 
+// newCall is a record outside any context (for tests).
 func newCall(transport, rpc string) *call {
-	return &call{transport: transport, rpc: rpc, start: time.Now(), code: codes.OK}
+	c := &call{}
+	c.open(transport, rpc)
+	return c
 }
 
-func withCall(ctx context.Context, c *call) context.Context {
-	c.span = trace.SpanFromContext(ctx)
-	return context.WithValue(ctx, callKey{}, c)
+func (c *call) open(transport, rpc string) {
+	*c = call{transport: transport, rpc: rpc, start: time.Now(), code: codes.OK}
+}
+
+// openCall opens the record of a call and returns ctx carrying it, with
+// the record in its own node of the context chain (callCtx): opening a
+// call costs one allocation, where context.WithValue would add a second.
+func openCall(ctx context.Context, transport, rpc string) (context.Context, *call) {
+	cc := &callCtx{Context: ctx}
+	cc.c.open(transport, rpc)
+	cc.c.span = trace.SpanFromContext(ctx)
+	return cc, &cc.c
+}
+
+// callCtx is a context carrying a call record, as context.WithValue(ctx,
+// callKey{}, c) would. Everything else it asks its parent, so the context
+// package treats it as it treats a value context (cancellation of a child
+// registers with the parent's).
+type callCtx struct {
+	context.Context
+	c call
+}
+
+func (cc *callCtx) Value(key any) any {
+	if _, ok := key.(callKey); ok {
+		return &cc.c
+	}
+	return cc.Context.Value(key)
 }
 
 func callFrom(ctx context.Context) *call {

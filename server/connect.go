@@ -78,8 +78,8 @@ type connectObserve struct {
 }
 
 func (h *connectObserve) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	c := newCall(connectTransport(r), connectRPC(r.URL.Path))
-	r = r.WithContext(withCall(r.Context(), c))
+	ctx, c := openCall(r.Context(), connectTransport(r), connectRPC(r.URL.Path))
+	r = r.WithContext(ctx)
 	hit, miss := h.cachedHit(w, r, c)
 	if hit {
 		c.finish(r.Context(), h.opts.Logger, h.opts.Metrics)

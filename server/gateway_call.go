@@ -100,8 +100,8 @@ func (b *budgetReader) Read(p []byte) (int, error) {
 }
 
 func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	call := newCall(transportHTTP, "unknown")
-	r = r.WithContext(withCall(r.Context(), call))
+	ctx, call := openCall(r.Context(), transportHTTP, "unknown")
+	r = r.WithContext(ctx)
 	defer call.finish(r.Context(), h.logger, h.metrics)
 	rc := http.NewResponseController(w)
 	// cacheKey is the body of a call that may use the answer cache, once
@@ -118,40 +118,24 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = rc.SetReadDeadline(time.Now().Add(h.receiveTimeout))
 		counted := &budgetReader{r: http.MaxBytesReader(w, r.Body, h.maxBytes), h: h}
 		defer func() { h.bodies.Add(-counted.reserved) }()
-		body, err := io.ReadAll(counted)
+		body, err := readDeclared(counted, r.ContentLength, h.maxBytes)
 		if err == nil {
 			_ = rc.SetReadDeadline(time.Time{})
 		}
 		// On an error the deadline stays: net/http may read what is left of
 		// the body after the answer, and must not wait for a trickler.
-		var tooLarge *http.MaxBytesError
-		var fe *codec.FieldError
-		switch {
-		case errors.As(err, &tooLarge):
-			call.bodyTooLarge = true
-		case errors.Is(err, errBodyBudget):
-			call.limit = limitReceiveBuffer
-			w.Header().Set("Retry-After", "1")
-			w.Header().Set("Connection", "close")
-			call.bodyRefused = quotaExceeded(quotaReceiveBuffer, fmt.Sprintf(
-				"the server is receiving its limit of %d bytes of REST bodies at once; retry shortly", h.maxBodies), time.Second)
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			call.bodyTimedOut = true
-			w.Header().Set("Connection", "close")
-		case err != nil:
-		case errors.As(codec.CheckJSON(body, codec.MaxJSONDepth), &fe) && !batchItemFault(r, fe):
-			err = fe
-			field := fe.Field
-			if errors.Is(fe, codec.ErrTooDeep) {
-				call.limit = limitJSONDepth
-			}
-			call.bodyRefused = invalidArgument(safePath(field), fe.Description)
+		var checked error
+		if err == nil {
+			checked = codec.CheckJSON(body, codec.MaxJSONDepth)
+		}
+		if err != nil || checked != nil {
+			err = h.bodyFault(w, r, call, err, checked)
 		}
 		_ = r.Body.Close()
 		if err != nil {
 			r.Body = io.NopCloser(errReader{err})
 		} else {
-			r.Body = io.NopCloser(bytes.NewReader(body))
+			r.Body = newRESTBody(body)
 			if cacheable && body != nil {
 				cacheKey = body
 			}
@@ -170,12 +154,14 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var answer *bufferedResponse
 	func() {
 		defer h.limiter.releaseRequest()
-		if hit = h.cachedAnswer(r, call, variant, cacheKey); hit == nil {
+		var hash uint64
+		var hashed bool
+		if hit, hash, hashed = h.cachedAnswer(r, call, variant, cacheKey); hit == nil {
 			answer = &bufferedResponse{header: make(http.Header)}
 			h.gateway.ServeHTTP(answer, r)
 			// The answer is in answer's buffer: its storage goes back.
 			call.releaseAnswers()
-			h.storeAnswer(call, answer, variant, cacheKey)
+			h.storeAnswer(call, answer, variant, cacheKey, hash, hashed)
 		}
 	}()
 	_ = rc.SetWriteDeadline(time.Now().Add(h.writeTimeout))
@@ -185,6 +171,86 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	answer.writeTo(w)
 }
+
+// bodyFault records what is wrong with the body of call: readErr, what
+// reading it failed with, or else checked, what codec.CheckJSON found; the
+// result is the error to hand the gateway as the body's (nil: none).
+// Apart from ServeHTTP so that the error targets, which escape, are made
+// only for a faulty body.
+func (h *restHandler) bodyFault(w http.ResponseWriter, r *http.Request, call *call, readErr, checked error) error {
+	var tooLarge *http.MaxBytesError
+	var fe *codec.FieldError
+	switch {
+	case errors.As(readErr, &tooLarge):
+		call.bodyTooLarge = true
+	case errors.Is(readErr, errBodyBudget):
+		call.limit = limitReceiveBuffer
+		w.Header().Set("Retry-After", "1")
+		w.Header().Set("Connection", "close")
+		call.bodyRefused = quotaExceeded(quotaReceiveBuffer, fmt.Sprintf(
+			"the server is receiving its limit of %d bytes of REST bodies at once; retry shortly", h.maxBodies), time.Second)
+	case errors.Is(readErr, os.ErrDeadlineExceeded):
+		call.bodyTimedOut = true
+		w.Header().Set("Connection", "close")
+	case readErr != nil:
+	case errors.As(checked, &fe) && !batchItemFault(r, fe):
+		field := fe.Field
+		if errors.Is(fe, codec.ErrTooDeep) {
+			call.limit = limitJSONDepth
+		}
+		call.bodyRefused = invalidArgument(safePath(field), fe.Description)
+		return fe
+	}
+	return readErr
+}
+
+// readDeclared is io.ReadAll(r) for a body that declared its length: one
+// buffer of that size and a byte (to meet the end without growing), where
+// io.ReadAll starts at 512 bytes and grows. A length that is not declared,
+// or over max, takes io.ReadAll. Only the first maxBodyPrealloc bytes are
+// taken up front: a client that declares a large body and sends nothing
+// must not make the server hold what it declared (the REST receive budget
+// counts bytes as they arrive).
+// maxBodyPrealloc bounds what readDeclared takes before bytes arrive: an
+// error worth translating is a few hundred bytes to a few KiB.
+const maxBodyPrealloc = 16 << 10
+
+func readDeclared(r io.Reader, declared, max int64) ([]byte, error) {
+	if declared <= 0 || declared > max {
+		return io.ReadAll(r)
+	}
+	b := make([]byte, 0, min(declared+1, maxBodyPrealloc))
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+}
+
+// restBody is a body the handler has read and checked in full, handed to
+// the gateway. The decoder (restJSON.NewDecoder) takes its bytes as they
+// are, rather than reading them into a copy of its own: they are the
+// handler's private copy, which nothing writes to.
+type restBody struct {
+	bytes.Reader
+	data []byte
+}
+
+func newRESTBody(data []byte) *restBody {
+	b := &restBody{data: data}
+	b.Reset(data)
+	return b
+}
+
+func (*restBody) Close() error { return nil }
 
 // errReader fails every read with err.
 type errReader struct{ err error }

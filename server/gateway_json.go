@@ -64,6 +64,10 @@ func (j *restJSON) Unmarshal(data []byte, v any) error {
 	default:
 		return j.JSONPb.Unmarshal(data, v)
 	}
+	if err == nil {
+		// The common case, without errors.As (whose target escapes).
+		return nil
+	}
 	var fe *codec.FieldError
 	if errors.As(err, &fe) {
 		return decodeRefusal{fe}
@@ -100,6 +104,11 @@ func (j *restJSON) NewDecoder(r io.Reader) runtime.Decoder {
 // io.ReadAll's growing buffer would take three or four), a private copy
 // the decoded strings may point into.
 func readBody(r io.Reader) ([]byte, error) {
+	if rb, ok := r.(*restBody); ok && rb.Len() == len(rb.data) {
+		// The REST handler's own copy, unread: read it all at once.
+		rb.Reset(nil)
+		return rb.data, nil
+	}
 	br, ok := r.(*bytes.Reader)
 	if !ok {
 		return io.ReadAll(r)

@@ -86,7 +86,8 @@ type grpcStats struct {
 func (h grpcStats) TagRPC(ctx context.Context, info *stats.RPCTagInfo) context.Context {
 	// Only registered methods reach an end (grpc-go answers the others
 	// UNIMPLEMENTED on its own), so the rpc label stays bounded.
-	return withCall(ctx, newCall(transportGRPC, info.FullMethodName))
+	ctx, _ = openCall(ctx, transportGRPC, info.FullMethodName)
+	return ctx
 }
 
 func (h grpcStats) HandleRPC(ctx context.Context, s stats.RPCStats) {

@@ -68,9 +68,12 @@ func tapReceive(receiveTimeout time.Duration) tap.ServerInHandle {
 			ctx, cancel := context.WithCancelCause(ctx)
 			return context.WithValue(ctx, recvCancelKey{}, cancel), nil
 		}
-		// Released with the stream's own context, when the call ends.
+		// Released with the stream's own context: grpc-go cancels that when
+		// the call ends (finishStream, closeStream), and cancelling a parent
+		// cancels this child and stops its timer. A context.AfterFunc to
+		// call cancel as well cost two allocations and a goroutine per call.
 		timed, cancel := context.WithTimeoutCause(ctx, receiveTimeout, errReceiveTimeout)
-		context.AfterFunc(ctx, cancel)
+		_ = cancel
 		return timed, nil
 	}
 }
@@ -175,7 +178,7 @@ func guardedService(desc grpc.ServiceDesc, g *recvGuard, cache *answerCache) *gr
 				var resp any
 				var err error
 				if cached {
-					l := &grpcLookup{cache: cache}
+					l := lookupOf(ctx, cache)
 					resp, err = g.unary(srv, ctx, dec, in, l.handle, l)
 				} else {
 					resp, err = g.unary(srv, ctx, dec, in, h, nil)
@@ -256,7 +259,15 @@ func (g *recvGuard) recv(ctx context.Context, c *call, timeout time.Duration, ma
 	if cancel, ok := ctx.Value(recvCancelKey{}).(context.CancelCauseFunc); ok {
 		timer = time.AfterFunc(timeout, func() { cancel(errReceiveTimeout) })
 	}
-	capture := &codec.Capture{Msg: pm, MaxBytes: int(maxBytes), Raw: hook}
+	// The call record's, when there is one: a call receives one message at
+	// a time, and the codec keeps nothing of it once the receive returns.
+	var capture *codec.Capture
+	if c != nil {
+		c.capture = codec.Capture{Msg: pm, MaxBytes: int(maxBytes), Raw: hook}
+		capture = &c.capture
+	} else {
+		capture = &codec.Capture{Msg: pm, MaxBytes: int(maxBytes), Raw: hook}
+	}
 	err := recvFn(capture)
 	if timer != nil {
 		timer.Stop()

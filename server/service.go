@@ -225,21 +225,23 @@ func (s *Service) translateOne(ctx context.Context, req *errsvcv1.TranslateReque
 	}
 	began := time.Now()
 	resp, cacheable, lease, err := s.translate(req)
-	s.metrics.translateDur.WithLabelValues(sourceLabel(req)).Observe(time.Since(began).Seconds())
-	var reqErr *translate.RequestError
-	switch {
-	case errors.As(err, &reqErr):
-		return nil, false, translate.Lease{}, invalidArgument(reqErr.Field, reqErr.Description)
-	case err != nil:
-		// Only the error's type: its text may quote the request or upstream
-		// text, and neither belongs in a log. The call's own ERROR line
-		// follows from the INTERNAL code.
-		s.logger.ErrorContext(ctx, "translate failed", "error_type", fmt.Sprintf("%T", err))
-		return nil, false, translate.Lease{}, status.New(codes.Internal, "translation failed")
-	case resp == nil:
-		return &errsvcv1.TranslateResponse{}, cacheable, lease, nil
+	s.metrics.translateDurOf(sourceLabel(req)).Observe(time.Since(began).Seconds())
+	if err == nil {
+		// The common case, without errors.As (whose target escapes).
+		if resp == nil {
+			return &errsvcv1.TranslateResponse{}, cacheable, lease, nil
+		}
+		return resp, cacheable, lease, nil
 	}
-	return resp, cacheable, lease, nil
+	var reqErr *translate.RequestError
+	if errors.As(err, &reqErr) {
+		return nil, false, translate.Lease{}, invalidArgument(reqErr.Field, reqErr.Description)
+	}
+	// Only the error's type: its text may quote the request or upstream
+	// text, and neither belongs in a log. The call's own ERROR line
+	// follows from the INTERNAL code.
+	s.logger.ErrorContext(ctx, "translate failed", "error_type", fmt.Sprintf("%T", err))
+	return nil, false, translate.Lease{}, status.New(codes.Internal, "translation failed")
 }
 
 // sourceField is the TranslateRequest oneof; a violation names it when no
