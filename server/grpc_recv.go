@@ -255,10 +255,6 @@ func (g *recvGuard) recv(ctx context.Context, c *call, timeout time.Duration, ma
 	if !ok {
 		return recvFn(m)
 	}
-	var timer *time.Timer
-	if cancel, ok := ctx.Value(recvCancelKey{}).(context.CancelCauseFunc); ok {
-		timer = time.AfterFunc(timeout, func() { cancel(errReceiveTimeout) })
-	}
 	// The call record's, when there is one: a call receives one message at
 	// a time, and the codec keeps nothing of it once the receive returns.
 	var capture *codec.Capture
@@ -269,9 +265,6 @@ func (g *recvGuard) recv(ctx context.Context, c *call, timeout time.Duration, ma
 		capture = &codec.Capture{Msg: pm, MaxBytes: int(maxBytes), Raw: hook}
 	}
 	err := recvFn(capture)
-	if timer != nil {
-		timer.Stop()
-	}
 	if err != nil && errors.Is(context.Cause(ctx), errReceiveTimeout) {
 		// grpc-go has already answered (see tapReceive); this is for the
 		// log line and the metric.
@@ -319,14 +312,28 @@ func receiveTimedOut(timeout time.Duration) *status.Status {
 type guardedStream struct {
 	grpc.ServerStream
 	guard *recvGuard
+	// idle ends the stream (tapReceive's cancel) when a message takes
+	// longer than the idle timeout to arrive: one timer for the stream,
+	// armed for each receive.
+	idle *time.Timer
 }
 
 func (s *guardedStream) RecvMsg(m any) error {
 	ctx := s.Context()
+	if s.idle == nil {
+		if cancel, ok := ctx.Value(recvCancelKey{}).(context.CancelCauseFunc); ok {
+			s.idle = time.AfterFunc(s.guard.idleTimeout, func() { cancel(errReceiveTimeout) })
+		}
+	} else {
+		s.idle.Reset(s.guard.idleTimeout)
+	}
 	// No size refusal here: an oversize stream message is decoded (it is
 	// within grpc-go's cap) and answered as an item by the service, so the
 	// stream goes on.
 	err := s.guard.recv(ctx, callFrom(ctx), s.guard.idleTimeout, 0, s.ServerStream.RecvMsg, m, nil)
+	if s.idle != nil {
+		s.idle.Stop()
+	}
 	// A message the codec refused (a broken encoding, invalid text, nesting
 	// past the limit) is one bad item, as in a batch: it is handed on
 	// marked with its error, the service answers it with its own
