@@ -181,9 +181,12 @@ func escapeLetter(b byte) bool {
 // scratch holds one pass's working slices, reused across calls so that a
 // pass over clean text allocates nothing.
 type scratch struct {
-	hits  []kwHit
-	cands []candidate
-	spans []span
+	hits   []kwHit
+	cands  []candidate
+	spans  []span
+	keys   []uint64    // sortCandidates' packed keys
+	sorted []candidate // sortCandidates' output; cands and sorted swap
+	litPos [][]int32   // per literal slot, where the keyword pass found it
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}

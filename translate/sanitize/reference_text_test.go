@@ -1,0 +1,96 @@
+package sanitize
+
+import (
+	"math/rand"
+	"strings"
+	"testing"
+)
+
+// checkTextRef requires Text and TextReport to give exactly what the
+// reference pipeline (reference_pass_test.go) gives.
+func checkTextRef(t *testing.T, in string, cap int) {
+	t.Helper()
+	got, grep := TextReport(in, cap)
+	want, wrep := textReportRef(in, cap)
+	if got != want || grep != wrep {
+		t.Fatalf("TextReport(%q, %d):\n got %q %+v\nwant %q %+v (reference)", in, cap, got, grep, want, wrep)
+	}
+}
+
+// refTexts are the inputs of the differential test: every text case, the
+// secret corpus, the benchmark mixes at several sizes, and random
+// concatenations of benchmark lines, corpus texts and secrets, cut
+// anywhere (so a fragment starts or ends inside a secret or an escape).
+func refTexts(n int) []string {
+	var texts []string
+	for _, tc := range textCases {
+		texts = append(texts, tc.in)
+	}
+	texts = append(texts, engineSecrets()...)
+	for _, size := range []int{100, 1 << 10, 4 << 10, 16 << 10, 64 << 10} {
+		texts = append(texts, benchInput(size), benchMix(proseLines, size))
+	}
+	pieces := append(append([]string{}, engineSecrets()...), proseLines...)
+	pieces = append(pieces, fragments...)
+	pieces = append(pieces, handFragments...)
+	rng := rand.New(rand.NewSource(18))
+	rs := loadRules()
+	for i := 0; i < n; i++ {
+		var sb strings.Builder
+		for k := rng.Intn(6); k >= 0; k-- {
+			p := pieces[rng.Intn(len(pieces))]
+			if rng.Intn(3) == 0 && len(p) > 1 {
+				a := rng.Intn(len(p))
+				b := a + rng.Intn(len(p)-a) + 1
+				p = p[a:b]
+			}
+			sb.WriteString(p)
+			switch rng.Intn(5) {
+			case 0:
+				sb.WriteByte('\n')
+			case 1:
+				sb.WriteByte(' ')
+			}
+		}
+		texts = append(texts, sb.String(), randomText(rng), handText(rng), engineText(rng, rs))
+	}
+	return texts
+}
+
+func TestTextMatchesReference(t *testing.T) {
+	n := 25000
+	if testing.Short() {
+		n = 3000
+	}
+	rng := rand.New(rand.NewSource(5))
+	for _, in := range refTexts(n) {
+		checkTextRef(t, in, len(in)+1)
+		checkTextRef(t, in, rng.Intn(len(in)+20))
+	}
+}
+
+// The benchmark inputs, whole and at the sizes the benchmarks use.
+func TestTextMatchesReferenceOnBenchInputs(t *testing.T) {
+	for _, size := range []int{1 << 10, 16 << 10, 64 << 10, 1 << 20} {
+		for _, in := range []string{benchInput(size), benchMix(proseLines, size)} {
+			checkTextRef(t, in, len(in))
+			checkTextRef(t, in, CauseCap)
+		}
+	}
+}
+
+func FuzzTextMatchesReference(f *testing.F) {
+	for _, tc := range textCases {
+		f.Add(tc.in, min(tc.cap, 1<<16))
+	}
+	for _, s := range engineSecrets() {
+		f.Add(s, len(s))
+	}
+	f.Add(benchInput(2<<10), 2<<10)
+	f.Fuzz(func(t *testing.T, s string, cap int) {
+		if cap > 1<<16 {
+			cap %= 1 << 16
+		}
+		checkTextRef(t, s, cap)
+	})
+}
