@@ -186,8 +186,8 @@ type ruleSet struct {
 	ruleKeywords int
 	litOf        []int32
 	nLits        int
-	global   []allowlist
-	err      error
+	global       []allowlist
+	err          error
 }
 
 // errsvcRules are errsvc's own rules in gitleaks' format (errsvc_rules.toml).
