@@ -358,7 +358,7 @@ func (r *redactor) word(i int) (int, bool) {
 // tokenRule tries the Bearer rule and the prefix rules at i.
 func (r *redactor) tokenRule(i int) (int, bool) {
 	s := r.s
-	if (s[i] == 'B' || s[i] == 'b') && len(s)-i > 7 && strings.EqualFold(s[i:i+6], "bearer") {
+	if (s[i] == 'B' || s[i] == 'b') && len(s)-i > 7 && lower(s[i+1]) == 'e' && strings.EqualFold(s[i:i+6], "bearer") {
 		if p := skipSpaces(s, i+6, true); p > i+6 {
 			if e := tokenEnd(s, p); e-p >= 8 && credentialLike(s[p:e]) {
 				r.replace(p, e)
@@ -369,7 +369,16 @@ func (r *redactor) tokenRule(i int) (int, bool) {
 	if i+1 >= len(s) || !prefixSecond[s[i]].has(s[i+1]) {
 		return 0, false
 	}
-	for _, t := range prefixRules[s[i]] {
+	// Only the rules whose prefix starts with these two bytes can match,
+	// tried in prefixRules' order.
+	var group []prefixRule
+	for _, g := range prefixPairs[s[i]] {
+		if g.second == s[i+1] {
+			group = g.rules
+			break
+		}
+	}
+	for _, t := range group {
 		if !strings.HasPrefix(s[i:], t.prefix) {
 			continue
 		}
@@ -613,6 +622,27 @@ var prefixSecond = func() (t [256]byteSet256) {
 	}
 	return t
 }()
+
+// prefixPairs groups each first byte's prefix rules by their second byte,
+// each group in prefixRules' order (the first rule that matches wins).
+var prefixPairs = func() (t [256][]prefixGroup) {
+	for b := range prefixRules {
+		for _, r := range prefixRules[b] {
+			k := slices.IndexFunc(t[b], func(g prefixGroup) bool { return g.second == r.prefix[1] })
+			if k < 0 {
+				k = len(t[b])
+				t[b] = append(t[b], prefixGroup{second: r.prefix[1]})
+			}
+			t[b][k].rules = append(t[b][k].rules, r)
+		}
+	}
+	return t
+}()
+
+type prefixGroup struct {
+	second byte
+	rules  []prefixRule
+}
 
 // byteSet256 is a set of bytes.
 type byteSet256 [4]uint64
