@@ -944,6 +944,17 @@ var secretNames = func() (t [256][]secretName) {
 	return t
 }()
 
+// secretPairs holds, per last byte of a secret name, the bytes that come
+// before it in one: secretKey's quick reject.
+var secretPairs = func() (t [256]byteSet256) {
+	for b := range secretNames {
+		for _, n := range secretNames[b] {
+			t[b].add(n.name[len(n.name)-2])
+		}
+	}
+	return t
+}()
+
 type secretName struct {
 	name  string
 	kind  secretKind
@@ -958,6 +969,15 @@ func secretKey(key string) secretKind {
 		k--
 	}
 	if k == 0 {
+		return notSecret
+	}
+	// Every name has at least three letters: its last two must end the
+	// key (separators skipped), or none can match.
+	j := k - 1
+	for j > 0 && keySeparator(key[j-1]) {
+		j--
+	}
+	if j == 0 || !secretPairs[lower(key[k-1])].has(lower(key[j-1])) {
 		return notSecret
 	}
 	for _, n := range secretNames[lower(key[k-1])] {

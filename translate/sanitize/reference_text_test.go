@@ -94,3 +94,30 @@ func FuzzTextMatchesReference(f *testing.F) {
 		checkTextRef(t, s, cap)
 	})
 }
+
+// secretKey's quick reject changes no answer: keys built from the secret
+// names, their pieces and separators, in any case.
+func TestSecretKeyMatchesReference(t *testing.T) {
+	var pieces []string
+	for _, n := range secretSuffixes {
+		pieces = append(pieces, n.name, n.name[1:], n.name[:len(n.name)-1])
+	}
+	pieces = append(pieces, secretExact...)
+	pieces = append(pieces, publicKeyNames...)
+	pieces = append(pieces, "-", "_", ".", " ", "x", "S", "key", "id", "A", "")
+	rng := rand.New(rand.NewSource(9))
+	for n := 0; n < 200000; n++ {
+		var sb strings.Builder
+		for k := rng.Intn(4); k >= 0; k-- {
+			p := pieces[rng.Intn(len(pieces))]
+			if rng.Intn(3) == 0 {
+				p = strings.ToUpper(p)
+			}
+			sb.WriteString(p)
+		}
+		key := sb.String()
+		if got, want := secretKey(key), secretKeyRef(key); got != want {
+			t.Fatalf("secretKey(%q) = %v, reference %v", key, got, want)
+		}
+	}
+}
