@@ -102,7 +102,10 @@ func handScan(r *redactor) {
 					k++
 				}
 				r.keyEnd = k
-				if separatorAhead(s, k) {
+				// Every word start in this run is tried as a key ending
+				// at k; when the run's end can end no secret name, none
+				// can be one (secretTail) and no separator is looked for.
+				if secretTail(s[i:k]) && separatorAhead(s, k) {
 					r.sepAt, r.sep, r.sepLen = pairSeparator(s, k)
 				} else {
 					r.sepAt, r.sep, r.sepLen = 0, 0, 0
@@ -145,15 +148,35 @@ func handScan(r *redactor) {
 	}
 }
 
-// separatorAhead is pairSeparator's quick reject: false when only
-// blanks and then a byte that can neither be a separator nor lead to one
-// follow k, so that pairSeparator finds none.
+// separatorAhead is pairSeparator's quick reject: it follows the same
+// steps (a closing quote or escaped quote, then blanks) and returns false
+// when the byte reached can neither be a separator nor start a Unicode
+// space or a fullwidth sign, so that pairSeparator finds none.
 func separatorAhead(s string, k int) bool {
-	for ; k < len(s); k++ {
-		switch b := s[k]; {
-		case b == ' ' || b == '\t':
+	if k >= len(s) {
+		return false
+	}
+	p := k
+	switch s[p] {
+	case '"', '\'':
+		p++
+	case '\\':
+		q := p
+		for q < len(s) && s[q] == '\\' {
+			q++
+		}
+		if q < len(s) && s[q] == '"' {
+			p = q + 1
+		}
+	}
+	for ; p < len(s); p++ {
+		switch b := s[p]; b {
+		case ' ', '\t':
 			continue
-		case b == ':' || b == '=' || b == '"' || b == '\'' || b == '\\' || b >= utf8.RuneSelf:
+		case ':', '=', 0xc2, 0xe2, 0xe3, 0xef:
+			// A separator, or the first byte of a no-break, ideographic or
+			// other Unicode space, or of a fullwidth colon or equals sign:
+			// pairSeparator decides.
 			return true
 		default:
 			return false
@@ -944,6 +967,21 @@ var secretNames = func() (t [256][]secretName) {
 	return t
 }()
 
+// secretTail is secretKey's quick reject: every name has at least three
+// letters, so its last two must end the key (separators skipped) or no
+// name can. It is false for a key and so for every suffix of it.
+func secretTail(key string) bool {
+	k := len(key)
+	for k > 0 && keySeparator(key[k-1]) {
+		k--
+	}
+	j := k - 1
+	for j > 0 && keySeparator(key[j-1]) {
+		j--
+	}
+	return j > 0 && secretPairs[lower(key[k-1])].has(lower(key[j-1]))
+}
+
 // secretPairs holds, per last byte of a secret name, the bytes that come
 // before it in one: secretKey's quick reject.
 var secretPairs = func() (t [256]byteSet256) {
@@ -968,16 +1006,7 @@ func secretKey(key string) secretKind {
 	for k > 0 && keySeparator(key[k-1]) {
 		k--
 	}
-	if k == 0 {
-		return notSecret
-	}
-	// Every name has at least three letters: its last two must end the
-	// key (separators skipped), or none can match.
-	j := k - 1
-	for j > 0 && keySeparator(key[j-1]) {
-		j--
-	}
-	if j == 0 || !secretPairs[lower(key[k-1])].has(lower(key[j-1])) {
+	if k == 0 || !secretTail(key) {
 		return notSecret
 	}
 	for _, n := range secretNames[lower(key[k-1])] {

@@ -11,7 +11,7 @@ import (
 // refDFA is the keyword automaton of the rules' keywords alone, as it was.
 var (
 	refDFAOnce sync.Once
-	refDFA     *keywordDFA
+	refDFA     *keywordDFARef
 )
 
 // The whole pipeline as it was before the pass was made faster (the
@@ -160,7 +160,7 @@ func ruleSpansRef(view string, sc *scratch, out []span) []span {
 // candidatesRef is candidates as it was: every hit's candidates, then one
 // sort of the candidates themselves.
 func candidatesRef(rs *ruleSet, view string, sc *scratch) []candidate {
-	refDFAOnce.Do(func() { refDFA = newKeywordDFA(rs.keywords[:rs.ruleKeywords]) })
+	refDFAOnce.Do(func() { refDFA = newKeywordDFARef(rs.keywords[:rs.ruleKeywords]) })
 	sc.hits = refDFA.find(view, sc.hits[:0])
 	cands := sc.cands[:0]
 	for _, h := range sc.hits {

@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -118,6 +119,44 @@ func TestSecretKeyMatchesReference(t *testing.T) {
 		key := sb.String()
 		if got, want := secretKey(key), secretKeyRef(key); got != want {
 			t.Fatalf("secretKey(%q) = %v, reference %v", key, got, want)
+		}
+	}
+}
+
+// separatorAhead never rejects a place where pairSeparator finds a
+// separator.
+func TestSeparatorAheadRejectsOnlyNone(t *testing.T) {
+	pieces := []string{"\"", "'", "\\", "\\\\\"", " ", "\t", ":", "=", "\uff1a", "\uff1d", "\u00a0", "\u3000", "\u202f",
+		"\u205f", "\u2003", "\u200a", "é", "\u00a1", "\xef", "\xe2", "a", "\n", "}", ","}
+	rng := rand.New(rand.NewSource(11))
+	for n := 0; n < 200000; n++ {
+		var sb strings.Builder
+		for k := rng.Intn(5); k >= 0; k-- {
+			sb.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		s := sb.String()
+		if _, sep, _ := pairSeparator(s, 0); sep != 0 && !separatorAhead(s, 0) {
+			t.Fatalf("separatorAhead(%q) rejects what pairSeparator accepts", s)
+		}
+	}
+}
+
+// The keyword pass finds the rules' keywords in the order the old
+// automaton did (candidates' sort is not stable, so the order counts),
+// with the windowed rules' literals among them.
+func TestKeywordHitsMatchReference(t *testing.T) {
+	rs := loadRules()
+	refDFAOnce.Do(func() { refDFA = newKeywordDFARef(rs.keywords[:rs.ruleKeywords]) })
+	for _, text := range refTexts(3000) {
+		view := escapeView(text)
+		var got []kwHit
+		for _, h := range rs.kw.find(view, nil) {
+			if int(h.kw) < rs.ruleKeywords {
+				got = append(got, h)
+			}
+		}
+		if want := refDFA.find(view, nil); !slices.Equal(got, want) {
+			t.Fatalf("hits in %q:\n got %v\nwant %v (reference)", view, got, want)
 		}
 	}
 }
