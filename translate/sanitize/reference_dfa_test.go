@@ -148,4 +148,3 @@ func (d *keywordDFARef) emit(hits []kwHit, row, i, limit int) []kwHit {
 	}
 	return hits
 }
-
