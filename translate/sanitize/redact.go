@@ -105,7 +105,7 @@ func handScan(r *redactor) {
 				// Every word start in this run is tried as a key ending
 				// at k; when the run's end can end no secret name, none
 				// can be one (secretTail) and no separator is looked for.
-				if secretTail(s[i:k]) && separatorAhead(s, k) {
+				if separatorAhead(s, k) && secretTail(s[i:k]) {
 					r.sepAt, r.sep, r.sepLen = pairSeparator(s, k)
 				} else {
 					r.sepAt, r.sep, r.sepLen = 0, 0, 0
@@ -971,6 +971,9 @@ var secretNames = func() (t [256][]secretName) {
 // letters, so its last two must end the key (separators skipped) or no
 // name can. It is false for a key and so for every suffix of it.
 func secretTail(key string) bool {
+	if n := len(key); n >= 2 && !keySeparator(key[n-1]) && !keySeparator(key[n-2]) {
+		return secretPairs[lower(key[n-1])].has(lower(key[n-2]))
+	}
 	k := len(key)
 	for k > 0 && keySeparator(key[k-1]) {
 		k--
