@@ -160,3 +160,120 @@ func TestKeywordHitsMatchReference(t *testing.T) {
 		}
 	}
 }
+
+// sortCandidates puts candidates in exactly the order slices.SortFunc on
+// the candidates themselves does, ties included, on texts where ties
+// between candidates that differ occur.
+func TestSortCandidatesMatchesSortFunc(t *testing.T) {
+	rs := loadRules()
+	sc := new(scratch)
+	texts := refTexts(3000)
+	// Long texts of keywords and secrets, so that pdqsort (not its
+	// insertion sort for short runs) orders many ties.
+	rng := rand.New(rand.NewSource(23))
+	for n := 0; n < 300; n++ {
+		var sb strings.Builder
+		for k := 0; k < 40; k++ {
+			sb.WriteString(engineText(rng, rs))
+			sb.WriteByte(' ')
+		}
+		texts = append(texts, sb.String())
+	}
+	ties := 0
+	for _, text := range texts {
+		view := escapeView(text)
+		cands := slices.Clone(rs.collect(view, sc))
+		want := slices.Clone(cands)
+		slices.SortFunc(want, func(a, b candidate) int {
+			if a.rule != b.rule {
+				return a.rule - b.rule
+			}
+			return a.pos - b.pos
+		})
+		got := sortCandidates(slices.Clone(cands), sc)
+		if !slices.Equal(got, want) {
+			t.Fatalf("order of %d candidates differs from slices.SortFunc's", len(cands))
+		}
+		for k := 1; k < len(want); k++ {
+			if want[k].rule == want[k-1].rule && want[k].pos == want[k-1].pos && want[k] != want[k-1] {
+				ties++
+			}
+		}
+	}
+	if ties < 100 {
+		t.Fatalf("only %d ties between differing candidates: the texts do not test the tie order", ties)
+	}
+	t.Logf("%d ties", ties)
+}
+
+// The literal cursor answers as inWindow does on windows that start at,
+// just before and just after a literal and end right at its end or one
+// byte short, in the non-decreasing order of starts run asks in.
+func TestLitCursorAtLiteralEdges(t *testing.T) {
+	rs := loadRules()
+	sc := new(scratch)
+	rng := rand.New(rand.NewSource(29))
+	var windowed []*leakRule
+	var lits []string
+	for ri := range rs.rules {
+		if r := &rs.rules[ri]; r.kind == kindWindow && litCursorOn(r.lits) {
+			windowed = append(windowed, r)
+			for _, l := range r.lits {
+				lits = append(lits, l.s, strings.ToUpper(l.s))
+			}
+		}
+	}
+	if len(windowed) == 0 {
+		t.Fatal("no windowed rule with a literal cursor")
+	}
+	asked, yes := 0, 0
+	for n := 0; n < 2000; n++ {
+		var sb strings.Builder
+		for k := rng.Intn(8); k >= 0; k-- {
+			if rng.Intn(2) == 0 {
+				sb.WriteString(lits[rng.Intn(len(lits))])
+			} else {
+				sb.WriteString(fragments[rng.Intn(len(fragments))])
+			}
+		}
+		view := escapeView(sb.String())
+		rs.collect(view, sc)
+		for _, r := range windowed {
+			var starts []int
+			for _, l := range r.lits {
+				for p := l.next(view, 0); p <= len(view)-len(l.s); p = l.next(view, p+1) {
+					starts = append(starts, max(0, p-1), p, p+1)
+				}
+			}
+			for k := 0; k < 4; k++ {
+				starts = append(starts, rng.Intn(len(view)+1))
+			}
+			slices.Sort(starts)
+			var lc litCursor
+			lc.reset(r, sc)
+			for _, from := range starts {
+				from = min(from, len(view))
+				ends := []int{from, len(view), from + rng.Intn(len(view)-from+1)}
+				for _, l := range r.lits {
+					if p := l.next(view, from); p <= len(view)-len(l.s) {
+						ends = append(ends, p+len(l.s), p+len(l.s)-1)
+					}
+				}
+				for _, to := range ends {
+					to = max(from, min(to, len(view)))
+					got, want := lc.inWindow(r, view, span{from, to}), r.inWindow(view[from:to])
+					if got != want {
+						t.Fatalf("rule %s, window [%d,%d) of %q: cursor %v, inWindow %v", r.id, from, to, view, got, want)
+					}
+					asked++
+					if want {
+						yes++
+					}
+				}
+			}
+		}
+	}
+	if yes < 1000 || asked-yes < 1000 {
+		t.Fatalf("%d windows, %d with a literal: too few of either", asked, yes)
+	}
+}

@@ -445,6 +445,13 @@ func ruleSpans(view string, sc *scratch, out []span) []span {
 // candidates returns the places where each rule is tried in view, sorted
 // by rule and position: the keyword hits that pass the rule's cheap check.
 func (rs *ruleSet) candidates(view string, sc *scratch) []candidate {
+	sc.cands = sortCandidates(rs.collect(view, sc), sc)
+	return sc.cands
+}
+
+// collect returns the candidates of candidates, in the keyword pass's
+// order, and leaves the literals' hits in sc.litPos.
+func (rs *ruleSet) collect(view string, sc *scratch) []candidate {
 	sc.hits = rs.kw.find(view, sc.hits[:0])
 	cands := sc.cands[:0]
 	if len(sc.litPos) < rs.nLits {
@@ -483,8 +490,7 @@ func (rs *ruleSet) candidates(view string, sc *scratch) []candidate {
 	for _, ri := range rs.always {
 		cands = append(cands, candidate{rule: ri, pos: 0, end: len(view), whole: true})
 	}
-	sc.cands = sortCandidates(cands, sc)
-	return sc.cands
+	return cands
 }
 
 // Packed sort keys: rule, position and the candidate's index, from the
