@@ -19,6 +19,7 @@ type keywordDFA struct {
 	// end in the states whose rows are outRow or more.
 	next    []uint32
 	outRow  uint32
+	recip   uint64 // ceil(2^32 / nclass), for emit's division
 	out     []uint32 // state -> start of its keywords in outs; out[s+1] ends them
 	outs    []uint16 // keyword indexes, by state
 	length  []uint16 // keyword index -> length
@@ -118,6 +119,7 @@ func newKeywordDFA(keywords []string) *keywordDFA {
 		}
 	}
 	d.outRow = uint32((len(nodes) - outStates) * d.nclass)
+	d.recip = (1<<32 + uint64(d.nclass) - 1) / uint64(d.nclass)
 	d.out = make([]uint32, len(nodes)+1)
 	for ns, st := range order {
 		d.out[ns] = uint32(len(d.outs))
@@ -174,7 +176,7 @@ func (d *keywordDFA) find(s string, hits []kwHit) []kwHit {
 // emit appends the keywords that end at i in the state at row, when they
 // start before limit.
 func (d *keywordDFA) emit(hits []kwHit, row, i, limit int) []kwHit {
-	st := row / d.nclass
+	st := int(uint64(row) * d.recip >> 32) // row / nclass: row is a multiple of it below 2^31
 	for _, k := range d.outs[d.out[st]:d.out[st+1]] {
 		if pos := i + 1 - int(d.length[k]); pos < limit {
 			hits = append(hits, kwHit{kw: k, pos: int32(pos)})

@@ -105,7 +105,8 @@ func handScan(r *redactor) {
 				// Every word start in this run is tried as a key ending
 				// at k; when the run's end can end no secret name, none
 				// can be one (secretTail) and no separator is looked for.
-				if separatorAhead(s, k) && secretTail(s[i:k]) {
+				if k < len(s) && sepStart[s[k]] && (s[k] != ' ' || (k+1 < len(s) && sepAfterBlank[s[k+1]])) &&
+					separatorAhead(s, k) && secretTail(s[i:k]) {
 					r.sepAt, r.sep, r.sepLen = pairSeparator(s, k)
 				} else {
 					r.sepAt, r.sep, r.sepLen = 0, 0, 0
@@ -184,6 +185,19 @@ func separatorAhead(s string, k int) bool {
 	}
 	return false
 }
+
+// sepStart marks the bytes separatorAhead can return true at, and
+// sepAfterBlank those it can return true at after a blank: handScan's
+// inlined first look, so that most words cost no call.
+var sepStart, sepAfterBlank = func() (start, blank [256]bool) {
+	for _, b := range []byte{' ', '\t', ':', '=', 0xc2, 0xe2, 0xe3, 0xef} {
+		start[b], blank[b] = true, true
+	}
+	for _, b := range []byte{'"', '\'', '\\'} {
+		start[b] = true
+	}
+	return start, blank
+}()
 
 // tokenStart reports whether tokenRule can match at i: s[i:] starts with
 // "bearer" (any case) or with the first two bytes of a prefix rule.

@@ -277,3 +277,29 @@ func TestLitCursorAtLiteralEdges(t *testing.T) {
 		t.Fatalf("%d windows, %d with a literal: too few of either", asked, yes)
 	}
 }
+
+// handScan's inlined first look rejects only what separatorAhead rejects.
+func TestSepStartRejectsOnlyNone(t *testing.T) {
+	for a := 0; a < 256; a++ {
+		for b := 0; b < 257; b++ {
+			s := string([]byte{byte(a)})
+			if b < 256 {
+				s += string([]byte{byte(b)}) + ":"
+			}
+			inline := sepStart[s[0]] && (s[0] != ' ' || (1 < len(s) && sepAfterBlank[s[1]]))
+			if !inline && separatorAhead(s, 0) {
+				t.Fatalf("the first look rejects %q, separatorAhead accepts it", s)
+			}
+		}
+	}
+}
+
+// emit's division by reciprocal gives every state of the automaton back.
+func TestKeywordRowDivision(t *testing.T) {
+	d := loadRules().kw
+	for row := 0; row < len(d.next); row += d.nclass {
+		if st := int(uint64(row) * d.recip >> 32); st != row/d.nclass {
+			t.Fatalf("row %d: state %d, want %d", row, st, row/d.nclass)
+		}
+	}
+}
