@@ -19,7 +19,7 @@ type keywordDFA struct {
 	// end in the states whose rows are outRow or more.
 	next    []uint32
 	outRow  uint32
-	recip   uint64 // ceil(2^32 / nclass), for emit's division
+	recip   uint64   // ceil(2^32 / nclass), for emit's division
 	out     []uint32 // state -> start of its keywords in outs; out[s+1] ends them
 	outs    []uint16 // keyword indexes, by state
 	length  []uint16 // keyword index -> length
