@@ -90,11 +90,16 @@ func handScan(r *redactor) {
 			// The word's end, and whether it holds a '_' (a glued token may
 			// start after it).
 			e := i + 1
-			under := s[i] == '_'
-			for e < len(s) && byteClass[s[e]] == classWord {
-				under = under || s[e] == '_'
+			u := wordFlags[s[i]]
+			for e < len(s) {
+				c := wordFlags[s[e]]
+				if c == 0 {
+					break
+				}
+				u |= c
 				e++
 			}
+			under := u&flagUnder != 0
 			if i >= r.keyEnd {
 				// keyValue's run of key bytes (a word is a part of it).
 				k := e
@@ -185,6 +190,24 @@ func separatorAhead(s string, k int) bool {
 	}
 	return false
 }
+
+// wordFlags marks the word bytes (flagWord) and '_' (also flagUnder):
+// handScan finds a word's end and whether it holds a '_' with one load a
+// byte.
+const (
+	flagWord  = 1
+	flagUnder = 2
+)
+
+var wordFlags = func() (t [256]uint8) {
+	for b := 0; b < 256; b++ {
+		if byteClass[b] == classWord {
+			t[b] = flagWord
+		}
+	}
+	t['_'] |= flagUnder
+	return t
+}()
 
 // sepStart marks the bytes separatorAhead can return true at, and
 // sepAfterBlank those it can return true at after a blank: handScan's
