@@ -69,13 +69,21 @@ func handScan(r *redactor) {
 				i++
 			}
 		case classDash:
-			if end, ok := pemBlock(s, i); ok {
-				r.replace(i, end)
-				i = end
-				continue
+			// pemBlock and urlUserinfo start with a prefix ("-----BEGIN ",
+			// "://"): its second byte is looked at before the call.
+			if i+1 < len(s) && s[i+1] == '-' {
+				if end, ok := pemBlock(s, i); ok {
+					r.replace(i, end)
+					i = end
+					continue
+				}
 			}
 			i++
 		case classColon:
+			if i+1 >= len(s) || s[i+1] != '/' {
+				i++
+				continue
+			}
 			if from, to, ok := urlUserinfo(s, i); ok {
 				r.replace(from, to)
 				i = to
