@@ -196,21 +196,43 @@ func (r *leakRule) inWindow(w string) bool {
 }
 
 // litCursor answers inWindow for the windows of one rule's candidates in
-// the order run visits them, whose starts never decrease: for each literal
-// it keeps the first place at or after the last window's start where the
-// literal stands, so the text is searched once per literal rather than
-// once per window. A literal lies in a window when its first place at or
-// after the window's start ends by the window's end; TestLitCursorMatchesInWindow
-// holds it to inWindow.
+// the order run visits them, whose starts never decrease. The keyword pass
+// finds the rule's literals too (ruleSet.addLitWords), ASCII case
+// insensitively, so every place a literal stands is among its hits; the
+// cursor walks each literal's hits once, in order, keeping for each the
+// first place at or after the last window's start where the literal
+// stands (l.at checks the case of the bytes that do not fold). A literal
+// lies in a window when that place ends by the window's end.
+// TestLitCursorMatchesInWindow holds it to inWindow.
 type litCursor struct {
-	next [8]int // per literal: that place, len(s)+1 when there is none, -1 before the first search
-	on   bool   // the rule has literals, they fit next and none is empty
+	next [8]int     // per literal: that place, len(s)+1 when there is none, -1 before the first look
+	pos  [8][]int32 // per literal: its hits, sorted
+	at   [8]int     // per literal: the first hit not yet passed
+	on   bool       // the rule has literals, they fit next and none is empty
 }
 
-func (lc *litCursor) reset(lits []lit) {
-	lc.on = len(lits) > 0 && len(lits) <= len(lc.next) && !slices.ContainsFunc(lits, func(l lit) bool { return l.s == "" })
+// litCursorOn reports whether the cursor handles a rule with these
+// literals (otherwise inWindow searches each window).
+func litCursorOn(lits []lit) bool {
+	return len(lits) > 0 && len(lits) <= 8 && !slices.ContainsFunc(lits, func(l lit) bool { return l.s == "" })
+}
+
+// reset readies the cursor for rule r, whose literals' hits candidates
+// left in sc.
+func (lc *litCursor) reset(r *leakRule, sc *scratch) {
+	lc.on = litCursorOn(r.lits)
 	for k := range lc.next {
-		lc.next[k] = -1
+		lc.next[k], lc.at[k], lc.pos[k] = -1, 0, nil
+	}
+	if !lc.on {
+		return
+	}
+	for k := range r.lits {
+		p := sc.litPos[r.litSlot[k]]
+		if !slices.IsSorted(p) {
+			slices.Sort(p)
+		}
+		lc.pos[k] = p
 	}
 }
 
@@ -223,7 +245,15 @@ func (lc *litCursor) inWindow(r *leakRule, s string, w span) bool {
 	for k, l := range r.lits {
 		q := lc.next[k]
 		if q < w.from {
-			q = l.next(s, w.from)
+			p, a := lc.pos[k], lc.at[k]
+			for a < len(p) && (int(p[a]) < w.from || !l.at(s, int(p[a]))) {
+				a++
+			}
+			lc.at[k] = a
+			q = len(s) + 1
+			if a < len(p) {
+				q = int(p[a])
+			}
 			lc.next[k] = q
 		}
 		if q+len(l.s) <= w.to {

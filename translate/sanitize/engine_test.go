@@ -91,10 +91,10 @@ func TestRuleEngineMatchesRegex(t *testing.T) {
 						mine = append(mine, c)
 					}
 				}
-				got := r.run(view, mine, rs.global, nil, nil)
+				got := r.run(view, mine, rs.global, nil, nil, sc)
 				lits := r.lits
 				r.lits = nil
-				want := r.run(view, mine, rs.global, nil, nil)
+				want := r.run(view, mine, rs.global, nil, nil, sc)
 				r.lits = lits
 				if !slices.Equal(got, want) {
 					t.Fatalf("windowed rule %s on %q:\n got %v\nwant %v", r.id, text, got, want)
@@ -107,7 +107,7 @@ func TestRuleEngineMatchesRegex(t *testing.T) {
 					mine = append(mine, c)
 				}
 			}
-			got := r.run(view, mine, rs.global, nil, nil)
+			got := r.run(view, mine, rs.global, nil, nil, sc)
 			want := r.findWindow(view, span{0, len(view)}, rs.global, nil)
 			tried[r.kind]++
 			if len(want) > 0 {
@@ -135,7 +135,7 @@ func engineText(rng *rand.Rand, rs *ruleSet) string {
 	for n := rng.Intn(12); n >= 0; n-- {
 		switch k := rng.Intn(10); {
 		case k < 3:
-			kw := rs.keywords[rng.Intn(len(rs.keywords))]
+			kw := rs.keywords[rng.Intn(rs.ruleKeywords)]
 			if rng.Intn(2) == 0 {
 				kw = strings.ToUpper(kw)
 			}

@@ -15,9 +15,11 @@ package sanitize
 type keywordDFA struct {
 	class  [256]uint8
 	nclass int
-	// next[row+class] is the next state's row (state*nclass) shifted left
-	// by one, with the low bit set when keywords end in that state.
+	// next[row+class] is the next state's row (state*nclass); keywords
+	// end in the states whose rows are outRow or more.
 	next    []uint32
+	outRow  uint32
+	recip   uint64   // ceil(2^32 / nclass), for emit's division
 	out     []uint32 // state -> start of its keywords in outs; out[s+1] ends them
 	outs    []uint16 // keyword indexes, by state
 	length  []uint16 // keyword index -> length
@@ -94,19 +96,40 @@ func newKeywordDFA(keywords []string) *keywordDFA {
 	if len(nodes)*d.nclass >= 1<<31 {
 		return nil
 	}
+	// States are renumbered so that those where keywords end come last
+	// (the root, where none ends, stays 0): a walk then tells a keyword's
+	// end by comparing the row it loaded with outRow, off the chain of
+	// dependent loads, instead of stripping a flag bit from every entry.
+	id := make([]int, len(nodes))
+	n := 0
+	for pass := 0; pass < 2; pass++ {
+		for st := range nodes {
+			if (len(nodes[st].kws) > 0) == (pass == 1) {
+				id[st] = n
+				n++
+			}
+		}
+	}
+	order := make([]int, len(nodes)) // new id -> node
+	outStates := 0
+	for st := range nodes {
+		order[id[st]] = st
+		if len(nodes[st].kws) > 0 {
+			outStates++
+		}
+	}
+	d.outRow = uint32((len(nodes) - outStates) * d.nclass)
+	d.recip = (1<<32 + uint64(d.nclass) - 1) / uint64(d.nclass)
 	d.out = make([]uint32, len(nodes)+1)
-	for s := range nodes {
-		d.out[s] = uint32(len(d.outs))
-		d.outs = append(d.outs, nodes[s].kws...)
+	for ns, st := range order {
+		d.out[ns] = uint32(len(d.outs))
+		d.outs = append(d.outs, nodes[st].kws...)
 	}
 	d.out[len(nodes)] = uint32(len(d.outs))
 	d.next = make([]uint32, len(next))
 	for k, t := range next {
-		e := uint32(t*d.nclass) << 1
-		if len(nodes[t].kws) > 0 {
-			e |= 1
-		}
-		d.next[k] = e
+		st, c := k/d.nclass, k%d.nclass
+		d.next[id[st]*d.nclass+c] = uint32(id[t] * d.nclass)
 	}
 	return d
 }
@@ -119,35 +142,32 @@ func newKeywordDFA(keywords []string) *keywordDFA {
 // the second starts at the root in the middle and so sees only keywords
 // that start there or later.
 func (d *keywordDFA) find(s string, hits []kwHit) []kwHit {
-	next, class := d.next, &d.class
+	next, class, outRow := d.next, &d.class, d.outRow
 	half := len(s) / 2
-	ra, rb := 0, 0
+	var ra, rb uint32
 	for i := 0; i < half; i++ {
 		j := half + i
-		ea := next[ra+int(class[s[i]])]
-		eb := next[rb+int(class[s[j]])]
-		ra, rb = int(ea>>1), int(eb>>1)
-		if (ea|eb)&1 != 0 {
-			if ea&1 != 0 {
-				hits = d.emit(hits, ra, i, len(s))
+		ra = next[ra+uint32(class[s[i]])]
+		rb = next[rb+uint32(class[s[j]])]
+		if ra >= outRow || rb >= outRow {
+			if ra >= outRow {
+				hits = d.emit(hits, int(ra), i, len(s))
 			}
-			if eb&1 != 0 {
-				hits = d.emit(hits, rb, j, len(s))
+			if rb >= outRow {
+				hits = d.emit(hits, int(rb), j, len(s))
 			}
 		}
 	}
 	// The rest of the second half (one byte when len(s) is odd).
 	for j := 2 * half; j < len(s); j++ {
-		e := next[rb+int(class[s[j]])]
-		if rb = int(e >> 1); e&1 != 0 {
-			hits = d.emit(hits, rb, j, len(s))
+		if rb = next[rb+uint32(class[s[j]])]; rb >= outRow {
+			hits = d.emit(hits, int(rb), j, len(s))
 		}
 	}
 	// The first walk past the middle: keywords that start before it.
 	for i := half; i < min(len(s), half+d.longest-1) && ra != 0; i++ {
-		e := next[ra+int(class[s[i]])]
-		if ra = int(e >> 1); e&1 != 0 {
-			hits = d.emit(hits, ra, i, half)
+		if ra = next[ra+uint32(class[s[i]])]; ra >= outRow {
+			hits = d.emit(hits, int(ra), i, half)
 		}
 	}
 	return hits
@@ -156,7 +176,7 @@ func (d *keywordDFA) find(s string, hits []kwHit) []kwHit {
 // emit appends the keywords that end at i in the state at row, when they
 // start before limit.
 func (d *keywordDFA) emit(hits []kwHit, row, i, limit int) []kwHit {
-	st := row / d.nclass
+	st := int(uint64(row) * d.recip >> 32) // row / nclass: row is a multiple of it below 2^31
 	for _, k := range d.outs[d.out[st]:d.out[st+1]] {
 		if pos := i + 1 - int(d.length[k]); pos < limit {
 			hits = append(hits, kwHit{kw: k, pos: int32(pos)})

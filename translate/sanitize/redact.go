@@ -69,13 +69,21 @@ func handScan(r *redactor) {
 				i++
 			}
 		case classDash:
-			if end, ok := pemBlock(s, i); ok {
-				r.replace(i, end)
-				i = end
-				continue
+			// pemBlock and urlUserinfo start with a prefix ("-----BEGIN ",
+			// "://"): its second byte is looked at before the call.
+			if i+1 < len(s) && s[i+1] == '-' {
+				if end, ok := pemBlock(s, i); ok {
+					r.replace(i, end)
+					i = end
+					continue
+				}
 			}
 			i++
 		case classColon:
+			if i+1 >= len(s) || s[i+1] != '/' {
+				i++
+				continue
+			}
 			if from, to, ok := urlUserinfo(s, i); ok {
 				r.replace(from, to)
 				i = to
@@ -90,11 +98,16 @@ func handScan(r *redactor) {
 			// The word's end, and whether it holds a '_' (a glued token may
 			// start after it).
 			e := i + 1
-			under := s[i] == '_'
-			for e < len(s) && byteClass[s[e]] == classWord {
-				under = under || s[e] == '_'
+			u := wordFlags[s[i]]
+			for e < len(s) {
+				c := wordFlags[s[e]]
+				if c == 0 {
+					break
+				}
+				u |= c
 				e++
 			}
+			under := u&flagUnder != 0
 			if i >= r.keyEnd {
 				// keyValue's run of key bytes (a word is a part of it).
 				k := e
@@ -102,7 +115,11 @@ func handScan(r *redactor) {
 					k++
 				}
 				r.keyEnd = k
-				if separatorAhead(s, k) {
+				// Every word start in this run is tried as a key ending
+				// at k; when the run's end can end no secret name, none
+				// can be one (secretTail) and no separator is looked for.
+				if k < len(s) && sepStart[s[k]] && (s[k] != ' ' || (k+1 < len(s) && sepAfterBlank[s[k+1]])) &&
+					separatorAhead(s, k) && secretTail(s[i:k]) {
 					r.sepAt, r.sep, r.sepLen = pairSeparator(s, k)
 				} else {
 					r.sepAt, r.sep, r.sepLen = 0, 0, 0
@@ -145,15 +162,35 @@ func handScan(r *redactor) {
 	}
 }
 
-// separatorAhead is pairSeparator's quick reject: false when only
-// blanks and then a byte that can neither be a separator nor lead to one
-// follow k, so that pairSeparator finds none.
+// separatorAhead is pairSeparator's quick reject: it follows the same
+// steps (a closing quote or escaped quote, then blanks) and returns false
+// when the byte reached can neither be a separator nor start a Unicode
+// space or a fullwidth sign, so that pairSeparator finds none.
 func separatorAhead(s string, k int) bool {
-	for ; k < len(s); k++ {
-		switch b := s[k]; {
-		case b == ' ' || b == '\t':
+	if k >= len(s) {
+		return false
+	}
+	p := k
+	switch s[p] {
+	case '"', '\'':
+		p++
+	case '\\':
+		q := p
+		for q < len(s) && s[q] == '\\' {
+			q++
+		}
+		if q < len(s) && s[q] == '"' {
+			p = q + 1
+		}
+	}
+	for ; p < len(s); p++ {
+		switch b := s[p]; b {
+		case ' ', '\t':
 			continue
-		case b == ':' || b == '=' || b == '"' || b == '\'' || b == '\\' || b >= utf8.RuneSelf:
+		case ':', '=', 0xc2, 0xe2, 0xe3, 0xef:
+			// A separator, or the first byte of a no-break, ideographic or
+			// other Unicode space, or of a fullwidth colon or equals sign:
+			// pairSeparator decides.
 			return true
 		default:
 			return false
@@ -161,6 +198,37 @@ func separatorAhead(s string, k int) bool {
 	}
 	return false
 }
+
+// wordFlags marks the word bytes (flagWord) and '_' (also flagUnder):
+// handScan finds a word's end and whether it holds a '_' with one load a
+// byte.
+const (
+	flagWord  = 1
+	flagUnder = 2
+)
+
+var wordFlags = func() (t [256]uint8) {
+	for b := 0; b < 256; b++ {
+		if byteClass[b] == classWord {
+			t[b] = flagWord
+		}
+	}
+	t['_'] |= flagUnder
+	return t
+}()
+
+// sepStart marks the bytes separatorAhead can return true at, and
+// sepAfterBlank those it can return true at after a blank: handScan's
+// inlined first look, so that most words cost no call.
+var sepStart, sepAfterBlank = func() (start, blank [256]bool) {
+	for _, b := range []byte{' ', '\t', ':', '=', 0xc2, 0xe2, 0xe3, 0xef} {
+		start[b], blank[b] = true, true
+	}
+	for _, b := range []byte{'"', '\'', '\\'} {
+		start[b] = true
+	}
+	return start, blank
+}()
 
 // tokenStart reports whether tokenRule can match at i: s[i:] starts with
 // "bearer" (any case) or with the first two bytes of a prefix rule.
@@ -181,9 +249,12 @@ func escapeLetter(b byte) bool {
 // scratch holds one pass's working slices, reused across calls so that a
 // pass over clean text allocates nothing.
 type scratch struct {
-	hits  []kwHit
-	cands []candidate
-	spans []span
+	hits   []kwHit
+	cands  []candidate
+	spans  []span
+	keys   []uint64    // sortCandidates' packed keys
+	sorted []candidate // sortCandidates' output; cands and sorted swap
+	litPos [][]int32   // per literal slot, where the keyword pass found it
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -355,7 +426,7 @@ func (r *redactor) word(i int) (int, bool) {
 // tokenRule tries the Bearer rule and the prefix rules at i.
 func (r *redactor) tokenRule(i int) (int, bool) {
 	s := r.s
-	if (s[i] == 'B' || s[i] == 'b') && len(s)-i > 7 && strings.EqualFold(s[i:i+6], "bearer") {
+	if (s[i] == 'B' || s[i] == 'b') && len(s)-i > 7 && lower(s[i+1]) == 'e' && strings.EqualFold(s[i:i+6], "bearer") {
 		if p := skipSpaces(s, i+6, true); p > i+6 {
 			if e := tokenEnd(s, p); e-p >= 8 && credentialLike(s[p:e]) {
 				r.replace(p, e)
@@ -366,7 +437,16 @@ func (r *redactor) tokenRule(i int) (int, bool) {
 	if i+1 >= len(s) || !prefixSecond[s[i]].has(s[i+1]) {
 		return 0, false
 	}
-	for _, t := range prefixRules[s[i]] {
+	// Only the rules whose prefix starts with these two bytes can match,
+	// tried in prefixRules' order.
+	var group []prefixRule
+	for _, g := range prefixPairs[s[i]] {
+		if g.second == s[i+1] {
+			group = g.rules
+			break
+		}
+	}
+	for _, t := range group {
 		if !strings.HasPrefix(s[i:], t.prefix) {
 			continue
 		}
@@ -610,6 +690,27 @@ var prefixSecond = func() (t [256]byteSet256) {
 	}
 	return t
 }()
+
+// prefixPairs groups each first byte's prefix rules by their second byte,
+// each group in prefixRules' order (the first rule that matches wins).
+var prefixPairs = func() (t [256][]prefixGroup) {
+	for b := range prefixRules {
+		for _, r := range prefixRules[b] {
+			k := slices.IndexFunc(t[b], func(g prefixGroup) bool { return g.second == r.prefix[1] })
+			if k < 0 {
+				k = len(t[b])
+				t[b] = append(t[b], prefixGroup{second: r.prefix[1]})
+			}
+			t[b][k].rules = append(t[b][k].rules, r)
+		}
+	}
+	return t
+}()
+
+type prefixGroup struct {
+	second byte
+	rules  []prefixRule
+}
 
 // byteSet256 is a set of bytes.
 type byteSet256 [4]uint64
@@ -911,6 +1012,35 @@ var secretNames = func() (t [256][]secretName) {
 	return t
 }()
 
+// secretTail is secretKey's quick reject: every name has at least three
+// letters, so its last two must end the key (separators skipped) or no
+// name can. It is false for a key and so for every suffix of it.
+func secretTail(key string) bool {
+	if n := len(key); n >= 2 && !keySeparator(key[n-1]) && !keySeparator(key[n-2]) {
+		return secretPairs[lower(key[n-1])].has(lower(key[n-2]))
+	}
+	k := len(key)
+	for k > 0 && keySeparator(key[k-1]) {
+		k--
+	}
+	j := k - 1
+	for j > 0 && keySeparator(key[j-1]) {
+		j--
+	}
+	return j > 0 && secretPairs[lower(key[k-1])].has(lower(key[j-1]))
+}
+
+// secretPairs holds, per last byte of a secret name, the bytes that come
+// before it in one: secretKey's quick reject.
+var secretPairs = func() (t [256]byteSet256) {
+	for b := range secretNames {
+		for _, n := range secretNames[b] {
+			t[b].add(n.name[len(n.name)-2])
+		}
+	}
+	return t
+}()
+
 type secretName struct {
 	name  string
 	kind  secretKind
@@ -924,7 +1054,7 @@ func secretKey(key string) secretKind {
 	for k > 0 && keySeparator(key[k-1]) {
 		k--
 	}
-	if k == 0 {
+	if k == 0 || !secretTail(key) {
 		return notSecret
 	}
 	for _, n := range secretNames[lower(key[k-1])] {

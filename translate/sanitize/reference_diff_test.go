@@ -136,7 +136,7 @@ func TestLitCursorMatchesInWindow(t *testing.T) {
 			r := &rs.rules[cands[i].rule]
 			if r.kind == kindWindow {
 				var lc litCursor
-				lc.reset(r.lits)
+				lc.reset(r, sc)
 				for _, c := range cands[i:j] {
 					cw := keywordWindow(view, c.pos, c.pos+c.kwLen)
 					if c.whole {

@@ -40,14 +40,14 @@ func handScanRef(r *redactor) {
 				i++
 				continue
 			}
-			if next, ok := r.word(i); ok {
+			if next, ok := r.wordRef(i); ok {
 				i = next
 				continue
 			}
 			// Inside escaped JSON ("failed\tsk-..."), the escape's letter
 			// glues onto the token: try the word that starts after it.
 			if i > 0 && s[i-1] == '\\' && strings.IndexByte("tnrbf", s[i]) >= 0 && i+1 < len(s) && byteClass[s[i+1]] == classWord {
-				if next, ok := r.word(i + 1); ok {
+				if next, ok := r.wordRef(i + 1); ok {
 					i = next
 					continue
 				}
@@ -62,7 +62,7 @@ func handScanRef(r *redactor) {
 			if strings.IndexByte(s[i-1:e], '_') >= 0 {
 				for k := i; k < e; k++ {
 					if s[k-1] == '_' && s[k] != '_' {
-						if next, ok := r.tokenRule(k); ok {
+						if next, ok := r.tokenRuleRef(k); ok {
 							e = next
 							break
 						}
@@ -175,4 +175,181 @@ func filterRef(s string) (out string, stripped, removed bool) {
 	}
 	// o.buf is not written again: the string can share its bytes.
 	return unsafe.String(unsafe.SliceData(o.buf), len(o.buf)), stripped, removed
+}
+
+// The hand rules' tries as they were (handScanRef runs these, so the
+// differential tests hold the faster ones to them).
+
+// wordRef is word as it was.
+func (r *redactor) wordRef(i int) (int, bool) {
+	if next, ok := r.keyValueRef(i); ok {
+		return next, true
+	}
+	return r.tokenRuleRef(i)
+}
+
+func (r *redactor) tokenRuleRef(i int) (int, bool) {
+	s := r.s
+	if (s[i] == 'B' || s[i] == 'b') && len(s)-i > 7 && strings.EqualFold(s[i:i+6], "bearer") {
+		if p := skipSpaces(s, i+6, true); p > i+6 {
+			if e := tokenEnd(s, p); e-p >= 8 && credentialLike(s[p:e]) {
+				r.replace(p, e)
+				return e, true
+			}
+		}
+	}
+	if i+1 >= len(s) || !prefixSecond[s[i]].has(s[i+1]) {
+		return 0, false
+	}
+	for _, t := range prefixRules[s[i]] {
+		if !strings.HasPrefix(s[i:], t.prefix) {
+			continue
+		}
+		p := i + len(t.prefix)
+		if t.class != nil {
+			if len(s)-p < t.min {
+				continue
+			}
+			ok := true
+			for k := p; k < p+t.min; k++ {
+				if !t.class(s[k]) {
+					ok = false
+					break
+				}
+			}
+			if !ok {
+				continue
+			}
+		}
+		e := tokenEnd(s, i)
+		if e-p < t.min {
+			continue
+		}
+		r.replace(i, e)
+		return e, true
+	}
+	return 0, false
+}
+
+func (r *redactor) keyValueRef(i int) (int, bool) {
+	s := r.s
+	const maxKey = 64
+	if i >= r.keyEnd {
+		// A new run of key bytes; every later word start inside it shares
+		// its end and what follows it, so each run is scanned once.
+		k := i
+		for k < len(s) && keyTable[s[k]] {
+			k++
+		}
+		r.keyEnd = k
+		r.sepAt, r.sep, r.sepLen = pairSeparator(s, k)
+	}
+	k := r.keyEnd
+	if k-i > maxKey || r.sep == 0 {
+		return 0, false
+	}
+	key := s[i:k]
+	p, sep, sepLen := r.sepAt, r.sep, r.sepLen
+	if sep == '=' && p+1 < len(s) && s[p+1] == '=' {
+		return 0, false // a comparison, not an assignment
+	}
+	kind := secretKeyRef(key)
+	if kind == notSecret {
+		return 0, false
+	}
+	p += sepLen
+	if sep == '=' && p < len(s) && s[p] == '>' {
+		p++ // Ruby's and Perl's "key => value"
+	}
+	afterSep := p
+	p = skipSpaces(s, p, false)
+	if p >= len(s) {
+		return 0, false
+	}
+	// "password: must contain a digit", "token: expired": a colon, a space
+	// and a plain word is prose naming a problem, not a credential.
+	spaced := p > afterSep && sep == ':'
+	var vs, ve int
+	switch {
+	case s[p] == '"':
+		vs = p + 1
+		ve = scanQuoted(s, vs)
+	case s[p] == '\'':
+		vs = p + 1
+		ve = vs
+		for ve < len(s) && s[ve] != '\'' && s[ve] != '\n' {
+			ve++
+		}
+	case s[p] == '\\' && escapedQuote(s, p) > p:
+		vs = escapedQuote(s, p)
+		ve = vs
+		for ve < len(s) && s[ve] != '\n' && s[ve] != '"' {
+			if s[ve] != '\\' {
+				ve++
+				continue
+			}
+			// A backslash run ends the value only when a quote closes it;
+			// skipping the whole run keeps the scan linear.
+			q := ve
+			for q < len(s) && s[q] == '\\' {
+				q++
+			}
+			if q < len(s) && s[q] == '"' {
+				break
+			}
+			ve = q
+		}
+	case kind == headerSecret:
+		vs = p
+		ve = lineEnd(s, p)
+		line := s[vs:ve]
+		if spaced && proseLine(line) {
+			return 0, false
+		}
+		if authScheme(strings.TrimSpace(line)) && ve < len(s) {
+			// "Authorization: Bearer" with the token on the next line.
+			if q := skipSpaces(s, ve, true); q < len(s) {
+				ve = lineEnd(s, q)
+			}
+		}
+	default:
+		vs = p
+		ve = p
+		for ve < len(s) && !bareStop(s[ve]) {
+			ve++
+		}
+		if spaced && ve > vs && (plainWord(s[vs:ve]) || shortNumber(s[vs:ve])) {
+			return 0, false
+		}
+		if ve > vs && (s[vs] == '/' || s[vs] == '~') && strings.HasSuffix(strings.ToLower(key), "pwd") {
+			return 0, false // the shell's PWD=/home/…, not ODBC's PWD=secret
+		}
+	}
+	if ve <= vs {
+		return 0, false
+	}
+	r.replace(vs, ve)
+	return ve, true
+}
+
+func secretKeyRef(key string) secretKind {
+	k := len(key)
+	for k > 0 && keySeparator(key[k-1]) {
+		k--
+	}
+	if k == 0 {
+		return notSecret
+	}
+	for _, n := range secretNames[lower(key[k-1])] {
+		rest, ok := matchTail(key, n.name)
+		if ok && (!n.exact || onlySeparators(key[:rest])) {
+			for _, p := range publicKeyNames {
+				if _, ok := matchTail(key, p); ok {
+					return notSecret
+				}
+			}
+			return n.kind
+		}
+	}
+	return notSecret
 }

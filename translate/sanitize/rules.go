@@ -100,6 +100,7 @@ type leakRule struct {
 	// lits are the literals one of which starts every match (when known).
 	anchors []anchor
 	lits    []lit
+	litSlot [8]int32 // per literal, its slot in ruleSet.litOf
 	most    int
 	// kindStart: lead holds the secret's bytes when leadKnown says the
 	// secret starts where the match does (see covered).
@@ -175,11 +176,18 @@ func compileRule(src string) (matcher, error) {
 type ruleSet struct {
 	rules    []leakRule
 	always   []int    // rules without keywords
-	keywords []string // lower case
+	keywords []string // lower case: the rules' keywords, then the literals of litOf
 	byKW     [][]int  // keyword index -> rule indexes
 	kw       *keywordDFA
-	global   []allowlist
-	err      error
+	// ruleKeywords is how many of keywords are rules' keywords. The
+	// automaton also finds the windowed rules' literals (see litCursor):
+	// litOf maps a keyword index to its literal's slot, or -1, and nLits
+	// counts the slots.
+	ruleKeywords int
+	litOf        []int32
+	nLits        int
+	global       []allowlist
+	err          error
 }
 
 // errsvcRules are errsvc's own rules in gitleaks' format (errsvc_rules.toml).
@@ -281,10 +289,46 @@ func buildRules() *ruleSet {
 			}
 		}
 	}
+	rs.ruleKeywords = len(rs.keywords)
+	rs.addLitWords(kwIndex)
 	if rs.kw = newKeywordDFA(rs.keywords); rs.kw == nil {
 		rs.err = errors.New("sanitize: too many gitleaks keywords for the keyword automaton")
 	}
 	return rs
+}
+
+// addLitWords adds to the keywords the literals of the windowed rules
+// whose literal cursor is on (see litCursor), so that the keyword pass
+// finds them too, and gives each distinct literal a slot. A literal that is
+// a keyword already shares its index; one that is not gets no rules.
+func (rs *ruleSet) addLitWords(kwIndex map[string]int) {
+	for ri := range rs.rules {
+		r := &rs.rules[ri]
+		if r.kind != kindWindow || !litCursorOn(r.lits) {
+			continue
+		}
+		for k, l := range r.lits {
+			w := strings.ToLower(l.s)
+			ki, ok := kwIndex[w]
+			if !ok {
+				ki = len(rs.keywords)
+				kwIndex[w] = ki
+				rs.keywords = append(rs.keywords, w)
+				rs.byKW = append(rs.byKW, nil)
+			}
+			for len(rs.litOf) < len(rs.keywords) {
+				rs.litOf = append(rs.litOf, -1)
+			}
+			if rs.litOf[ki] < 0 {
+				rs.litOf[ki] = int32(rs.nLits)
+				rs.nLits++
+			}
+			r.litSlot[k] = rs.litOf[ki]
+		}
+	}
+	for len(rs.litOf) < len(rs.keywords) {
+		rs.litOf = append(rs.litOf, -1)
+	}
 }
 
 // keywordsInRegex reports whether the regex's keyword group, the
@@ -376,7 +420,7 @@ func ruleSpans(view string, sc *scratch, out []span) []span {
 		for j < len(cands) && cands[j].rule == cands[i].rule {
 			j++
 		}
-		out = rs.rules[cands[i].rule].run(view, cands[i:j], rs.global, out[:first], out)
+		out = rs.rules[cands[i].rule].run(view, cands[i:j], rs.global, out[:first], out, sc)
 		i = j
 	}
 	found := out[first:]
@@ -401,9 +445,25 @@ func ruleSpans(view string, sc *scratch, out []span) []span {
 // candidates returns the places where each rule is tried in view, sorted
 // by rule and position: the keyword hits that pass the rule's cheap check.
 func (rs *ruleSet) candidates(view string, sc *scratch) []candidate {
+	sc.cands = sortCandidates(rs.collect(view, sc), sc)
+	return sc.cands
+}
+
+// collect returns the candidates of candidates, in the keyword pass's
+// order, and leaves the literals' hits in sc.litPos.
+func (rs *ruleSet) collect(view string, sc *scratch) []candidate {
 	sc.hits = rs.kw.find(view, sc.hits[:0])
 	cands := sc.cands[:0]
+	if len(sc.litPos) < rs.nLits {
+		sc.litPos = make([][]int32, rs.nLits)
+	}
+	for k := range sc.litPos {
+		sc.litPos[k] = sc.litPos[k][:0]
+	}
 	for _, h := range sc.hits {
+		if slot := rs.litOf[h.kw]; slot >= 0 {
+			sc.litPos[slot] = append(sc.litPos[slot], h.pos)
+		}
 		pos := int(h.pos)
 		kwLen := len(rs.keywords[h.kw])
 		for _, ri := range rs.byKW[h.kw] {
@@ -430,14 +490,72 @@ func (rs *ruleSet) candidates(view string, sc *scratch) []candidate {
 	for _, ri := range rs.always {
 		cands = append(cands, candidate{rule: ri, pos: 0, end: len(view), whole: true})
 	}
-	slices.SortFunc(cands, func(a, b candidate) int {
-		if a.rule != b.rule {
-			return a.rule - b.rule
-		}
-		return a.pos - b.pos
-	})
-	sc.cands = cands
 	return cands
+}
+
+// Packed sort keys: rule, position and the candidate's index, from the
+// high bits down.
+const (
+	keyIndexBits = 22
+	keyPosBits   = 32
+	keyRuleBits  = 64 - keyPosBits - keyIndexBits
+)
+
+// sortCandidates sorts cands by rule and position, exactly as
+//
+//	slices.SortFunc(cands, func(a, b candidate) int { … a.rule-b.rule, then a.pos-b.pos })
+//
+// orders them, ties included: that sort is not stable, and for a few rules
+// which of two candidates at one position comes first decides the match
+// (their read bounds differ). It runs the same sort on packed keys, eight
+// bytes each instead of a candidate's 56, with a comparison that reads only
+// the rule and position bits; pdqsort's moves depend only on the signs of
+// the comparisons, so the keys end in the same order as the candidates
+// would, and the candidates are then placed by the index bits.
+func sortCandidates(cands []candidate, sc *scratch) []candidate {
+	if len(cands) < 2 {
+		return cands
+	}
+	if len(cands) >= 1<<keyIndexBits || !posFits(cands) {
+		slices.SortFunc(cands, func(a, b candidate) int {
+			if a.rule != b.rule {
+				return a.rule - b.rule
+			}
+			return a.pos - b.pos
+		})
+		return cands
+	}
+	keys := sc.keys[:0]
+	for k, c := range cands {
+		keys = append(keys, uint64(c.rule)<<(keyPosBits+keyIndexBits)|uint64(c.pos)<<keyIndexBits|uint64(k))
+	}
+	slices.SortFunc(keys, func(a, b uint64) int {
+		a, b = a>>keyIndexBits, b>>keyIndexBits
+		switch {
+		case a < b:
+			return -1
+		case a > b:
+			return 1
+		}
+		return 0
+	})
+	sorted := sc.sorted[:0]
+	for _, key := range keys {
+		sorted = append(sorted, cands[key&(1<<keyIndexBits-1)])
+	}
+	sc.keys, sc.sorted = keys, cands[:0]
+	return sorted
+}
+
+// posFits reports whether every candidate's rule and position fit a
+// packed key.
+func posFits(cands []candidate) bool {
+	for _, c := range cands {
+		if c.pos < 0 || c.pos >= 1<<keyPosBits || c.rule < 0 || c.rule >= 1<<keyRuleBits {
+			return false
+		}
+	}
+	return true
 }
 
 // candidate is a place where one rule is tried: a keyword hit at pos, and
@@ -451,12 +569,12 @@ type candidate struct {
 
 // run tries rule r at its candidates (sorted by position) and appends the
 // secrets it finds.
-func (r *leakRule) run(view string, cands []candidate, global []allowlist, hand, out []span) []span {
+func (r *leakRule) run(view string, cands []candidate, global []allowlist, hand, out []span, sc *scratch) []span {
 	if r.kind == kindWindow {
 		var w span
 		open := false
 		var lc litCursor
-		lc.reset(r.lits)
+		lc.reset(r, sc)
 		for _, c := range cands {
 			cw := keywordWindow(view, c.pos, c.pos+c.kwLen)
 			if c.whole {

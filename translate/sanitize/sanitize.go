@@ -338,6 +338,13 @@ func filter(s string) (out string, stripped, removed bool) {
 	// Fast path: nothing to drop and no byte that starts a marker.
 	i := 0
 	for i < len(s) {
+		for i+8 <= len(s) && !(filterStop[s[i]] || filterStop[s[i+1]] || filterStop[s[i+2]] || filterStop[s[i+3]] ||
+			filterStop[s[i+4]] || filterStop[s[i+5]] || filterStop[s[i+6]] || filterStop[s[i+7]]) {
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
 		b := s[i]
 		if !filterStop[b] {
 			i++
@@ -419,6 +426,14 @@ func filter(s string) (out string, stripped, removed bool) {
 // runes of valid UTF-8 that are not forbidden.
 func keptRun(s string, i int) int {
 	for i < len(s) {
+		// Eight bytes at a time while none of them needs a look.
+		for i+8 <= len(s) && !(filterSlow[s[i]] || filterSlow[s[i+1]] || filterSlow[s[i+2]] || filterSlow[s[i+3]] ||
+			filterSlow[s[i+4]] || filterSlow[s[i+5]] || filterSlow[s[i+6]] || filterSlow[s[i+7]]) {
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
 		b := s[i]
 		if !filterSlow[b] {
 			i++
