@@ -67,9 +67,9 @@ const DefaultGCPercent = 400
 // this limit the collector runs more often instead; far below it, GOGC 400
 // is untouched. At 96 MiB the process measured about 120 MiB resident
 // under the sustained load of docs/BENCHMARKS.md, at 64 MiB about 90 MiB;
-// the price is the collector's share of the CPU (about 12 % on the cold
-// path against 3 % without a limit, more for large batches in flight: see
-// docs/OPERATIONS.md), which GOMEMLIMIT set higher buys back.
+// the price is the collector's share of the CPU (about 9 % on the cold
+// path, more for large batches in flight: see docs/OPERATIONS.md), which
+// GOMEMLIMIT set higher buys back.
 const DefaultMemoryLimit = 64 << 20
 
 // ApplyRuntimeDefaults sets DefaultGCPercent and DefaultMemoryLimit
