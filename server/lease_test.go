@@ -23,25 +23,7 @@ import (
 // context.service, which the answer carries), and every answer must be the
 // core's own answer to its request.
 func TestLeasedAnswersAreTheirOwn(t *testing.T) {
-	dir, err := golden.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	vectors, err := golden.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reqs []*errsvcv1.TranslateRequest
-	for _, v := range vectors {
-		if v.Error != nil {
-			continue
-		}
-		req := &errsvcv1.TranslateRequest{}
-		if err := protojson.Unmarshal(v.Request, req); err != nil {
-			t.Fatal(err)
-		}
-		reqs = append(reqs, req)
-	}
+	reqs := golden.Requests(t)
 	r := start(t, Options{})
 	rest := func(t *testing.T, req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, error) {
 		b, err := openjson.Marshal(protojson.MarshalOptions{UseProtoNames: true}, req)

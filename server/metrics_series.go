@@ -56,40 +56,29 @@ func labelIndex(table []string, v string) int {
 	return -1
 }
 
-// keptCounter and keptObserver hold a resolved child, nil until the first
-// observation of its label tuple. Two callers that resolve one at once get
-// the same child from the vector, so either may store it.
-type keptCounter struct{ p atomic.Pointer[counterRef] }
+// kept holds a resolved child (a prometheus.Counter or Observer), nil
+// until the first observation of its label tuple. Two callers that
+// resolve one at once get the same child from the vector, so either may
+// store it.
+type kept[T any] struct{ p atomic.Pointer[T] }
 
-type counterRef struct{ prometheus.Counter }
-
-func (k *keptCounter) get() prometheus.Counter {
-	if r := k.p.Load(); r != nil {
-		return r.Counter
+func (k *kept[T]) get() (T, bool) {
+	if p := k.p.Load(); p != nil {
+		return *p, true
 	}
-	return nil
+	var zero T
+	return zero, false
 }
 
-func (k *keptCounter) keep(c prometheus.Counter) prometheus.Counter {
-	k.p.Store(&counterRef{c})
+func (k *kept[T]) keep(c T) T {
+	k.p.Store(&c)
 	return c
 }
 
-type keptObserver struct{ p atomic.Pointer[observerRef] }
-
-type observerRef struct{ prometheus.Observer }
-
-func (k *keptObserver) get() prometheus.Observer {
-	if r := k.p.Load(); r != nil {
-		return r.Observer
-	}
-	return nil
-}
-
-func (k *keptObserver) keep(o prometheus.Observer) prometheus.Observer {
-	k.p.Store(&observerRef{o})
-	return o
-}
+type (
+	keptCounter  = kept[prometheus.Counter]
+	keptObserver = kept[prometheus.Observer]
+)
 
 // rpcSeries are the kept children of one transport and RPC.
 type rpcSeries struct {
@@ -149,7 +138,7 @@ func (m *Metrics) requestsOf(s *rpcSeries, c *call) prometheus.Counter {
 		return m.requests.WithLabelValues(c.transport, c.rpc, c.code.String())
 	}
 	k := &s.requests[c.code]
-	if ctr := k.get(); ctr != nil {
+	if ctr, ok := k.get(); ok {
 		return ctr
 	}
 	return k.keep(m.requests.WithLabelValues(c.transport, c.rpc, c.code.String()))
@@ -160,7 +149,7 @@ func (m *Metrics) latencyOf(s *rpcSeries, c *call) prometheus.Observer {
 	if s == nil {
 		return m.latency.WithLabelValues(c.transport, c.rpc)
 	}
-	if o := s.latency.get(); o != nil {
+	if o, ok := s.latency.get(); ok {
 		return o
 	}
 	return s.latency.keep(m.latency.WithLabelValues(c.transport, c.rpc))
@@ -175,7 +164,7 @@ func (m *Metrics) errorsOf(s *rpcSeries, transport, rpc string, code codes.Code,
 	if scope == scopeItem {
 		k = &s.itemErrors[code]
 	}
-	if ctr := k.get(); ctr != nil {
+	if ctr, ok := k.get(); ok {
 		return ctr
 	}
 	return k.keep(m.errors.WithLabelValues(transport, rpc, code.String(), scope))
@@ -188,7 +177,7 @@ func (m *Metrics) translationsOf(s *rpcSeries, transport, rpc, source, class str
 		return m.translations.WithLabelValues(transport, rpc, source, class, code.String())
 	}
 	k := &s.translations[translationAt(si, ci, code)]
-	if ctr := k.get(); ctr != nil {
+	if ctr, ok := k.get(); ok {
 		return ctr
 	}
 	return k.keep(m.translations.WithLabelValues(transport, rpc, source, class, code.String()))
@@ -201,7 +190,7 @@ func (m *Metrics) translateDurOf(source string) prometheus.Observer {
 		return m.translateDur.WithLabelValues(source)
 	}
 	k := &m.translateDurs[i]
-	if o := k.get(); o != nil {
+	if o, ok := k.get(); ok {
 		return o
 	}
 	return k.keep(m.translateDur.WithLabelValues(source))

@@ -10,7 +10,7 @@ import (
 // Core benchmarks: one translation per source, and a batch of 1,000 mixed
 // requests. Compare runs with benchstat; nothing here asserts a time.
 
-func benchRequest(b *testing.B, js string) *errsvcv1.TranslateRequest {
+func benchRequest(b testing.TB, js string) *errsvcv1.TranslateRequest {
 	b.Helper()
 	req := &errsvcv1.TranslateRequest{}
 	// Open on read, as the REST face reads: golden requests carry members

@@ -4,42 +4,24 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/errsvc/errsvc/codec/openjson"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/internal/golden"
 )
 
-// leaseRequests are the golden vectors' requests, decoded once.
-func leaseRequests(t *testing.T) []*errsvcv1.TranslateRequest {
-	t.Helper()
-	dir, err := golden.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	vectors, err := golden.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reqs := make([]*errsvcv1.TranslateRequest, 0, len(vectors))
-	for _, v := range vectors {
-		req := &errsvcv1.TranslateRequest{}
-		if err := protojson.Unmarshal(v.Request, req); err != nil {
-			t.Fatalf("%s: %v", v.Name, err)
-		}
-		reqs = append(reqs, req)
-	}
-	return reqs
-}
-
 // TestLeasedIsTranslate holds TranslateLeased to TranslateCacheable on
-// every golden request, in a shuffled order, so that each leased
+// every golden request that answers (the refusals are the same code path
+// before any storage is filled), in a shuffled order, so that each leased
 // translation reuses storage another source filled: the encoded answer,
 // the cacheable flag and the error are the same, whatever ran before.
 func TestLeasedIsTranslate(t *testing.T) {
-	reqs := leaseRequests(t)
+	reqs := golden.Requests(t)
+	// And refusals, one before the model is touched and one after the
+	// source is partly read: an error comes without a lease.
+	reqs = append(reqs, &errsvcv1.TranslateRequest{},
+		&errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_ProviderResponse{
+			ProviderResponse: &errsvcv1.ProviderResponse{Provider: "openai", Status: 200, Body: `{"ok":true}`}}})
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := range 3 {
 		rng.Shuffle(len(reqs), func(i, j int) { reqs[i], reqs[j] = reqs[j], reqs[i] })
@@ -111,7 +93,7 @@ func TestLeaseRelease(t *testing.T) {
 	Lease{}.Release()
 
 	// The maps a leased model keeps are emptied too.
-	provider := benchRequestT(t, benchSources["provider"])
+	provider := benchRequest(t, benchSources["provider"])
 	_, _, lease, err = TranslateLeased(provider)
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +110,7 @@ func TestLeaseRelease(t *testing.T) {
 	}
 
 	// So are an MCP result's parsed object and envelopes.
-	_, _, lease, err = TranslateLeased(benchRequestT(t, benchSources["mcp"]))
+	_, _, lease, err = TranslateLeased(benchRequest(t, benchSources["mcp"]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,15 +125,3 @@ func TestLeaseRelease(t *testing.T) {
 		t.Fatal("a released model still holds an MCP result's parts")
 	}
 }
-
-func benchRequestT(t *testing.T, js string) *errsvcv1.TranslateRequest {
-	t.Helper()
-	req := &errsvcv1.TranslateRequest{}
-	if err := openjson.Unmarshal([]byte(js), req); err != nil {
-		t.Fatal(err)
-	}
-	return req
-}
-
-// BenchmarkTranslate's and BenchmarkTranslateOwned's difference is the
-// fresh storage block; nothing else differs (TestLeasedIsTranslate).
