@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/gen/errsvc/v1/errsvcv1connect"
@@ -96,19 +95,8 @@ func BenchmarkAnswerCache(b *testing.B) {
 	}
 	for _, m := range modes {
 		b.Run("transport=grpc/cache="+m.name, func(b *testing.B) {
-			srv, err := New(Options{Logger: quiet, AnswerCacheEntries: m.entries, GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0"})
-			if err != nil {
-				b.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() { done <- srv.Serve(ctx) }()
-			defer func() { cancel(); <-done }()
-			conn, err := grpc.NewClient(srv.GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer conn.Close()
+			_, conn, stop := serveBench(b, Options{Logger: quiet, AnswerCacheEntries: m.entries})
+			defer stop()
 			i := 0
 			var out []byte
 			b.ReportAllocs()

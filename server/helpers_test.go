@@ -174,3 +174,28 @@ func grpcViolation(t *testing.T, err error) *errdetails.BadRequest_FieldViolatio
 	}
 	return violation(t, st.Proto())
 }
+
+// serveBench runs a Server with opts on loopback ports for a benchmark,
+// with a gRPC client connection to it; stop ends both.
+func serveBench(b *testing.B, opts Options) (srv *Server, conn *grpc.ClientConn, stop func()) {
+	b.Helper()
+	opts.GRPCAddr, opts.HTTPAddr = "127.0.0.1:0", "127.0.0.1:0"
+	srv, err := New(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx) }()
+	conn, err = grpc.NewClient(srv.GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		cancel()
+		<-done
+		b.Fatal(err)
+	}
+	return srv, conn, func() {
+		_ = conn.Close()
+		cancel()
+		<-done
+	}
+}

@@ -15,8 +15,6 @@ import (
 	"time"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/encoding/protojson"
 )
 
@@ -60,19 +58,8 @@ func BenchmarkPerCall(b *testing.B) {
 		}
 	}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	srv, err := New(Options{Logger: quiet, GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx) }()
-	defer func() { cancel(); <-done }()
-	conn, err := grpc.NewClient(srv.GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close()
+	srv, conn, stop := serveBench(b, Options{Logger: quiet})
+	defer stop()
 	client := errsvcv1.NewTranslationServiceClient(conn)
 	// No Accept-Encoding, as wrk in bench/run.sh: answers go out uncompressed.
 	httpClient := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}}

@@ -11,8 +11,6 @@ import (
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
@@ -79,20 +77,8 @@ func benchTracing(b *testing.B, name string, opts func() Options, traceparent st
 		m := struct{ opts func() Options }{opts}
 		b.Run("transport=grpc/"+name, func(b *testing.B) {
 			opts := m.opts()
-			opts.GRPCAddr, opts.HTTPAddr = "127.0.0.1:0", "127.0.0.1:0"
-			srv, err := New(opts)
-			if err != nil {
-				b.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() { done <- srv.Serve(ctx) }()
-			defer func() { cancel(); <-done }()
-			conn, err := grpc.NewClient(srv.GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer conn.Close()
+			_, conn, stop := serveBench(b, opts)
+			defer stop()
 			client := errsvcv1.NewTranslationServiceClient(conn)
 			callCtx := context.Background()
 			if traceparent != "" {
