@@ -121,13 +121,14 @@ func (s *Service) TranslateBatch(ctx context.Context, req *errsvcv1.TranslateBat
 			fmt.Sprintf("a batch holds at most %d requests, got %d", s.maxBatchItems, len(items))).Err()
 	}
 	out := &errsvcv1.TranslateBatchResponse{Responses: make([]*errsvcv1.TranslateResponse, len(items))}
+	c := callFrom(ctx)
 	for i, item := range items {
 		// A caller that gave up (deadline, cancel) gets no more work done.
 		if err := ctx.Err(); err != nil {
 			return nil, status.FromContextError(err).Err()
 		}
 		resp, lease := s.translateItem(ctx, item)
-		callFrom(ctx).lend(lease)
+		c.lend(lease)
 		out.Responses[i] = resp
 	}
 	return out, nil

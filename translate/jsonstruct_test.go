@@ -68,7 +68,7 @@ func FuzzTextObject(f *testing.F) {
 func checkTextObject(t *testing.T, text string) {
 	t.Helper()
 	want, wantOK := textErrorObjectReference(text)
-	got, gotValue, gotOK := textErrorObject(nil, text)
+	got, gotValue, gotOK := textErrorObject(newModel(), text)
 	if gotOK != wantOK {
 		t.Fatalf("%q: read %v, encoding/json reads %v", text, gotOK, wantOK)
 	}

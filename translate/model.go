@@ -153,37 +153,38 @@ const (
 	fieldMaps
 )
 
-// newArena is the arena of an MCP result's parsed object: the leased
-// model's own, else a new one.
+// newArena, newEnvelope and newCodeModeEnvelope are the parts of reused
+// (an MCP result's parsed object, its context envelope, the Code Mode
+// target's envelope and recovery): the leased model's own the first time
+// in a translation, else new ones.
 func (m *model) newArena() *structArena {
-	if m == nil {
-		return new(structArena)
-	}
-	if r := m.reuse; r != nil && !r.arenaUsed {
-		r.arenaUsed = true
-		return &r.arena
+	if r := m.reuse; r != nil {
+		return handOut(&r.arenaUsed, &r.arena)
 	}
 	return new(structArena)
 }
 
-// newEnvelope is an envelope for the source's context fields: the leased
-// model's own, else a new one.
 func (m *model) newEnvelope() *errsvcv1.LabbyError {
-	if r := m.reuse; r != nil && !r.contextUsed {
-		r.contextUsed = true
-		return &r.context
+	if r := m.reuse; r != nil {
+		return handOut(&r.contextUsed, &r.context)
 	}
 	return new(errsvcv1.LabbyError)
 }
 
-// newCodeModeEnvelope is the Code Mode target's envelope and recovery: the
-// leased model's own, else a new one.
 func (m *model) newCodeModeEnvelope() *envelopeWithRecovery {
-	if r := m.reuse; r != nil && !r.codeModeUsed {
-		r.codeModeUsed = true
-		return &r.codeMode
+	if r := m.reuse; r != nil {
+		return handOut(&r.codeModeUsed, &r.codeMode)
 	}
 	return new(envelopeWithRecovery)
+}
+
+// handOut is part, once per translation (used records it), else a new T.
+func handOut[T any](used *bool, part *T) *T {
+	if *used {
+		return new(T)
+	}
+	*used = true
+	return part
 }
 
 // fieldsMap is an empty map for the fields of the Struct slot names, with
