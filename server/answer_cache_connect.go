@@ -116,7 +116,7 @@ func (h *connectObserve) storeAnswer(c *call, m *connectMiss) {
 	if !m.hashed {
 		m.hash = h.cache.hash(m.variant, m.key)
 	}
-	if h.cache.fits(len(m.key), m.body.Len()) && h.cache.admitHash(m.hash) {
+	if h.cache.admitHash(m.hash) && h.cache.fits(len(m.key), m.body.Len()) {
 		h.cache.putHash(&answer{variant: m.variant, key: bytes.Clone(m.key), enc: codec.Encoded{Bytes: bytes.Clone(m.body.Bytes())},
 			header: m.header.Clone(), source: c.answer.source, class: c.answer.class}, m.hash)
 	}

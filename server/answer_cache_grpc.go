@@ -89,8 +89,13 @@ func (l *grpcLookup) translate(ctx context.Context, svc *Service, req *errsvcv1.
 		l.cache.uncacheable()
 		return resp, nil
 	}
+	// Admission first: on the cold path (every request new) the answer is
+	// not sized here, only once by the codec that sends it.
+	if !l.cache.admitHash(l.hash) {
+		return resp, nil
+	}
 	size := resp.SizeVT()
-	if !l.cache.fits(len(l.key), size) || !l.cache.admitHash(l.hash) {
+	if !l.cache.fits(len(l.key), size) {
 		return resp, nil
 	}
 	buf := make([]byte, size)

@@ -61,7 +61,7 @@ func (h *restHandler) storeAnswer(c *call, ans *bufferedResponse, variant byte, 
 	if !hashed {
 		hash = h.cache.hash(variant, body)
 	}
-	if !h.cache.fits(len(body), ans.body.Len()) || !h.cache.admitHash(hash) {
+	if !h.cache.admitHash(hash) || !h.cache.fits(len(body), ans.body.Len()) {
 		return
 	}
 	// Copies at their exact sizes: the body and the buffer have room to

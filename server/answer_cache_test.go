@@ -410,26 +410,28 @@ func TestAnswerCacheMetrics(t *testing.T) {
 		restPost(t, r, labbyJSON("slow down"), nil)
 		connectPost(t, r, "application/proto", b, nil)
 	}
-	// Over the entry size limit: answered, not stored.
+	// Over the entry size limit: answered, not stored; seen first, then
+	// refused as too large.
 	huge := labbyJSON(strings.Repeat("x", 20<<10))
+	restPost(t, r, huge, nil)
 	restPost(t, r, huge, nil)
 	_, body = r.get(t, "/metrics")
 	for _, want := range []string{
 		`errsvc_answer_cache_lookups_total{result="hit",transport="grpc"} 1`,
 		`errsvc_answer_cache_lookups_total{result="miss",transport="grpc"} 2`,
 		`errsvc_answer_cache_lookups_total{result="hit",transport="http"} 1`,
-		`errsvc_answer_cache_lookups_total{result="miss",transport="http"} 3`,
+		`errsvc_answer_cache_lookups_total{result="miss",transport="http"} 4`,
 		`errsvc_answer_cache_stores_total{transport="http"} 1`,
 		`errsvc_answer_cache_entries{transport="grpc"} 1`,
 		`errsvc_answer_cache_refusals_total{reason="too_large",transport="http"} 1`,
 		`errsvc_answer_cache_refusals_total{reason="first_seen",transport="grpc"} 1`,
-		`errsvc_answer_cache_refusals_total{reason="first_seen",transport="http"} 1`,
+		`errsvc_answer_cache_refusals_total{reason="first_seen",transport="http"} 2`,
 		`errsvc_answer_cache_refusals_total{reason="first_seen",transport="connect"} 1`,
 		// A hit is a translation like any other in the per-call series.
 		`errsvc_translations_total{class="transient",code="OK",rpc="/errsvc.v1.TranslationService/Translate",source="labby_error",transport="grpc"} 3`,
-		`errsvc_translations_total{class="transient",code="OK",rpc="/errsvc.v1.TranslationService/Translate",source="labby_error",transport="http"} 4`,
+		`errsvc_translations_total{class="transient",code="OK",rpc="/errsvc.v1.TranslationService/Translate",source="labby_error",transport="http"} 5`,
 		`errsvc_requests_total{code="OK",rpc="/errsvc.v1.TranslationService/Translate",transport="grpc"} 3`,
-		`errsvc_requests_total{code="OK",rpc="/errsvc.v1.TranslationService/Translate",transport="http"} 4`,
+		`errsvc_requests_total{code="OK",rpc="/errsvc.v1.TranslationService/Translate",transport="http"} 5`,
 		`errsvc_translations_total{class="transient",code="OK",rpc="/errsvc.v1.TranslationService/Translate",source="labby_error",transport="connect"} 3`,
 		`errsvc_requests_total{code="OK",rpc="/errsvc.v1.TranslationService/Translate",transport="connect"} 3`,
 		`errsvc_answer_cache_lookups_total{result="hit",transport="connect"} 1`,
@@ -761,5 +763,43 @@ func TestAnswerCacheStoresOnlyRepeats(t *testing.T) {
 	}
 	if !ac.admit(0, b) {
 		t.Error("request B not admitted on its second sighting")
+	}
+}
+
+// TestAnswerCacheRefusesLargeEntries: an entry over 16 KiB (here the
+// request's own bytes) is never stored, on every transport: its first miss
+// is counted as first seen (admission comes first, so the cold path never
+// sizes an answer twice), each later miss as too large, and each call is
+// translated.
+func TestAnswerCacheRefusesLargeEntries(t *testing.T) {
+	core := &countingCore{}
+	r := start(t, Options{translateCacheable: core.translate})
+	req := &errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_LabbyError{LabbyError: &errsvcv1.LabbyError{
+		Kind: "rate_limited", Message: strings.Repeat("upstream said slow down; ", 800)}}}
+	reqBytes := wire(t, req)
+	if len(reqBytes) <= maxAnswerEntryBytes {
+		t.Fatalf("the request is %d bytes, not over the entry bound", len(reqBytes))
+	}
+	js, err := protojson.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := core.n.Load()
+	for range 3 {
+		grpcRaw(t, r, reqBytes)
+		if a := restPost(t, r, string(js), nil); a.code != http.StatusOK {
+			t.Fatalf("REST: %d %s", a.code, a.body)
+		}
+		if a := connectPost(t, r, "application/proto", reqBytes, nil); a.code != http.StatusOK {
+			t.Fatalf("Connect: %d %s", a.code, a.body)
+		}
+	}
+	if n := core.n.Load() - before; n != 9 {
+		t.Errorf("%d translations for 9 calls", n)
+	}
+	for _, tr := range answerCacheTransports {
+		if c := countsOf(r.srv.opts.Metrics, tr); c.stores != 0 || c.entries != 0 || c.hits != 0 || c.firstSeen != 1 || c.tooLarge != 2 {
+			t.Errorf("%s cache counts %+v, want no store, 1 first seen and 2 too large", tr, c)
+		}
 	}
 }
