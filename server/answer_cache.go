@@ -105,6 +105,12 @@ type answerCache struct {
 	// one per slot, the newest winning (see admit).
 	seen     []atomic.Uint64
 	seenMask uint64
+	// present counts, per slot, the entries held whose hash falls in it
+	// (kept under the shards' locks, read without them): a slot at zero
+	// proves a miss, so the cold path (every request new) neither takes a
+	// shard's lock nor reads its map, memory the other callers keep cold.
+	present     []atomic.Int32
+	presentMask uint64
 	m        answerCacheMetrics
 }
 
@@ -155,11 +161,16 @@ func newAnswerCache(opts Options, transport string) *answerCache {
 		seen *= 2
 	}
 	c.seen, c.seenMask = make([]atomic.Uint64, seen), uint64(seen-1)
+	// Half the doorkeeper's slots (at least two per entry): mostly empty
+	// even when the cache is full.
+	c.present, c.presentMask = make([]atomic.Int32, seen/2), uint64(seen/2-1)
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.maxBytes = budget / int64(n)
-		// NewLRU fails only for a size below 1.
-		s.lru, _ = simplelru.NewLRU(max(1, entries/n), func(_ uint64, a *answer) {
+		// NewLRU fails only for a size below 1. Every entry leaves through
+		// this callback (Remove, RemoveOldest, an eviction by Add).
+		s.lru, _ = simplelru.NewLRU(max(1, entries/n), func(h uint64, a *answer) {
+			c.present[h&c.presentMask].Add(-1)
 			s.bytes -= a.size
 			c.m.evictions.Inc()
 			c.m.entries.Dec()
@@ -191,6 +202,10 @@ func (c *answerCache) find(variant byte, key []byte) (*answer, uint64) {
 		return nil, 0
 	}
 	h := c.hash(variant, key)
+	if c.present[h&c.presentMask].Load() == 0 {
+		c.m.misses.Inc()
+		return nil, h
+	}
 	s := &c.shards[h&c.mask]
 	s.mu.Lock()
 	a, ok := s.lru.Get(h)
@@ -284,7 +299,29 @@ func (c *answerCache) putHash(a *answer, h uint64) {
 	c.m.stores.Inc()
 	c.m.entries.Inc()
 	c.m.bytes.Add(float64(a.size))
+	// Counted before it can be found; h is not held (removed above).
+	c.present[h&c.presentMask].Add(1)
 	s.lru.Add(h, a) // may evict the oldest entry, over the entry bound
+}
+
+// presentAgrees reports whether every presence count is the number of
+// entries held whose hash falls in its slot, for tests.
+func (c *answerCache) presentAgrees() bool {
+	want := make([]int32, len(c.present))
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		for _, h := range s.lru.Keys() {
+			want[h&c.presentMask]++
+		}
+		s.mu.Unlock()
+	}
+	for i := range want {
+		if c.present[i].Load() != want[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // len and size are the entries and bytes held, for tests.

@@ -136,3 +136,35 @@ func BenchmarkAnswerCacheLookup(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkAnswerCacheMiss is the cold path's lookup: request bytes never
+// seen, against a cache holding a storm's few answers (held) or full to
+// its default bound (full), 64 goroutines at once.
+func BenchmarkAnswerCacheMiss(b *testing.B) {
+	for _, held := range []struct {
+		name string
+		n    int
+	}{{"held=16", 16}, {"held=full", DefaultAnswerCacheEntries}} {
+		b.Run(held.name, func(b *testing.B) {
+			c := newAnswerCache(Options{Metrics: NewMetrics()}, transportGRPC)
+			for i := range held.n {
+				c.put(&answer{key: []byte(fmt.Sprintf(`{"labby_error":{"kind":"rate_limited","message":"held %d"}}`, i)), enc: encodedOf(strings.Repeat("a", 400))})
+			}
+			keys := make([][]byte, 4096)
+			for i := range keys {
+				keys[i] = []byte(fmt.Sprintf(`{"context":{"service":"svc-%d"},"labby_error":{"kind":"rate_limited","message":"slow down"}}`, i))
+			}
+			b.SetParallelism(max(1, 64/runtime.GOMAXPROCS(0)))
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				i := 0
+				for pb.Next() {
+					i++
+					if c.get(0, keys[i%len(keys)]) != nil {
+						b.Fatal("hit")
+					}
+				}
+			})
+		})
+	}
+}

@@ -344,6 +344,8 @@ func TestAnswerCacheCollisionIsAMiss(t *testing.T) {
 	mine, theirs := []byte("request A"), []byte("request B")
 	h := c.hash(0, mine)
 	s := &c.shards[h&c.mask]
+	// Held as put holds it, presence count included, so get reads it.
+	c.present[h&c.presentMask].Add(1)
 	s.lru.Add(h, &answer{key: theirs, enc: encodedOf("answer to B")})
 	if a := c.get(0, mine); a != nil {
 		t.Fatalf("a colliding entry answered: %q", a.enc.Bytes)
@@ -499,6 +501,18 @@ func TestAnswerCacheBounded(t *testing.T) {
 	cc := countsOf(m, transportGRPC)
 	if n, _ := c.len(); cc.stores-cc.evictions != n {
 		t.Errorf("%d stores - %d evictions != %d entries", cc.stores, cc.evictions, n)
+	}
+	// The presence counts follow every store and eviction, replacements
+	// of a held hash included, and a held entry is still found.
+	for i := range 500 {
+		key := []byte(fmt.Sprintf("request %d", 19999-i%50))
+		c.put(&answer{key: key, enc: codec8(i%700 + 1)})
+	}
+	if !c.presentAgrees() {
+		t.Error("presence counts disagree with the entries held")
+	}
+	if c.get(0, []byte("request 19950")) == nil {
+		t.Error("the entry stored last is not found")
 	}
 
 	// Over a real server: many distinct REST requests, a small bound.
@@ -801,5 +815,40 @@ func TestAnswerCacheRefusesLargeEntries(t *testing.T) {
 		if c := countsOf(r.srv.opts.Metrics, tr); c.stores != 0 || c.entries != 0 || c.hits != 0 || c.firstSeen != 1 || c.tooLarge != 2 {
 			t.Errorf("%s cache counts %+v, want no store, 1 first seen and 2 too large", tr, c)
 		}
+	}
+}
+
+// TestAnswerCachePresenceCounts: callers storing and looking up at once,
+// over a bound small enough to evict all the time, leave every presence
+// count equal to the entries its slot holds (a count below would make a
+// held answer miss, one above would cost the cold path a lock), and find
+// only their own request's answer.
+func TestAnswerCachePresenceCounts(t *testing.T) {
+	c := newAnswerCache(Options{Metrics: NewMetrics(), AnswerCacheEntries: 16, AnswerCacheBytes: 1 << 20}, transportGRPC)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 2000 {
+				key := []byte(fmt.Sprintf("request %d", (g*31+i*7)%40))
+				if a := c.get(0, key); a != nil && !bytes.Equal(a.enc.Bytes, append([]byte("answer to "), key...)) {
+					t.Errorf("%s found %s", key, a.enc.Bytes)
+					return
+				}
+				c.put(&answer{key: key, enc: encodedOf("answer to " + string(key))})
+			}
+		})
+	}
+	wg.Wait()
+	if !c.presentAgrees() {
+		t.Error("presence counts disagree with the entries held")
+	}
+	hits := 0
+	for i := range 40 {
+		if c.get(0, []byte(fmt.Sprintf("request %d", i))) != nil {
+			hits++
+		}
+	}
+	if n, _ := c.len(); hits != n || n == 0 {
+		t.Errorf("%d of the %d entries held are found", hits, n)
 	}
 }
