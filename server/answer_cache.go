@@ -111,7 +111,7 @@ type answerCache struct {
 	// shard's lock nor reads its map, memory the other callers keep cold.
 	present     []atomic.Int32
 	presentMask uint64
-	m        answerCacheMetrics
+	m           answerCacheMetrics
 }
 
 type answerShard struct {
