@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -28,21 +29,28 @@ const (
 // target encodes the model into one response field.
 type target struct {
 	name string
-	// applies reports whether an empty target list includes it for this request.
-	applies func(req *errsvcv1.TranslateRequest) bool
-	encode  func(m *model, resp *errsvcv1.TranslateResponse)
+	// when says whether an empty target list includes it.
+	when   targetWhen
+	encode func(m *model, resp *errsvcv1.TranslateResponse)
 }
 
-func always(*errsvcv1.TranslateRequest) bool { return true }
+// targetWhen is when an empty target list includes a target.
+type targetWhen uint8
 
-// onRequest marks a target an empty target list leaves out: it is answered
-// only when named, so every answer of the earlier targets stays the same
-// size and shape for the clients that never asked for it.
-func onRequest(*errsvcv1.TranslateRequest) bool { return false }
+const (
+	always targetWhen = iota
+	// onRequest marks a target an empty target list leaves out: it is
+	// answered only when named, so every answer of the earlier targets
+	// stays the same size and shape for the clients that never asked for it.
+	onRequest
+	// forToolResult is a target an empty list includes for an MCP tool
+	// result only (isToolResult).
+	forToolResult
+)
 
 var targets = []target{
 	{TargetLabbyError, always, encodeLabby},
-	{TargetCodeModeError, isToolResult, encodeCodeMode},
+	{TargetCodeModeError, forToolResult, encodeCodeMode},
 	{TargetAgentError, always, encodeAgent},
 	{TargetClassification, always, encodeClassification},
 	{TargetHTTPStatus, always, encodeHTTPStatus},
@@ -55,6 +63,23 @@ var targets = []target{
 	{TargetGoogleError, onRequest, encodeGoogleError},
 	{TargetJSONRPCError, onRequest, encodeJSONRPCError},
 }
+
+// defaultTargets and toolResultTargets are the bits of targets an empty
+// target list selects (for a tool result, and for any other source),
+// worked out once from the table: a translation reads two words, not the
+// table.
+var defaultTargets, toolResultTargets = func() (plain, tool uint) {
+	for i, t := range targets {
+		switch t.when {
+		case always:
+			plain |= 1 << i
+			tool |= 1 << i
+		case forToolResult:
+			tool |= 1 << i
+		}
+	}
+	return plain, tool
+}()
 
 // Translate turns the request's one source into every requested target.
 // The response may share immutable parts with other responses (derived
@@ -147,11 +172,9 @@ func translateInto(m *model, req *errsvcv1.TranslateRequest) (resp *errsvcv1.Tra
 		return nil, false, err
 	}
 	resp = &m.store.resp
-	wanted := selectTargets(req, m)
-	for i, t := range targets {
-		if wanted&(1<<i) != 0 {
-			t.encode(m, resp)
-		}
+	// Only the wanted entries are read, in the table's order.
+	for wanted := selectTargets(req, m); wanted != 0; wanted &= wanted - 1 {
+		targets[bits.TrailingZeros(wanted)].encode(m, resp)
 	}
 	if m.capped {
 		noteTruncations(m, resp)
@@ -170,12 +193,10 @@ func isToolResult(req *errsvcv1.TranslateRequest) bool {
 func selectTargets(req *errsvcv1.TranslateRequest, m *model) uint {
 	var wanted uint
 	if len(req.GetTargets()) == 0 {
-		for i, t := range targets {
-			if t.applies(req) {
-				wanted |= 1 << i
-			}
+		if isToolResult(req) {
+			return toolResultTargets
 		}
-		return wanted
+		return defaultTargets
 	}
 	for _, name := range req.GetTargets() {
 		i := slices.IndexFunc(targets, func(t target) bool { return t.name == name })

@@ -28,33 +28,42 @@ import (
 // but only ever on the generated types the plan was built from).
 
 type unmodelledPlan struct {
-	md         protoreflect.MessageDescriptor
-	unknown    int     // Go field index of unknownFields, -1 if none
-	unknownOff uintptr // its offset in the struct
 	// steps in declaration order: additional_fields and the message-typed
-	// fields to descend into.
-	steps []planStep
+	// fields to descend into. They are all the walk reads of the plan on
+	// every request, so they are packed (24 bytes each, the request's ten
+	// in four cache lines); what only names a field lives apart, in names.
+	steps      []planStep
+	unknownOff uintptr // offset of unknownFields in the struct
+	hasUnknown bool
+	md         protoreflect.MessageDescriptor
+	// names[i] is steps[i]'s proto name, for the path.
+	names []string
 }
 
 type planStep struct {
-	name  string // the field's proto name, for the path
-	index int    // Go field index (of the oneof interface for a member)
-	// offset is the Go field's offset: the walk reads the field there (the
-	// generated structs' layout is fixed), as reflect.Value.Field per field
-	// cost about a tenth of a Labby translation.
-	offset uintptr
-	list   bool // repeated
-	plan   *unmodelledPlan
-	// additional marks additional_fields.
-	additional bool
-	// wrapper is set for a oneof member: the generated wrapper type the
-	// oneof interface holds when this member is set.
-	wrapper reflect.Type
-	// tab is the interface's type word when it holds wrapper (the itab,
-	// one per interface and type in a Go program), so the walk tells which
-	// member is set by one comparison.
-	tab unsafe.Pointer
+	// tab is, for a oneof member, the interface's type word when it holds
+	// the member's generated wrapper (the itab, one per interface and type
+	// in a Go program), so the walk tells which member is set by one
+	// comparison.
+	tab  unsafe.Pointer
+	plan *unmodelledPlan
+	// offset is the Go field's offset (of the oneof interface for a
+	// member): the walk reads the field there (the generated structs'
+	// layout is fixed), as reflect.Value.Field per field cost about a
+	// tenth of a Labby translation.
+	offset uint32
+	kind   stepKind
 }
+
+// stepKind is what a step's field holds.
+type stepKind uint8
+
+const (
+	stepMessage    stepKind = iota // a singular message: a pointer
+	stepList                       // a repeated message: a slice of pointers
+	stepOneof                      // a oneof member: the oneof's interface
+	stepAdditional                 // additional_fields: a *structpb.Struct
+)
 
 var unmodelledPlans = map[reflect.Type]*unmodelledPlan{}
 
@@ -67,7 +76,7 @@ func planFor(t reflect.Type, mt protoreflect.MessageType) *unmodelledPlan {
 		return p
 	}
 	md := mt.Descriptor()
-	p := &unmodelledPlan{md: md, unknown: -1}
+	p := &unmodelledPlan{md: md}
 	unmodelledPlans[t] = p
 	byName := map[string]int{}
 	oneofs := map[string]int{}
@@ -75,7 +84,7 @@ func planFor(t reflect.Type, mt protoreflect.MessageType) *unmodelledPlan {
 		f := t.Field(i)
 		switch {
 		case f.Name == "unknownFields":
-			p.unknown, p.unknownOff = i, f.Offset
+			p.hasUnknown, p.unknownOff = true, f.Offset
 		case f.Tag.Get("protobuf_oneof") != "":
 			oneofs[f.Tag.Get("protobuf_oneof")] = i
 		case f.Tag.Get("protobuf") != "":
@@ -83,30 +92,32 @@ func planFor(t reflect.Type, mt protoreflect.MessageType) *unmodelledPlan {
 		}
 	}
 	fields := md.Fields()
+	add := func(name string, index int, st planStep) {
+		st.offset = uint32(t.Field(index).Offset)
+		p.steps = append(p.steps, st)
+		p.names = append(p.names, name)
+	}
 	for i := 0; i < fields.Len(); i++ {
 		fd := fields.Get(i)
 		switch {
 		case fd.Message() == nil || fd.IsMap():
 		case fd.Name() == additionalFieldName:
-			p.steps = append(p.steps, planStep{index: byName[string(fd.Name())], additional: true})
+			add("", byName[string(fd.Name())], planStep{kind: stepAdditional})
 		case fd.Message().ParentFile().Package() == "google.protobuf":
 		case fd.ContainingOneof() != nil && !fd.ContainingOneof().IsSynthetic():
 			wrapper := oneofWrapper(mt, fd)
 			child := wrapper.Elem().Field(0).Type.Elem()
 			index := oneofs[string(fd.ContainingOneof().Name())]
-			p.steps = append(p.steps, planStep{name: string(fd.Name()), index: index, wrapper: wrapper, tab: oneofTab(t.Field(index).Type, wrapper), plan: planFor(child, messageTypeOf(child))})
+			add(string(fd.Name()), index, planStep{kind: stepOneof, tab: oneofTab(t.Field(index).Type, wrapper), plan: planFor(child, messageTypeOf(child))})
 		default:
 			gi := byName[string(fd.Name())]
 			gt := t.Field(gi).Type
+			kind := stepMessage
 			if fd.IsList() {
-				gt = gt.Elem()
+				gt, kind = gt.Elem(), stepList
 			}
-			p.steps = append(p.steps, planStep{name: string(fd.Name()), index: gi, list: fd.IsList(), plan: planFor(gt.Elem(), messageTypeOf(gt.Elem()))})
+			add(string(fd.Name()), gi, planStep{kind: kind, plan: planFor(gt.Elem(), messageTypeOf(gt.Elem()))})
 		}
-	}
-	for i := range p.steps {
-		st := &p.steps[i]
-		st.offset = t.Field(st.index).Offset
 	}
 	return p
 }
@@ -157,16 +168,19 @@ type planPath struct {
 	deeper []pathSeg // past len(inline) (a pointer to inline would move the path to the heap)
 }
 
+// pathSeg is a field of the path: step of plan, whose name is only looked
+// up when the path is written out.
 type pathSeg struct {
-	name  string
+	plan  *unmodelledPlan
+	step  int
 	index int // -1 for a singular field
 }
 
-func (p *planPath) push(name string, index int) bool {
+func (p *planPath) push(plan *unmodelledPlan, step, index int) bool {
 	if p.n < len(p.inline) {
-		p.inline[p.n] = pathSeg{name, index}
+		p.inline[p.n] = pathSeg{plan, step, index}
 	} else {
-		p.deeper = append(p.deeper[:p.n-len(p.inline)], pathSeg{name, index})
+		p.deeper = append(p.deeper[:p.n-len(p.inline)], pathSeg{plan, step, index})
 	}
 	p.n++
 	return true
@@ -186,7 +200,7 @@ func (p *planPath) prefix() string {
 	var b strings.Builder
 	for i := range p.n {
 		s := p.seg(i)
-		b.WriteString(s.name)
+		b.WriteString(s.plan.names[s.step])
 		if s.index >= 0 {
 			b.WriteByte('[')
 			b.WriteString(strconv.Itoa(s.index))
@@ -204,15 +218,16 @@ func (p *planPath) prefix() string {
 // pointer and a repeated one a slice of pointers; a oneof is an interface,
 // read through reflect.
 func (p *unmodelledPlan) walk(v unsafe.Pointer, path *planPath, paths *[]string, total *int) {
-	if p.unknown >= 0 {
+	if p.hasUnknown {
 		if raw := *(*[]byte)(unsafe.Add(v, p.unknownOff)); len(raw) > 0 {
 			appendUnknown(raw, path.prefix(), paths, total)
 		}
 	}
-	for _, st := range p.steps {
+	for i := range p.steps {
+		st := &p.steps[i]
 		f := unsafe.Add(v, st.offset)
-		switch {
-		case st.additional:
+		switch st.kind {
+		case stepAdditional:
 			s := *(**structpb.Struct)(f)
 			if len(s.GetFields()) == 0 {
 				continue
@@ -229,24 +244,24 @@ func (p *unmodelledPlan) walk(v unsafe.Pointer, path *planPath, paths *[]string,
 				*total++
 				*paths = append(*paths, prefix+sanitize.Identifier(k, shortCap))
 			}
-		case st.wrapper != nil:
+		case stepOneof:
 			w := (*[2]unsafe.Pointer)(f)
 			if w[0] != st.tab || w[1] == nil {
 				continue
 			}
-			if e := *(*unsafe.Pointer)(w[1]); e != nil && path.push(st.name, -1) {
+			if e := *(*unsafe.Pointer)(w[1]); e != nil && path.push(p, i, -1) {
 				st.plan.walk(e, path, paths, total)
 				path.pop()
 			}
-		case st.list:
-			for i, e := range *(*[]unsafe.Pointer)(f) {
-				if e != nil && path.push(st.name, i) {
+		case stepList:
+			for j, e := range *(*[]unsafe.Pointer)(f) {
+				if e != nil && path.push(p, i, j) {
 					st.plan.walk(e, path, paths, total)
 					path.pop()
 				}
 			}
 		default:
-			if e := *(*unsafe.Pointer)(f); e != nil && path.push(st.name, -1) {
+			if e := *(*unsafe.Pointer)(f); e != nil && path.push(p, i, -1) {
 				st.plan.walk(e, path, paths, total)
 				path.pop()
 			}
