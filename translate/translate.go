@@ -255,7 +255,7 @@ func applyContext(m *model, c *errsvcv1.TranslateContext) {
 		return
 	}
 	if m.envelope == nil {
-		m.envelope = &errsvcv1.LabbyError{}
+		m.envelope = m.newEnvelope()
 	}
 	e := m.envelope
 	fill := func(dst *string, v string) {
