@@ -642,6 +642,18 @@ func render(rf reportFiles, res Results) string {
 		p("\n")
 	}
 
+	// writeBudget says what a ratio goal leaves for the translation: the
+	// machine CPU per call it allows, against what is spent now, and the
+	// ratio the server's own CPU would give (the client's cost, shared by
+	// numerator and floor, pulls the machine ratio towards 1).
+	writeBudget := func(name string, goal, num, den, numServer, denServer float64) {
+		if num*goal <= den {
+			p("\n")
+			return
+		}
+		p("%s ≥ %.2f allows at most %.1f µs of machine CPU per call, %.1f µs less than now; on the server's CPU alone the ratio\n", name, goal, den/goal, num-den/goal)
+		p("would be %.2f.\n\n", denServer/numServer)
+	}
 	p("## Where the time goes\n\n")
 	p("Each gap is split with the floors of the same run. Client and server share %d cores and both stay busy, so\n", int(cores))
 	p("throughput follows the machine's CPU per call (cores ÷ calls/s), of which the server's share is measured.\n\n")
@@ -650,7 +662,8 @@ func render(rf reportFiles, res Results) string {
 		p("At %d workers: machine CPU per call %.1f µs for cold Translate (server %.1f µs), %.1f µs for the canned answer\n", top, perCall(a), a.ServerCPUus, perCall(bc))
 		p("(server %.1f µs) and %.1f µs for EmptyCall (server %.1f µs). Computing the answer costs %.1f µs of machine CPU per call,\n",
 			bc.ServerCPUus, perCall(bb), bb.ServerCPUus, perCall(a)-perCall(bc))
-		p("%.1f µs of it in the server; carrying it (b*/b) costs %.1f µs more than the empty RPC.\n\n", a.ServerCPUus-bc.ServerCPUus, perCall(bc)-perCall(bb))
+		p("%.1f µs of it in the server; carrying it (b*/b) costs %.1f µs more than the empty RPC.\n", a.ServerCPUus-bc.ServerCPUus, perCall(bc)-perCall(bb))
+		writeBudget("a/b*", 0.90, perCall(a), perCall(bc), a.ServerCPUus, bc.ServerCPUus)
 		if errA == nil {
 			writeShares(fmt.Sprintf("Server CPU during cold gRPC Translate (%s):", res.ProfileFor), aShares, a)
 			p("```\n%s\n```\n\n", readOr(rf.topA, ""))
@@ -666,7 +679,8 @@ func render(rf reportFiles, res Results) string {
 	if cc != nil && dc != nil && dd != nil {
 		p("### REST (c/d*)\n\n")
 		p("At %d connections: server CPU per call %.1f µs for cold Translate, %.1f µs for the canned answer and %.1f µs for the\n", top, cc.ServerCPUus, dc.ServerCPUus, dd.ServerCPUus)
-		p("empty route: decoding the request, translating and encoding the answer cost the server %.1f µs per call.\n\n", cc.ServerCPUus-dc.ServerCPUus)
+		p("empty route: decoding the request, translating and encoding the answer cost the server %.1f µs per call.\n", cc.ServerCPUus-dc.ServerCPUus)
+		writeBudget("c/d*", 0.80, perCall(cc), perCall(dc), cc.ServerCPUus, dc.ServerCPUus)
 		if errC == nil {
 			writeShares(fmt.Sprintf("Server CPU during cold REST Translate (%s):", res.ProfileFor), cShares, cc)
 			p("```\n%s\n```\n\n", readOr(rf.topC, ""))
@@ -683,7 +697,13 @@ func render(rf reportFiles, res Results) string {
 		p(". Streaming saves only the per-call part (HTTP/2 HEADERS, HPACK, stream setup, interceptors, the call record),\n")
 		p("on both sides; the machine's CPU per streamed translation is %.1f µs against %.1f µs per unary call, so the ratio is\n",
 			cores*1e6/bestS.ItemsPerSec, perCall(bestA))
-		p("bounded by (per-call + per-item) / per-item cost on this shared machine.\n\n")
+		p("bounded by (per-call + per-item) / per-item cost on this shared machine.")
+		item, call := cores*1e6/bestS.ItemsPerSec, perCall(bestA)
+		if item*5 > call {
+			p(" 5× needs at most %.1f µs of machine CPU per streamed translation, %.1f µs less than now; the client's share\n", call/5, item-call/5)
+			p("alone (machine less server) is %.1f µs. On the server's CPU alone the ratio would be %.2f×.", item-bestS.ServerCPUus, bestA.ServerCPUus/bestS.ServerCPUus)
+		}
+		p("\n\n")
 	}
 	if sh, err := profileShares(rf.profProvider, providerCategories); err == nil {
 		ns := core["BenchmarkTranslate/provider"].ns
