@@ -103,22 +103,45 @@ func Encode(v proto.Message) (*Encoded, error) {
 // encode encodes m into a plain slice when it is small, else into a buffer
 // from grpc-go's pool (the split grpc-go makes), returned as pooled.
 func encode(m generated) (plain []byte, pooled *[]byte, err error) {
-	size := m.SizeVT()
+	size := sizeOf(m)
 	if mem.IsBelowBufferPoolingThreshold(size) {
 		buf := make([]byte, size)
-		if _, err := m.MarshalToSizedBufferVT(buf); err != nil {
+		if err := marshalTo(m, buf); err != nil {
 			return nil, nil, err
 		}
 		return buf, nil, nil
 	}
 	pool := mem.DefaultBufferPool()
 	buf := pool.Get(size)
-	if _, err := m.MarshalToSizedBufferVT((*buf)[:size]); err != nil {
+	if err := marshalTo(m, (*buf)[:size]); err != nil {
 		pool.Put(buf)
 		return nil, nil, err
 	}
 	*buf = (*buf)[:size]
 	return nil, buf, nil
+}
+
+// sizeOf and marshalTo are the generated SizeVT and MarshalToSizedBufferVT,
+// but for answers, whose google.rpc.Status the codec writes (status.go).
+func sizeOf(m generated) int {
+	switch m := m.(type) {
+	case *errsvcv1.TranslateResponse:
+		return responseSize(m)
+	case *errsvcv1.TranslateBatchResponse:
+		return batchSize(m)
+	}
+	return m.SizeVT()
+}
+
+func marshalTo(m generated, b []byte) error {
+	switch m := m.(type) {
+	case *errsvcv1.TranslateResponse:
+		return marshalResponse(m, b)
+	case *errsvcv1.TranslateBatchResponse:
+		return marshalBatch(m, b)
+	}
+	_, err := m.MarshalToSizedBufferVT(b)
+	return err
 }
 
 func (c vtCodec) Unmarshal(data mem.BufferSlice, v any) error {
@@ -165,10 +188,24 @@ func (c vtCodec) unmarshalBytes(b []byte, v any) error {
 	return m.UnmarshalVTUnsafe(b)
 }
 
+// Marshal is m's encoding in a slice of its own (never a pooled buffer),
+// for a caller that keeps the bytes.
+func Marshal(m proto.Message) ([]byte, error) {
+	g, ok := m.(generated)
+	if !ok {
+		return proto.Marshal(m)
+	}
+	b := make([]byte, sizeOf(g))
+	if err := marshalTo(g, b); err != nil {
+		return nil, fmt.Errorf("codec: marshal %T: %w", m, err)
+	}
+	return b, nil
+}
+
 // Size is the encoded size of m, by the generated SizeVT when m has one.
 func Size(m proto.Message) int {
 	if g, ok := m.(generated); ok {
-		return g.SizeVT()
+		return sizeOf(g)
 	}
 	return proto.Size(m)
 }

@@ -90,17 +90,16 @@ func (l *grpcLookup) translate(ctx context.Context, svc *Service, req *errsvcv1.
 		return resp, nil
 	}
 	// Admission first: on the cold path (every request new) the answer is
-	// not sized here, only once by the codec that sends it.
+	// encoded only once, by the codec that sends it.
 	if !l.cache.admitHash(l.hash) {
 		return resp, nil
 	}
-	size := resp.SizeVT()
-	if !l.cache.fits(len(l.key), size) {
+	buf, err := codec.Marshal(resp)
+	if err != nil {
+		// The codec reports it when it encodes resp in turn.
 		return resp, nil
 	}
-	buf := make([]byte, size)
-	if _, err := resp.MarshalToSizedBufferVT(buf); err != nil {
-		// The codec reports it when it encodes resp in turn.
+	if !l.cache.fits(len(l.key), len(buf)) {
 		return resp, nil
 	}
 	a := &answer{key: l.key, enc: codec.Encoded{Bytes: buf}, source: c.answer.source, class: c.answer.class}
