@@ -203,3 +203,102 @@ func scalar(fd protoreflect.FieldDescriptor) protoreflect.Value {
 	}
 	panic("kind " + fd.Kind().String())
 }
+
+// responseDecodingCases are answers, batches and Status shapes the codec's
+// decoder must read as the generated one does.
+func responseDecodingCases(t testing.TB) [][]byte {
+	var out [][]byte
+	add := func(m proto.Message) {
+		b, err := proto.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	var answers []*errsvcv1.TranslateResponse
+	for _, req := range golden.Requests(t) {
+		resp, err := translate.Translate(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answers = append(answers, resp)
+		add(resp)
+	}
+	full := &errsvcv1.TranslateResponse{}
+	fillAll(full.ProtoReflect(), 0)
+	add(full)
+	add(&errsvcv1.TranslateBatchResponse{Responses: append([]*errsvcv1.TranslateResponse{{}, full}, answers[:20]...)})
+	status6 := func(st []byte) []byte {
+		return protowire.AppendBytes(protowire.AppendTag([]byte{0x28, 0xad, 0x03}, 6, protowire.BytesType), st)
+	}
+	anyOf := func(fields ...[]byte) []byte {
+		return protowire.AppendBytes(protowire.AppendTag(nil, 3, protowire.BytesType), bytes.Join(fields, nil))
+	}
+	str := func(num protowire.Number, s string) []byte {
+		return protowire.AppendString(protowire.AppendTag(nil, num, protowire.BytesType), s)
+	}
+	code := protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), 8)
+	for _, st := range [][]byte{
+		nil,
+		code,
+		append(code, str(2, "slow down")...),
+		append(str(2, "message first"), code...),
+		append(append(code, anyOf(str(1, "type.googleapis.com/x"), str(2, "\x01\x02"))...), anyOf()...),
+		anyOf(str(1, "t"), str(2, "v"), str(9, "unknown in Any")),
+		append(code, str(9, "unknown in Status")...),
+		str(2, "not \xff UTF-8"),
+		anyOf(str(1, "not \xff UTF-8")),
+		protowire.AppendFixed32(protowire.AppendTag(nil, 1, protowire.Fixed32Type), 8), // code with another wire type
+		append(code, code...),
+		{0x1a, 0x05, 0x0a}, // an Any cut short
+	} {
+		out = append(out, status6(st))
+		out = append(out, append(status6(st), status6(code)...)) // grpc_status twice
+		batch := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), status6(st))
+		out = append(out, batch, append(batch, str(99, "unknown in the batch")...))
+	}
+	// Every cut of one answer.
+	last := out[len(answers)-1]
+	for i := range last {
+		out = append(out, last[:i])
+	}
+	return out
+}
+
+// decodesAlike: the codec and the generated decoder give the same message,
+// or both refuse b, as an answer and as a batch.
+func decodesAlike(t *testing.T, b []byte) {
+	t.Helper()
+	for _, m := range []generated{&errsvcv1.TranslateResponse{}, &errsvcv1.TranslateBatchResponse{}} {
+		ref := m.ProtoReflect().New().Interface().(generated)
+		refErr := ref.UnmarshalVTUnsafe(bytes.Clone(b))
+		err := vtCodec{}.unmarshalBytes(bytes.Clone(b), m)
+		if (err == nil) != (refErr == nil) {
+			t.Fatalf("%T %x: codec error %v, generated %v", m, b, err, refErr)
+		}
+		if err == nil && !proto.Equal(m, ref) {
+			t.Fatalf("%T %x: the codec decodes\n %v\nthe generated code\n %v", m, b, m, ref)
+		}
+	}
+}
+
+// TestResponseDecoding: answers and batches decode to what the generated
+// code decodes them to (its Status by protobuf-go), or are refused alike:
+// golden answers, an answer with every field set, Status shapes the fast
+// path takes and those it leaves to the generated code, every cut of an
+// answer.
+func TestResponseDecoding(t *testing.T) {
+	for _, b := range responseDecodingCases(t) {
+		decodesAlike(t, b)
+	}
+}
+
+func FuzzResponseDecoding(f *testing.F) {
+	// Every 16th case: the cuts and the golden answers are many alike.
+	for i, b := range responseDecodingCases(f) {
+		if i%16 == 0 {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { decodesAlike(t, b) })
+}
