@@ -68,6 +68,12 @@ func tapReceive(receiveTimeout time.Duration) tap.ServerInHandle {
 			ctx, cancel := context.WithCancelCause(ctx)
 			return context.WithValue(ctx, recvCancelKey{}, cancel), nil
 		}
+		// A caller whose own deadline comes first (the Go SDK's default of
+		// 10 s always does) is bounded by it already: the derived context
+		// would only add a cancel, and cost about five allocations per call.
+		if d, ok := ctx.Deadline(); ok && time.Until(d) <= receiveTimeout {
+			return ctx, nil
+		}
 		// Released with the stream's own context: grpc-go cancels that when
 		// the call ends (finishStream, closeStream), and cancelling a parent
 		// cancels this child and stops its timer. A context.AfterFunc to

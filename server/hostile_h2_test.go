@@ -281,7 +281,7 @@ func (h *h2) write(fn func() error) error {
 }
 
 // open starts a gRPC call to method and returns its stream id.
-func (h *h2) open(t *testing.T, method string, endStream bool) uint32 {
+func (h *h2) open(t *testing.T, method string, endStream bool, extra ...[2]string) uint32 {
 	t.Helper()
 	h.mu.Lock()
 	id := h.nextID
@@ -292,6 +292,9 @@ func (h *h2) open(t *testing.T, method string, endStream bool) uint32 {
 		h.hbuf.Reset()
 		for _, f := range [][2]string{{":method", "POST"}, {":scheme", "http"}, {":path", method}, {":authority", "errsvc"},
 			{"content-type", "application/grpc"}, {"te", "trailers"}} {
+			_ = h.enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]})
+		}
+		for _, f := range extra {
 			_ = h.enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]})
 		}
 		return h.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: h.hbuf.Bytes(), EndHeaders: true, EndStream: endStream})

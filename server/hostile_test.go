@@ -141,6 +141,56 @@ func TestHostileReceiveTimeout(t *testing.T) {
 	}
 }
 
+// A caller's own deadline bounds its message when it comes first (errsvc
+// adds no timer then): a stalled message with grpc-timeout 300 ms is reset
+// by grpc-go at the caller's deadline, which is not counted as errsvc's
+// receive_timeout; one with grpc-timeout 30 s is still cut at
+// --receive-timeout with DEADLINE_EXCEEDED.
+func TestHostileReceiveTimeoutCallerDeadline(t *testing.T) {
+	p := startProc(t, "--receive-timeout", "1500ms")
+	h := dialH2(t, p.grpcAddr)
+	began := time.Now()
+	short := h.open(t, translateMethod, false, [2]string{"grpc-timeout", "300m"})
+	long := h.open(t, translateMethod, false, [2]string{"grpc-timeout", "30S"})
+	for _, id := range []uint32{short, long} {
+		h.send(id, grpcFrame(1000, []byte("partial")), false, time.Second)
+	}
+	ended := func(id uint32) bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.reset[id] || h.status[id] != ""
+	}
+	waitFor := func(id uint32) time.Duration {
+		deadline := time.Now().Add(5 * time.Second)
+		for !ended(id) {
+			if time.Now().After(deadline) {
+				t.Fatalf("stream %d never ended", id)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		return time.Since(began)
+	}
+	if took := waitFor(short); took > time.Second {
+		t.Errorf("the call with a 300 ms deadline ended after %v", took)
+	}
+	if took := waitFor(long); took < 1400*time.Millisecond || took > 4*time.Second {
+		t.Errorf("the call with a 30 s deadline ended after %v, want --receive-timeout (1.5 s)", took)
+	}
+	h.mu.Lock()
+	longStatus := h.status[long]
+	h.mu.Unlock()
+	if longStatus != fmt.Sprint(int(codes.DeadlineExceeded)) {
+		t.Errorf("the call cut at --receive-timeout ended with grpc-status %q", longStatus)
+	}
+	settle := time.Now().Add(3 * time.Second)
+	for time.Now().Before(settle) && p.metric(t, `errsvc_limit_exceeded_total{limit="receive_timeout"}`) != 1 {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if v := p.metric(t, `errsvc_limit_exceeded_total{limit="receive_timeout"}`); v != 1 {
+		t.Errorf("receive_timeout refusals %v, want 1 (the caller's own deadline is not one)", v)
+	}
+}
+
 // 32 parallel bodies of 60 KB nested 9,990 deep, over REST and over gRPC
 // (a google.protobuf.Value tree): refused with a field violation before any
 // decoder recurses. Before, they raised RSS by over 1 GiB.
