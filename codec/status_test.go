@@ -76,6 +76,9 @@ func TestResponseEncoding(t *testing.T) {
 	batch.ProtoReflect().SetUnknown(unknown)
 	check("batch with unknown fields", batch)
 	check("empty batch", &errsvcv1.TranslateBatchResponse{})
+	filled := &errsvcv1.TranslateBatchResponse{}
+	fillAll(filled.ProtoReflect(), 0)
+	check("batch with every field set", filled)
 
 	// The split: fields 1 to 5 before the Status, every other field after.
 	var p responseParts
