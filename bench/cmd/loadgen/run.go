@@ -112,7 +112,7 @@ func intList(s string) ([]int, error) {
 
 func runCmd(args []string) error {
 	var cfg config
-	var conc, streamConc, batchConc string
+	var conc, streamConc, batchConc, only string
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&cfg.grpcAddr, "grpc", "127.0.0.1:19090", "benchserver gRPC address (loopback)")
 	fs.StringVar(&cfg.httpAddr, "http", "127.0.0.1:18080", "benchserver HTTP address (loopback)")
@@ -136,8 +136,21 @@ func runCmd(args []string) error {
 	fs.StringVar(&cfg.profileOut, "profile-out", "", "file prefix of the CPU profiles (<prefix>-a.pprof, <prefix>-c.pprof)")
 	fs.IntVar(&cfg.profileSeconds, "profile-seconds", 8, "length of each CPU profile")
 	fs.StringVar(&cfg.out, "out", "results.json", "results file")
+	fs.StringVar(&only, "only", "", "run only these scenarios, comma-separated (a, b, b*, f, c, d, d*, g, a*, stream, batch); for a quick look, never for docs/BENCHMARKS.md")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	// wanted reports whether scenario id runs (-only).
+	wanted := func(id string) bool {
+		if only == "" {
+			return true
+		}
+		for _, o := range strings.Split(only, ",") {
+			if strings.TrimSpace(o) == id {
+				return true
+			}
+		}
+		return false
 	}
 	var err error
 	if cfg.conc, err = intList(conc); err != nil {
@@ -318,30 +331,34 @@ func runCmd(args []string) error {
 			return takeProfile(letter)
 		}
 		steps := []struct {
+			id  string
 			run func() (Result, error)
 		}{
-			{func() (Result, error) {
+			{"a", func() (Result, error) {
 				return runUnary(cfg, "a", "gRPC Translate, cold", c, translateOp, profile("a"))
 			}},
-			{func() (Result, error) { return runUnary(cfg, "b", "gRPC EmptyCall (floor)", c, emptyOp, profile("b")) }},
-			{func() (Result, error) {
+			{"b", func() (Result, error) { return runUnary(cfg, "b", "gRPC EmptyCall (floor)", c, emptyOp, profile("b")) }},
+			{"b*", func() (Result, error) {
 				return runUnary(cfg, "b*", "gRPC canned answer (floor)", c, cannedOp, profile("bcanned"))
 			}},
-			{func() (Result, error) { return runUnary(cfg, "f", "gRPC Translate, storm", c, stormOp, nil) }},
-			{func() (Result, error) {
+			{"f", func() (Result, error) { return runUnary(cfg, "f", "gRPC Translate, storm", c, stormOp, nil) }},
+			{"c", func() (Result, error) {
 				return runWrk(cfg, lua, "c", "REST POST /v1/translate, cold", "/v1/translate", c, cfg.warmup, cfg.duration, profile("c"))
 			}},
-			{func() (Result, error) {
+			{"d", func() (Result, error) {
 				return runWrk(cfg, lua, "d", "REST POST /v1/bench/empty (floor)", "/v1/bench/empty", c, cfg.warmup, cfg.duration, profile("d"))
 			}},
-			{func() (Result, error) {
+			{"d*", func() (Result, error) {
 				return runWrk(cfg, lua, "d*", "REST canned answer (floor)", floors.CannedPath, c, cfg.warmup, cfg.duration, nil)
 			}},
-			{func() (Result, error) {
+			{"g", func() (Result, error) {
 				return runWrk(cfg, stormLua, "g", "REST POST /v1/translate, storm", "/v1/translate", c, cfg.warmup, cfg.duration, nil)
 			}},
 		}
 		for _, st := range steps {
+			if !wanted(st.id) {
+				continue
+			}
 			mark()
 			if err := add(st.run()); err != nil {
 				return err
@@ -350,11 +367,16 @@ func runCmd(args []string) error {
 	}
 	// Diagnostic, not a goal: Translate asking only for the class and the
 	// HTTP status, i.e. the same call with a small answer.
-	mark()
-	if err := add(runUnary(cfg, "a*", "gRPC Translate, 2 targets (diag.)", maxConc, translateMinOp, nil)); err != nil {
-		return err
+	if wanted("a*") {
+		mark()
+		if err := add(runUnary(cfg, "a*", "gRPC Translate, 2 targets (diag.)", maxConc, translateMinOp, nil)); err != nil {
+			return err
+		}
 	}
 	for i, s := range cfg.streamConc {
+		if !wanted("stream") {
+			break
+		}
 		var during func()
 		if i == 0 {
 			during = takeProfile("e")
@@ -365,6 +387,9 @@ func runCmd(args []string) error {
 		}
 	}
 	for _, c := range cfg.batchConc {
+		if !wanted("batch") {
+			break
+		}
 		mark()
 		r, err := runUnary(cfg, "e", fmt.Sprintf("gRPC TranslateBatch ×%d", cfg.batchItems), c, batchOp, nil)
 		r.ItemsPer = cfg.batchItems
