@@ -171,7 +171,9 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var hashed bool
 		if hit, hash, hashed = h.cachedAnswer(r, call, variant, cacheKey); hit == nil {
 			answer = newBufferedResponse()
+			call.restAnswer = answer
 			h.gateway.ServeHTTP(answer, r)
+			call.restAnswer = nil
 			// The answer is in answer's buffer: its storage goes back.
 			call.releaseAnswers()
 			h.storeAnswer(call, answer, variant, cacheKey, hash, hashed)
@@ -278,6 +280,9 @@ type bufferedResponse struct {
 	header http.Header
 	code   int
 	body   bytes.Buffer
+	// pending is the answer the gateway is about to marshal into body
+	// (encodeIntoAnswer).
+	pending proto.Message
 }
 
 // bufferedResponses keeps REST answers' buffers (the struct, its header map
@@ -306,6 +311,7 @@ func (b *bufferedResponse) release() {
 	clear(b.header)
 	b.code = 0
 	b.body.Reset()
+	b.pending = nil
 	bufferedResponses.Put(b)
 }
 

@@ -44,7 +44,7 @@ func (d *Decoder) Value() (*structpb.Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &structpb.Value{Kind: &structpb.Value_StringValue{StringValue: string(s)}}, nil
+		return &structpb.Value{Kind: &structpb.Value_StringValue{StringValue: d.text(s)}}, nil
 	case c == 'n':
 		if d.literal("null") {
 			return &structpb.Value{Kind: &structpb.Value_NullValue{}}, nil
@@ -83,7 +83,7 @@ func (d *Decoder) Struct() (*structpb.Struct, error) {
 		if err != nil || !more {
 			return s, err
 		}
-		key := string(k)
+		key := d.text(k)
 		if s.Fields == nil {
 			s.Fields = make(map[string]*structpb.Value, 4)
 		} else if _, dup := s.Fields[key]; dup {
