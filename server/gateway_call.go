@@ -258,6 +258,8 @@ func readDeclared(r io.Reader, declared, max int64) ([]byte, error) {
 type restBody struct {
 	bytes.Reader
 	data []byte
+	// json is the codec that decodes it (restJSON.NewDecoder).
+	json *restJSON
 }
 
 func newRESTBody(data []byte) *restBody {

@@ -121,6 +121,11 @@ func (e decodeRefusal) Error() string { return e.fe.Field + fieldSeparator + e.f
 const fieldSeparator = "\x00"
 
 func (j *restJSON) NewDecoder(r io.Reader) runtime.Decoder {
+	if rb, ok := r.(*restBody); ok {
+		// The handler's own copy decodes itself: no decoder to allocate.
+		rb.json = j
+		return rb
+	}
 	return runtime.DecoderFunc(func(v any) error {
 		data, err := readBody(r)
 		if err != nil {
@@ -153,6 +158,18 @@ func readBody(r io.Reader) ([]byte, error) {
 	data := make([]byte, br.Len())
 	_, err := io.ReadFull(br, data)
 	return data, err
+}
+
+// Decode is restJSON's decoder of the handler's body (see NewDecoder).
+func (b *restBody) Decode(v any) error {
+	data, err := readBody(b)
+	if err != nil {
+		return err
+	}
+	if len(data) == 0 {
+		return io.EOF
+	}
+	return b.json.unmarshal(data, v, true)
 }
 
 func (j *restJSON) NewEncoder(w io.Writer) runtime.Encoder {
