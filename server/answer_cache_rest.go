@@ -23,13 +23,23 @@ import (
 // other headers from grpc-gateway (Transfer-Encoding: chunked).
 func restCacheVariant(r *http.Request) (variant byte, ok bool) {
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/translate" || r.URL.RawPath != "" ||
-		r.Header.Get("X-HTTP-Method-Override") != "" {
+		firstHeader(r.Header, "X-Http-Method-Override") != "" {
 		return 0, false
 	}
-	if strings.Contains(strings.ToLower(r.Header.Get("TE")), "trailers") {
+	if strings.Contains(strings.ToLower(firstHeader(r.Header, "Te")), "trailers") {
 		return 1, true
 	}
 	return 0, true
+}
+
+// firstHeader is h.Get(key) for a key already in canonical form:
+// http.Header.Get canonicalises its key first, which for "TE" or
+// "X-HTTP-Method-Override" allocates the canonical spelling on every call.
+func firstHeader(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // cachedAnswer is the stored answer to the call's body, accounted for as

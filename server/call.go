@@ -74,6 +74,9 @@ type call struct {
 	lookup grpcLookup
 	// capture is the receive of a gRPC request message (recvGuard.recv).
 	capture codec.Capture
+	// restAnswer is the buffer a REST call's answer is encoded into
+	// (encodeIntoAnswer), while the gateway runs.
+	restAnswer *bufferedResponse
 }
 
 // lend keeps the lease of one of the call's answers until releaseAnswers.

@@ -29,6 +29,7 @@ func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 		runtime.WithErrorHandler(restErrorHandler(opts.MaxRequestBytes, opts.ReceiveTimeout)),
 		runtime.WithRoutingErrorHandler(restRoutingError),
 		runtime.WithForwardResponseOption(recordRPC),
+		runtime.WithForwardResponseRewriter(encodeIntoAnswer),
 		runtime.WithMiddlewares(nameRPC),
 		// The service reads no incoming metadata (REST tracing reads the
 		// HTTP headers themselves), so no header is copied into it: that

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -34,12 +35,24 @@ func recordRPC(ctx context.Context, _ http.ResponseWriter, _ proto.Message) erro
 // (method and path), before the request body is read, and names the call's
 // RPC so that everything counted inside the service (translations, batch
 // items) carries the real method, as on gRPC.
+//
+// For the service's own routes it also clears the request's Host and
+// RemoteAddr. The generated handlers turn every request into incoming gRPC
+// metadata (runtime.AnnotateIncomingContext), and besides the headers (none
+// pass: see WithIncomingHeaderMatcher in NewHTTPHandler) they always add
+// x-forwarded-host from Host and x-forwarded-for from RemoteAddr, which no
+// option turns off: a metadata map, its slices and a context for values the
+// service never reads, about eight allocations per call. r is the gateway's
+// own copy of the request (its mux made it to carry the route pattern), and
+// nothing after the generated handler reads either field: the answer,
+// tracing and logs come from restHandler and the layers around it.
 func nameRPC(next runtime.HandlerFunc) runtime.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, pathParams map[string]string) {
-		if c := callFrom(r.Context()); c != nil {
-			if rpc := restRPC(r); rpc != "unknown" {
+		if rpc := restRPC(r); rpc != "unknown" {
+			if c := callFrom(r.Context()); c != nil {
 				c.rpc = rpc
 			}
+			r.Host, r.RemoteAddr = "", ""
 		}
 		next(w, r, pathParams)
 	}
@@ -157,8 +170,10 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var hash uint64
 		var hashed bool
 		if hit, hash, hashed = h.cachedAnswer(r, call, variant, cacheKey); hit == nil {
-			answer = &bufferedResponse{header: make(http.Header)}
+			answer = newBufferedResponse()
+			call.restAnswer = answer
 			h.gateway.ServeHTTP(answer, r)
+			call.restAnswer = nil
 			// The answer is in answer's buffer: its storage goes back.
 			call.releaseAnswers()
 			h.storeAnswer(call, answer, variant, cacheKey, hash, hashed)
@@ -170,6 +185,7 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	answer.writeTo(w)
+	answer.release()
 }
 
 // bodyFault records what is wrong with the body of call: readErr, what
@@ -242,6 +258,8 @@ func readDeclared(r io.Reader, declared, max int64) ([]byte, error) {
 type restBody struct {
 	bytes.Reader
 	data []byte
+	// json is the codec that decodes it (restJSON.NewDecoder).
+	json *restJSON
 }
 
 func newRESTBody(data []byte) *restBody {
@@ -264,6 +282,39 @@ type bufferedResponse struct {
 	header http.Header
 	code   int
 	body   bytes.Buffer
+	// pending is the answer the gateway is about to marshal into body
+	// (encodeIntoAnswer).
+	pending proto.Message
+}
+
+// bufferedResponses keeps REST answers' buffers (the struct, its header map
+// and its body's storage: four allocations and an answer's size per call)
+// for the next call; see release.
+var bufferedResponses = sync.Pool{New: func() any { return &bufferedResponse{header: make(http.Header)} }}
+
+// maxPooledAnswer is the largest body storage kept for the next call: an
+// answer is a few hundred bytes to a few KiB, and one large batch answer
+// must not stay in memory once it is written.
+const maxPooledAnswer = 32 << 10
+
+func newBufferedResponse() *bufferedResponse {
+	return bufferedResponses.Get().(*bufferedResponse)
+}
+
+// release hands b to the next call once its answer is written (writeTo) or
+// copied (storeAnswer): nothing reads b afterwards. The header values
+// writeTo shared with the ResponseWriter stay theirs: clearing the map
+// drops b's references, not the slices, and the gateway sets new slices
+// (Header().Set), never writes into old ones.
+func (b *bufferedResponse) release() {
+	if b.body.Cap() > maxPooledAnswer {
+		return
+	}
+	clear(b.header)
+	b.code = 0
+	b.body.Reset()
+	b.pending = nil
+	bufferedResponses.Put(b)
 }
 
 func (b *bufferedResponse) Header() http.Header { return b.header }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -40,7 +41,31 @@ func newRESTJSON() *restJSON {
 // marks them required).
 var restAnswer = errjson.Options{ProtoNames: true, TopLevelLists: true}
 
+// encodeIntoAnswer is the gateway's forward-response rewriter: it hands
+// restJSON.Marshal the REST handler's answer buffer (call.restAnswer)
+// instead of the message alone, so the answer is encoded straight into the
+// buffer's spare storage (bytes.Buffer.AvailableBuffer), which the
+// gateway's Write of the result then keeps in place: no slice of the
+// answer's size is allocated for each call, only to be copied into the
+// buffer and dropped. Without a buffer (a gateway outside restHandler) the
+// message goes on as it is.
+func encodeIntoAnswer(ctx context.Context, resp proto.Message) (any, error) {
+	if c := callFrom(ctx); c != nil && c.restAnswer != nil && c.restAnswer.pending == nil {
+		c.restAnswer.pending = resp
+		return c.restAnswer, nil
+	}
+	return resp, nil
+}
+
 func (j *restJSON) Marshal(v any) ([]byte, error) {
+	if b, ok := v.(*bufferedResponse); ok && b.pending != nil {
+		m := b.pending
+		b.pending = nil
+		if gm, ok := m.(errjson.Message); ok {
+			return errjson.AppendMarshal(b.body.AvailableBuffer(), restAnswer, gm)
+		}
+		v = m
+	}
 	if m, ok := v.(errjson.Message); ok {
 		return errjson.Marshal(restAnswer, m)
 	}
@@ -54,13 +79,22 @@ func (j *restJSON) Marshal(v any) ([]byte, error) {
 	return j.JSONPb.Marshal(v)
 }
 
-func (j *restJSON) Unmarshal(data []byte, v any) error {
+func (j *restJSON) Unmarshal(data []byte, v any) error { return j.unmarshal(data, v, false) }
+
+// unmarshal is Unmarshal; shared says data is a private copy nothing
+// writes to (readBody's), which the request's strings may view
+// (errjson.UnmarshalShared) rather than copy.
+func (j *restJSON) unmarshal(data []byte, v any, shared bool) error {
 	var err error
 	switch m := v.(type) {
 	case *errsvcv1.TranslateBatchRequest:
 		err = errjson.UnmarshalBatch(data, m, checkItemJSON, safePath)
 	case proto.Message:
-		err = errjson.Unmarshal(data, m)
+		if shared {
+			err = errjson.UnmarshalShared(data, m)
+		} else {
+			err = errjson.Unmarshal(data, m)
+		}
 	default:
 		return j.JSONPb.Unmarshal(data, v)
 	}
@@ -87,6 +121,11 @@ func (e decodeRefusal) Error() string { return e.fe.Field + fieldSeparator + e.f
 const fieldSeparator = "\x00"
 
 func (j *restJSON) NewDecoder(r io.Reader) runtime.Decoder {
+	if rb, ok := r.(*restBody); ok {
+		// The handler's own copy decodes itself: no decoder to allocate.
+		rb.json = j
+		return rb
+	}
 	return runtime.DecoderFunc(func(v any) error {
 		data, err := readBody(r)
 		if err != nil {
@@ -95,14 +134,17 @@ func (j *restJSON) NewDecoder(r io.Reader) runtime.Decoder {
 		if len(data) == 0 {
 			return io.EOF
 		}
-		return j.Unmarshal(data, v)
+		return j.unmarshal(data, v, true)
 	})
 }
 
 // readBody reads the body the gateway hands the decoder: a bytes.Reader
 // over its own copy of the request, read into one buffer of its size (as
 // io.ReadAll's growing buffer would take three or four), a private copy
-// the decoded strings may point into.
+// the decoded strings point into (see unmarshal). Whatever it returns is
+// the call's alone and never written to: the handler's body is read once
+// per call into a buffer of its own (readDeclared), never pooled, and
+// only read afterwards (the answer cache copies it).
 func readBody(r io.Reader) ([]byte, error) {
 	if rb, ok := r.(*restBody); ok && rb.Len() == len(rb.data) {
 		// The REST handler's own copy, unread: read it all at once.
@@ -116,6 +158,18 @@ func readBody(r io.Reader) ([]byte, error) {
 	data := make([]byte, br.Len())
 	_, err := io.ReadFull(br, data)
 	return data, err
+}
+
+// Decode is restJSON's decoder of the handler's body (see NewDecoder).
+func (b *restBody) Decode(v any) error {
+	data, err := readBody(b)
+	if err != nil {
+		return err
+	}
+	if len(data) == 0 {
+		return io.EOF
+	}
+	return b.json.unmarshal(data, v, true)
 }
 
 func (j *restJSON) NewEncoder(w io.Writer) runtime.Encoder {

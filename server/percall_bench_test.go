@@ -40,7 +40,8 @@ func coldBody(n int) string {
 // BenchmarkPerCall is errsvc's server cost of one unary Translate on the
 // cold path (every request distinct, so the answer cache only misses), on a
 // real server on loopback at errsvc's GC target: over gRPC (a grpc-go
-// client) and REST (POST /v1/translate over HTTP/1.1), one call at a time
+// client) and REST (POST /v1/translate over HTTP/1.1; rest-canned is the
+// canned-answer floor d* on the same server, see cannedREST), one call at a time
 // (serial) and 16 callers at once (parallel: on a saturated machine ns/op
 // is the machine's CPU per call, client included). Profile the server's
 // share with -cpuprofile and pprof -focus.
@@ -58,13 +59,16 @@ func BenchmarkPerCall(b *testing.B) {
 		}
 	}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	srv, conn, stop := serveBench(b, Options{Logger: quiet})
+	// The canned-answer floor (d* of bench/run.sh) beside Translate, so the
+	// two compare in one run.
+	srv, conn, stop := serveBench(b, Options{Logger: quiet, RegisterGateway: newCannedREST(b).register})
 	defer stop()
 	client := errsvcv1.NewTranslationServiceClient(conn)
 	// No Accept-Encoding, as wrk in bench/run.sh: answers go out uncompressed.
 	httpClient := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}}
 	defer httpClient.CloseIdleConnections()
 	url := "http://" + srv.HTTPAddr() + "/v1/translate"
+	cannedURL := "http://" + srv.HTTPAddr() + cannedPath
 	// One sequence for all callers: no two calls send the same request.
 	var seq atomic.Uint64
 
@@ -73,7 +77,7 @@ func BenchmarkPerCall(b *testing.B) {
 			b.Error(err)
 		}
 	}
-	restCall := func(b *testing.B) {
+	post := func(b *testing.B, url string) {
 		resp, err := httpClient.Post(url, "application/json", bytes.NewReader(bodies[seq.Add(1)%perCallPool]))
 		if err != nil {
 			b.Error(err)
@@ -85,10 +89,12 @@ func BenchmarkPerCall(b *testing.B) {
 			b.Errorf("HTTP %d", resp.StatusCode)
 		}
 	}
+	restCall := func(b *testing.B) { post(b, url) }
+	cannedCall := func(b *testing.B) { post(b, cannedURL) }
 	for _, tr := range []struct {
 		name string
 		call func(*testing.B)
-	}{{"grpc", grpcCall}, {"rest", restCall}} {
+	}{{"grpc", grpcCall}, {"rest", restCall}, {"rest-canned", cannedCall}} {
 		b.Run("transport="+tr.name+"/serial", func(b *testing.B) {
 			tr.call(b)
 			b.ReportAllocs()

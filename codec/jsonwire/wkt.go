@@ -44,17 +44,19 @@ func (d *Decoder) Value() (*structpb.Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &structpb.Value{Kind: &structpb.Value_StringValue{StringValue: string(s)}}, nil
+		sv := &stringValue{k: structpb.Value_StringValue{StringValue: d.text(s)}}
+		sv.v.Kind = &sv.k
+		return &sv.v, nil
 	case c == 'n':
 		if d.literal("null") {
 			return &structpb.Value{Kind: &structpb.Value_NullValue{}}, nil
 		}
 	case c == 't' || c == 'f':
 		if d.literal("true") {
-			return &structpb.Value{Kind: &structpb.Value_BoolValue{BoolValue: true}}, nil
+			return boolVal(true), nil
 		}
 		if d.literal("false") {
-			return &structpb.Value{Kind: &structpb.Value_BoolValue{BoolValue: false}}, nil
+			return boolVal(false), nil
 		}
 	case c == 0:
 		return nil, d.eof()
@@ -66,10 +68,38 @@ func (d *Decoder) Value() (*structpb.Value, error) {
 				d.pos = start
 				return nil, errorf("invalid google.protobuf.Value: a number out of the range of a double")
 			}
-			return &structpb.Value{Kind: &structpb.Value_NumberValue{NumberValue: f}}, nil
+			nv := &numberValue{k: structpb.Value_NumberValue{NumberValue: f}}
+			nv.v.Kind = &nv.k
+			return &nv.v, nil
 		}
 	}
 	return nil, d.syntax("invalid value")
+}
+
+// stringValue, numberValue and boolValue hold a decoded Value and its kind
+// in one allocation (the Value's Kind points at the k beside it), where
+// &Value{Kind: &Value_StringValue{...}} takes two: a request's Struct is
+// mostly scalars. The block lives as long as either is reachable; setting
+// another Kind leaves k unused, nothing more.
+type (
+	stringValue struct {
+		v structpb.Value
+		k structpb.Value_StringValue
+	}
+	numberValue struct {
+		v structpb.Value
+		k structpb.Value_NumberValue
+	}
+	boolValue struct {
+		v structpb.Value
+		k structpb.Value_BoolValue
+	}
+)
+
+func boolVal(b bool) *structpb.Value {
+	bv := &boolValue{k: structpb.Value_BoolValue{BoolValue: b}}
+	bv.v.Kind = &bv.k
+	return &bv.v
 }
 
 // Struct reads an object as a google.protobuf.Struct.
@@ -83,7 +113,7 @@ func (d *Decoder) Struct() (*structpb.Struct, error) {
 		if err != nil || !more {
 			return s, err
 		}
-		key := string(k)
+		key := d.text(k)
 		if s.Fields == nil {
 			s.Fields = make(map[string]*structpb.Value, 4)
 		} else if _, dup := s.Fields[key]; dup {

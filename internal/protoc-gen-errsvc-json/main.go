@@ -377,6 +377,21 @@ func genUnmarshal(g *protogen.GeneratedFile, m *protogen.Message, open *protogen
 			g.P("return ", wrap(g.QualifiedGoIdent(jsonwire.Ident("At"))+"("+g.QualifiedGoIdent(jsonwire.Ident("OneofTaken"))+"("+oname+"), "+oname+")"))
 			g.P("}")
 			g.P("oneofSet[", idx, "] = true")
+			if fd.Message != nil && wkt[fd.Message.Desc.FullName()] == "" {
+				// The oneof's wrapper and its message in one allocation
+				// (the wrapper points at the message beside it), where two
+				// &T{} take two: every request has a source.
+				g.P("w := &struct {")
+				g.P("o ", fd.GoIdent)
+				g.P("v ", fd.Message.GoIdent)
+				g.P("}{}")
+				g.P("w.o.", fd.GoName, " = &w.v")
+				g.P("if err := w.v.UnmarshalOpenJSON(d); err != nil {")
+				g.P("return ", at("err"))
+				g.P("}")
+				g.P("x.", od.GoName, " = &w.o")
+				continue
+			}
 			readInto(g, fd, "v", ":=", at)
 			g.P("x.", od.GoName, " = &", fd.GoIdent, "{", fd.GoName, ": v}")
 			continue

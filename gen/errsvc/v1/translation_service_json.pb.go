@@ -85,11 +85,15 @@ func (x *TranslateRequest) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 				return extra.Err(jsonwire.At(jsonwire.OneofTaken("source"), "source"))
 			}
 			oneofSet[0] = true
-			v := &LabbyError{}
-			if err := v.UnmarshalOpenJSON(d); err != nil {
+			w := &struct {
+				o TranslateRequest_LabbyError
+				v LabbyError
+			}{}
+			w.o.LabbyError = &w.v
+			if err := w.v.UnmarshalOpenJSON(d); err != nil {
 				return extra.Err(jsonwire.At(err, "labby_error"))
 			}
-			x.Source = &TranslateRequest_LabbyError{LabbyError: v}
+			x.Source = &w.o
 		case "agent_error", "agentError":
 			if seen[1] {
 				return extra.Err(jsonwire.At(jsonwire.Duplicate(), "agent_error"))
@@ -102,11 +106,15 @@ func (x *TranslateRequest) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 				return extra.Err(jsonwire.At(jsonwire.OneofTaken("source"), "source"))
 			}
 			oneofSet[0] = true
-			v := &AgentError{}
-			if err := v.UnmarshalOpenJSON(d); err != nil {
+			w := &struct {
+				o TranslateRequest_AgentError
+				v AgentError
+			}{}
+			w.o.AgentError = &w.v
+			if err := w.v.UnmarshalOpenJSON(d); err != nil {
 				return extra.Err(jsonwire.At(err, "agent_error"))
 			}
-			x.Source = &TranslateRequest_AgentError{AgentError: v}
+			x.Source = &w.o
 		case "classified_error", "classifiedError":
 			if seen[2] {
 				return extra.Err(jsonwire.At(jsonwire.Duplicate(), "classified_error"))
@@ -119,11 +127,15 @@ func (x *TranslateRequest) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 				return extra.Err(jsonwire.At(jsonwire.OneofTaken("source"), "source"))
 			}
 			oneofSet[0] = true
-			v := &ClassifiedError{}
-			if err := v.UnmarshalOpenJSON(d); err != nil {
+			w := &struct {
+				o TranslateRequest_ClassifiedError
+				v ClassifiedError
+			}{}
+			w.o.ClassifiedError = &w.v
+			if err := w.v.UnmarshalOpenJSON(d); err != nil {
 				return extra.Err(jsonwire.At(err, "classified_error"))
 			}
-			x.Source = &TranslateRequest_ClassifiedError{ClassifiedError: v}
+			x.Source = &w.o
 		case "provider_response", "providerResponse":
 			if seen[3] {
 				return extra.Err(jsonwire.At(jsonwire.Duplicate(), "provider_response"))
@@ -136,11 +148,15 @@ func (x *TranslateRequest) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 				return extra.Err(jsonwire.At(jsonwire.OneofTaken("source"), "source"))
 			}
 			oneofSet[0] = true
-			v := &ProviderResponse{}
-			if err := v.UnmarshalOpenJSON(d); err != nil {
+			w := &struct {
+				o TranslateRequest_ProviderResponse
+				v ProviderResponse
+			}{}
+			w.o.ProviderResponse = &w.v
+			if err := w.v.UnmarshalOpenJSON(d); err != nil {
 				return extra.Err(jsonwire.At(err, "provider_response"))
 			}
-			x.Source = &TranslateRequest_ProviderResponse{ProviderResponse: v}
+			x.Source = &w.o
 		case "mcp_tool_result", "mcpToolResult":
 			if seen[4] {
 				return extra.Err(jsonwire.At(jsonwire.Duplicate(), "mcp_tool_result"))
@@ -153,11 +169,15 @@ func (x *TranslateRequest) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 				return extra.Err(jsonwire.At(jsonwire.OneofTaken("source"), "source"))
 			}
 			oneofSet[0] = true
-			v := &McpToolResult{}
-			if err := v.UnmarshalOpenJSON(d); err != nil {
+			w := &struct {
+				o TranslateRequest_McpToolResult
+				v McpToolResult
+			}{}
+			w.o.McpToolResult = &w.v
+			if err := w.v.UnmarshalOpenJSON(d); err != nil {
 				return extra.Err(jsonwire.At(err, "mcp_tool_result"))
 			}
-			x.Source = &TranslateRequest_McpToolResult{McpToolResult: v}
+			x.Source = &w.o
 		case "grpc_status", "grpcStatus":
 			if seen[5] {
 				return extra.Err(jsonwire.At(jsonwire.Duplicate(), "grpc_status"))
@@ -170,11 +190,15 @@ func (x *TranslateRequest) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 				return extra.Err(jsonwire.At(jsonwire.OneofTaken("source"), "source"))
 			}
 			oneofSet[0] = true
-			v := &GrpcStatusError{}
-			if err := v.UnmarshalOpenJSON(d); err != nil {
+			w := &struct {
+				o TranslateRequest_GrpcStatus
+				v GrpcStatusError
+			}{}
+			w.o.GrpcStatus = &w.v
+			if err := w.v.UnmarshalOpenJSON(d); err != nil {
 				return extra.Err(jsonwire.At(err, "grpc_status"))
 			}
-			x.Source = &TranslateRequest_GrpcStatus{GrpcStatus: v}
+			x.Source = &w.o
 		case "jsonrpc_error", "jsonrpcError":
 			if seen[6] {
 				return extra.Err(jsonwire.At(jsonwire.Duplicate(), "jsonrpc_error"))
@@ -187,11 +211,15 @@ func (x *TranslateRequest) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 				return extra.Err(jsonwire.At(jsonwire.OneofTaken("source"), "source"))
 			}
 			oneofSet[0] = true
-			v := &JsonRpcError{}
-			if err := v.UnmarshalOpenJSON(d); err != nil {
+			w := &struct {
+				o TranslateRequest_JsonrpcError
+				v JsonRpcError
+			}{}
+			w.o.JsonrpcError = &w.v
+			if err := w.v.UnmarshalOpenJSON(d); err != nil {
 				return extra.Err(jsonwire.At(err, "jsonrpc_error"))
 			}
-			x.Source = &TranslateRequest_JsonrpcError{JsonrpcError: v}
+			x.Source = &w.o
 		case "http_error", "httpError":
 			if seen[7] {
 				return extra.Err(jsonwire.At(jsonwire.Duplicate(), "http_error"))
@@ -204,11 +232,15 @@ func (x *TranslateRequest) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 				return extra.Err(jsonwire.At(jsonwire.OneofTaken("source"), "source"))
 			}
 			oneofSet[0] = true
-			v := &HttpError{}
-			if err := v.UnmarshalOpenJSON(d); err != nil {
+			w := &struct {
+				o TranslateRequest_HttpError
+				v HttpError
+			}{}
+			w.o.HttpError = &w.v
+			if err := w.v.UnmarshalOpenJSON(d); err != nil {
 				return extra.Err(jsonwire.At(err, "http_error"))
 			}
-			x.Source = &TranslateRequest_HttpError{HttpError: v}
+			x.Source = &w.o
 		case "targets":
 			if seen[8] {
 				return extra.Err(jsonwire.At(jsonwire.Duplicate(), "targets"))
@@ -1222,11 +1254,15 @@ func (x *Term) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 				return jsonwire.At(jsonwire.OneofTaken("row"), "row")
 			}
 			oneofSet[0] = true
-			v := &KindRow{}
-			if err := v.UnmarshalOpenJSON(d); err != nil {
+			w := &struct {
+				o Term_Kind
+				v KindRow
+			}{}
+			w.o.Kind = &w.v
+			if err := w.v.UnmarshalOpenJSON(d); err != nil {
 				return jsonwire.At(err, "kind")
 			}
-			x.Row = &Term_Kind{Kind: v}
+			x.Row = &w.o
 		case "agent_code", "agentCode":
 			if seen[4] {
 				return jsonwire.At(jsonwire.Duplicate(), "agent_code")
@@ -1239,11 +1275,15 @@ func (x *Term) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 				return jsonwire.At(jsonwire.OneofTaken("row"), "row")
 			}
 			oneofSet[0] = true
-			v := &AgentCodeRow{}
-			if err := v.UnmarshalOpenJSON(d); err != nil {
+			w := &struct {
+				o Term_AgentCode
+				v AgentCodeRow
+			}{}
+			w.o.AgentCode = &w.v
+			if err := w.v.UnmarshalOpenJSON(d); err != nil {
 				return jsonwire.At(err, "agent_code")
 			}
-			x.Row = &Term_AgentCode{AgentCode: v}
+			x.Row = &w.o
 		case "classified_code", "classifiedCode":
 			if seen[5] {
 				return jsonwire.At(jsonwire.Duplicate(), "classified_code")
@@ -1256,11 +1296,15 @@ func (x *Term) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 				return jsonwire.At(jsonwire.OneofTaken("row"), "row")
 			}
 			oneofSet[0] = true
-			v := &ClassifiedCodeRow{}
-			if err := v.UnmarshalOpenJSON(d); err != nil {
+			w := &struct {
+				o Term_ClassifiedCode
+				v ClassifiedCodeRow
+			}{}
+			w.o.ClassifiedCode = &w.v
+			if err := w.v.UnmarshalOpenJSON(d); err != nil {
 				return jsonwire.At(err, "classified_code")
 			}
-			x.Row = &Term_ClassifiedCode{ClassifiedCode: v}
+			x.Row = &w.o
 		case "class":
 			if seen[6] {
 				return jsonwire.At(jsonwire.Duplicate(), "class")
@@ -1273,11 +1317,15 @@ func (x *Term) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 				return jsonwire.At(jsonwire.OneofTaken("row"), "row")
 			}
 			oneofSet[0] = true
-			v := &ClassRow{}
-			if err := v.UnmarshalOpenJSON(d); err != nil {
+			w := &struct {
+				o Term_Class
+				v ClassRow
+			}{}
+			w.o.Class = &w.v
+			if err := w.v.UnmarshalOpenJSON(d); err != nil {
 				return jsonwire.At(err, "class")
 			}
-			x.Row = &Term_Class{Class: v}
+			x.Row = &w.o
 		case "origin":
 			if seen[7] {
 				return jsonwire.At(jsonwire.Duplicate(), "origin")
@@ -1290,11 +1338,15 @@ func (x *Term) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 				return jsonwire.At(jsonwire.OneofTaken("row"), "row")
 			}
 			oneofSet[0] = true
-			v := &OriginRow{}
-			if err := v.UnmarshalOpenJSON(d); err != nil {
+			w := &struct {
+				o Term_Origin
+				v OriginRow
+			}{}
+			w.o.Origin = &w.v
+			if err := w.v.UnmarshalOpenJSON(d); err != nil {
 				return jsonwire.At(err, "origin")
 			}
-			x.Row = &Term_Origin{Origin: v}
+			x.Row = &w.o
 		case "action":
 			if seen[8] {
 				return jsonwire.At(jsonwire.Duplicate(), "action")
@@ -1307,11 +1359,15 @@ func (x *Term) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 				return jsonwire.At(jsonwire.OneofTaken("row"), "row")
 			}
 			oneofSet[0] = true
-			v := &ActionRow{}
-			if err := v.UnmarshalOpenJSON(d); err != nil {
+			w := &struct {
+				o Term_Action
+				v ActionRow
+			}{}
+			w.o.Action = &w.v
+			if err := w.v.UnmarshalOpenJSON(d); err != nil {
 				return jsonwire.At(err, "action")
 			}
-			x.Row = &Term_Action{Action: v}
+			x.Row = &w.o
 		case "retry":
 			if seen[9] {
 				return jsonwire.At(jsonwire.Duplicate(), "retry")
@@ -1324,11 +1380,15 @@ func (x *Term) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 				return jsonwire.At(jsonwire.OneofTaken("row"), "row")
 			}
 			oneofSet[0] = true
-			v := &RetryRow{}
-			if err := v.UnmarshalOpenJSON(d); err != nil {
+			w := &struct {
+				o Term_Retry
+				v RetryRow
+			}{}
+			w.o.Retry = &w.v
+			if err := w.v.UnmarshalOpenJSON(d); err != nil {
 				return jsonwire.At(err, "retry")
 			}
-			x.Row = &Term_Retry{Retry: v}
+			x.Row = &w.o
 		case "grpc_code", "grpcCode":
 			if seen[10] {
 				return jsonwire.At(jsonwire.Duplicate(), "grpc_code")
@@ -1341,11 +1401,15 @@ func (x *Term) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 				return jsonwire.At(jsonwire.OneofTaken("row"), "row")
 			}
 			oneofSet[0] = true
-			v := &GrpcCodeRow{}
-			if err := v.UnmarshalOpenJSON(d); err != nil {
+			w := &struct {
+				o Term_GrpcCode
+				v GrpcCodeRow
+			}{}
+			w.o.GrpcCode = &w.v
+			if err := w.v.UnmarshalOpenJSON(d); err != nil {
 				return jsonwire.At(err, "grpc_code")
 			}
-			x.Row = &Term_GrpcCode{GrpcCode: v}
+			x.Row = &w.o
 		case "jsonrpc_code", "jsonrpcCode":
 			if seen[11] {
 				return jsonwire.At(jsonwire.Duplicate(), "jsonrpc_code")
@@ -1358,11 +1422,15 @@ func (x *Term) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 				return jsonwire.At(jsonwire.OneofTaken("row"), "row")
 			}
 			oneofSet[0] = true
-			v := &JsonRpcCodeRow{}
-			if err := v.UnmarshalOpenJSON(d); err != nil {
+			w := &struct {
+				o Term_JsonrpcCode
+				v JsonRpcCodeRow
+			}{}
+			w.o.JsonrpcCode = &w.v
+			if err := w.v.UnmarshalOpenJSON(d); err != nil {
 				return jsonwire.At(err, "jsonrpc_code")
 			}
-			x.Row = &Term_JsonrpcCode{JsonrpcCode: v}
+			x.Row = &w.o
 		case "gateway_answer", "gatewayAnswer":
 			if seen[12] {
 				return jsonwire.At(jsonwire.Duplicate(), "gateway_answer")
@@ -1375,11 +1443,15 @@ func (x *Term) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 				return jsonwire.At(jsonwire.OneofTaken("row"), "row")
 			}
 			oneofSet[0] = true
-			v := &GatewayAnswerRow{}
-			if err := v.UnmarshalOpenJSON(d); err != nil {
+			w := &struct {
+				o Term_GatewayAnswer
+				v GatewayAnswerRow
+			}{}
+			w.o.GatewayAnswer = &w.v
+			if err := w.v.UnmarshalOpenJSON(d); err != nil {
 				return jsonwire.At(err, "gateway_answer")
 			}
-			x.Row = &Term_GatewayAnswer{GatewayAnswer: v}
+			x.Row = &w.o
 		default:
 			return jsonwire.At(jsonwire.Unknown(), string(k))
 		}
