@@ -84,7 +84,7 @@ func httpTracing(o Options, h http.Handler) http.Handler {
 	case o.TracerProvider == nil:
 		prop := o.propagator()
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Header.Get("traceparent") != "" {
+			if len(r.Header["Traceparent"]) > 0 { // the canonical key: Get would allocate to canonicalise it
 				r = r.WithContext(prop.Extract(r.Context(), propagation.HeaderCarrier(r.Header)))
 			}
 			h.ServeHTTP(w, r)
