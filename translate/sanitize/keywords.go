@@ -184,3 +184,16 @@ func (d *keywordDFA) emit(hits []kwHit, row, i, limit int) []kwHit {
 	}
 	return hits
 }
+
+// findFrom appends the keywords that start at or after from and end
+// before to, walking from the root at from.
+func (d *keywordDFA) findFrom(s string, from, to int, hits []kwHit) []kwHit {
+	next, class, outRow := d.next, &d.class, d.outRow
+	var ra uint32
+	for i := from; i < to; i++ {
+		if ra = next[ra+uint32(class[s[i]])]; ra >= outRow {
+			hits = d.emit(hits, int(ra), i, len(s))
+		}
+	}
+	return hits
+}
