@@ -34,7 +34,7 @@ import "unsafe"
 
 // checkpointGap is the least distance between two checkpoints: fewer to
 // record, at the price of a longer rescan after a change.
-const checkpointGap = 1
+const checkpointGap = 4
 
 // passRec is what the first pass records for the later one.
 type passRec struct {
@@ -263,8 +263,8 @@ func laterHits(s string, rec *passRec, rlen int, hits []kwHit) []kwHit {
 			hits = append(hits, kwHit{kw: h.kw, pos: int32(p + segs[*g].s - segs[*g].r)})
 		}
 	}
-	// Around each edit: from longest-1 bytes before the end of one part
-	// to longest-1 bytes after the start of the next.
+	// Around each edit: at most longest-1 bytes before the end of one part
+	// and after the start of the next.
 	reach := d.longest - 1
 	zoneFrom, zoneTo := 0, 0 // the walk pending
 	open := false
@@ -289,7 +289,14 @@ func laterHits(s string, rec *passRec, rlen int, hits []kwHit) []kwHit {
 		hits = hits[:k]
 	}
 	edge := func(from, to int) { // an edit over s[from:to] (from == to: between two bytes)
-		a, b := max(0, from-reach), min(len(s), to+reach)
+		// A keyword holds no byte of class 0: a hit that reaches into the
+		// edit starts after the last one before it and ends before the
+		// first one after it.
+		a, b := from, to
+		for lo := max(0, from-reach); a > lo && d.class[s[a-1]] != 0; a-- {
+		}
+		for hi := min(len(s), to+reach); b < hi && d.class[s[b]] != 0; b++ {
+		}
 		if open && a <= zoneTo {
 			zoneTo = max(zoneTo, b)
 			return
