@@ -26,6 +26,9 @@ type keywordDFA struct {
 	outs    []uint16 // keyword indexes, by state
 	length  []uint16 // keyword index -> length
 	longest int
+	// pair[a*nclass+b] is set when a byte of class a is followed by one of
+	// class b in some keyword: where it is not, no keyword holds both.
+	pair []bool
 }
 
 // kwHit is one keyword occurrence: its index and where it starts.
@@ -49,6 +52,12 @@ func newKeywordDFA(keywords []string) *keywordDFA {
 	d.nclass++ // class 0 included
 	for b := 'A'; b <= 'Z'; b++ {
 		d.class[b] = d.class[b+'a'-'A']
+	}
+	d.pair = make([]bool, d.nclass*d.nclass)
+	for _, k := range keywords {
+		for i := 1; i < len(k); i++ {
+			d.pair[int(d.class[k[i-1]])*d.nclass+int(d.class[k[i]])] = true
+		}
 	}
 	// The trie.
 	type node struct {
@@ -307,4 +316,9 @@ func (d *keywordDFA) findFrom(s string, from, to int, hits []kwHit) []kwHit {
 		}
 	}
 	return hits
+}
+
+// spans reports whether a keyword can hold both s[x-1] and s[x].
+func (d *keywordDFA) spans(s string, x int) bool {
+	return x > 0 && x < len(s) && d.pair[int(d.class[s[x-1]])*d.nclass+int(d.class[s[x]])]
 }

@@ -292,10 +292,19 @@ func laterHits(s string, rec *passRec, rlen int, hits []kwHit) []kwHit {
 		// A keyword holds no byte of class 0: a hit that reaches into the
 		// edit starts after the last one before it and ends before the
 		// first one after it.
+		// And it either lies inside the edit or holds the bytes on both
+		// sides of one of its ends.
 		a, b := from, to
-		for lo := max(0, from-reach); a > lo && d.class[s[a-1]] != 0; a-- {
+		if d.spans(s, from) {
+			for lo := max(0, from-reach); a > lo && d.class[s[a-1]] != 0; a-- {
+			}
 		}
-		for hi := min(len(s), to+reach); b < hi && d.class[s[b]] != 0; b++ {
+		if d.spans(s, to) {
+			for hi := min(len(s), to+reach); b < hi && d.class[s[b]] != 0; b++ {
+			}
+		}
+		if a == b {
+			return
 		}
 		if open && a <= zoneTo {
 			zoneTo = max(zoneTo, b)

@@ -562,6 +562,23 @@ func sortCandidates(cands []candidate, sc *scratch) []candidate {
 	for k, c := range cands {
 		keys = append(keys, uint64(c.rule)<<(keyPosBits+keyIndexBits)|uint64(c.pos)<<keyIndexBits|uint64(k))
 	}
+	// Without two differing candidates at one rule and position, the
+	// order is the one sorted order whatever the sort: the keys' own,
+	// whose comparison inlines.
+	sc.keys = keys
+	slices.Sort(keys)
+	if !keyTies(keys, cands) {
+		sorted := sc.sorted[:0]
+		for _, key := range keys {
+			sorted = append(sorted, cands[key&(1<<keyIndexBits-1)])
+		}
+		sc.sorted = cands[:0]
+		return sorted
+	}
+	keys = keys[:0]
+	for k, c := range cands {
+		keys = append(keys, uint64(c.rule)<<(keyPosBits+keyIndexBits)|uint64(c.pos)<<keyIndexBits|uint64(k))
+	}
 	slices.SortFunc(keys, func(a, b uint64) int {
 		a, b = a>>keyIndexBits, b>>keyIndexBits
 		switch {
@@ -578,6 +595,18 @@ func sortCandidates(cands []candidate, sc *scratch) []candidate {
 	}
 	sc.keys, sc.sorted = keys, cands[:0]
 	return sorted
+}
+
+// keyTies reports whether sorted keys hold two differing candidates at one
+// rule and position.
+func keyTies(keys []uint64, cands []candidate) bool {
+	for k := 1; k < len(keys); k++ {
+		if keys[k]>>keyIndexBits == keys[k-1]>>keyIndexBits &&
+			cands[keys[k]&(1<<keyIndexBits-1)] != cands[keys[k-1]&(1<<keyIndexBits-1)] {
+			return true
+		}
+	}
+	return false
 }
 
 // posFits reports whether every candidate's rule and position fit a
