@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -108,4 +109,104 @@ func FuzzLaterPass(f *testing.F) {
 		}
 		checkLaterPass(t, s)
 	})
+}
+
+// laterProbes are texts whose answer turns on one byte: prefix tokens one
+// character short of their format and just long enough, key-value prose
+// a glued byte makes a credential, Bearer and header values, URLs.
+func laterProbes() []string {
+	probes := []string{
+		"token: expired", "password: must contain a digit", "token: 400 Bad", "secret=abc", "Bearer abcdefgh",
+		"Authorization: Bearer", "Authorization: missing in request", "cookie: expired", "api_key = \"x y\"",
+		"postgres://app:pw@db", "https://user:pass@host/x", "PWD=/home/x", "key_sk-abcdefgh", "sk-SK sk-learn",
+		"-----BEGIN PRIVATE KEY-----\nMIIabc\n-----END PRIVATE KEY-----", "\"password\": \"hunter2\"",
+	}
+	for b := range prefixRules {
+		for _, r := range prefixRules[b] {
+			fill := "a1B2c3D4e5F6a7b8C9d0E1f2A3b4c5d6e7f8a9B0c1d2e3f4a5b6c7d8e9f0A1b2C3d4E5f6a7b8c9d0E1F2A3b4c5d6e7"
+			if r.class != nil {
+				var sb strings.Builder
+				for k := 0; sb.Len() < 100; k++ {
+					if c := byte("aB3f9ZqR0_-x"[k%12]); r.class(c) {
+						sb.WriteByte(c)
+					} else if r.class('7') {
+						sb.WriteByte('7')
+					} else {
+						sb.WriteByte('A')
+					}
+				}
+				fill = sb.String()
+			}
+			n := max(r.min, 1)
+			if n > len(fill) {
+				continue
+			}
+			probes = append(probes, r.prefix+fill[:n-1], r.prefix+fill[:n])
+		}
+	}
+	return probes
+}
+
+// Every edit the filter makes (a dropped byte, a removed marker) at every
+// place in and around a probe, inside enough text for checkpoints on both
+// sides: the later pass gives what a full pass gives, and the pipeline what
+// the reference gives.
+func TestLaterPassAtEdits(t *testing.T) {
+	edits := []string{"\x1b", "\u200b", "<system>", "###", "\r"}
+	before, after := "error while calling upstream service x1 ", " then retried twice and gave up for now"
+	reused := 0
+	probes := laterProbes()
+	for pi, p := range probes {
+		for k := 0; k <= len(p); k++ {
+			e := edits[(pi+k)%len(edits)]
+			in := before + p[:k] + e + p[k:] + after
+			if checkLaterPass(t, in) {
+				reused++
+			}
+			if k%3 == 0 {
+				checkTextRef(t, in, len(in))
+			}
+		}
+	}
+	if reused < len(probes) {
+		t.Fatalf("only %d texts took a stretch from the first pass", reused)
+	}
+}
+
+// The later pass's keyword hits are the keyword pass's over the filtered
+// text (as sets: their order is not kept), wherever it uses them.
+func TestLaterHitsMatchKeywordPass(t *testing.T) {
+	rng := rand.New(rand.NewSource(43))
+	d := loadRules().kw
+	texts := laterInputs(1500, rng)
+	for _, p := range laterProbes() {
+		texts = append(texts, "some words "+p[:len(p)/2]+"\x1b"+p[len(p)/2:]+" and more")
+	}
+	key := func(a, b kwHit) int {
+		if a.pos != b.pos {
+			return int(a.pos - b.pos)
+		}
+		return int(a.kw) - int(b.kw)
+	}
+	used := 0
+	for _, in := range texts {
+		rec := new(passRec)
+		s1, _ := redactPassRec(in, rec)
+		s2, _, _ := filterMap(s1, &rec.pieces)
+		if !rec.usable(len(in)) || escapeView(s2) != s2 {
+			continue
+		}
+		used++
+		rec.mapSegs()
+		got := laterHits(s2, rec, len(in), nil)
+		want := d.find(s2, nil)
+		slices.SortFunc(got, key)
+		slices.SortFunc(want, key)
+		if !slices.Equal(got, want) {
+			t.Fatalf("hits in %q:\n got %v\nwant %v (keyword pass)", s2, got, want)
+		}
+	}
+	if used < len(texts)/2 {
+		t.Fatalf("only %d of %d texts without escapes", used, len(texts))
+	}
 }
