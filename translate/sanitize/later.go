@@ -39,9 +39,10 @@ const checkpointGap = 4
 // passRec is what the first pass records for the later one.
 type passRec struct {
 	raw  bool    // the rules saw R itself (escapeView(R) == R)
-	cps  []int32 // checkpoints, in R
-	fars []int32 // fars[k]: past the last byte read from cps[k] to cps[k+1]
-	next int     // where the next checkpoint may be
+	// cps are the checkpoints in R, each with past the last byte read
+	// from the one before it to it.
+	cps  []checkpoint
+	next int // where the next checkpoint may be
 	hand []span  // the hand rules' spans in R
 	repl []span  // the spans of R replaced by RedactedToken
 	hits []kwHit // the keyword hits in R
@@ -52,22 +53,21 @@ type passRec struct {
 	spans []span
 }
 
+type checkpoint struct{ x, far int32 }
+
 // seg says S[s:s+n] is R[r:r+n] (or, for pieces, the redacted text's).
 type seg struct{ s, r, n int }
 
 func (p *passRec) reset() {
 	p.raw = false
-	p.cps, p.fars, p.next = p.cps[:0], p.fars[:0], 0
+	p.cps, p.next = p.cps[:0], 0
 	p.hand, p.repl, p.hits = p.hand[:0], p.repl[:0], p.hits[:0]
 	p.pieces, p.segs = p.pieces[:0], p.segs[:0]
 }
 
 // checkpoint records one at i; far is past what the stretch before it read.
 func (p *passRec) checkpoint(i, far int) {
-	if len(p.cps) > 0 {
-		p.fars = append(p.fars, int32(max(far, i+1)))
-	}
-	p.cps = append(p.cps, int32(i))
+	p.cps = append(p.cps, checkpoint{int32(i), int32(max(far, i+1))})
 	p.next = i + checkpointGap
 }
 
@@ -166,13 +166,14 @@ func laterPassCount(s string, rec *passRec, rlen int) (string, bool, int) {
 // returns how many stretches it took.
 func reuseScan(r *redactor, rec *passRec, rlen int) int {
 	s := r.s
-	segs, cps, fars, hand := rec.segs, rec.cps, rec.fars, rec.hand
+	segs, cps, hand := rec.segs, rec.cps, rec.hand
+	stretches := len(cps) - 1
 	g, h, reused := 0, 0, 0
 	// image returns where stretch m starts in S when S holds R[x-1:far)
 	// at one offset (R[0:far) at S's start for x == 0), -1 when it does
 	// not, -2 when no part of S comes from R at or after x-1.
 	image := func(m int) int {
-		x, far := int(cps[m]), int(fars[m])
+		x, far := int(cps[m].x), int(cps[m+1].far)
 		lo := max(x-1, 0)
 		for g < len(segs) && segs[g].r+segs[g].n <= lo {
 			g++
@@ -194,16 +195,16 @@ func reuseScan(r *redactor, rec *passRec, rlen int) int {
 	for i < len(s) {
 		// The next stretch S holds, at or after i.
 		y := -1
-		for ; m < len(fars); m++ {
+		for ; m < stretches; m++ {
 			if y = image(m); y == -2 {
-				m = len(fars)
+				m = stretches
 				break
 			}
 			if y >= i {
 				break
 			}
 		}
-		if m >= len(fars) {
+		if m >= stretches {
 			scanRange(r, i, len(s))
 			return reused
 		}
@@ -220,11 +221,11 @@ func reuseScan(r *redactor, rec *passRec, rlen int) int {
 		sg := segs[g]
 		d, end := sg.s-sg.r, sg.r+sg.n
 		first := m
-		for m < len(fars) && int(fars[m]) <= end {
+		for m < stretches && int(cps[m+1].far) <= end {
 			m++
 		}
 		reused += m - first
-		x, to := int(cps[first]), int(cps[m])
+		x, to := int(cps[first].x), int(cps[m].x)
 		for h < len(hand) && hand[h].from < x {
 			h++
 		}
