@@ -38,11 +38,11 @@ const checkpointGap = 4
 
 // passRec is what the first pass records for the later one.
 type passRec struct {
-	raw  bool    // the rules saw R itself (escapeView(R) == R)
+	raw bool // the rules saw R itself (escapeView(R) == R)
 	// cps are the checkpoints in R, each with past the last byte read
 	// from the one before it to it.
 	cps  []checkpoint
-	next int // where the next checkpoint may be
+	next int     // where the next checkpoint may be
 	hand []span  // the hand rules' spans in R
 	repl []span  // the spans of R replaced by RedactedToken
 	hits []kwHit // the keyword hits in R
