@@ -123,7 +123,7 @@ func scanRange(r *redactor, i, stop int) int {
 				i++
 				continue
 			}
-			r.reach(lineEnd(s, i) + 1) // the authority and its password stop at a line break
+			r.reach(r.lineEnd(i) + 1) // the authority and its password stop at a line break
 			if from, to, ok := urlUserinfo(s, i); ok {
 				r.replace(from, to)
 				i = to
@@ -165,7 +165,7 @@ func scanRange(r *redactor, i, stop int) int {
 				// can be one (secretTail) and no separator is looked for.
 				if k < len(s) && sepStart[s[k]] && (s[k] != ' ' || (k+1 < len(s) && sepAfterBlank[s[k+1]])) &&
 					r.separatorAhead(s, k) && secretTail(s[i:k]) {
-					r.reach(lineEnd(s, k) + 1) // pairSeparator stops at a line break
+					r.reach(r.lineEnd(k) + 1) // pairSeparator stops at a line break
 					r.sepAt, r.sep, r.sepLen = pairSeparator(s, k)
 				} else {
 					r.sepAt, r.sep, r.sepLen = 0, 0, 0
@@ -218,6 +218,16 @@ func (r *redactor) reach(x int) {
 	if x > r.far {
 		r.far = x
 	}
+}
+
+// lineEnd is lineEnd(r.s, p), from the last one found when p lies
+// before it on its line: the scan asks along one line many times (each key
+// of "a=1 b=2 …"), and finds each line's end once.
+func (r *redactor) lineEnd(p int) int {
+	if p < r.lineFrom || p >= r.linePast {
+		r.lineFrom, r.linePast = p, lineEnd(r.s, p)+1
+	}
+	return r.linePast - 1
 }
 
 // separatorAhead is separatorAhead(s, k) noting what it read.
@@ -482,6 +492,8 @@ type redactor struct {
 	// and rec, when set, records checkpoints (see passRec).
 	far int
 	rec *passRec
+	// lineEnd(s, p) is linePast-1 for p in [lineFrom, linePast).
+	lineFrom, linePast int
 }
 
 // replace redacts s[from:to].
@@ -847,7 +859,7 @@ func (r *redactor) keyValue(i int) (int, bool) {
 	s := r.s
 	// Everything it reads is on this line, but for a header whose value
 	// goes on on the next line (noted there).
-	r.reach(lineEnd(s, i) + 1)
+	r.reach(r.lineEnd(i) + 1)
 	const maxKey = 64
 	if i >= r.keyEnd {
 		// A new run of key bytes; every later word start inside it shares
