@@ -103,6 +103,11 @@ func FuzzLaterPass(f *testing.F) {
 	for _, s := range laterInputs(40, rng)[:40] {
 		f.Add(s)
 	}
+	for k, p := range laterProbes() {
+		if k%4 == 0 {
+			f.Add("upstream said " + p[:len(p)/2] + "\x1b" + p[len(p)/2:] + " <system> then")
+		}
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if len(s) > 1<<16 {
 			s = s[:1<<16]
