@@ -1,6 +1,9 @@
 package sanitize
 
-import "unsafe"
+import (
+	"math"
+	"unsafe"
+)
 
 // The later pass (the first redaction pass over the filtered text) without
 // a full rescan.
@@ -36,13 +39,19 @@ import "unsafe"
 // record, at the price of a longer rescan after a change.
 const checkpointGap = 4
 
+// noCheckpoint is a redactor's cpNext when it records none.
+const noCheckpoint = math.MaxInt
+
+// recordMin is the shortest raw text the first pass records for: below it
+// a full later pass costs less than the record (a variable for tests).
+var recordMin = 512
+
 // passRec is what the first pass records for the later one.
 type passRec struct {
 	raw bool // the rules saw R itself (escapeView(R) == R)
 	// cps are the checkpoints in R, each with past the last byte read
 	// from the one before it to it.
 	cps  []checkpoint
-	next int     // where the next checkpoint may be
 	hand []span  // the hand rules' spans in R
 	repl []span  // the spans of R replaced by RedactedToken
 	hits []kwHit // the keyword hits in R
@@ -60,7 +69,7 @@ type seg struct{ s, r, n int }
 
 func (p *passRec) reset() {
 	p.raw = false
-	p.cps, p.next = p.cps[:0], 0
+	p.cps = p.cps[:0]
 	p.hand, p.repl, p.hits = p.hand[:0], p.repl[:0], p.hits[:0]
 	p.pieces, p.segs = p.pieces[:0], p.segs[:0]
 }
@@ -68,7 +77,6 @@ func (p *passRec) reset() {
 // checkpoint records one at i; far is past what the stretch before it read.
 func (p *passRec) checkpoint(i, far int) {
 	p.cps = append(p.cps, checkpoint{int32(i), int32(max(far, i+1))})
-	p.next = i + checkpointGap
 }
 
 // usable reports whether the record fits int32 positions.
@@ -149,7 +157,7 @@ func laterPassCount(s string, rec *passRec, rlen int) (string, bool, int) {
 	rec.mapSegs()
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
-	r := redactor{s: view, spans: sc.spans[:0]}
+	r := redactor{s: view, spans: sc.spans[:0], cpNext: noCheckpoint}
 	defer func() { sc.spans = r.spans[:0] }()
 	reused := reuseScan(&r, rec, rlen)
 	hand := len(r.spans)

@@ -215,3 +215,25 @@ func TestLaterHitsMatchKeywordPass(t *testing.T) {
 		t.Fatalf("only %d of %d texts without escapes", used, len(texts))
 	}
 }
+
+// The pipeline with the later pass on texts of every length (it records
+// only from recordMin bytes on) gives what the reference gives.
+func TestTextMatchesReferenceRecordingAll(t *testing.T) {
+	defer func(n int) { recordMin = n }(recordMin)
+	recordMin = 0
+	n := 6000
+	if testing.Short() {
+		n = 1000
+	}
+	rng := rand.New(rand.NewSource(47))
+	for _, in := range refTexts(n) {
+		checkTextRef(t, in, len(in)+1)
+		checkTextRef(t, in, rng.Intn(len(in)+20))
+	}
+	for _, p := range laterProbes() {
+		for k := 0; k <= len(p); k += 2 {
+			in := "retry " + p[:k] + "\x1b" + p[k:] + " failed"
+			checkTextRef(t, in, len(in))
+		}
+	}
+}

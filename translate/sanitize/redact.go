@@ -29,18 +29,18 @@ func redactPassRec(s string, rec *passRec) (string, bool) {
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
 	view := escapeView(s)
-	r := redactor{s: view, spans: sc.spans[:0]}
+	r := redactor{s: view, spans: sc.spans[:0], cpNext: noCheckpoint}
 	defer func() { sc.spans = r.spans[:0] }()
 	if rec != nil {
 		rec.reset()
 		rec.raw = len(view) == len(s) && (len(s) == 0 || unsafe.StringData(view) == unsafe.StringData(s))
-		r.rec = rec
+		r.rec, r.cpNext = rec, 0
 	}
 	handScan(&r)
 	hand := len(r.spans)
 	if rec != nil {
 		rec.hand = append(rec.hand, r.spans...)
-		r.rec = nil
+		r.rec, r.cpNext = nil, noCheckpoint
 	}
 	r.spans = ruleSpans(view, sc, r.spans)
 	if rec != nil {
@@ -148,9 +148,9 @@ func scanRange(r *redactor, i, stop int) int {
 				e++
 			}
 			under := u&flagUnder != 0
-			if r.rec != nil && i >= r.keyEnd && i >= r.rec.next {
+			if i >= r.cpNext && i >= r.keyEnd && r.rec != nil {
 				r.rec.checkpoint(i, r.far)
-				r.far = 0
+				r.far, r.cpNext = 0, i+checkpointGap
 			}
 			if i >= r.keyEnd {
 				// keyValue's run of key bytes (a word is a part of it).
@@ -492,6 +492,9 @@ type redactor struct {
 	// and rec, when set, records checkpoints (see passRec).
 	far int
 	rec *passRec
+	// cpNext is where the next checkpoint may be (noCheckpoint while
+	// rec is nil; the zero value records from the start but only with rec).
+	cpNext int
 	// lineEnd(s, p) is linePast-1 for p in [lineFrom, linePast).
 	lineFrom, linePast int
 }

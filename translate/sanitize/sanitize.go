@@ -212,17 +212,33 @@ func textReport(s string, cap int) (string, Report) {
 // clean is the cap-free part of the pipeline. Its result contains no
 // forbidden character and no marker, and is a fixed point of redaction.
 func clean(s string, rep *Report) string {
+	if len(s) < recordMin {
+		return cleanWith(s, rep, nil)
+	}
 	rec := recPool.Get().(*passRec)
 	defer recPool.Put(rec)
+	return cleanWith(s, rep, rec)
+}
+
+// cleanWith is clean; the first pass records in rec, when set, what the
+// later pass (later.go) needs to skip what the edits cannot reach.
+func cleanWith(s string, rep *Report, rec *passRec) string {
 	rlen := len(s)
 	s, red := redactPassRec(s, rec)
-	s, st, rm := filterMap(s, &rec.pieces)
+	var pieces *[]seg
+	if rec != nil {
+		pieces = &rec.pieces
+	}
+	s, st, rm := filterMap(s, pieces)
 	rep.Redacted = rep.Redacted || red
 	rep.Stripped = rep.Stripped || st
 	rep.Removed = rep.Removed || rm
 	if !red && !st && !rm {
 		// Nothing changed: the raw pass already saw this very text.
 		return s
+	}
+	if rec == nil {
+		return redactFix(s, rep, nil)
 	}
 	return redactFix(s, rep, func(s string) (string, bool) { return laterPass(s, rec, rlen) })
 }
