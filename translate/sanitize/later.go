@@ -27,13 +27,21 @@ import (
 // with no key run carried over, and finds R[x-1:far) unchanged at that
 // offset, takes the first pass's hand spans of the stretch and goes on at
 // the image of the next checkpoint; anywhere else it runs the scan itself,
-// until it reaches the image of a checkpoint again. The gitleaks rules run
-// on the whole of S as in any pass.
+// until it reaches the image of a checkpoint again.
+//
+// The gitleaks rules run on the whole of S as in any pass, from the keyword
+// hits: the first pass's, moved, where a copied part of S holds a hit whole,
+// and the automaton's, walked only around the edits a keyword can reach
+// into (laterHits). The hits then come in another order than the keyword
+// pass gives; only candidates that tie (two differing ones at one rule and
+// position, whose order the unstable sort takes from the hits' order) would
+// care, and then the keyword pass runs after all.
 //
 // This holds only when the rules see the text itself (no JSON or URL
 // escape in R or S: escapeView is then the identity), and the later pass
-// is the only one done this way; TestLaterPassMatchesFullPass and the
-// pipeline's differential tests hold it to a full pass.
+// is the only one done this way; TestLaterPassMatchesFullPass,
+// TestLaterPassAtEdits, TestLaterHitsMatchKeywordPass, FuzzLaterPass and
+// the pipeline's differential tests hold it to a full pass.
 
 // checkpointGap is the least distance between two checkpoints: fewer to
 // record, at the price of a longer rescan after a change.
