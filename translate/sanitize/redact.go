@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // redactPass scans s once, left to right, and replaces every secret it
@@ -18,14 +19,40 @@ import (
 // either consumes what it matched or looks at a bounded number of bytes.
 // The gitleaks rules (rules.go) then add their secrets.
 func redactPass(s string) (string, bool) {
+	return redactPassRec(s, nil)
+}
+
+// redactPassRec is redactPass; when rec is set it also records what a
+// later pass over the filtered result needs to skip the stretches no change
+// can reach (see later.go).
+func redactPassRec(s string, rec *passRec) (string, bool) {
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
 	view := escapeView(s)
-	r := redactor{s: view, spans: sc.spans[:0]}
+	r := redactor{s: view, spans: sc.spans[:0], cpNext: noCheckpoint}
 	defer func() { sc.spans = r.spans[:0] }()
+	if rec != nil {
+		rec.reset()
+		rec.raw = len(view) == len(s) && (len(s) == 0 || unsafe.StringData(view) == unsafe.StringData(s))
+		r.rec, r.cpNext = rec, 0
+	}
 	handScan(&r)
 	hand := len(r.spans)
+	if rec != nil {
+		rec.hand = append(rec.hand, r.spans...)
+		r.rec, r.cpNext = nil, noCheckpoint
+	}
 	r.spans = ruleSpans(view, sc, r.spans)
+	if rec != nil {
+		rec.hits = append(rec.hits, sc.hits...)
+	}
+	return replaceSpans(s, view, &r, hand, rec)
+}
+
+// replaceSpans widens the rule spans (r.spans[hand:]), merges all spans and
+// writes s with each one that changes replaced by RedactedToken; rec, when
+// set, gets the spans replaced.
+func replaceSpans(s, view string, r *redactor, hand int, rec *passRec) (string, bool) {
 	widen(view, r.spans[hand:])
 	r.spans = mergeSpans(r.spans)
 	if len(r.spans) == 0 {
@@ -39,6 +66,9 @@ func redactPass(s string) (string, bool) {
 		}
 		if out.Cap() == 0 {
 			out.Grow(len(s))
+		}
+		if rec != nil {
+			rec.repl = append(rec.repl, sp)
 		}
 		out.WriteString(s[last:sp.from])
 		out.WriteString(RedactedToken)
@@ -58,10 +88,15 @@ func redactPass(s string) (string, bool) {
 // separator, and as a token only when its first two bytes can start one
 // (tokenStart). TestHandScanMatchesReference and FuzzHandScan hold the two
 // to the same spans.
-func handScan(r *redactor) {
+func handScan(r *redactor) { scanRange(r, 0, len(r.s)) }
+
+// scanRange runs handScan's loop from i, at the top of the loop, until it
+// reaches stop or more, and returns where it stopped. While r.rec is set it
+// records checkpoints (see passRec) and every pass tracks in r.far how far
+// its rules read.
+func scanRange(r *redactor, i, stop int) int {
 	s := r.s
-	i := 0
-	for i < len(s) {
+	for i < stop {
 		switch byteClass[s[i]] {
 		case classOther:
 			i++
@@ -71,19 +106,24 @@ func handScan(r *redactor) {
 		case classDash:
 			// pemBlock and urlUserinfo start with a prefix ("-----BEGIN ",
 			// "://"): its second byte is looked at before the call.
+			r.reach(i + 2)
 			if i+1 < len(s) && s[i+1] == '-' {
 				if end, ok := pemBlock(s, i); ok {
+					r.reach(len(s) + 1) // read up to its END line or the end of the text
 					r.replace(i, end)
 					i = end
 					continue
 				}
+				r.reach(i + pemMiss)
 			}
 			i++
 		case classColon:
+			r.reach(i + 2)
 			if i+1 >= len(s) || s[i+1] != '/' {
 				i++
 				continue
 			}
+			r.reach(r.lineEnd(i) + 1) // the authority and its password stop at a line break
 			if from, to, ok := urlUserinfo(s, i); ok {
 				r.replace(from, to)
 				i = to
@@ -108,6 +148,10 @@ func handScan(r *redactor) {
 				e++
 			}
 			under := u&flagUnder != 0
+			if i >= r.cpNext && i >= r.keyEnd && r.rec != nil {
+				r.rec.checkpoint(i, r.far)
+				r.far, r.cpNext = 0, i+checkpointGap
+			}
 			if i >= r.keyEnd {
 				// keyValue's run of key bytes (a word is a part of it).
 				k := e
@@ -115,11 +159,13 @@ func handScan(r *redactor) {
 					k++
 				}
 				r.keyEnd = k
+				r.reach(k + 2)
 				// Every word start in this run is tried as a key ending
 				// at k; when the run's end can end no secret name, none
 				// can be one (secretTail) and no separator is looked for.
 				if k < len(s) && sepStart[s[k]] && (s[k] != ' ' || (k+1 < len(s) && sepAfterBlank[s[k+1]])) &&
-					separatorAhead(s, k) && secretTail(s[i:k]) {
+					r.separatorAhead(s, k) && secretTail(s[i:k]) {
+					r.reach(r.lineEnd(k) + 1) // pairSeparator stops at a line break
 					r.sepAt, r.sep, r.sepLen = pairSeparator(s, k)
 				} else {
 					r.sepAt, r.sep, r.sepLen = 0, 0, 0
@@ -160,6 +206,35 @@ func handScan(r *redactor) {
 			i = e
 		}
 	}
+	return i
+}
+
+// pemMiss bounds what pemBlock reads when it finds no block: "-----BEGIN ",
+// a label of at most 65 bytes and five dashes.
+const pemMiss = 11 + 65 + 5 + 1
+
+// reach notes that a rule read s[:x] (see passRec).
+func (r *redactor) reach(x int) {
+	if x > r.far {
+		r.far = x
+	}
+}
+
+// lineEnd is lineEnd(r.s, p), from the last one found when p lies
+// before it on its line: the scan asks along one line many times (each key
+// of "a=1 b=2 …"), and finds each line's end once.
+func (r *redactor) lineEnd(p int) int {
+	if p < r.lineFrom || p >= r.linePast {
+		r.lineFrom, r.linePast = p, lineEnd(r.s, p)+1
+	}
+	return r.linePast - 1
+}
+
+// separatorAhead is separatorAhead(s, k) noting what it read.
+func (r *redactor) separatorAhead(s string, k int) bool {
+	ok, at := separatorAt(s, k)
+	r.reach(at + 1)
+	return ok
 }
 
 // separatorAhead is pairSeparator's quick reject: it follows the same
@@ -167,10 +242,16 @@ func handScan(r *redactor) {
 // when the byte reached can neither be a separator nor start a Unicode
 // space or a fullwidth sign, so that pairSeparator finds none.
 func separatorAhead(s string, k int) bool {
+	ok, _ := separatorAt(s, k)
+	return ok
+}
+
+// separatorAt is separatorAhead, plus the last position it read.
+func separatorAt(s string, k int) (bool, int) {
 	if k >= len(s) {
-		return false
+		return false, k
 	}
-	p := k
+	p, read := k, k
 	switch s[p] {
 	case '"', '\'':
 		p++
@@ -179,6 +260,7 @@ func separatorAhead(s string, k int) bool {
 		for q < len(s) && s[q] == '\\' {
 			q++
 		}
+		read = q
 		if q < len(s) && s[q] == '"' {
 			p = q + 1
 		}
@@ -191,12 +273,12 @@ func separatorAhead(s string, k int) bool {
 			// A separator, or the first byte of a no-break, ideographic or
 			// other Unicode space, or of a fullwidth colon or equals sign:
 			// pairSeparator decides.
-			return true
+			return true, max(p, read)
 		default:
-			return false
+			return false, max(p, read)
 		}
 	}
-	return false
+	return false, max(p, read)
 }
 
 // wordFlags marks the word bytes (flagWord) and '_' (also flagUnder):
@@ -406,6 +488,15 @@ type redactor struct {
 	keyEnd        int
 	sepAt, sepLen int
 	sep           byte
+	// far is past the last byte a rule read since the last checkpoint,
+	// and rec, when set, records checkpoints (see passRec).
+	far int
+	rec *passRec
+	// cpNext is where the next checkpoint may be (noCheckpoint while
+	// rec is nil; the zero value records from the start but only with rec).
+	cpNext int
+	// lineEnd(s, p) is linePast-1 for p in [lineFrom, linePast).
+	lineFrom, linePast int
 }
 
 // replace redacts s[from:to].
@@ -426,9 +517,14 @@ func (r *redactor) word(i int) (int, bool) {
 // tokenRule tries the Bearer rule and the prefix rules at i.
 func (r *redactor) tokenRule(i int) (int, bool) {
 	s := r.s
+	r.reach(i + 8) // the Bearer look and the prefix pair
 	if (s[i] == 'B' || s[i] == 'b') && len(s)-i > 7 && lower(s[i+1]) == 'e' && strings.EqualFold(s[i:i+6], "bearer") {
-		if p := skipSpaces(s, i+6, true); p > i+6 {
-			if e := tokenEnd(s, p); e-p >= 8 && credentialLike(s[p:e]) {
+		p := skipSpaces(s, i+6, true)
+		r.reach(p + 3) // skipSpaces looks at up to three bytes at p
+		if p > i+6 {
+			e, end := tokenBounds(s, p)
+			r.reach(end + 1)
+			if e-p >= 8 && credentialLike(s[p:e]) {
 				r.replace(p, e)
 				return e, true
 			}
@@ -447,11 +543,13 @@ func (r *redactor) tokenRule(i int) (int, bool) {
 		}
 	}
 	for _, t := range group {
+		r.reach(i + len(t.prefix))
 		if !strings.HasPrefix(s[i:], t.prefix) {
 			continue
 		}
 		p := i + len(t.prefix)
 		if t.class != nil {
+			r.reach(p + t.min)
 			if len(s)-p < t.min {
 				continue
 			}
@@ -466,7 +564,8 @@ func (r *redactor) tokenRule(i int) (int, bool) {
 				continue
 			}
 		}
-		e := tokenEnd(s, i)
+		e, end := tokenBounds(s, i)
+		r.reach(end + 1)
 		if e-p < t.min {
 			continue
 		}
@@ -761,6 +860,9 @@ func pairSeparator(s string, k int) (int, byte, int) {
 // pair whose key names a secret.
 func (r *redactor) keyValue(i int) (int, bool) {
 	s := r.s
+	// Everything it reads is on this line, but for a header whose value
+	// goes on on the next line (noted there).
+	r.reach(r.lineEnd(i) + 1)
 	const maxKey = 64
 	if i >= r.keyEnd {
 		// A new run of key bytes; every later word start inside it shares
@@ -836,8 +938,11 @@ func (r *redactor) keyValue(i int) (int, bool) {
 		}
 		if authScheme(strings.TrimSpace(line)) && ve < len(s) {
 			// "Authorization: Bearer" with the token on the next line.
-			if q := skipSpaces(s, ve, true); q < len(s) {
+			q := skipSpaces(s, ve, true)
+			r.reach(q + 3)
+			if q < len(s) {
 				ve = lineEnd(s, q)
+				r.reach(ve + 1)
 			}
 		}
 	default:
@@ -1212,6 +1317,20 @@ func digits(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// tokenBounds returns tokenEnd(s, p) and the end of the run of token
+// bytes (with its trailing dots), the byte it stopped at.
+func tokenBounds(s string, p int) (int, int) {
+	e := p
+	for e < len(s) && tokenTable[s[e]] {
+		e++
+	}
+	end := e
+	for e > p && s[e-1] == '.' {
+		e--
+	}
+	return e, end
 }
 
 // tokenEnd returns the end of the token starting at p, without trailing

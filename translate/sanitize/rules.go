@@ -409,12 +409,29 @@ type span struct{ from, to int }
 // (a same-length copy of the text with escapes decoded; see escapeView),
 // in order and without overlaps.
 func ruleSpans(view string, sc *scratch, out []span) []span {
+	return ruleSpansHits(view, sc, out, nil)
+}
+
+// ruleSpansHits is ruleSpans; hits, when set, puts the keyword hits in
+// sc.hits instead of the keyword pass (later.go), and may answer false
+// (then ruleSpans runs with the keyword pass): the candidates' order
+// would depend on the order of the hits, which it does not reproduce.
+func ruleSpansHits(view string, sc *scratch, out []span, hits func(sc *scratch) bool) []span {
 	rs := loadRules()
 	if rs.kw == nil || len(view) == 0 {
 		return out
 	}
 	first := len(out)
-	cands := rs.candidates(view, sc)
+	var cands []candidate
+	if hits != nil && hits(sc) {
+		sc.cands = sortCandidates(rs.collectHits(view, sc), sc)
+		if cands = sc.cands; tied(cands) {
+			cands = nil
+		}
+	}
+	if cands == nil {
+		cands = rs.candidates(view, sc)
+	}
 	for i := 0; i < len(cands); {
 		j := i + 1
 		for j < len(cands) && cands[j].rule == cands[i].rule {
@@ -453,6 +470,22 @@ func (rs *ruleSet) candidates(view string, sc *scratch) []candidate {
 // order, and leaves the literals' hits in sc.litPos.
 func (rs *ruleSet) collect(view string, sc *scratch) []candidate {
 	sc.hits = rs.kw.find(view, sc.hits[:0])
+	return rs.collectHits(view, sc)
+}
+
+// tied reports whether two differing candidates share a rule and a
+// position: their order then comes from the order of the hits.
+func tied(cands []candidate) bool {
+	for k := 1; k < len(cands); k++ {
+		if cands[k].rule == cands[k-1].rule && cands[k].pos == cands[k-1].pos && cands[k] != cands[k-1] {
+			return true
+		}
+	}
+	return false
+}
+
+// collectHits is collect with the keyword hits already in sc.hits.
+func (rs *ruleSet) collectHits(view string, sc *scratch) []candidate {
 	cands := sc.cands[:0]
 	if len(sc.litPos) < rs.nLits {
 		sc.litPos = make([][]int32, rs.nLits)
@@ -529,6 +562,23 @@ func sortCandidates(cands []candidate, sc *scratch) []candidate {
 	for k, c := range cands {
 		keys = append(keys, uint64(c.rule)<<(keyPosBits+keyIndexBits)|uint64(c.pos)<<keyIndexBits|uint64(k))
 	}
+	// Without two differing candidates at one rule and position, the
+	// order is the one sorted order whatever the sort: the keys' own,
+	// whose comparison inlines.
+	sc.keys = keys
+	slices.Sort(keys)
+	if !keyTies(keys, cands) {
+		sorted := sc.sorted[:0]
+		for _, key := range keys {
+			sorted = append(sorted, cands[key&(1<<keyIndexBits-1)])
+		}
+		sc.sorted = cands[:0]
+		return sorted
+	}
+	keys = keys[:0]
+	for k, c := range cands {
+		keys = append(keys, uint64(c.rule)<<(keyPosBits+keyIndexBits)|uint64(c.pos)<<keyIndexBits|uint64(k))
+	}
 	slices.SortFunc(keys, func(a, b uint64) int {
 		a, b = a>>keyIndexBits, b>>keyIndexBits
 		switch {
@@ -545,6 +595,18 @@ func sortCandidates(cands []candidate, sc *scratch) []candidate {
 	}
 	sc.keys, sc.sorted = keys, cands[:0]
 	return sorted
+}
+
+// keyTies reports whether sorted keys hold two differing candidates at one
+// rule and position.
+func keyTies(keys []uint64, cands []candidate) bool {
+	for k := 1; k < len(keys); k++ {
+		if keys[k]>>keyIndexBits == keys[k-1]>>keyIndexBits &&
+			cands[keys[k]&(1<<keyIndexBits-1)] != cands[keys[k-1]&(1<<keyIndexBits-1)] {
+			return true
+		}
+	}
+	return false
 }
 
 // posFits reports whether every candidate's rule and position fit a

@@ -119,6 +119,7 @@ package sanitize
 import (
 	"math"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -211,8 +212,24 @@ func textReport(s string, cap int) (string, Report) {
 // clean is the cap-free part of the pipeline. Its result contains no
 // forbidden character and no marker, and is a fixed point of redaction.
 func clean(s string, rep *Report) string {
-	s, red := redactPass(s)
-	s, st, rm := filter(s)
+	if len(s) < recordMin {
+		return cleanWith(s, rep, nil)
+	}
+	rec := recPool.Get().(*passRec)
+	defer recPool.Put(rec)
+	return cleanWith(s, rep, rec)
+}
+
+// cleanWith is clean; the first pass records in rec, when set, what the
+// later pass (later.go) needs to skip what the edits cannot reach.
+func cleanWith(s string, rep *Report, rec *passRec) string {
+	rlen := len(s)
+	s, red := redactPassRec(s, rec)
+	var pieces *[]seg
+	if rec != nil {
+		pieces = &rec.pieces
+	}
+	s, st, rm := filterMap(s, pieces)
 	rep.Redacted = rep.Redacted || red
 	rep.Stripped = rep.Stripped || st
 	rep.Removed = rep.Removed || rm
@@ -220,13 +237,26 @@ func clean(s string, rep *Report) string {
 		// Nothing changed: the raw pass already saw this very text.
 		return s
 	}
-	return redactFix(s, rep)
+	if rec == nil {
+		return redactFix(s, rep, nil)
+	}
+	return redactFix(s, rep, func(s string) (string, bool) { return laterPass(s, rec, rlen) })
 }
 
-// redactFix redacts until the text is stable.
-func redactFix(s string, rep *Report) string {
+// recPool holds the first pass's records (see later.go).
+var recPool = sync.Pool{New: func() any { return new(passRec) }}
+
+// redactFix redacts until the text is stable; first, when set, is the
+// first pass (later.go's laterPass), the others are redactPass.
+func redactFix(s string, rep *Report, first func(string) (string, bool)) string {
 	for i := 0; i < maxRedactPasses; i++ {
-		t, changed := redactPass(s)
+		var t string
+		var changed bool
+		if i == 0 && first != nil {
+			t, changed = first(s)
+		} else {
+			t, changed = redactPass(s)
+		}
 		if !changed {
 			return s
 		}
@@ -335,6 +365,20 @@ func forbidden(r rune) bool {
 // push a marker can only end at the top, and is popped. The stack never
 // holds a marker, so neither does the result, and the scan is linear.
 func filter(s string) (out string, stripped, removed bool) {
+	return filterMap(s, nil)
+}
+
+// filterMap is filter; when pieces is set, it is given the parts of the
+// result that are copies of s (seg{s: in the result, r: in s, n}), in order.
+func filterMap(s string, pieces *[]seg) (out string, stripped, removed bool) {
+	out, stripped, removed = filterInto(s, pieces)
+	if pieces != nil && !stripped && !removed {
+		*pieces = append((*pieces)[:0], seg{0, 0, len(s)})
+	}
+	return out, stripped, removed
+}
+
+func filterInto(s string, pieces *[]seg) (out string, stripped, removed bool) {
 	// Fast path: nothing to drop and no byte that starts a marker.
 	i := 0
 	for i < len(s) {
@@ -362,7 +406,7 @@ func filter(s string) (out string, stripped, removed bool) {
 	if i == len(s) {
 		return s, false, false
 	}
-	o := filterOut{s: s, n: i}
+	o := filterOut{s: s, n: i, pieces: pieces}
 	invalid := false
 	for i < len(s) {
 		// A run of bytes that are kept and cannot end a marker (valid,
@@ -458,15 +502,29 @@ type filterOut struct {
 	n      int
 	buf    []byte
 	copied bool
+	pieces *[]seg // when set: the copies made (see filterMap)
 }
 
 // keep appends s[from:to] (right after what is kept so far, until a change).
 func (o *filterOut) keep(from, to int) {
 	if o.copied {
+		if o.pieces != nil {
+			o.piece(from, to)
+		}
 		o.buf = append(o.buf, o.s[from:to]...)
 		return
 	}
 	o.n = to
+}
+
+// piece notes that s[from:to] is copied to the end of the output.
+func (o *filterOut) piece(from, to int) {
+	p := *o.pieces
+	if k := len(p) - 1; k >= 0 && p[k].s+p[k].n == len(o.buf) && p[k].r+p[k].n == from {
+		p[k].n += to - from
+		return
+	}
+	*o.pieces = append(p, seg{len(o.buf), from, to - from})
 }
 
 // change makes the output a copy, before something is dropped or added.
@@ -474,6 +532,12 @@ func (o *filterOut) change() {
 	if !o.copied {
 		o.buf = append(make([]byte, 0, len(o.s)), o.s[:o.n]...)
 		o.copied = true
+		if o.pieces != nil {
+			*o.pieces = (*o.pieces)[:0]
+			if o.n > 0 {
+				*o.pieces = append(*o.pieces, seg{0, 0, o.n})
+			}
+		}
 	}
 }
 
@@ -485,6 +549,16 @@ func (o *filterOut) cut(k int) {
 		return
 	}
 	o.buf = o.buf[:len(o.buf)-k]
+	if o.pieces != nil {
+		p := *o.pieces
+		for len(p) > 0 && p[len(p)-1].s >= len(o.buf) {
+			p = p[:len(p)-1]
+		}
+		if k := len(p) - 1; k >= 0 && p[k].s+p[k].n > len(o.buf) {
+			p[k].n = len(o.buf) - p[k].s
+		}
+		*o.pieces = p
+	}
 }
 
 // bytes is the output so far (not to be written to).
