@@ -15,8 +15,8 @@ import (
 // An answer's grpc_status is a google.rpc.Status, genproto's type, which
 // has no generated VT methods: the generated code of TranslateResponse
 // hands it to protobuf-go, which sizes it in SizeVT, sizes it again in
-// proto.Marshal and allocates its bytes, about a third of encoding a whole
-// answer. The codec writes that one field itself, with protowire, where the
+// proto.Marshal and allocates its bytes (BenchmarkEncodeAnswer: 950 ns and
+// 4 allocations that way, 860 ns and 3 this way). The codec writes that one field itself, with protowire, where the
 // generated code would: after TranslateResponse's fields 1 to 5 (numbers
 // the contract can never reuse) and before everything else. A batch's
 // answers are written the same way, one by one. TestResponseEncoding holds
@@ -32,6 +32,10 @@ type responseParts struct {
 	head, tail errsvcv1.TranslateResponse
 	status     *status.Status
 	statusLen  int
+	// unknown are the answer's unknown fields, written after the tail
+	// (set on tail through ProtoReflect, the parts would escape to the
+	// heap: 768 bytes per answer).
+	unknown []byte
 }
 
 // split fills p from m. The parts get m's fields one by one (a copy of
@@ -43,24 +47,27 @@ func (p *responseParts) split(m *errsvcv1.TranslateResponse) {
 	t := &p.tail
 	t.Notes, t.Error, t.Handling, t.HttpHeaders, t.GrpcMetadata = m.Notes, m.Error, m.Handling, m.HttpHeaders, m.GrpcMetadata
 	t.OpenaiError, t.AnthropicError, t.GoogleError, t.JsonrpcError = m.OpenaiError, m.AnthropicError, m.GoogleError, m.JsonrpcError
-	if u := m.ProtoReflect().GetUnknown(); len(u) > 0 {
-		t.ProtoReflect().SetUnknown(u)
-	}
+	p.unknown = m.ProtoReflect().GetUnknown()
 	p.status = m.GrpcStatus
 	p.statusLen = statusSize(p.status)
 }
 
 func (p *responseParts) size() int {
-	return p.head.SizeVT() + protowire.SizeTag(6) + protowire.SizeBytes(p.statusLen) + p.tail.SizeVT()
+	return p.head.SizeVT() + protowire.SizeTag(6) + protowire.SizeBytes(p.statusLen) + p.tail.SizeVT() + len(p.unknown)
 }
 
 // marshalTo writes the answer into b, of exactly size() bytes.
 func (p *responseParts) marshalTo(b []byte) error {
-	n, err := p.tail.MarshalToSizedBufferVT(b)
+	end := len(b) - len(p.unknown)
+	if end < 0 {
+		return errShortBuffer
+	}
+	copy(b[end:], p.unknown)
+	n, err := p.tail.MarshalToSizedBufferVT(b[:end])
 	if err != nil {
 		return err
 	}
-	i := len(b) - n - p.statusLen
+	i := end - n - p.statusLen
 	if i < 0 || len(appendStatus(b[i:i], p.status)) != p.statusLen {
 		return errShortBuffer
 	}

@@ -99,8 +99,8 @@ func TestResponseEncoding(t *testing.T) {
 		}
 		return true
 	})
-	if !bytes.Equal(p.tail.ProtoReflect().GetUnknown(), unknown) {
-		t.Error("the unknown fields are not in the tail")
+	if !bytes.Equal(p.unknown, unknown) {
+		t.Error("the unknown fields are not kept for the end")
 	}
 }
 
