@@ -22,14 +22,7 @@ import (
 // of every message set (unknown fields included), for Status edge cases,
 // and for batches of them.
 func TestResponseEncoding(t *testing.T) {
-	var answers []*errsvcv1.TranslateResponse
-	for _, req := range golden.Requests(t) {
-		resp, err := translate.Translate(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		answers = append(answers, resp)
-	}
+	answers := goldenAnswers(t)
 	full := &errsvcv1.TranslateResponse{}
 	fillAll(full.ProtoReflect(), 0)
 	if full.GrpcStatus == nil || full.JsonrpcError == nil || len(full.GrpcStatus.Details) == 0 {
@@ -130,6 +123,19 @@ func checkFieldOrder(t *testing.T, name string, got []byte, r *errsvcv1.Translat
 	}
 }
 
+// goldenAnswers are the answers to every golden request that answers.
+func goldenAnswers(t testing.TB) []*errsvcv1.TranslateResponse {
+	var answers []*errsvcv1.TranslateResponse
+	for _, req := range golden.Requests(t) {
+		resp, err := translate.Translate(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answers = append(answers, resp)
+	}
+	return answers
+}
+
 // equalDecoded reports whether got and want decode to the same message.
 func equalDecoded(got, want []byte, m proto.Message) bool {
 	a, b := m.ProtoReflect().New().Interface(), m.ProtoReflect().New().Interface()
@@ -218,13 +224,8 @@ func responseDecodingCases(t testing.TB) [][]byte {
 		}
 		out = append(out, b)
 	}
-	var answers []*errsvcv1.TranslateResponse
-	for _, req := range golden.Requests(t) {
-		resp, err := translate.Translate(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		answers = append(answers, resp)
+	answers := goldenAnswers(t)
+	for _, resp := range answers {
 		add(resp)
 	}
 	full := &errsvcv1.TranslateResponse{}

@@ -200,19 +200,16 @@ func clockRequest(receivedAt *timestamppb.Timestamp) *errsvcv1.TranslateRequest 
 	}}}
 }
 
-// checkNeverStored sends the clock-relative request three times on each
-// transport (gRPC, REST, Connect) and reports what shows it was stored or answered from a store.
-func checkNeverStored(t *testing.T, r *running, core *countingCore) []string {
+// sendOnEveryTransport sends req n times over gRPC, REST and Connect (in
+// binary), each answered OK.
+func sendOnEveryTransport(t *testing.T, r *running, req *errsvcv1.TranslateRequest, n int) {
 	t.Helper()
-	var problems []string
-	req := clockRequest(nil)
 	reqBytes := wire(t, req)
 	body, err := protojson.Marshal(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := core.n.Load()
-	for range 3 {
+	for range n {
 		grpcRaw(t, r, reqBytes)
 		if a := restPost(t, r, string(body), nil); a.code != http.StatusOK {
 			t.Fatalf("REST: %d %s", a.code, a.body)
@@ -221,6 +218,15 @@ func checkNeverStored(t *testing.T, r *running, core *countingCore) []string {
 			t.Fatalf("Connect: %d %s", a.code, a.body)
 		}
 	}
+}
+
+// checkNeverStored sends the clock-relative request three times on each
+// transport (gRPC, REST, Connect) and reports what shows it was stored or answered from a store.
+func checkNeverStored(t *testing.T, r *running, core *countingCore) []string {
+	t.Helper()
+	var problems []string
+	before := core.n.Load()
+	sendOnEveryTransport(t, r, clockRequest(nil), 3)
 	if n := core.n.Load() - before; n != 9 {
 		problems = append(problems, fmt.Sprintf("%d translations for 9 clock-relative calls", n))
 	}
@@ -790,24 +796,11 @@ func TestAnswerCacheRefusesLargeEntries(t *testing.T) {
 	r := start(t, Options{translateCacheable: core.translate})
 	req := &errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_LabbyError{LabbyError: &errsvcv1.LabbyError{
 		Kind: "rate_limited", Message: strings.Repeat("upstream said slow down; ", 800)}}}
-	reqBytes := wire(t, req)
-	if len(reqBytes) <= maxAnswerEntryBytes {
-		t.Fatalf("the request is %d bytes, not over the entry bound", len(reqBytes))
-	}
-	js, err := protojson.Marshal(req)
-	if err != nil {
-		t.Fatal(err)
+	if n := len(wire(t, req)); n <= maxAnswerEntryBytes {
+		t.Fatalf("the request is %d bytes, not over the entry bound", n)
 	}
 	before := core.n.Load()
-	for range 3 {
-		grpcRaw(t, r, reqBytes)
-		if a := restPost(t, r, string(js), nil); a.code != http.StatusOK {
-			t.Fatalf("REST: %d %s", a.code, a.body)
-		}
-		if a := connectPost(t, r, "application/proto", reqBytes, nil); a.code != http.StatusOK {
-			t.Fatalf("Connect: %d %s", a.code, a.body)
-		}
-	}
+	sendOnEveryTransport(t, r, req, 3)
 	if n := core.n.Load() - before; n != 9 {
 		t.Errorf("%d translations for 9 calls", n)
 	}
