@@ -221,8 +221,8 @@ func (c *answerCache) find(variant byte, key []byte) (*answer, uint64) {
 
 // fits reports whether an entry of these sizes may be stored; if not, it
 // counts the refusal. The transports ask it after admit, so a first miss
-// counts as first seen whatever its size, and gRPC sizes an answer for
-// the cache only when it may be stored.
+// counts as first seen whatever its size, and gRPC encodes an answer for
+// the cache only once its request was admitted.
 func (c *answerCache) fits(keyLen, valueLen int) bool {
 	if int64(keyLen+valueLen+answerOverhead) > c.maxEntry {
 		c.m.refusedSize.Inc()
