@@ -372,6 +372,8 @@ func render(rf reportFiles, res Results) string {
 	p("- gRPC load: `bench/cmd/loadgen`, a harness on grpc-go's client: a fixed number of workers, each with one\n")
 	p("  call in flight, sharing 4 connections, with the codec of errsvc's Go SDK (`codec.Client`); latency of every\n")
 	p("  call in an HDR histogram (hdrhistogram-go, µs, 3 significant digits). It profiles itself alongside the server.\n")
+	p("  Every call encodes its request; the pool's requests share their source message and own only their context,\n")
+	p("  so the harness's collector does not rescan some 80 MiB of decoded requests (a cost no caller has).\n")
 	p("  Every call carries the scenario's deadline (the end of its measured window plus 5 s, sent as `grpc-timeout`): from\n")
 	p("  the middle of the window on, it comes before errsvc's 10 s receive timeout, so errsvc adds no timer of its own, as\n")
 	p("  for a Go SDK call with its default 10 s deadline; before that, errsvc arms one per call.\n")

@@ -24,7 +24,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	testgrpc "google.golang.org/grpc/interop/grpc_testing"
-	"google.golang.org/protobuf/proto"
 )
 
 type config struct {
@@ -250,11 +249,7 @@ func runCmd(args []string) error {
 	}
 	translateOp := translateOn(reqs)
 	stormOp := translateOn(stormReqs)
-	reqsMin := make([]*errsvcv1.TranslateRequest, len(reqs))
-	for i, r := range reqs {
-		reqsMin[i] = proto.CloneOf(r)
-		reqsMin[i].Targets = []string{"classification", "http_status"}
-	}
+	reqsMin := floors.WithTargets(reqs, "classification", "http_status")
 	translateMinOp := func(worker int, _ uint64) (func(ctx context.Context) (int, error), error) {
 		client := errsvcv1.NewTranslationServiceClient(conns[worker%len(conns)])
 		return func(ctx context.Context) (int, error) {

@@ -83,39 +83,59 @@ func StormBody(n int) string {
 	return ColdBody(n)
 }
 
-// ColdRequests decodes the cold pool.
-func ColdRequests() ([]*errsvcv1.TranslateRequest, error) { return decodeBodies(ColdPool, ColdBody) }
+// ColdRequests builds the cold pool: request n is ColdBody(n), decoded
+// (TestPoolsAreTheBodies holds them to protojson's reading of the bodies).
+// The requests share their source message, one per Source, and only the
+// context is their own: a pool of 65536 fully decoded requests would be
+// about 80 MiB of pointers for the load generator's collector to scan,
+// a cost of the harness that no caller pays. Each call still encodes its
+// request, as a caller does.
+func ColdRequests() ([]*errsvcv1.TranslateRequest, error) {
+	hot, err := Requests()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*errsvcv1.TranslateRequest, ColdPool)
+	for n := range out {
+		out[n] = coldRequest(hot, n)
+	}
+	return out, nil
+}
 
-// StormRequests decodes one cycle of the storm mix (the hot requests are
-// the same four messages, so they encode to the same bytes).
+// coldRequest is ColdBody(n) built from the decoded Sources.
+func coldRequest(hot []*errsvcv1.TranslateRequest, n int) *errsvcv1.TranslateRequest {
+	r := &errsvcv1.TranslateRequest{Context: &errsvcv1.TranslateContext{Service: fmt.Sprintf("svc-%d", n)}}
+	r.Source = hot[n%len(hot)].Source
+	return r
+}
+
+// StormRequests builds one cycle of the storm mix: the hot requests are
+// the same four messages (so they encode to the same bytes), the others
+// cold requests.
 func StormRequests() ([]*errsvcv1.TranslateRequest, error) {
 	hot, err := Requests()
 	if err != nil {
 		return nil, err
 	}
-	out, err := decodeBodies(ColdPool, func(n int) string {
-		if n%10 < StormHotShare {
-			return "{}"
-		}
-		return ColdBody(n)
-	})
+	out := make([]*errsvcv1.TranslateRequest, ColdPool)
 	for n := range out {
 		if n%10 < StormHotShare {
 			out[n] = hot[n%len(hot)]
-		}
-	}
-	return out, err
-}
-
-func decodeBodies(n int, body func(int) string) ([]*errsvcv1.TranslateRequest, error) {
-	out := make([]*errsvcv1.TranslateRequest, n)
-	for i := range out {
-		out[i] = &errsvcv1.TranslateRequest{}
-		if err := protojson.Unmarshal([]byte(body(i)), out[i]); err != nil {
-			return nil, fmt.Errorf("request %d: %w", i, err)
+		} else {
+			out[n] = coldRequest(hot, n)
 		}
 	}
 	return out, nil
+}
+
+// WithTargets returns the pool's requests asking only for targets; they
+// share everything else with the pool's.
+func WithTargets(pool []*errsvcv1.TranslateRequest, targets ...string) []*errsvcv1.TranslateRequest {
+	out := make([]*errsvcv1.TranslateRequest, len(pool))
+	for i, r := range pool {
+		out[i] = &errsvcv1.TranslateRequest{Context: r.Context, Source: r.Source, Targets: targets}
+	}
+	return out
 }
 
 // CannedMethod is the full gRPC method name of the canned floor.
