@@ -184,8 +184,8 @@ func runCmd(args []string) error {
 	// One sequence shared by all workers, so no two calls send the same
 	// cold request at once.
 	var seq atomic.Uint64
-	next := func(pool []*errsvcv1.TranslateRequest) *errsvcv1.TranslateRequest {
-		return pool[seq.Add(1)%uint64(len(pool))]
+	next := func(pool *floors.Pool) *errsvcv1.TranslateRequest {
+		return pool.Request(int(seq.Add(1) % floors.ColdPool))
 	}
 	conns := make([]*grpc.ClientConn, cfg.conns)
 	for i := range conns {
@@ -235,7 +235,7 @@ func runCmd(args []string) error {
 	}
 	maxConc := cfg.conc[len(cfg.conc)-1]
 
-	translateOn := func(pool []*errsvcv1.TranslateRequest) opFactory {
+	translateOn := func(pool *floors.Pool) opFactory {
 		return func(worker int, _ uint64) (func(ctx context.Context) (int, error), error) {
 			client := errsvcv1.NewTranslationServiceClient(conns[worker%len(conns)])
 			return func(ctx context.Context) (int, error) {
@@ -249,7 +249,7 @@ func runCmd(args []string) error {
 	}
 	translateOp := translateOn(reqs)
 	stormOp := translateOn(stormReqs)
-	reqsMin := floors.WithTargets(reqs, "classification", "http_status")
+	reqsMin := reqs.WithTargets("classification", "http_status")
 	translateMinOp := func(worker int, _ uint64) (func(ctx context.Context) (int, error), error) {
 		client := errsvcv1.NewTranslationServiceClient(conns[worker%len(conns)])
 		return func(ctx context.Context) (int, error) {
@@ -280,7 +280,7 @@ func runCmd(args []string) error {
 	}
 	batch := &errsvcv1.TranslateBatchRequest{}
 	for i := range cfg.batchItems {
-		batch.Requests = append(batch.Requests, reqs[i%len(reqs)])
+		batch.Requests = append(batch.Requests, reqs.Request(i))
 	}
 	batchOp := func(worker int, _ uint64) (func(ctx context.Context) (int, error), error) {
 		client := errsvcv1.NewTranslationServiceClient(conns[worker%len(conns)])
@@ -402,7 +402,7 @@ func runCmd(args []string) error {
 		twiceOp := func(worker int, _ uint64) (func(ctx context.Context) (int, error), error) {
 			client := errsvcv1.NewTranslationServiceClient(conns[worker%len(conns)])
 			return func(ctx context.Context) (int, error) {
-				_, err := client.Translate(ctx, reqs[(seq.Add(1)/2)%uint64(len(reqs))])
+				_, err := client.Translate(ctx, reqs.Request(int(seq.Add(1)/2%floors.ColdPool)))
 				return 1, err
 			}, nil
 		}

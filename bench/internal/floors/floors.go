@@ -83,59 +83,59 @@ func StormBody(n int) string {
 	return ColdBody(n)
 }
 
-// ColdRequests builds the cold pool: request n is ColdBody(n), decoded
+// Pool is one of the request pools the gRPC load cycles through: request
+// n is the body ColdBody(n) (the cold path) or StormBody(n) (the storm
+// path) stands for, built when it is sent, as a caller builds its request
 // (TestPoolsAreTheBodies holds them to protojson's reading of the bodies).
-// The requests share their source message, one per Source, and only the
-// context is their own: a pool of 65536 fully decoded requests would be
-// about 80 MiB of pointers for the load generator's collector to scan,
-// a cost of the harness that no caller pays. Each call still encodes its
-// request, as a caller does.
-func ColdRequests() ([]*errsvcv1.TranslateRequest, error) {
+// The requests share their source message, one per Source, and own only
+// their context: 65536 decoded requests kept alive would be some 80 MiB
+// of pointers for the load generator's collector to rescan, a cost of the
+// harness that no caller has. Each call still encodes its request.
+type Pool struct {
+	hot      []*errsvcv1.TranslateRequest
+	services []string
+	storm    bool
+	targets  []string
+}
+
+// ColdRequests is the cold path's pool.
+func ColdRequests() (*Pool, error) { return newPool(false) }
+
+// StormRequests is the storm path's pool: the hot requests are the same
+// four messages, so they encode to the same bytes.
+func StormRequests() (*Pool, error) { return newPool(true) }
+
+func newPool(storm bool) (*Pool, error) {
 	hot, err := Requests()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*errsvcv1.TranslateRequest, ColdPool)
-	for n := range out {
-		out[n] = coldRequest(hot, n)
+	p := &Pool{hot: hot, services: make([]string, ColdPool), storm: storm}
+	for n := range p.services {
+		p.services[n] = fmt.Sprintf("svc-%d", n)
 	}
-	return out, nil
+	return p, nil
 }
 
-// coldRequest is ColdBody(n) built from the decoded Sources.
-func coldRequest(hot []*errsvcv1.TranslateRequest, n int) *errsvcv1.TranslateRequest {
-	r := &errsvcv1.TranslateRequest{Context: &errsvcv1.TranslateContext{Service: fmt.Sprintf("svc-%d", n)}}
-	r.Source = hot[n%len(hot)].Source
+// WithTargets is the pool whose requests ask only for targets.
+func (p *Pool) WithTargets(targets ...string) *Pool {
+	q := *p
+	q.targets = targets
+	return &q
+}
+
+// Request is request n of the pool (n modulo ColdPool).
+func (p *Pool) Request(n int) *errsvcv1.TranslateRequest {
+	n %= ColdPool
+	hot := p.hot[n%len(p.hot)]
+	if p.storm && n%10 < StormHotShare && p.targets == nil {
+		return hot
+	}
+	r := &errsvcv1.TranslateRequest{Source: hot.Source, Targets: p.targets}
+	if !p.storm || n%10 >= StormHotShare {
+		r.Context = &errsvcv1.TranslateContext{Service: p.services[n]}
+	}
 	return r
-}
-
-// StormRequests builds one cycle of the storm mix: the hot requests are
-// the same four messages (so they encode to the same bytes), the others
-// cold requests.
-func StormRequests() ([]*errsvcv1.TranslateRequest, error) {
-	hot, err := Requests()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*errsvcv1.TranslateRequest, ColdPool)
-	for n := range out {
-		if n%10 < StormHotShare {
-			out[n] = hot[n%len(hot)]
-		} else {
-			out[n] = coldRequest(hot, n)
-		}
-	}
-	return out, nil
-}
-
-// WithTargets returns the pool's requests asking only for targets; they
-// share everything else with the pool's.
-func WithTargets(pool []*errsvcv1.TranslateRequest, targets ...string) []*errsvcv1.TranslateRequest {
-	out := make([]*errsvcv1.TranslateRequest, len(pool))
-	for i, r := range pool {
-		out[i] = &errsvcv1.TranslateRequest{Context: r.Context, Source: r.Source, Targets: targets}
-	}
-	return out
 }
 
 // CannedMethod is the full gRPC method name of the canned floor.

@@ -21,10 +21,7 @@ func TestPoolsAreTheBodies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mins := WithTargets(cold, "classification", "http_status")
-	if len(cold) != ColdPool || len(storm) != ColdPool || len(mins) != ColdPool {
-		t.Fatalf("pool sizes %d, %d, %d, want %d", len(cold), len(storm), len(mins), ColdPool)
-	}
+	mins := cold.WithTargets("classification", "http_status")
 	check := func(name string, got *errsvcv1.TranslateRequest, body string, targets ...string) {
 		t.Helper()
 		want := &errsvcv1.TranslateRequest{}
@@ -42,11 +39,18 @@ func TestPoolsAreTheBodies(t *testing.T) {
 		}
 	}
 	for _, n := range []int{0, 1, 2, 3, 4, 9, 10, 19, 1234, ColdPool - 1} {
-		check("cold", cold[n], ColdBody(n))
-		check("storm", storm[n], StormBody(n))
-		check("targets", mins[n], ColdBody(n), "classification", "http_status")
+		check("cold", cold.Request(n), ColdBody(n))
+		check("storm", storm.Request(n), StormBody(n))
+		check("targets", mins.Request(n), ColdBody(n), "classification", "http_status")
+		check("cold, wrapped", cold.Request(n+ColdPool), ColdBody(n))
 	}
-	if cold[0].GetContext().GetService() == cold[4].GetContext().GetService() {
-		t.Fatal("cold requests are not distinct")
+	// Every cold request is distinct, and the pool as long as it says.
+	seen := map[string]bool{}
+	for n := range ColdPool {
+		b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(cold.Request(n))
+		if seen[string(b)] {
+			t.Fatalf("cold request %d repeats an earlier one", n)
+		}
+		seen[string(b)] = true
 	}
 }
