@@ -340,9 +340,6 @@ func (v Value) Kind() Kind {
 	return v.d.nodes[v.i].kind
 }
 
-// Exists says the member was there (null included).
-func (v Value) Exists() bool { return v.d != nil }
-
 // IsNull says the value is missing or JSON null: what a Go nil stood for
 // in the decoded tree.
 func (v Value) IsNull() bool { k := v.Kind(); return k == Absent || k == Null }

@@ -115,6 +115,9 @@ var cases = []string{
 	"{\"a\":1,}", "[1,]", "[,1]", `{"a"}`, `{"a":}`, `{1:2}`, `{"a":tru}`, `{"a":truex}`,
 	`{"a":nul}`, `{"a":null}`, "[\t\n\r 1 ]", "[\v1]", `{"a":"`, `{"a":"\`, `{"a":"\u12"}`, `[`, `{`,
 	`["a"1]`, `[1 2]`, `{"a":1 "b":2}`, `[{}]`, `[[],[[]]]`, `{"":""}`, "[\"\u2028\"]",
+	// Upper-case hex, in a surrogate pair too, and a pair whose second
+	// half is no hex (mutation testing found no case reading them).
+	`{"a":"\u00E9"}`, `{"a":"\uD83D\uDE00"}`, `{"a":"\uD83D\uDEG0"}`, `{"a":"\uD83D\u00"}`, `{"\u00C9":1}`,
 }
 
 func TestAgainstEncodingJSON(t *testing.T) {
@@ -233,5 +236,44 @@ func BenchmarkParse(b *testing.B) {
 				d.Release()
 			}
 		}
+	}
+}
+
+// What an object's accessors answer on anything else: the classifier asks
+// them of whatever a provider put where it expected an object.
+func TestAccessorsOnOtherKinds(t *testing.T) {
+	d, ok := Parse(`[1,"s",null,[2],{"a":1}]`)
+	if !ok {
+		t.Fatal("not parsed")
+	}
+	defer d.Release()
+	var kinds []Kind
+	for it := d.Root().Elems(); ; {
+		v, more := it.Next()
+		if !more {
+			break
+		}
+		kinds = append(kinds, v.Kind())
+		if v.Kind() == Object {
+			if v.Get("a").Text() != "1" || v.Len() != 1 {
+				t.Fatalf("object: a=%q len %d", v.Get("a").Text(), v.Len())
+			}
+			continue
+		}
+		if g := v.Get("a"); g.Kind() != Absent {
+			t.Errorf("%v: Get is %v, want absent", v.Kind(), g.Kind())
+		}
+		if m := v.Members(); func() bool { _, _, ok := m.Next(); return ok }() {
+			t.Errorf("%v: Members yields a member", v.Kind())
+		}
+		if want := map[Kind]int{Array: 1}[v.Kind()]; v.Len() != want {
+			t.Errorf("%v: Len %d, want %d", v.Kind(), v.Len(), want)
+		}
+	}
+	if len(kinds) != 5 {
+		t.Fatalf("%d elements", len(kinds))
+	}
+	if (Value{}).Get("a").Kind() != Absent || (Value{}).Len() != 0 {
+		t.Fatal("the absent value has members")
 	}
 }
