@@ -174,6 +174,16 @@ func checkFilter(t *testing.T, s string) {
 	if out != rout || st != rst || rm != rrm {
 		t.Fatalf("filter(%q) = %q %v %v, reference %q %v %v", s, out, st, rm, rout, rst, rrm)
 	}
+	// The parts of the output it says are copies of s: those the
+	// filter gave them as before its lazy copy.
+	var got, want []seg
+	filterMap(s, &got)
+	if _, st, rm := filterPiecesRef(s, &want); !st && !rm {
+		want = append(want[:0], seg{0, 0, len(s)})
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("filter(%q): pieces %v, reference %v", s, got, want)
+	}
 }
 
 func FuzzFilter(f *testing.F) {
