@@ -126,3 +126,34 @@ func BenchmarkFilter64KiB(b *testing.B) {
 		filter(in)
 	}
 }
+
+// BenchmarkHandScan64KiB is the first pass's hand-rule scan alone on the
+// mixed text, recording for the later pass as Text does.
+func BenchmarkHandScan64KiB(b *testing.B) {
+	in := benchInput(64 << 10)
+	rec := new(passRec)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rec.reset()
+		r := redactor{s: in, rec: rec}
+		handScan(&r)
+	}
+}
+
+// BenchmarkLaterPass64KiB is the later pass alone on the mixed text: the
+// redaction pass over the filtered first pass, from the first pass's
+// record.
+func BenchmarkLaterPass64KiB(b *testing.B) {
+	in := benchInput(64 << 10)
+	rec := new(passRec)
+	s1, _ := redactPassRec(in, rec)
+	s2, _, _ := filterMap(s1, &rec.pieces)
+	b.SetBytes(int64(len(s2)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		laterPass(s2, rec, len(in))
+	}
+}

@@ -163,8 +163,10 @@ func scanRange(r *redactor, i, stop int) int {
 				// Every word start in this run is tried as a key ending
 				// at k; when the run's end can end no secret name, none
 				// can be one (secretTail) and no separator is looked for.
+				// (secretTail reads only the run, which reach covers, and
+				// rejects more places than separatorAhead, at less cost.)
 				if k < len(s) && sepStart[s[k]] && (s[k] != ' ' || (k+1 < len(s) && sepAfterBlank[s[k+1]])) &&
-					r.separatorAhead(s, k) && secretTail(s[i:k]) {
+					secretTail(s[i:k]) && r.separatorAhead(s, k) {
 					r.reach(r.lineEnd(k) + 1) // pairSeparator stops at a line break
 					r.sepAt, r.sep, r.sepLen = pairSeparator(s, k)
 				} else {
@@ -315,12 +317,20 @@ var sepStart, sepAfterBlank = func() (start, blank [256]bool) {
 // tokenStart reports whether tokenRule can match at i: s[i:] starts with
 // "bearer" (any case) or with the first two bytes of a prefix rule.
 func tokenStart(s string, i int) bool {
-	b := s[i]
-	if b == 'B' || b == 'b' {
-		return true
-	}
-	return i+1 < len(s) && prefixSecond[b].has(s[i+1])
+	return i+1 < len(s) && tokenSecond[s[i]].has(s[i+1])
 }
+
+// tokenSecond is prefixSecond plus the second byte of "bearer": the pairs
+// a word can start with where tokenRule can match (it needs the pair, and
+// "bearer" needs seven bytes).
+var tokenSecond = func() (t [256]byteSet256) {
+	t = prefixSecond
+	for _, b := range []byte{'B', 'b'} {
+		t[b].add('E')
+		t[b].add('e')
+	}
+	return t
+}()
 
 // escapeLetter is the letter of a JSON escape that glues onto a word
 // (\t, \n, \r, \b, \f).
