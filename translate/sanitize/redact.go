@@ -159,7 +159,13 @@ func scanRange(r *redactor, i, stop int) int {
 					k++
 				}
 				r.keyEnd = k
-				r.reach(k + 2)
+				// The byte after a blank is looked at below (no branch on it
+				// here: the blank is as likely as not).
+				if k < len(s) {
+					r.reach(k + 1 + int(blankByte[s[k]]))
+				} else {
+					r.reach(k + 1)
+				}
 				// Every word start in this run is tried as a key ending
 				// at k; when the run's end can end no secret name, none
 				// can be one (secretTail) and no separator is looked for.
@@ -167,7 +173,7 @@ func scanRange(r *redactor, i, stop int) int {
 				// rejects more places than separatorAhead, at less cost.)
 				if k < len(s) && sepStart[s[k]] && (s[k] != ' ' || (k+1 < len(s) && sepAfterBlank[s[k+1]])) &&
 					secretTail(s[i:k]) && r.separatorAhead(s, k) {
-					r.reach(r.lineEnd(k) + 1) // pairSeparator stops at a line break
+					r.reach(pairSeparatorRead(s, k))
 					r.sepAt, r.sep, r.sepLen = pairSeparator(s, k)
 				} else {
 					r.sepAt, r.sep, r.sepLen = 0, 0, 0
@@ -300,6 +306,9 @@ var wordFlags = func() (t [256]uint8) {
 	t['_'] |= flagUnder
 	return t
 }()
+
+// blankByte is 1 for ' ', 0 for any other byte.
+var blankByte = [256]uint8{' ': 1}
 
 // sepStart marks the bytes separatorAhead can return true at, and
 // sepAfterBlank those it can return true at after a blank: handScan's
@@ -866,13 +875,42 @@ func pairSeparator(s string, k int) (int, byte, int) {
 	return 0, 0, 0
 }
 
+// pairSeparatorRead is past the last byte pairSeparator(s, k) reads (len(s)
+// or more when it looks at the end of s): the quote or backslash run at
+// k, the blanks skipSpaces passes and where they stop.
+func pairSeparatorRead(s string, k int) int {
+	if k >= len(s) {
+		return k + 1
+	}
+	p, read := k, k
+	switch {
+	case s[p] == '"' || s[p] == '\'':
+		p++
+	case s[p] == '\\':
+		q := p
+		for q < len(s) && s[q] == '\\' {
+			q++
+		}
+		read = q
+		if q < len(s) && s[q] == '"' {
+			p = q + 1
+		}
+	}
+	// skipSpaces and then pairSeparator read only the byte they stop at
+	// when it is ASCII, and up to three bytes from it otherwise.
+	p = skipSpaces(s, p, false)
+	end := p
+	if p < len(s) && s[p] >= utf8.RuneSelf {
+		end = p + 2
+	}
+	return max(read, end) + 1
+}
+
 // keyValue redacts the value of a key=value / key: value / "key": "value"
 // pair whose key names a secret.
 func (r *redactor) keyValue(i int) (int, bool) {
 	s := r.s
-	// Everything it reads is on this line, but for a header whose value
-	// goes on on the next line (noted there).
-	r.reach(r.lineEnd(i) + 1)
+	far0 := r.far // what the stretch read before (see kvValue)
 	const maxKey = 64
 	if i >= r.keyEnd {
 		// A new run of key bytes; every later word start inside it shares
@@ -882,14 +920,20 @@ func (r *redactor) keyValue(i int) (int, bool) {
 			k++
 		}
 		r.keyEnd = k
+		r.reach(pairSeparatorRead(s, k))
 		r.sepAt, r.sep, r.sepLen = pairSeparator(s, k)
 	}
+	// So far the key run and the separator were read (noted by handScan or
+	// above).
 	k := r.keyEnd
 	if k-i > maxKey || r.sep == 0 {
 		return 0, false
 	}
 	key := s[i:k]
 	p, sep, sepLen := r.sepAt, r.sep, r.sepLen
+	if sep == '=' {
+		r.reach(p + 2)
+	}
 	if sep == '=' && p+1 < len(s) && s[p+1] == '=' {
 		return 0, false // a comparison, not an assignment
 	}
@@ -897,6 +941,9 @@ func (r *redactor) keyValue(i int) (int, bool) {
 	if kind == notSecret {
 		return 0, false
 	}
+	// Everything else it reads is on this line, but for a header whose
+	// value goes on on the next line (noted there).
+	r.reach(r.lineEnd(i) + 1)
 	p += sepLen
 	if sep == '=' && p < len(s) && s[p] == '>' {
 		p++ // Ruby's and Perl's "key => value"
@@ -970,6 +1017,9 @@ func (r *redactor) keyValue(i int) (int, bool) {
 	}
 	if ve <= vs {
 		return 0, false
+	}
+	if r.rec != nil {
+		r.rec.kv = append(r.rec.kv, kvValue{int32(i), int32(vs), int32(ve), int32(far0)})
 	}
 	r.replace(vs, ve)
 	return ve, true
