@@ -29,6 +29,12 @@ import (
 // the image of the next checkpoint; anywhere else it runs the scan itself,
 // until it reaches the image of a checkpoint again.
 //
+// A stretch that read a value keyValue redacted is taken too when S holds
+// everything else it read and the token where the value was: a scan of
+// the key finds the token as its value (see kvImage in reuseScan).
+// TestLaterPassAtKeyValues puts edits at every place in and around each
+// form of value.
+//
 // The gitleaks rules run on the whole of S as in any pass, from the keyword
 // hits: the first pass's, moved, where a copied part of S holds a hit whole,
 // and the automaton's, walked only around the edits a keyword can reach
@@ -62,9 +68,9 @@ type passRec struct {
 	cps  []checkpoint
 	hand []span // the hand rules' spans in R
 	// kv are the values keyValue redacted, with the word it was called at
-	// (see kvStretch).
+	// (see kvImage in reuseScan).
 	kv      []kvValue
-	kvTaken int     // for tests: stretches reuseScan took by kvStretch
+	kvTaken int     // for tests: stretches reuseScan took by kvImage
 	repl    []span  // the spans of R replaced by RedactedToken
 	hits    []kwHit // the keyword hits in R
 	// pieces maps S to the redacted R (filter's copies); segs maps S to R.
@@ -216,10 +222,24 @@ func reuseScan(r *redactor, rec *passRec, rlen int) int {
 		}
 		return y
 	}
-	// kvStretch returns where stretch m starts in S when it is a
-	// stretch kvStretch takes (see there), -1 when it is not; it sets kvd
-	// to the offset from R to S after the value, kvt to the value's
-	// RedactedToken in S and kvv to the value.
+	// kvImage returns where stretch m starts in S when S holds what it
+	// read but for one value keyValue redacted, which S holds as
+	// RedactedToken, and -1 when it does not: S holds R[x-1:vs) at one
+	// offset, RedactedToken, then R[ve:far) at another, and what the
+	// stretch read before keyValue was called lies before vs. The scan at
+	// the image of x then reads what it read in R up to the key, so calls
+	// keyValue at its image; keyValue reads the same key and separator
+	// and a value that reads RedactedToken where R's did, and the value
+	// ends where R's did (RedactedToken holds no byte that ends a value,
+	// and each way of reading a value ended at R[ve], which S holds after
+	// it: a quote, a line break or a byte bareStop stops at), the header
+	// and prose checks reject nothing in "[REDACTED]", so it redacts the
+	// token and goes on at the image of ve, with no key run carried over
+	// (the key's ended before vs), where S holds what R held. It sets kvd
+	// to the offset from R to S after the value, kvt to the token's place
+	// in S and kvv to the value. (The token check holds whenever the
+	// parts do; it is made so that the argument does not rest on what the
+	// filter can do to the token.)
 	kvs, kvk := rec.kv, 0
 	var kvd, kvt int
 	var kvv kvValue
