@@ -73,8 +73,10 @@ type passRec struct {
 	kvTaken int     // for tests: stretches reuseScan took by kvImage
 	repl    []span  // the spans of R replaced by RedactedToken
 	hits    []kwHit // the keyword hits in R
-	// pieces maps S to the redacted R (filter's copies); segs maps S to R.
+	// pieces maps S to the redacted R (filter's copies), or to R itself
+	// when direct is set (redactFilter); segs maps S to R.
 	pieces []seg
+	direct bool
 	segs   []seg
 	// for the later pass's scan
 	spans []span
@@ -94,6 +96,7 @@ func (p *passRec) reset() {
 	p.cps = p.cps[:0]
 	p.hand, p.repl, p.hits = p.hand[:0], p.repl[:0], p.hits[:0]
 	p.kv, p.kvTaken = p.kv[:0], 0
+	p.direct = false
 	p.pieces, p.segs = p.pieces[:0], p.segs[:0]
 }
 
@@ -176,8 +179,12 @@ func laterPassCount(s string, rec *passRec, rlen int) (string, bool, int) {
 		t, changed := redactPass(s)
 		return t, changed, 0
 	}
-	rec.segs = rec.segs[:0]
-	rec.mapSegs()
+	if rec.direct {
+		rec.segs = append(rec.segs[:0], rec.pieces...)
+	} else {
+		rec.segs = rec.segs[:0]
+		rec.mapSegs()
+	}
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
 	r := redactor{s: view, spans: sc.spans[:0], cpNext: noCheckpoint}

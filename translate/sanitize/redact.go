@@ -31,12 +31,47 @@ func redactPassRec(s string, rec *passRec) (string, bool) {
 	view := escapeView(s)
 	r := redactor{s: view, spans: sc.spans[:0], cpNext: noCheckpoint}
 	defer func() { sc.spans = r.spans[:0] }()
+	hand := scanPass(s, view, &r, sc, rec)
+	return replaceSpans(s, view, &r, hand, rec)
+}
+
+// redactFilter is filterMap(redactPassRec(s, rec)) without writing the
+// redacted text: the filter reads s and RedactedToken in place of each
+// span replaced, and gives rec the parts of its result that are copies of
+// s itself. It reports what each step changed.
+func redactFilter(s string, rec *passRec) (out string, redacted, stripped, removed bool) {
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	view := escapeView(s)
+	r := redactor{s: view, spans: sc.spans[:0], cpNext: noCheckpoint}
+	defer func() { sc.spans = r.spans[:0] }()
+	hand := scanPass(s, view, &r, sc, rec)
+	var pieces *[]seg
+	if rec != nil {
+		pieces = &rec.pieces
+	}
+	repl := changedSpans(s, view, &r, hand, rec)
+	if len(repl) == 0 {
+		out, stripped, removed = filterMap(s, pieces)
+		return out, false, stripped, removed
+	}
+	if rec != nil {
+		rec.direct = true
+	}
+	out, stripped, removed = filterSpans(s, repl, pieces)
+	return out, true, stripped, removed
+}
+
+// scanPass runs the hand rules and the gitleaks rules over view (the
+// rules' view of s) into r.spans and returns how many of them are the hand
+// rules'; rec, when set, gets what the first pass records.
+func scanPass(s, view string, r *redactor, sc *scratch, rec *passRec) int {
 	if rec != nil {
 		rec.reset()
 		rec.raw = len(view) == len(s) && (len(s) == 0 || unsafe.StringData(view) == unsafe.StringData(s))
 		r.rec, r.cpNext = rec, 0
 	}
-	handScan(&r)
+	handScan(r)
 	hand := len(r.spans)
 	if rec != nil {
 		rec.hand = append(rec.hand, r.spans...)
@@ -46,36 +81,46 @@ func redactPassRec(s string, rec *passRec) (string, bool) {
 	if rec != nil {
 		rec.hits = append(rec.hits, sc.hits...)
 	}
-	return replaceSpans(s, view, &r, hand, rec)
+	return hand
 }
 
-// replaceSpans widens the rule spans (r.spans[hand:]), merges all spans and
-// writes s with each one that changes replaced by RedactedToken; rec, when
-// set, gets the spans replaced.
-func replaceSpans(s, view string, r *redactor, hand int, rec *passRec) (string, bool) {
+// changedSpans widens the rule spans (r.spans[hand:]), merges all spans and
+// returns, in order, those that change when replaced by RedactedToken (in
+// r.spans' storage); rec, when set, gets them.
+func changedSpans(s, view string, r *redactor, hand int, rec *passRec) []span {
 	widen(view, r.spans[hand:])
 	r.spans = mergeSpans(r.spans)
-	if len(r.spans) == 0 {
+	out := r.spans[:0]
+	for _, sp := range r.spans {
+		if s[sp.from:sp.to] != RedactedToken {
+			out = append(out, sp)
+		}
+	}
+	r.spans = out
+	if rec != nil {
+		rec.repl = append(rec.repl, out...)
+	}
+	return out
+}
+
+// replaceSpans writes s with each of changedSpans replaced by
+// RedactedToken.
+func replaceSpans(s, view string, r *redactor, hand int, rec *passRec) (string, bool) {
+	spans := changedSpans(s, view, r, hand, rec)
+	if len(spans) == 0 {
 		return s, false
 	}
+	n := len(s)
+	for _, sp := range spans {
+		n += len(RedactedToken) - (sp.to - sp.from)
+	}
 	var out strings.Builder
+	out.Grow(n)
 	last := 0
-	for _, sp := range r.spans {
-		if s[sp.from:sp.to] == RedactedToken {
-			continue
-		}
-		if out.Cap() == 0 {
-			out.Grow(len(s))
-		}
-		if rec != nil {
-			rec.repl = append(rec.repl, sp)
-		}
+	for _, sp := range spans {
 		out.WriteString(s[last:sp.from])
 		out.WriteString(RedactedToken)
 		last = sp.to
-	}
-	if out.Cap() == 0 {
-		return s, false
 	}
 	out.WriteString(s[last:])
 	return out.String(), true

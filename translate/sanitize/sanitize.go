@@ -224,12 +224,7 @@ func clean(s string, rep *Report) string {
 // later pass (later.go) needs to skip what the edits cannot reach.
 func cleanWith(s string, rep *Report, rec *passRec) string {
 	rlen := len(s)
-	s, red := redactPassRec(s, rec)
-	var pieces *[]seg
-	if rec != nil {
-		pieces = &rec.pieces
-	}
-	s, st, rm := filterMap(s, pieces)
+	s, red, st, rm := redactFilter(s, rec)
 	rep.Redacted = rep.Redacted || red
 	rep.Stripped = rep.Stripped || st
 	rep.Removed = rep.Removed || rm
@@ -410,13 +405,44 @@ func filterInto(s string, pieces *[]seg) (out string, stripped, removed bool) {
 	if pieces != nil {
 		o.track, o.pieces = true, (*pieces)[:0]
 	}
-	invalid := false
+	o.run(i, len(s))
+	if !o.stripped && !o.removed {
+		return s, false, false
+	}
+	return o.finish(pieces), o.stripped, o.removed
+}
+
+// filterSpans is filterMap(t) for t, s with each span replaced by
+// RedactedToken (the spans in order, apart), without writing t: it reads
+// s and adds the token in place of each span. No marker holds a byte of the
+// token, nor a run of invalid bytes, so the filter keeps the token as it is
+// and the token ends what comes before it. The pieces it gives are the
+// parts of the result that are copies of s.
+func filterSpans(s string, spans []span, pieces *[]seg) (out string, stripped, removed bool) {
+	o := filterOut{s: s}
+	if pieces != nil {
+		o.track, o.pieces = true, (*pieces)[:0]
+	}
+	last := 0
+	for _, sp := range spans {
+		o.run(last, sp.from)
+		o.add(RedactedToken)
+		o.invalid = false
+		last = sp.to
+	}
+	o.run(last, len(s))
+	return o.finish(pieces), o.stripped, o.removed
+}
+
+// run filters s[i:end) onto the output.
+func (o *filterOut) run(i, end int) {
+	s := o.s[:end]
 	for i < len(s) {
 		// A run of bytes that are kept and cannot end a marker (valid,
 		// allowed non-ASCII runes included) is kept at once.
 		if j := keptRun(s, i); j > i {
 			o.keep(i, j)
-			invalid = false
+			o.invalid = false
 			if i = j; i == len(s) {
 				break
 			}
@@ -427,25 +453,25 @@ func filterInto(s string, pieces *[]seg) (out string, stripped, removed bool) {
 			i += size
 			switch {
 			case r == utf8.RuneError && size == 1:
-				stripped = true
-				if !invalid {
+				o.stripped = true
+				if !o.invalid {
 					o.add(runeErrorUTF8)
-					invalid = true
+					o.invalid = true
 				}
 			case forbidden(r):
-				stripped = true
+				o.stripped = true
 			default:
 				o.keep(i-size, i)
-				invalid = false
+				o.invalid = false
 			}
 			continue
 		}
 		i++
 		if (b < 0x20 && b != '\n') || b == 0x7f {
-			stripped = true
+			o.stripped = true
 			continue
 		}
-		invalid = false
+		o.invalid = false
 		o.keep(i-1, i)
 		if b != '>' && b != ']' && b != '#' && b != '<' {
 			continue
@@ -456,15 +482,11 @@ func filterInto(s string, pieces *[]seg) (out string, stripped, removed bool) {
 		for _, m := range markers {
 			if n := len(m.text); m.text[n-1] == b && lower(prev) == lower(m.text[n-2]) && o.hasSuffix(m.text, m.fold) {
 				o.cut(len(m.text))
-				removed = true
+				o.removed = true
 				break
 			}
 		}
 	}
-	if !stripped && !removed {
-		return s, false, false
-	}
-	return o.finish(pieces), stripped, removed
 }
 
 // runeErrorUTF8 is U+FFFD, which replaces a run of invalid bytes.
@@ -517,6 +539,8 @@ type filterOut struct {
 	// filterMap).
 	pieces []seg
 	track  bool
+	// what it changed, and whether the last byte was an invalid one
+	stripped, removed, invalid bool
 }
 
 // keep appends s[from:to] to the output.
