@@ -419,7 +419,10 @@ func filterInto(s string, pieces *[]seg) (out string, stripped, removed bool) {
 // and the token ends what comes before it. The pieces it gives are the
 // parts of the result that are copies of s.
 func filterSpans(s string, spans []span, pieces *[]seg) (out string, stripped, removed bool) {
-	o := filterOut{s: s}
+	o := filterOut{s: s, size: len(s)}
+	for _, sp := range spans {
+		o.size += len(RedactedToken) - (sp.to - sp.from)
+	}
 	if pieces != nil {
 		o.track, o.pieces = true, (*pieces)[:0]
 	}
@@ -541,6 +544,7 @@ type filterOut struct {
 	track  bool
 	// what it changed, and whether the last byte was an invalid one
 	stripped, removed, invalid bool
+	size                       int // buf's capacity when more than len(s) (filterSpans)
 }
 
 // keep appends s[from:to] to the output.
@@ -555,7 +559,7 @@ func (o *filterOut) keep(from, to int) {
 // flush copies the pending run into buf.
 func (o *filterOut) flush() {
 	if o.buf == nil {
-		o.buf = make([]byte, 0, len(o.s))
+		o.buf = make([]byte, 0, max(o.size, len(o.s)))
 	}
 	if o.pe == o.pf {
 		return
