@@ -259,19 +259,20 @@ func kvProbes() []string {
 }
 
 // The later pass takes a stretch whose only change is a value keyValue
-// redacted (kvStretch) as a full pass would see it: each key-value probe
-// with a filter edit at every place in and around it, and with none.
+// redacted (kvImage) as a full pass would see it: each key-value probe
+// with each filter edit at every place in and around it, and with none.
 func TestLaterPassAtKeyValues(t *testing.T) {
 	edits := []string{"", "\x1b", "\u200b", "<system>", "\r"}
 	before, after := "upstream call failed with config ", " while retrying the request later on"
 	taken := 0
 	for pi, p := range kvProbes() {
 		for k := 0; k <= len(p); k++ {
-			e := edits[(pi+k)%len(edits)]
-			in := before + p[:k] + e + p[k:] + after
-			taken += laterKVTaken(t, in)
-			if k%4 == 0 {
-				checkTextRef(t, in, len(in))
+			for ei, e := range edits {
+				in := before + p[:k] + e + p[k:] + after
+				taken += laterKVTaken(t, in)
+				if (pi+k+ei)%8 == 0 {
+					checkTextRef(t, in, len(in))
+				}
 			}
 		}
 	}
