@@ -101,7 +101,7 @@ func BenchmarkValue(b *testing.B) {
 }
 
 // BenchmarkTextFirstPass64KiB is the first redaction pass and the filter
-// alone on the mixed text: what Text costs without the passes that run
+// (redactFilter, the two in one) alone on the mixed text: what Text costs without the passes that run
 // until the text is stable (bench/run.sh reports the two side by side, the
 // measured split of the sanitiser's cost).
 func BenchmarkTextFirstPass64KiB(b *testing.B) {
@@ -110,7 +110,49 @@ func BenchmarkTextFirstPass64KiB(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s, _ := redactPass(in)
-		filter(s)
+		redactFilter(in, nil)
+	}
+}
+
+// BenchmarkFilter64KiB is the filter alone, over the first pass's output
+// on the mixed text.
+func BenchmarkFilter64KiB(b *testing.B) {
+	in, _ := redactPass(benchInput(64 << 10))
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		filter(in)
+	}
+}
+
+// BenchmarkHandScan64KiB is the first pass's hand-rule scan alone on the
+// mixed text, recording for the later pass as Text does.
+func BenchmarkHandScan64KiB(b *testing.B) {
+	in := benchInput(64 << 10)
+	rec := new(passRec)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rec.reset()
+		r := redactor{s: in, rec: rec}
+		handScan(&r)
+	}
+}
+
+// BenchmarkLaterPass64KiB is the later pass alone on the mixed text: the
+// redaction pass over the filtered first pass, from the first pass's
+// record.
+func BenchmarkLaterPass64KiB(b *testing.B) {
+	in := benchInput(64 << 10)
+	rec := new(passRec)
+	s1, _ := redactPassRec(in, rec)
+	s2, _, _ := filterMap(s1, &rec.pieces)
+	b.SetBytes(int64(len(s2)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		laterPass(s2, rec, len(in))
 	}
 }

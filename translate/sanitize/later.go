@@ -29,6 +29,12 @@ import (
 // the image of the next checkpoint; anywhere else it runs the scan itself,
 // until it reaches the image of a checkpoint again.
 //
+// A stretch that read a value keyValue redacted is taken too when S holds
+// everything else it read and the token where the value was: a scan of
+// the key finds the token as its value (see kvImage in reuseScan).
+// TestLaterPassAtKeyValues puts edits at every place in and around each
+// form of value.
+//
 // The gitleaks rules run on the whole of S as in any pass, from the keyword
 // hits: the first pass's, moved, where a copied part of S holds a hit whole,
 // and the automaton's, walked only around the edits a keyword can reach
@@ -60,17 +66,27 @@ type passRec struct {
 	// cps are the checkpoints in R, each with past the last byte read
 	// from the one before it to it.
 	cps  []checkpoint
-	hand []span  // the hand rules' spans in R
-	repl []span  // the spans of R replaced by RedactedToken
-	hits []kwHit // the keyword hits in R
-	// pieces maps S to the redacted R (filter's copies); segs maps S to R.
+	hand []span // the hand rules' spans in R
+	// kv are the values keyValue redacted, with the word it was called at
+	// (see kvImage in reuseScan).
+	kv      []kvValue
+	kvTaken int     // for tests: stretches reuseScan took by kvImage
+	repl    []span  // the spans of R replaced by RedactedToken
+	hits    []kwHit // the keyword hits in R
+	// pieces maps S to the redacted R (filter's copies), or to R itself
+	// when direct is set (redactFilter); segs maps S to R.
 	pieces []seg
+	direct bool
 	segs   []seg
 	// for the later pass's scan
 	spans []span
 }
 
 type checkpoint struct{ x, far int32 }
+
+// kvValue is a value keyValue redacted: s[vs:ve], for the key at word,
+// which it was called at when the stretch had read s[:far0].
+type kvValue struct{ word, vs, ve, far0 int32 }
 
 // seg says S[s:s+n] is R[r:r+n] (or, for pieces, the redacted text's).
 type seg struct{ s, r, n int }
@@ -79,6 +95,8 @@ func (p *passRec) reset() {
 	p.raw = false
 	p.cps = p.cps[:0]
 	p.hand, p.repl, p.hits = p.hand[:0], p.repl[:0], p.hits[:0]
+	p.kv, p.kvTaken = p.kv[:0], 0
+	p.direct = false
 	p.pieces, p.segs = p.pieces[:0], p.segs[:0]
 }
 
@@ -161,8 +179,12 @@ func laterPassCount(s string, rec *passRec, rlen int) (string, bool, int) {
 		t, changed := redactPass(s)
 		return t, changed, 0
 	}
-	rec.segs = rec.segs[:0]
-	rec.mapSegs()
+	if rec.direct {
+		rec.segs = append(rec.segs[:0], rec.pieces...)
+	} else {
+		rec.segs = rec.segs[:0]
+		rec.mapSegs()
+	}
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
 	r := redactor{s: view, spans: sc.spans[:0], cpNext: noCheckpoint}
@@ -207,14 +229,75 @@ func reuseScan(r *redactor, rec *passRec, rlen int) int {
 		}
 		return y
 	}
+	// kvImage returns where stretch m starts in S when S holds what it
+	// read but for one value keyValue redacted, which S holds as
+	// RedactedToken, and -1 when it does not: S holds R[x-1:vs) at one
+	// offset, RedactedToken, then R[ve:far) at another, and what the
+	// stretch read before keyValue was called lies before vs. The scan at
+	// the image of x then reads what it read in R up to the key, so calls
+	// keyValue at its image; keyValue reads the same key and separator
+	// and a value that reads RedactedToken where R's did, and the value
+	// ends where R's did (RedactedToken holds no byte that ends a value,
+	// and each way of reading a value ended at R[ve], which S holds after
+	// it: a quote, a line break or a byte bareStop stops at), the header
+	// and prose checks reject nothing in "[REDACTED]", so it redacts the
+	// token and goes on at the image of ve, with no key run carried over
+	// (the key's ended before vs), where S holds what R held. It sets kvd
+	// to the offset from R to S after the value, kvt to the token's place
+	// in S and kvv to the value. (The token check holds whenever the
+	// parts do; it is made so that the argument does not rest on what the
+	// filter can do to the token.)
+	kvs, kvk := rec.kv, 0
+	var kvd, kvt int
+	var kvv kvValue
+	kvImage := func(m int) int {
+		x, far := int(cps[m].x), int(cps[m+1].far)
+		for kvk < len(kvs) && int(kvs[kvk].word) < x {
+			kvk++
+		}
+		if kvk == len(kvs) || int(kvs[kvk].word) >= int(cps[m+1].x) || far > rlen || g == len(segs) {
+			return -1
+		}
+		kvv = kvs[kvk]
+		vs, ve := int(kvv.vs), int(kvv.ve)
+		if int(kvv.far0) > vs {
+			return -1
+		}
+		a := segs[g] // the first part of S that holds R at or after x-1 (image left g there)
+		if a.r > max(x-1, 0) || a.r+a.n < vs {
+			return -1
+		}
+		y := x + a.s - a.r
+		kvt = vs + a.s - a.r
+		if (x == 0 && y != 0) || kvt+len(RedactedToken) > len(s) || s[kvt:kvt+len(RedactedToken)] != RedactedToken {
+			return -1
+		}
+		k := g
+		for k < len(segs) && segs[k].r+segs[k].n <= ve {
+			k++
+		}
+		if k == len(segs) {
+			return -1
+		}
+		b := segs[k]
+		if b.r > ve || far > b.r+b.n || ve+b.s-b.r != kvt+len(RedactedToken) {
+			return -1
+		}
+		kvd = b.s - b.r
+		return y
+	}
 	i, m := 0, 0
 	for i < len(s) {
 		// The next stretch S holds, at or after i.
-		y := -1
+		y, kv := -1, false
 		for ; m < stretches; m++ {
 			if y = image(m); y == -2 {
 				m = stretches
 				break
+			}
+			if y == -1 {
+				y = kvImage(m)
+				kv = y >= 0
 			}
 			if y >= i {
 				break
@@ -229,6 +312,31 @@ func reuseScan(r *redactor, rec *passRec, rlen int) int {
 		}
 		if i != y || r.keyEnd > y {
 			m++
+			continue
+		}
+		if kv {
+			// At y the scan is where the first pass was at cps[m], and S
+			// holds what that stretch read but for the value, which reads
+			// RedactedToken: take the stretch's spans, the value's as the
+			// token.
+			x, to := int(cps[m].x), int(cps[m+1].x)
+			for h < len(hand) && hand[h].from < x {
+				h++
+			}
+			for ; h < len(hand) && hand[h].from < to; h++ {
+				switch sp := hand[h]; {
+				case sp.from == int(kvv.vs) && sp.to == int(kvv.ve):
+					r.spans = append(r.spans, span{kvt, kvt + len(RedactedToken)})
+				case sp.from < int(kvv.vs):
+					r.spans = append(r.spans, span{sp.from + y - x, sp.to + y - x})
+				default:
+					r.spans = append(r.spans, span{sp.from + kvd, sp.to + kvd})
+				}
+			}
+			reused++
+			rec.kvTaken++
+			m++
+			i = to + kvd
 			continue
 		}
 		// At y the scan is where the first pass was at cps[m], with

@@ -237,3 +237,68 @@ func TestTextMatchesReferenceRecordingAll(t *testing.T) {
 		}
 	}
 }
+
+// kvProbes are key-value secrets in every form keyValue reads a value in
+// (double, single and escaped quotes, bare after '=', ':' and "=>",
+// headers to the end of the line and on to the next, Unicode blanks and a
+// fullwidth sign), each with what may follow a value.
+func kvProbes() []string {
+	var probes []string
+	for _, kv := range []string{
+		`"password":"hunter2"`, `'secret': 'abc def'`, `\"api_key\":\"sk-x1\"`, `\\\"token\\\":\\\"t0k3n\\\"`,
+		"OPENAI_API_KEY=sk-proj-abcdefgh", "password: hunter2x9", "db.password => s3cr3t", "pwd=p4ss",
+		"Authorization: Bearer eyJabc.def", "Authorization: Basic\n  dXNlcjpwYXNz", "Cookie: a=b; c=d",
+		"x-api-key:\u00a0k3y-v4lue", "token\uff1d abc123x", "auth = 'x' ", "session=abc;sig=def",
+		"password=", "token: expired", "password=\"unterminated",
+	} {
+		for _, after := range []string{"", " ", "\n", ",", "}", "\"", ";x=1", " next=2", "\\n"} {
+			probes = append(probes, kv+after)
+		}
+	}
+	return probes
+}
+
+// The later pass takes a stretch whose only change is a value keyValue
+// redacted (kvImage) as a full pass would see it: each key-value probe
+// with each filter edit at every place in and around it, and with none.
+func TestLaterPassAtKeyValues(t *testing.T) {
+	edits := []string{"", "\x1b", "\u200b", "<system>", "\r"}
+	before, after := "upstream call failed with config ", " while retrying the request later on"
+	taken := 0
+	for pi, p := range kvProbes() {
+		for k := 0; k <= len(p); k++ {
+			for ei, e := range edits {
+				in := before + p[:k] + e + p[k:] + after
+				taken += laterKVTaken(t, in)
+				if (pi+k+ei)%8 == 0 {
+					checkTextRef(t, in, len(in))
+				}
+			}
+		}
+	}
+	for _, n := range []int{1 << 10, 16 << 10} {
+		taken += laterKVTaken(t, benchInput(n))
+	}
+	if taken < len(kvProbes()) {
+		t.Fatalf("the later pass took only %d stretches by a redacted value: the test does not test it", taken)
+	}
+	t.Logf("%d stretches taken by a redacted value", taken)
+}
+
+// laterKVTaken is checkLaterPass, returning how many stretches the later
+// pass took by a redacted value.
+func laterKVTaken(t *testing.T, in string) int {
+	t.Helper()
+	rec := new(passRec)
+	s1, red := redactPassRec(in, rec)
+	s2, st, rm := filterMap(s1, &rec.pieces)
+	if !red && !st && !rm {
+		return 0
+	}
+	wantS, wantC := redactPass(s2)
+	gotS, gotC, _ := laterPassCount(s2, rec, len(in))
+	if gotS != wantS || gotC != wantC {
+		t.Fatalf("later pass over %q (raw %q):\n got %q %v\nwant %q %v (full pass)", s2, in, gotS, gotC, wantS, wantC)
+	}
+	return rec.kvTaken
+}

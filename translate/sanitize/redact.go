@@ -31,12 +31,47 @@ func redactPassRec(s string, rec *passRec) (string, bool) {
 	view := escapeView(s)
 	r := redactor{s: view, spans: sc.spans[:0], cpNext: noCheckpoint}
 	defer func() { sc.spans = r.spans[:0] }()
+	hand := scanPass(s, view, &r, sc, rec)
+	return replaceSpans(s, view, &r, hand, rec)
+}
+
+// redactFilter is filterMap(redactPassRec(s, rec)) without writing the
+// redacted text: the filter reads s and RedactedToken in place of each
+// span replaced, and gives rec the parts of its result that are copies of
+// s itself. It reports what each step changed.
+func redactFilter(s string, rec *passRec) (out string, redacted, stripped, removed bool) {
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	view := escapeView(s)
+	r := redactor{s: view, spans: sc.spans[:0], cpNext: noCheckpoint}
+	defer func() { sc.spans = r.spans[:0] }()
+	hand := scanPass(s, view, &r, sc, rec)
+	var pieces *[]seg
+	if rec != nil {
+		pieces = &rec.pieces
+	}
+	repl := changedSpans(s, view, &r, hand, rec)
+	if len(repl) == 0 {
+		out, stripped, removed = filterMap(s, pieces)
+		return out, false, stripped, removed
+	}
+	if rec != nil {
+		rec.direct = true
+	}
+	out, stripped, removed = filterSpans(s, repl, pieces)
+	return out, true, stripped, removed
+}
+
+// scanPass runs the hand rules and the gitleaks rules over view (the
+// rules' view of s) into r.spans and returns how many of them are the hand
+// rules'; rec, when set, gets what the first pass records.
+func scanPass(s, view string, r *redactor, sc *scratch, rec *passRec) int {
 	if rec != nil {
 		rec.reset()
 		rec.raw = len(view) == len(s) && (len(s) == 0 || unsafe.StringData(view) == unsafe.StringData(s))
 		r.rec, r.cpNext = rec, 0
 	}
-	handScan(&r)
+	handScan(r)
 	hand := len(r.spans)
 	if rec != nil {
 		rec.hand = append(rec.hand, r.spans...)
@@ -46,36 +81,46 @@ func redactPassRec(s string, rec *passRec) (string, bool) {
 	if rec != nil {
 		rec.hits = append(rec.hits, sc.hits...)
 	}
-	return replaceSpans(s, view, &r, hand, rec)
+	return hand
 }
 
-// replaceSpans widens the rule spans (r.spans[hand:]), merges all spans and
-// writes s with each one that changes replaced by RedactedToken; rec, when
-// set, gets the spans replaced.
-func replaceSpans(s, view string, r *redactor, hand int, rec *passRec) (string, bool) {
+// changedSpans widens the rule spans (r.spans[hand:]), merges all spans and
+// returns, in order, those that change when replaced by RedactedToken (in
+// r.spans' storage); rec, when set, gets them.
+func changedSpans(s, view string, r *redactor, hand int, rec *passRec) []span {
 	widen(view, r.spans[hand:])
 	r.spans = mergeSpans(r.spans)
-	if len(r.spans) == 0 {
+	out := r.spans[:0]
+	for _, sp := range r.spans {
+		if s[sp.from:sp.to] != RedactedToken {
+			out = append(out, sp)
+		}
+	}
+	r.spans = out
+	if rec != nil {
+		rec.repl = append(rec.repl, out...)
+	}
+	return out
+}
+
+// replaceSpans writes s with each of changedSpans replaced by
+// RedactedToken.
+func replaceSpans(s, view string, r *redactor, hand int, rec *passRec) (string, bool) {
+	spans := changedSpans(s, view, r, hand, rec)
+	if len(spans) == 0 {
 		return s, false
 	}
+	n := len(s)
+	for _, sp := range spans {
+		n += len(RedactedToken) - (sp.to - sp.from)
+	}
 	var out strings.Builder
+	out.Grow(n)
 	last := 0
-	for _, sp := range r.spans {
-		if s[sp.from:sp.to] == RedactedToken {
-			continue
-		}
-		if out.Cap() == 0 {
-			out.Grow(len(s))
-		}
-		if rec != nil {
-			rec.repl = append(rec.repl, sp)
-		}
+	for _, sp := range spans {
 		out.WriteString(s[last:sp.from])
 		out.WriteString(RedactedToken)
 		last = sp.to
-	}
-	if out.Cap() == 0 {
-		return s, false
 	}
 	out.WriteString(s[last:])
 	return out.String(), true
@@ -159,13 +204,21 @@ func scanRange(r *redactor, i, stop int) int {
 					k++
 				}
 				r.keyEnd = k
-				r.reach(k + 2)
+				// The byte after a blank is looked at below (no branch on it
+				// here: the blank is as likely as not).
+				if k < len(s) {
+					r.reach(k + 1 + int(blankByte[s[k]]))
+				} else {
+					r.reach(k + 1)
+				}
 				// Every word start in this run is tried as a key ending
 				// at k; when the run's end can end no secret name, none
 				// can be one (secretTail) and no separator is looked for.
+				// (secretTail reads only the run, which reach covers, and
+				// rejects more places than separatorAhead, at less cost.)
 				if k < len(s) && sepStart[s[k]] && (s[k] != ' ' || (k+1 < len(s) && sepAfterBlank[s[k+1]])) &&
-					r.separatorAhead(s, k) && secretTail(s[i:k]) {
-					r.reach(r.lineEnd(k) + 1) // pairSeparator stops at a line break
+					secretTail(s[i:k]) && r.separatorAhead(s, k) {
+					r.reach(pairSeparatorRead(s, k))
 					r.sepAt, r.sep, r.sepLen = pairSeparator(s, k)
 				} else {
 					r.sepAt, r.sep, r.sepLen = 0, 0, 0
@@ -299,6 +352,9 @@ var wordFlags = func() (t [256]uint8) {
 	return t
 }()
 
+// blankByte is 1 for ' ', 0 for any other byte.
+var blankByte = [256]uint8{' ': 1}
+
 // sepStart marks the bytes separatorAhead can return true at, and
 // sepAfterBlank those it can return true at after a blank: handScan's
 // inlined first look, so that most words cost no call.
@@ -315,12 +371,20 @@ var sepStart, sepAfterBlank = func() (start, blank [256]bool) {
 // tokenStart reports whether tokenRule can match at i: s[i:] starts with
 // "bearer" (any case) or with the first two bytes of a prefix rule.
 func tokenStart(s string, i int) bool {
-	b := s[i]
-	if b == 'B' || b == 'b' {
-		return true
-	}
-	return i+1 < len(s) && prefixSecond[b].has(s[i+1])
+	return i+1 < len(s) && tokenSecond[s[i]].has(s[i+1])
 }
+
+// tokenSecond is prefixSecond plus the second byte of "bearer": the pairs
+// a word can start with where tokenRule can match (it needs the pair, and
+// "bearer" needs seven bytes).
+var tokenSecond = func() (t [256]byteSet256) {
+	t = prefixSecond
+	for _, b := range []byte{'B', 'b'} {
+		t[b].add('E')
+		t[b].add('e')
+	}
+	return t
+}()
 
 // escapeLetter is the letter of a JSON escape that glues onto a word
 // (\t, \n, \r, \b, \f).
@@ -856,13 +920,42 @@ func pairSeparator(s string, k int) (int, byte, int) {
 	return 0, 0, 0
 }
 
+// pairSeparatorRead is past the last byte pairSeparator(s, k) reads (len(s)
+// or more when it looks at the end of s): the quote or backslash run at
+// k, the blanks skipSpaces passes and where they stop.
+func pairSeparatorRead(s string, k int) int {
+	if k >= len(s) {
+		return k + 1
+	}
+	p, read := k, k
+	switch {
+	case s[p] == '"' || s[p] == '\'':
+		p++
+	case s[p] == '\\':
+		q := p
+		for q < len(s) && s[q] == '\\' {
+			q++
+		}
+		read = q
+		if q < len(s) && s[q] == '"' {
+			p = q + 1
+		}
+	}
+	// skipSpaces and then pairSeparator read only the byte they stop at
+	// when it is ASCII, and up to three bytes from it otherwise.
+	p = skipSpaces(s, p, false)
+	end := p
+	if p < len(s) && s[p] >= utf8.RuneSelf {
+		end = p + 2
+	}
+	return max(read, end) + 1
+}
+
 // keyValue redacts the value of a key=value / key: value / "key": "value"
 // pair whose key names a secret.
 func (r *redactor) keyValue(i int) (int, bool) {
 	s := r.s
-	// Everything it reads is on this line, but for a header whose value
-	// goes on on the next line (noted there).
-	r.reach(r.lineEnd(i) + 1)
+	far0 := r.far // what the stretch read before (see kvValue)
 	const maxKey = 64
 	if i >= r.keyEnd {
 		// A new run of key bytes; every later word start inside it shares
@@ -872,14 +965,20 @@ func (r *redactor) keyValue(i int) (int, bool) {
 			k++
 		}
 		r.keyEnd = k
+		r.reach(pairSeparatorRead(s, k))
 		r.sepAt, r.sep, r.sepLen = pairSeparator(s, k)
 	}
+	// So far the key run and the separator were read (noted by handScan or
+	// above).
 	k := r.keyEnd
 	if k-i > maxKey || r.sep == 0 {
 		return 0, false
 	}
 	key := s[i:k]
 	p, sep, sepLen := r.sepAt, r.sep, r.sepLen
+	if sep == '=' {
+		r.reach(p + 2)
+	}
 	if sep == '=' && p+1 < len(s) && s[p+1] == '=' {
 		return 0, false // a comparison, not an assignment
 	}
@@ -887,6 +986,9 @@ func (r *redactor) keyValue(i int) (int, bool) {
 	if kind == notSecret {
 		return 0, false
 	}
+	// Everything else it reads is on this line, but for a header whose
+	// value goes on on the next line (noted there).
+	r.reach(r.lineEnd(i) + 1)
 	p += sepLen
 	if sep == '=' && p < len(s) && s[p] == '>' {
 		p++ // Ruby's and Perl's "key => value"
@@ -960,6 +1062,9 @@ func (r *redactor) keyValue(i int) (int, bool) {
 	}
 	if ve <= vs {
 		return 0, false
+	}
+	if r.rec != nil {
+		r.rec.kv = append(r.rec.kv, kvValue{int32(i), int32(vs), int32(ve), int32(far0)})
 	}
 	r.replace(vs, ve)
 	return ve, true

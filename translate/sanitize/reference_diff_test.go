@@ -174,6 +174,16 @@ func checkFilter(t *testing.T, s string) {
 	if out != rout || st != rst || rm != rrm {
 		t.Fatalf("filter(%q) = %q %v %v, reference %q %v %v", s, out, st, rm, rout, rst, rrm)
 	}
+	// The parts of the output it says are copies of s: those the
+	// filter gave them as before its lazy copy.
+	var got, want []seg
+	filterMap(s, &got)
+	if _, st, rm := filterPiecesRef(s, &want); !st && !rm {
+		want = append(want[:0], seg{0, 0, len(s)})
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("filter(%q): pieces %v, reference %v", s, got, want)
+	}
 }
 
 func FuzzFilter(f *testing.F) {
@@ -181,4 +191,44 @@ func FuzzFilter(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(checkFilter)
+}
+
+// The first pass and the filter in one (redactFilter) give what the first
+// pass and then the filter give: the same text, the same changes, and
+// parts copied from the raw text that are the two steps' composed.
+func TestRedactFilterIsTwoSteps(t *testing.T) {
+	texts := append(diffTexts(6000), laterInputs(2000, rand.New(rand.NewSource(53)))...)
+	for _, s := range texts {
+		checkRedactFilter(t, s)
+	}
+}
+
+func FuzzRedactFilter(f *testing.F) {
+	for _, s := range []string{benchLines[3] + "\x1b", "password=\xe2\x82 x\u200b", "a<sys" + "tem>token: sk-abcdefgh12345678\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(checkRedactFilter)
+}
+
+func checkRedactFilter(t *testing.T, s string) {
+	t.Helper()
+	two := new(passRec)
+	r1, red := redactPassRec(s, two)
+	want, st, rm := filterMap(r1, &two.pieces)
+	two.mapSegs()
+	one := new(passRec)
+	got, gred, gst, grm := redactFilter(s, one)
+	if got != want || gred != red || gst != st || grm != rm {
+		t.Fatalf("redactFilter(%q) = %q %v %v %v, two steps %q %v %v %v", s, got, gred, gst, grm, want, red, st, rm)
+	}
+	if one.direct {
+		if !slices.Equal(one.pieces, two.segs) {
+			t.Fatalf("redactFilter(%q): parts %v, two steps %v", s, one.pieces, two.segs)
+		}
+	} else if red {
+		t.Fatalf("redactFilter(%q) redacted without mapping its result to the raw text", s)
+	}
+	if got, gred, gst, grm := redactFilter(s, nil); got != want || gred != red || gst != st || grm != rm {
+		t.Fatalf("redactFilter(%q, nil) = %q %v %v %v, two steps %q %v %v %v", s, got, gred, gst, grm, want, red, st, rm)
+	}
 }

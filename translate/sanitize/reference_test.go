@@ -115,7 +115,7 @@ func filterRef(s string) (out string, stripped, removed bool) {
 	if i == len(s) {
 		return s, false, false
 	}
-	o := filterOut{s: s, n: i}
+	o := filterRefOut{s: s, n: i}
 	invalid := false
 	for i < len(s) {
 		// A run of bytes that are kept and cannot end a marker is copied

@@ -224,12 +224,7 @@ func clean(s string, rep *Report) string {
 // later pass (later.go) needs to skip what the edits cannot reach.
 func cleanWith(s string, rep *Report, rec *passRec) string {
 	rlen := len(s)
-	s, red := redactPassRec(s, rec)
-	var pieces *[]seg
-	if rec != nil {
-		pieces = &rec.pieces
-	}
-	s, st, rm := filterMap(s, pieces)
+	s, red, st, rm := redactFilter(s, rec)
 	rep.Redacted = rep.Redacted || red
 	rep.Stripped = rep.Stripped || st
 	rep.Removed = rep.Removed || rm
@@ -406,14 +401,51 @@ func filterInto(s string, pieces *[]seg) (out string, stripped, removed bool) {
 	if i == len(s) {
 		return s, false, false
 	}
-	o := filterOut{s: s, n: i, pieces: pieces}
-	invalid := false
+	o := filterOut{s: s, pe: i}
+	if pieces != nil {
+		o.track, o.pieces = true, (*pieces)[:0]
+	}
+	o.run(i, len(s))
+	if !o.stripped && !o.removed {
+		return s, false, false
+	}
+	return o.finish(pieces), o.stripped, o.removed
+}
+
+// filterSpans is filterMap(t) for t, s with each span replaced by
+// RedactedToken (the spans in order, apart), without writing t: it reads
+// s and adds the token in place of each span. No marker holds a byte of the
+// token, nor a run of invalid bytes, so the filter keeps the token as it is
+// and the token ends what comes before it. The pieces it gives are the
+// parts of the result that are copies of s.
+func filterSpans(s string, spans []span, pieces *[]seg) (out string, stripped, removed bool) {
+	o := filterOut{s: s, size: len(s)}
+	for _, sp := range spans {
+		o.size += len(RedactedToken) - (sp.to - sp.from)
+	}
+	if pieces != nil {
+		o.track, o.pieces = true, (*pieces)[:0]
+	}
+	last := 0
+	for _, sp := range spans {
+		o.run(last, sp.from)
+		o.add(RedactedToken)
+		o.invalid = false
+		last = sp.to
+	}
+	o.run(last, len(s))
+	return o.finish(pieces), o.stripped, o.removed
+}
+
+// run filters s[i:end) onto the output.
+func (o *filterOut) run(i, end int) {
+	s := o.s[:end]
 	for i < len(s) {
 		// A run of bytes that are kept and cannot end a marker (valid,
-		// allowed non-ASCII runes included) is copied at once.
+		// allowed non-ASCII runes included) is kept at once.
 		if j := keptRun(s, i); j > i {
 			o.keep(i, j)
-			invalid = false
+			o.invalid = false
 			if i = j; i == len(s) {
 				break
 			}
@@ -424,46 +456,44 @@ func filterInto(s string, pieces *[]seg) (out string, stripped, removed bool) {
 			i += size
 			switch {
 			case r == utf8.RuneError && size == 1:
-				stripped = true
-				o.change()
-				if !invalid {
-					o.buf = utf8.AppendRune(o.buf, utf8.RuneError)
-					invalid = true
+				o.stripped = true
+				if !o.invalid {
+					o.add(runeErrorUTF8)
+					o.invalid = true
 				}
 			case forbidden(r):
-				stripped = true
-				o.change()
+				o.stripped = true
 			default:
 				o.keep(i-size, i)
-				invalid = false
+				o.invalid = false
 			}
 			continue
 		}
 		i++
 		if (b < 0x20 && b != '\n') || b == 0x7f {
-			stripped = true
-			o.change()
+			o.stripped = true
 			continue
 		}
-		invalid = false
+		o.invalid = false
 		o.keep(i-1, i)
 		if b != '>' && b != ']' && b != '#' && b != '<' {
 			continue
 		}
+		// Every marker is two bytes or more: the byte before b rules
+		// most places out.
+		prev := o.prev()
 		for _, m := range markers {
-			if m.text[len(m.text)-1] == b && hasSuffixFold(o.bytes(), m.text, m.fold) {
+			if n := len(m.text); m.text[n-1] == b && lower(prev) == lower(m.text[n-2]) && o.hasSuffix(m.text, m.fold) {
 				o.cut(len(m.text))
-				removed = true
+				o.removed = true
 				break
 			}
 		}
 	}
-	if !stripped && !removed {
-		return s, false, false
-	}
-	// o.buf is not written again: the string can share its bytes.
-	return unsafe.String(unsafe.SliceData(o.buf), len(o.buf)), stripped, removed
 }
+
+// runeErrorUTF8 is U+FFFD, which replaces a run of invalid bytes.
+const runeErrorUTF8 = "\uFFFD"
 
 // keptRun returns the end of the run at i of bytes that filter keeps one
 // by one without a marker check: ASCII bytes not in filterSlow, and
@@ -471,8 +501,12 @@ func filterInto(s string, pieces *[]seg) (out string, stripped, removed bool) {
 func keptRun(s string, i int) int {
 	for i < len(s) {
 		// Eight bytes at a time while none of them needs a look.
-		for i+8 <= len(s) && !(filterSlow[s[i]] || filterSlow[s[i+1]] || filterSlow[s[i+2]] || filterSlow[s[i+3]] ||
-			filterSlow[s[i+4]] || filterSlow[s[i+5]] || filterSlow[s[i+6]] || filterSlow[s[i+7]]) {
+		for i+8 <= len(s) {
+			w := s[i : i+8]
+			if filterSlow8[w[0]]|filterSlow8[w[1]]|filterSlow8[w[2]]|filterSlow8[w[3]]|
+				filterSlow8[w[4]]|filterSlow8[w[5]]|filterSlow8[w[6]]|filterSlow8[w[7]] != 0 {
+				break
+			}
 			i += 8
 		}
 		if i == len(s) {
@@ -495,78 +529,125 @@ func keptRun(s string, i int) int {
 	return i
 }
 
-// filterOut is filter's output: s[:n] as long as nothing was dropped (no
-// copy is made), then buf.
+// filterOut is filter's output: buf followed by s[pf:pe], the run of s
+// kept since the last change. A kept byte that follows that run only
+// extends it, so the copy into buf is made once per run, when something
+// is dropped or added after it; a result that is one run of s is s's
+// bytes, not a copy.
 type filterOut struct {
 	s      string
-	n      int
+	pf, pe int
 	buf    []byte
-	copied bool
-	pieces *[]seg // when set: the copies made (see filterMap)
+	// pieces are the runs copied into buf, when track is set (see
+	// filterMap).
+	pieces []seg
+	track  bool
+	// what it changed, and whether the last byte was an invalid one
+	stripped, removed, invalid bool
+	size                       int // buf's capacity when more than len(s) (filterSpans)
 }
 
-// keep appends s[from:to] (right after what is kept so far, until a change).
+// keep appends s[from:to] to the output.
 func (o *filterOut) keep(from, to int) {
-	if o.copied {
-		if o.pieces != nil {
-			o.piece(from, to)
-		}
-		o.buf = append(o.buf, o.s[from:to]...)
-		return
+	if from != o.pe {
+		o.flush()
+		o.pf = from
 	}
-	o.n = to
+	o.pe = to
 }
 
-// piece notes that s[from:to] is copied to the end of the output.
-func (o *filterOut) piece(from, to int) {
-	p := *o.pieces
-	if k := len(p) - 1; k >= 0 && p[k].s+p[k].n == len(o.buf) && p[k].r+p[k].n == from {
-		p[k].n += to - from
+// flush copies the pending run into buf.
+func (o *filterOut) flush() {
+	if o.buf == nil {
+		o.buf = make([]byte, 0, max(o.size, len(o.s)))
+	}
+	if o.pe == o.pf {
 		return
 	}
-	*o.pieces = append(p, seg{len(o.buf), from, to - from})
+	if o.track {
+		o.piece()
+	}
+	o.buf = append(o.buf, o.s[o.pf:o.pe]...)
+	o.pf = o.pe
 }
 
-// change makes the output a copy, before something is dropped or added.
-func (o *filterOut) change() {
-	if !o.copied {
-		o.buf = append(make([]byte, 0, len(o.s)), o.s[:o.n]...)
-		o.copied = true
-		if o.pieces != nil {
-			*o.pieces = (*o.pieces)[:0]
-			if o.n > 0 {
-				*o.pieces = append(*o.pieces, seg{0, 0, o.n})
-			}
-		}
+// piece notes that the pending run goes to the end of buf.
+func (o *filterOut) piece() {
+	p := o.pieces
+	if k := len(p) - 1; k >= 0 && p[k].s+p[k].n == len(o.buf) && p[k].r+p[k].n == o.pf {
+		p[k].n += o.pe - o.pf
+		return
 	}
+	o.pieces = append(p, seg{len(o.buf), o.pf, o.pe - o.pf})
+}
+
+// add appends t, which is not a copy of s.
+func (o *filterOut) add(t string) {
+	o.flush()
+	o.buf = append(o.buf, t...)
+}
+
+// hasSuffix reports whether the output ends with m (ASCII case
+// insensitively when fold is set).
+func (o *filterOut) hasSuffix(m string, fold bool) bool {
+	if o.pe-o.pf >= len(m) {
+		return hasSuffixFold(unsafe.Slice(unsafe.StringData(o.s[o.pe-len(m):]), len(m)), m, fold)
+	}
+	o.flush()
+	return hasSuffixFold(o.buf, m, fold)
+}
+
+// prev is the output's last byte but one (0 when it has one byte).
+func (o *filterOut) prev() byte {
+	if o.pe-o.pf >= 2 {
+		return o.s[o.pe-2]
+	}
+	if n := len(o.buf) - 2 + (o.pe - o.pf); n >= 0 {
+		return o.buf[n]
+	}
+	return 0
 }
 
 // cut drops the last k bytes of the output.
 func (o *filterOut) cut(k int) {
-	if !o.copied {
-		o.n -= k
-		o.change()
+	if o.pe-o.pf >= k {
+		o.pe -= k
 		return
 	}
+	o.flush()
 	o.buf = o.buf[:len(o.buf)-k]
-	if o.pieces != nil {
-		p := *o.pieces
-		for len(p) > 0 && p[len(p)-1].s >= len(o.buf) {
-			p = p[:len(p)-1]
-		}
-		if k := len(p) - 1; k >= 0 && p[k].s+p[k].n > len(o.buf) {
-			p[k].n = len(o.buf) - p[k].s
-		}
-		*o.pieces = p
+	if !o.track {
+		return
 	}
+	p := o.pieces
+	for len(p) > 0 && p[len(p)-1].s >= len(o.buf) {
+		p = p[:len(p)-1]
+	}
+	if k := len(p) - 1; k >= 0 && p[k].s+p[k].n > len(o.buf) {
+		p[k].n = len(o.buf) - p[k].s
+	}
+	o.pieces = p
 }
 
-// bytes is the output so far (not to be written to).
-func (o *filterOut) bytes() []byte {
-	if o.copied {
-		return o.buf
+// finish returns the output and, when pieces is set, gives it the parts of
+// the output that are copies of s.
+func (o *filterOut) finish(pieces *[]seg) string {
+	if o.buf == nil {
+		// One run of s: its bytes.
+		if pieces != nil {
+			*pieces = o.pieces[:0]
+			if o.pe > o.pf {
+				*pieces = append(*pieces, seg{0, o.pf, o.pe - o.pf})
+			}
+		}
+		return o.s[o.pf:o.pe]
 	}
-	return unsafe.Slice(unsafe.StringData(o.s), o.n)
+	o.flush()
+	if pieces != nil {
+		*pieces = o.pieces
+	}
+	// o.buf is not written again: the string can share its bytes.
+	return unsafe.String(unsafe.SliceData(o.buf), len(o.buf))
 }
 
 // filterStop marks the bytes filter's fast path stops at: the ASCII bytes
@@ -584,6 +665,16 @@ var filterStop = func() (t [256]bool) {
 var filterSlow = func() (t [256]bool) {
 	t = filterStop
 	t['>'], t[']'] = true, true
+	return t
+}()
+
+// filterSlow8 is filterSlow as bytes, which keptRun ORs without a branch.
+var filterSlow8 = func() (t [256]uint8) {
+	for b, slow := range filterSlow {
+		if slow {
+			t[b] = 1
+		}
+	}
 	return t
 }()
 
