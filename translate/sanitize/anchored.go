@@ -301,9 +301,15 @@ func (r *leakRule) assignEnd(s string, pos int) (reach, bool) {
 	rc := reach{end: -1, from: len(s)}
 	from := pos + r.kwMin
 	limit := min(len(s), pos+r.kwMax+20+3+1)
-	for o := from; o < limit; o++ {
-		b := s[o]
-		switch b {
+	// The gap bytes between the keyword and the operator are none of
+	// the operators' bytes: skip them, and try the operators at the first
+	// other byte (the scan ends there).
+	o := from
+	for o < limit && nameGapTable[s[o]] {
+		o++
+	}
+	if o < limit {
+		switch s[o] {
 		case '=':
 			r.secretAfter(s, o+1, &rc)
 			if o+1 < len(s) && s[o+1] == '>' {
@@ -326,9 +332,6 @@ func (r *leakRule) assignEnd(s string, pos int) (reach, bool) {
 			if o+1 < len(s) && s[o+1] == '=' {
 				r.secretAfter(s, o+2, &rc)
 			}
-		}
-		if !nameGapTable[b] {
-			break
 		}
 	}
 	return rc, rc.end >= 0

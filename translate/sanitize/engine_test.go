@@ -226,3 +226,53 @@ func TestSkipCoveredChangesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestAssignEndAtItsBound puts every assignment rule's operators after
+// each keyword at every gap the template allows, up to the longest (20
+// name bytes, then 3 quotes or blanks): assignEnd's scan must try the
+// operator at its last place as at its first. The random texts of
+// TestRuleEngineMatchesRegex rarely reach that bound.
+func TestAssignEndAtItsBound(t *testing.T) {
+	rs := loadRules()
+	sc := new(scratch)
+	secret := "Zx9vQ2mL7pR4aB8cD1eF5gH3"
+	checked, matched := 0, 0
+	for kw, rules := range rs.byKW {
+		if kw >= rs.ruleKeywords {
+			break
+		}
+		for _, ri := range rules {
+			r := &rs.rules[ri]
+			if r.kind != kindAssign {
+				continue
+			}
+			for _, op := range []string{"=", ":", "=>", ":=", "::=", "||", "?=", ">", ","} {
+				for _, name := range []int{0, 7, 19, 20} {
+					for quote := 0; quote <= 3; quote++ {
+						text := "x " + rs.keywords[kw] + strings.Repeat("a", name) + strings.Repeat(" ", quote) + op + secret + " y"
+						view := escapeView(text)
+						var mine []candidate
+						for _, c := range rs.candidates(view, sc) {
+							if c.rule == ri {
+								mine = append(mine, c)
+							}
+						}
+						got := r.run(view, mine, rs.global, nil, nil, sc)
+						want := r.findWindow(view, span{0, len(view)}, rs.global, nil)
+						checked++
+						if len(want) > 0 {
+							matched++
+						}
+						if !slices.Equal(got, want) {
+							t.Fatalf("rule %s on %q:\n got %v\nwant %v", r.id, text, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+	if checked == 0 || matched < checked/10 {
+		t.Fatalf("%d of %d checks matched: the texts reach too few secrets", matched, checked)
+	}
+	t.Logf("%d checks, %d with matches", checked, matched)
+}
