@@ -218,8 +218,9 @@ func scanRange(r *redactor, i, stop int) int {
 				// rejects more places than separatorAhead, at less cost.)
 				if k < len(s) && sepStart[s[k]] && (s[k] != ' ' || (k+1 < len(s) && sepAfterBlank[s[k+1]])) &&
 					secretTail(s[i:k]) && r.separatorAhead(s, k) {
-					r.reach(pairSeparatorRead(s, k))
-					r.sepAt, r.sep, r.sepLen = pairSeparator(s, k)
+					var read int
+					r.sepAt, r.sep, r.sepLen, read = pairSeparator(s, k)
+					r.reach(read)
 				} else {
 					r.sepAt, r.sep, r.sepLen = 0, 0, 0
 				}
@@ -881,15 +882,16 @@ type byteSet256 [4]uint64
 func (s *byteSet256) add(b byte)      { s[b>>6] |= 1 << (b & 63) }
 func (s *byteSet256) has(b byte) bool { return s[b>>6]&(1<<(b&63)) != 0 }
 
-// pairSeparator finds the ':' or '=' of a key=value pair after a key ending
+// pairSeparator finds the separator of a key whose run of key bytes ends
 // at k: past a closing quote (or escaped quote) and blanks. It returns the
 // separator's position, the byte it stands for and its length, or a zero
-// byte when there is none.
-func pairSeparator(s string, k int) (int, byte, int) {
+// byte when there is none, and read: past the last byte it reads (len(s)
+// or more when it looks at the end of s), for the later pass's checkpoints.
+func pairSeparator(s string, k int) (at int, sep byte, n, read int) {
 	if k >= len(s) {
-		return 0, 0, 0
+		return 0, 0, 0, k + 1
 	}
-	p := k
+	p, far := k, k
 	switch {
 	case s[p] == '"' || s[p] == '\'':
 		p++
@@ -899,56 +901,33 @@ func pairSeparator(s string, k int) (int, byte, int) {
 		for q < len(s) && s[q] == '\\' {
 			q++
 		}
+		far = q
 		if q < len(s) && s[q] == '"' {
 			p = q + 1
 		}
 	}
 	p = skipSpaces(s, p, false)
-	if p >= len(s) {
-		return 0, 0, 0
-	}
-	switch {
-	case s[p] == ':' || s[p] == '=':
-		return p, s[p], 1
-	case s[p] != 0xef:
-		return 0, 0, 0
-	case strings.HasPrefix(s[p:], "\uff1a"): // fullwidth colon
-		return p, ':', 3
-	case strings.HasPrefix(s[p:], "\uff1d"): // fullwidth equals sign
-		return p, '=', 3
-	}
-	return 0, 0, 0
-}
-
-// pairSeparatorRead is past the last byte pairSeparator(s, k) reads (len(s)
-// or more when it looks at the end of s): the quote or backslash run at
-// k, the blanks skipSpaces passes and where they stop.
-func pairSeparatorRead(s string, k int) int {
-	if k >= len(s) {
-		return k + 1
-	}
-	p, read := k, k
-	switch {
-	case s[p] == '"' || s[p] == '\'':
-		p++
-	case s[p] == '\\':
-		q := p
-		for q < len(s) && s[q] == '\\' {
-			q++
-		}
-		read = q
-		if q < len(s) && s[q] == '"' {
-			p = q + 1
-		}
-	}
-	// skipSpaces and then pairSeparator read only the byte they stop at
+	// skipSpaces and the switch below read only the byte they stop at
 	// when it is ASCII, and up to three bytes from it otherwise.
-	p = skipSpaces(s, p, false)
 	end := p
 	if p < len(s) && s[p] >= utf8.RuneSelf {
 		end = p + 2
 	}
-	return max(read, end) + 1
+	read = max(far, end) + 1
+	if p >= len(s) {
+		return 0, 0, 0, read
+	}
+	switch {
+	case s[p] == ':' || s[p] == '=':
+		return p, s[p], 1, read
+	case s[p] != 0xef:
+		return 0, 0, 0, read
+	case strings.HasPrefix(s[p:], "\uff1a"): // fullwidth colon
+		return p, ':', 3, read
+	case strings.HasPrefix(s[p:], "\uff1d"): // fullwidth equals sign
+		return p, '=', 3, read
+	}
+	return 0, 0, 0, read
 }
 
 // keyValue redacts the value of a key=value / key: value / "key": "value"
@@ -965,8 +944,9 @@ func (r *redactor) keyValue(i int) (int, bool) {
 			k++
 		}
 		r.keyEnd = k
-		r.reach(pairSeparatorRead(s, k))
-		r.sepAt, r.sep, r.sepLen = pairSeparator(s, k)
+		var read int
+		r.sepAt, r.sep, r.sepLen, read = pairSeparator(s, k)
+		r.reach(read)
 	}
 	// So far the key run and the separator were read (noted by handScan or
 	// above).

@@ -170,15 +170,15 @@ func TestFilterMatchesReference(t *testing.T) {
 func checkFilter(t *testing.T, s string) {
 	t.Helper()
 	out, st, rm := filter(s)
-	rout, rst, rrm := filterRef(s)
+	var got, want []seg
+	rout, rst, rrm := filterRef(s, &want)
 	if out != rout || st != rst || rm != rrm {
 		t.Fatalf("filter(%q) = %q %v %v, reference %q %v %v", s, out, st, rm, rout, rst, rrm)
 	}
 	// The parts of the output it says are copies of s: those the
-	// filter gave them as before its lazy copy.
-	var got, want []seg
+	// reference copies.
 	filterMap(s, &got)
-	if _, st, rm := filterPiecesRef(s, &want); !st && !rm {
+	if !rst && !rrm {
 		want = append(want[:0], seg{0, 0, len(s)})
 	}
 	if !slices.Equal(got, want) {

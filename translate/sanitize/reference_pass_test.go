@@ -60,7 +60,7 @@ func textReportRef(s string, cap int) (string, Report) {
 
 func cleanRef(s string, rep *Report) string {
 	s, red := redactPassRef(s)
-	s, st, rm := filterRef(s)
+	s, st, rm := filterRef(s, nil)
 	rep.Redacted = rep.Redacted || red
 	rep.Stripped = rep.Stripped || st
 	rep.Removed = rep.Removed || rm
