@@ -218,10 +218,18 @@ func gramHash(a, b, c byte) uint {
 	return (uint(a)*961 + uint(b)*31 + uint(c)) & 1023
 }
 
+// fill adds s's trigrams, keeping the two bytes before each in registers
+// (one load and no bounds check per trigram).
 func (g *gramSet) fill(s string) {
-	for i := 0; i+3 <= len(s); i++ {
-		h := gramHash(s[i], s[i+1], s[i+2])
+	if len(s) < 3 {
+		return
+	}
+	a, b := s[0], s[1]
+	for i := 2; i < len(s); i++ {
+		c := s[i]
+		h := gramHash(a, b, c)
 		g[h>>6] |= 1 << (h & 63)
+		a, b = b, c
 	}
 }
 
@@ -246,32 +254,37 @@ type phraseSet struct {
 	first   gramSet
 	// all: a phrase shorter than three bytes, which any text may hold.
 	all bool
-	// grams are each phrase's first and last trigram hashes (gramAny for
-	// a phrase shorter than three bytes).
-	grams [][2]uint16
+	// grams are four of each phrase's trigram hashes, its first, its last
+	// and two spread between (gramAny for a phrase shorter than three
+	// bytes): a text that holds the first and last words of "request too
+	// large for" mostly lacks the middle ones, and then costs no search.
+	grams [][4]uint16
 }
 
 // gramAny marks a phrase too short to filter.
 const gramAny = 0xffff
 
-// hasAll reports whether both of a phrase's trigrams are in g.
-func (g *gramSet) hasAll(h [2]uint16) bool {
+// hasAll reports whether all of a phrase's trigrams are in g.
+func (g *gramSet) hasAll(h [4]uint16) bool {
 	if h[0] == gramAny {
 		return true
 	}
-	return g[h[0]>>6]&(1<<(h[0]&63)) != 0 && g[h[1]>>6]&(1<<(h[1]&63)) != 0
+	return g[h[0]>>6]&(1<<(h[0]&63)) != 0 && g[h[1]>>6]&(1<<(h[1]&63)) != 0 &&
+		g[h[2]>>6]&(1<<(h[2]&63)) != 0 && g[h[3]>>6]&(1<<(h[3]&63)) != 0
 }
 
 func newPhraseSet(table []phrase) *phraseSet {
-	ps := &phraseSet{phrases: table, grams: make([][2]uint16, len(table))}
+	ps := &phraseSet{phrases: table, grams: make([][4]uint16, len(table))}
 	for i, p := range table {
 		if len(p.text) < 3 {
 			ps.all = true
-			ps.grams[i] = [2]uint16{gramAny, gramAny}
+			ps.grams[i] = [4]uint16{gramAny, gramAny, gramAny, gramAny}
 			continue
 		}
-		n := len(p.text)
-		ps.grams[i] = [2]uint16{uint16(gramHash(p.text[0], p.text[1], p.text[2])), uint16(gramHash(p.text[n-3], p.text[n-2], p.text[n-1]))}
+		last := len(p.text) - 3
+		for j, at := range [4]int{0, last / 3, 2 * last / 3, last} {
+			ps.grams[i][j] = uint16(gramHash(p.text[at], p.text[at+1], p.text[at+2]))
+		}
 		h := gramHash(p.text[0], p.text[1], p.text[2])
 		ps.first[h>>6] |= 1 << (h & 63)
 	}
