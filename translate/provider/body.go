@@ -123,23 +123,26 @@ func parseJSON(s string) (*jsonread.Doc, bool) {
 func objectError(m jsonread.Value) (errorObject, bool) {
 	if e := m.Get("error"); e.Kind() == jsonread.Object {
 		o := errorObject{found: true, shape: familyOpenAI}
-		o.Message = firstText(e, "message", "Message")
-		o.Code = code(e.Get("code"))
-		o.Type = code(e.Get("type"))
+		var f errorFields
+		f.read(e)
+		if o.Message = text(f.message); o.Message == "" {
+			o.Message = text(f.messageCap)
+		}
+		o.Code = code(f.code)
+		o.Type = code(f.typ)
 		// Only google.rpc.Status has a string status; Azure repeats the
 		// HTTP status there as a number.
-		if st, ok := e.Get("status").Str(); ok {
+		if st, ok := f.status.Str(); ok {
 			o.Status = strings.TrimSpace(st)
 		}
-		details := e.Get("details")
-		hasDetails := details.Kind() == jsonread.Array
-		readDetails(&o, details)
-		if md := e.Get("metadata"); md.Kind() == jsonread.Object {
-			readMetadata(&o, md)
+		hasDetails := f.details.Kind() == jsonread.Array
+		readDetails(&o, f.details)
+		if f.metadata.Kind() == jsonread.Object {
+			readMetadata(&o, f.metadata)
 		}
 		// Azure puts the specific cause of a content filter in innererror.
-		if ie := e.Get("innererror"); ie.Kind() == jsonread.Object && o.Type == "" {
-			o.Type = code(ie.Get("code"))
+		if f.innererror.Kind() == jsonread.Object && o.Type == "" {
+			o.Type = code(f.innererror.Get("code"))
 		}
 		switch {
 		case code(m.Get("type")) == "error":
@@ -173,6 +176,40 @@ func objectError(m jsonread.Value) (errorObject, bool) {
 	}
 	o.found = o.Message != "" || o.Code != "" || o.Type != "" || o.ErrorType != ""
 	return o, o.found
+}
+
+// errorFields are the members of an error object objectError reads, each
+// the last of its name (as Get finds it), read in one walk of the members
+// rather than one walk per name.
+type errorFields struct {
+	message, messageCap, code, typ, status, details, metadata, innererror jsonread.Value
+}
+
+func (f *errorFields) read(e jsonread.Value) {
+	for it := e.Members(); ; {
+		name, v, ok := it.Next()
+		if !ok {
+			return
+		}
+		switch name {
+		case "message":
+			f.message = v
+		case "Message":
+			f.messageCap = v
+		case "code":
+			f.code = v
+		case "type":
+			f.typ = v
+		case "status":
+			f.status = v
+		case "details":
+			f.details = v
+		case "metadata":
+			f.metadata = v
+		case "innererror":
+			f.innererror = v
+		}
+	}
 }
 
 // readMetadata reads OpenRouter's error.metadata: the raw upstream error

@@ -174,7 +174,7 @@ func decide(prof profile, status int, h headers, obj *errorObject, inBand, strea
 		return v, rule, c
 	}
 	if in := obj.Inner; in != nil {
-		if v, rule, c, ok := lookupCodes(rulesFor(familyOf(obj.Upstream), in.shape), in, "upstream."); ok {
+		if v, rule, c, ok := lookupCodes(rulesFor(familyOf(obj.Upstream), in.shape), in, upstreamPrefix); ok {
 			return v, rule, c
 		}
 	}

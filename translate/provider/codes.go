@@ -229,57 +229,67 @@ type codeRule struct {
 	// isCode says the field's value is the provider's code (Result.Code);
 	// a quota value is evidence, not a code.
 	isCode bool
+	// names are the rule's Result.Rule for each table key, without a
+	// prefix and with upstreamPrefix (withNames makes them once, so a
+	// classification neither builds them nor looks up the rule).
+	names *[2]map[string]string
 }
 
+// upstreamPrefix prefixes the rules a relayed upstream error matched.
+const upstreamPrefix = "upstream."
+
 // ruleName is Result.Rule for a rule that matched the table key key, with
-// prefix "" or "upstream."; the names are made once (ruleNames), so a
-// classification does not build them.
+// prefix "" or upstreamPrefix.
 func (r codeRule) ruleName(prefix, key string) string {
-	if n, ok := ruleNames[r.id][prefix][key]; ok {
-		return n
+	i := 0
+	if prefix == upstreamPrefix {
+		i = 1
+	}
+	if r.names != nil {
+		if n, ok := r.names[i][key]; ok {
+			return n
+		}
 	}
 	return prefix + r.id + "." + key
 }
 
-// ruleNames are every rule's names: rule id, then prefix, then table key.
-var ruleNames = func() map[string]map[string]map[string]string {
-	m := map[string]map[string]map[string]string{}
-	for _, rules := range familyRules {
-		for _, r := range rules {
-			byPrefix := map[string]map[string]string{}
-			for _, prefix := range []string{"", "upstream."} {
-				names := make(map[string]string, len(r.table.entries))
+// withNames gives every rule its names.
+func withNames(rules map[family][]codeRule) map[family][]codeRule {
+	for _, rs := range rules {
+		for i := range rs {
+			r := &rs[i]
+			r.names = new([2]map[string]string)
+			for j, prefix := range []string{"", upstreamPrefix} {
+				r.names[j] = make(map[string]string, len(r.table.entries))
 				for key := range r.table.entries {
-					names[key] = prefix + r.id + "." + key
+					r.names[j][key] = prefix + r.id + "." + key
 				}
-				byPrefix[prefix] = names
 			}
-			m[r.id] = byPrefix
 		}
 	}
-	return m
-}()
+	return rules
+}
 
 // familyRules are each family's lookups, most specific first.
-var familyRules = map[family][]codeRule{
+var familyRules = withNames(map[family][]codeRule{
 	familyOpenAI: {
-		{"openrouter.limit_source", fieldLimitSource, openrouterLimitTable, false},
-		{"openai.code", fieldCode, openaiTable, true},
-		{"openai.type", fieldType, openaiTable, true},
+		{"openrouter.limit_source", fieldLimitSource, openrouterLimitTable, false, nil},
+		{"openai.code", fieldCode, openaiTable, true, nil},
+		{"openai.type", fieldType, openaiTable, true, nil},
 	},
 	familyAnthropic: {
-		{"anthropic.type", fieldType, anthropicTable, true},
+		{"anthropic.type", fieldType, anthropicTable, true, nil},
 	},
 	familyGoogle: {
-		{"gemini.quota_value", fieldQuotaValue, googleQuotaTable, false},
-		{"gemini.reason", fieldReason, googleReasonTable, true},
-		{"gemini.status", fieldStatus, googleStatusTable, true},
+		{"gemini.quota_value", fieldQuotaValue, googleQuotaTable, false, nil},
+		{"gemini.reason", fieldReason, googleReasonTable, true, nil},
+		{"gemini.status", fieldStatus, googleStatusTable, true, nil},
 	},
 	familyBedrock: {
-		{"bedrock.error_type", fieldErrorType, bedrockTable, true},
-		{"bedrock.code", fieldCode, bedrockTable, true},
+		{"bedrock.error_type", fieldErrorType, bedrockTable, true, nil},
+		{"bedrock.code", fieldCode, bedrockTable, true, nil},
 	},
-}
+})
 
 // rulesFor returns the lookups for an answer: its family's, then, when the
 // body has another family's shape (Claude on Vertex, a gateway relaying
@@ -330,6 +340,9 @@ func newCodeTable(entries map[string]verdict) *codeTable {
 
 func (t *codeTable) lookup(code string) (verdict, string, bool) {
 	code = strings.TrimSpace(code)
+	if code == "" {
+		return verdict{}, "", false // no table has an empty key (TestTablesFoldUniquely)
+	}
 	var (
 		buf [64]byte
 		k   string

@@ -1,6 +1,9 @@
 package provider
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Every verdict of every table stays inside the contract's class set and
 // the allowed Labby kinds.
@@ -48,9 +51,15 @@ func TestClassWireSet(t *testing.T) {
 // Codes match case-insensitively; two spellings of one code in a table
 // would make the lookup ambiguous.
 func TestTablesFoldUniquely(t *testing.T) {
-	for _, tb := range []*codeTable{openaiTable, anthropicTable, googleQuotaTable, googleReasonTable, googleStatusTable, bedrockTable} {
+	for _, tb := range []*codeTable{openaiTable, openrouterLimitTable, anthropicTable, googleQuotaTable, googleReasonTable, googleStatusTable, bedrockTable} {
 		if len(tb.folded) != len(tb.entries) {
 			t.Errorf("a table has codes that differ only in case")
+		}
+		// lookup answers a blank code without a search: no key may be one.
+		for k := range tb.entries {
+			if strings.TrimSpace(k) != k || k == "" {
+				t.Errorf("table key %q is blank or blank-padded", k)
+			}
 		}
 	}
 	if v, k, ok := openaiTable.lookup(" Insufficient_Quota "); !ok || k != "insufficient_quota" || v.class != classPermanent {
