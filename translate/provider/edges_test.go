@@ -70,3 +70,24 @@ func TestEdges(t *testing.T) {
 		}
 	}
 }
+
+// An error event whose data is no JSON object carries its message as text;
+// when that text is a JSON string, the message is the string, not its
+// quotes and escapes. Anything else stays as it came.
+func TestEventTextMessages(t *testing.T) {
+	sse := map[string]string{"content-type": "text/event-stream"}
+	for data, want := range map[string]string{
+		`"boom"`:               "boom",
+		` "over\u0020loaded" `: "over loaded",
+		`"a" "b"`:              `"a" "b"`,
+		`"unterminated`:        `"unterminated`,
+		`upstream closed`:      "upstream closed",
+		`"`:                    `"`,
+		`""`:                   "",
+	} {
+		r := Classify(Answer{Status: 200, Headers: sse, Body: "event: error\ndata: " + data + "\n\n", Now: clock})
+		if r.Message != want || r.Rule != "stream.error_event" {
+			t.Errorf("data %q: message %q rule %q, want %q from stream.error_event", data, r.Message, r.Rule, want)
+		}
+	}
+}

@@ -316,7 +316,7 @@ func refEventError(name, data string) (errorObject, bool, bool) {
 		}
 		return errorObject{found: true, Extra: t}, true, false
 	case name == "error":
-		return errorObject{found: true, Message: data}, true, false
+		return errorObject{found: true, Message: eventText(data)}, true, false
 	}
 	return errorObject{}, false, false
 }

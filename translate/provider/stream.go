@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/errsvc/errsvc/translate/internal/jsonread"
@@ -175,9 +176,24 @@ func eventError(name, data string) (errorObject, bool, bool) {
 		}
 		return errorObject{found: true, Extra: t}, true, false
 	case name == "error":
-		return errorObject{found: true, Message: data}, true, false
+		return errorObject{found: true, Message: eventText(data)}, true, false
 	}
 	return errorObject{}, false, false
+}
+
+// eventText is the message of an error event whose data is no JSON object
+// or array: the data itself, or, when it is a JSON string ("boom"), the
+// string it holds, not its quotes and escapes.
+func eventText(data string) string {
+	t := strings.TrimSpace(data)
+	if len(t) < 2 || t[0] != '"' {
+		return data
+	}
+	var s string
+	if err := json.Unmarshal([]byte(t), &s); err != nil {
+		return data
+	}
+	return s
 }
 
 // isErrorValue says whether an "error" member carries an error: an object
