@@ -3,9 +3,14 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"connectrpc.com/connect"
 	"google.golang.org/grpc/codes"
@@ -48,7 +53,8 @@ func newConnectHandler(opts Options) (string, http.Handler) {
 		connect.WithCompressMinBytes(1024),
 		connect.WithInterceptors(connectInterceptor{limiter: opts.limiter, maxBytes: opts.MaxRequestBytes}),
 	)
-	return path, &connectObserve{next: h, opts: opts, cache: newAnswerCache(opts, transportConnect), svc: svc.Service}
+	return path, &connectObserve{next: h, opts: opts, cache: newAnswerCache(opts, transportConnect), svc: svc.Service,
+		bodies: new(atomic.Int64), maxBodies: max(opts.MaxReceiveBufferBytes, opts.MaxRequestBytes)}
 }
 
 // connectService adapts Service to connect-go's handler interface: the
@@ -75,11 +81,21 @@ type connectObserve struct {
 	// (answer_cache_connect.go); nil when disabled. svc counts its hits.
 	cache *answerCache
 	svc   *Service
+	// bodies is the Connect receive budget, as restHandler's for REST: the
+	// bytes of bodies read and not yet answered, at most maxBodies.
+	bodies    *atomic.Int64
+	maxBodies int64
 }
 
 func (h *connectObserve) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, c := openCall(r.Context(), connectTransport(r), connectRPC(r.URL.Path))
 	r = r.WithContext(ctx)
+	var body *connectBody
+	if r.Body != nil && r.Body != http.NoBody {
+		body = h.boundBody(w, r.Body)
+		defer func() { h.bodies.Add(-body.reserved) }()
+		r.Body = body
+	}
 	hit, miss := h.cachedHit(w, r, c)
 	if hit {
 		c.finish(r.Context(), h.opts.Logger, h.opts.Metrics)
@@ -93,13 +109,19 @@ func (h *connectObserve) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.next.ServeHTTP(rec, r)
 	// connect-go has encoded and written the answers: their storage goes back.
 	c.releaseAnswers()
+	if body != nil && body.refused != "" {
+		// The body's own limits, whichever layer was reading it: the
+		// refusal is the limit's, not the body's size or shape.
+		c.limit, c.field = body.refused, "body"
+	}
 	if !c.finished {
 		c.finished = true
 		c.code = rec.code()
-		switch c.code {
-		case codes.ResourceExhausted:
+		switch {
+		case c.limit != "":
+		case c.code == codes.ResourceExhausted:
 			c.limit, c.field = limitRequestBytes, "body"
-		case codes.InvalidArgument, codes.Internal:
+		case c.code == codes.InvalidArgument || c.code == codes.Internal:
 			c.callerFault, c.field = true, "body"
 		}
 	}
@@ -108,6 +130,59 @@ func (h *connectObserve) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		miss.writeTo(w)
 	}
 	c.finish(r.Context(), h.opts.Logger, h.opts.Metrics)
+}
+
+// boundBody bounds a Connect or gRPC-Web request body as restHandler
+// bounds a REST one: it must arrive within ReceiveTimeout (not only the
+// HTTP server's ReadTimeout, which also counts the headers' time), and the
+// bytes it holds count against the Connect receive budget as they arrive,
+// so tricklers hold what they sent, never more than the budget in all, and
+// no concurrency slot (connect-go reads the body before the interceptor
+// takes one).
+func (h *connectObserve) boundBody(w http.ResponseWriter, body io.ReadCloser) *connectBody {
+	// The deadline needs no clearing: net/http sets the connection's next
+	// one before it reads the next request.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.opts.ReceiveTimeout))
+	return &connectBody{ReadCloser: body, h: h}
+}
+
+// connectBody is a request body under boundBody's limits. Its refusals are
+// Connect errors, which connect-go answers as they are (in the caller's
+// protocol, details included), as errsvc's other transports answer them.
+type connectBody struct {
+	io.ReadCloser
+	h        *connectObserve
+	reserved int64
+	// refused is the limit that refused the body ("" if none).
+	refused string
+}
+
+func (b *connectBody) Read(p []byte) (int, error) {
+	if b.refused != "" {
+		return 0, b.refusal()
+	}
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.reserved += int64(n)
+		if b.h.bodies.Add(int64(n)) > b.h.maxBodies {
+			b.refused = limitReceiveBuffer
+			return n, b.refusal()
+		}
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		b.refused = limitReceiveTimeout
+		return n, b.refusal()
+	}
+	return n, err
+}
+
+// refusal is the error of the limit that refused the body.
+func (b *connectBody) refusal() error {
+	if b.refused == limitReceiveTimeout {
+		return toConnectError(receiveTimedOut(b.h.opts.ReceiveTimeout).Err())
+	}
+	return toConnectError(quotaExceeded(quotaReceiveBuffer, fmt.Sprintf(
+		"the server is receiving its limit of %d bytes of Connect bodies at once; retry shortly", b.h.maxBodies), time.Second).Err())
 }
 
 // connectTransport tells the protocol by its content type, as connect-go does.

@@ -140,9 +140,11 @@ type Options struct {
 	DrainDelay time.Duration
 
 	// ReceiveTimeout bounds how long a request may take to arrive once its
-	// headers are in: a REST body, a unary gRPC message. Past it the call is
-	// refused (REST 408, gRPC DEADLINE_EXCEEDED, with a BadRequest on
-	// "body"), so a client that stops sending cannot pin the bytes it sent.
+	// headers are in: a REST, Connect or gRPC-Web body, a unary gRPC
+	// message. Past it the call is refused (REST 408, Connect 504
+	// deadline_exceeded, gRPC and gRPC-Web DEADLINE_EXCEEDED, with a
+	// BadRequest on "body"), so a client that stops sending cannot pin the
+	// bytes it sent.
 	ReceiveTimeout time.Duration
 	// WriteTimeout bounds how long a REST client may take to read its
 	// answer. The answer is produced, and the concurrency slot released,
@@ -160,9 +162,9 @@ type Options struct {
 	// MaxHeaderBytes bounds the request headers (gRPC metadata, HTTP headers).
 	MaxHeaderBytes int
 	// MaxReceiveBufferBytes bounds what the server holds of requests being
-	// received, on each transport. REST: the bytes of bodies read and not
-	// yet answered; one more byte is refused (429, QuotaFailure on
-	// "receive_buffer"). gRPC: the unary messages being received at once,
+	// received, on each transport. REST, and Connect and gRPC-Web apart: the
+	// bytes of bodies read and not yet answered; one more byte is refused
+	// (429 or resource_exhausted, QuotaFailure on "receive_buffer"). gRPC: the unary messages being received at once,
 	// counted at grpc-go's receive cap (twice MaxRequestBytes) each, since
 	// grpc-go lets a message arrive in full once its handler starts reading
 	// it. A call that finds the budget (or its connection's half of it)

@@ -64,7 +64,7 @@ func parseServeFlags(args []string, getenv func(string) string, errOut io.Writer
 	fs.DurationVar(&opts.MaxConnectionAge, "max-connection-age", 0, "close each gRPC connection gracefully after about this long, so clients spread onto new replicas (0: never)")
 	fs.BoolVar(&opts.AllowPlaintext, "allow-plaintext", envOr("ERRSVC_ALLOW_PLAINTEXT", "") == "true",
 		"plaintext on a non-loopback address is intended (a service mesh or private network encrypts it): no WARN at start (env ERRSVC_ALLOW_PLAINTEXT=true)")
-	fs.DurationVar(&opts.ReceiveTimeout, "receive-timeout", server.DefaultReceiveTimeout, "a REST body or unary gRPC message must arrive in full within this of its headers (REST 408, gRPC DEADLINE_EXCEEDED)")
+	fs.DurationVar(&opts.ReceiveTimeout, "receive-timeout", server.DefaultReceiveTimeout, "a REST, Connect or gRPC-Web body or a unary gRPC message must arrive in full within this of its headers (REST 408, Connect 504, gRPC DEADLINE_EXCEEDED)")
 	fs.DurationVar(&opts.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "a REST client must read its answer within this")
 	fs.DurationVar(&opts.StreamIdleTimeout, "stream-idle-timeout", server.DefaultStreamIdleTimeout, "end a TranslateStream that delivers no complete message for this long")
 	fs.IntVar(&opts.MaxStreamsPerConnection, "max-streams-per-connection", server.DefaultMaxStreamsPerConn, "HTTP/2 streams one gRPC connection may open at once (more are refused with REFUSED_STREAM)")
