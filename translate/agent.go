@@ -194,14 +194,17 @@ func noteAgentLoss(m *model) {
 	}
 }
 
+// agentPayload is the Agent Surface payload the Labby envelope carries for
+// an Agent Surface source: a leased model's own, else a new one.
 func agentPayload(m *model) *errsvcv1.AgentError {
-	return &errsvcv1.AgentError{
-		Code:             m.agentCode,
-		Message:          agentMessage(m),
-		Retry:            m.agentRetry,
-		Details:          m.agentDetails,
-		AdditionalFields: m.agentExtra,
+	var a *errsvcv1.AgentError
+	if r := m.reuse; r != nil && !r.agentUsed {
+		a, r.agentUsed = &r.agent, true
+	} else {
+		a = new(errsvcv1.AgentError)
 	}
+	a.Code, a.Message, a.Retry, a.Details, a.AdditionalFields = m.agentCode, agentMessage(m), m.agentRetry, m.agentDetails, m.agentExtra
+	return a
 }
 
 // agentDetailsLimits bound the details copied to the output. They are far
@@ -259,10 +262,18 @@ func renderAgentMessageFor(m *model) string {
 		msg = renderAgentMessage(m.agentCode, m.agentRetry)
 	}
 	if m.waitSecs != nil && m.agentRetry == "after-delay" {
-		b := make([]byte, 0, len(msg)+32)
+		var b []byte
+		if m.reuse != nil {
+			// A leased model's room: the answer is read before the lease
+			// ends, and the next translation writes it again.
+			b = m.reuse.agentMsg[:0]
+		}
 		b = append(append(b, msg...), " Wait at least "...)
 		b = append(strconv.AppendUint(b, uint64(*m.waitSecs), 10), " s."...)
-		msg = unsafe.String(unsafe.SliceData(b), len(b)) // b is not written again
+		if m.reuse != nil {
+			m.reuse.agentMsg = b
+		}
+		msg = unsafe.String(unsafe.SliceData(b), len(b)) // b is not written again in this translation
 	}
 	return truncateRunes(msg, AgentMessageCap)
 }

@@ -45,7 +45,11 @@ func textErrorObject(m *model, text string) (*structpb.Struct, *structpb.Value, 
 	a.count(obj)
 	a.alloc()
 	s := &a.root
-	a.fill(s, obj)
+	if a.rootFields == nil {
+		a.rootFields = make(map[string]*structpb.Value, obj.Len())
+	}
+	s.Fields = a.rootFields
+	a.fillFields(s, obj)
 	a.rootKind.StructValue = s
 	a.rootValue.Kind = &a.rootKind
 	return s, &a.rootValue, true
@@ -107,7 +111,10 @@ func numbersFit(v jsonread.Value) bool {
 // structArena holds every message of one converted object: one slab per
 // message type, sized by a first pass.
 type structArena struct {
-	// The object itself and the Value holding it live in the arena.
+	// The object itself and the Value holding it live in the arena, and so
+	// does the map of its fields: a leased model's arena keeps it (cleared)
+	// for its next translation (reused.clear).
+	rootFields                                    map[string]*structpb.Value
 	root                                          structpb.Struct
 	rootValue                                     structpb.Value
 	rootKind                                      structpb.Value_StructValue
@@ -190,6 +197,11 @@ func (a *structArena) object(v jsonread.Value) *structpb.Struct {
 
 func (a *structArena) fill(s *structpb.Struct, v jsonread.Value) {
 	s.Fields = make(map[string]*structpb.Value, v.Len())
+	a.fillFields(s, v)
+}
+
+// fillFields adds v's members to s.Fields, an empty map.
+func (a *structArena) fillFields(s *structpb.Struct, v jsonread.Value) {
 	for it := v.Members(); ; {
 		name, m, ok := it.Next()
 		if !ok {

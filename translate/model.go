@@ -95,6 +95,9 @@ type model struct {
 	agentMsg    string
 	agentMsgKey agentMessageMemo
 	agentMsgSet bool
+	// providerSecs is a provider answer's wait as the classified reading
+	// takes it (decodeProvider), kept here so it costs no allocation.
+	providerSecs float64
 
 	// store is where the response's messages are carved from: one
 	// allocation per translation instead of one per message.
@@ -123,9 +126,19 @@ type reused struct {
 	arena    structArena
 	context  errsvcv1.LabbyError
 	codeMode envelopeWithRecovery
-	// arenaUsed, contextUsed and codeModeUsed: handed out in this
-	// translation.
-	arenaUsed, contextUsed, codeModeUsed bool
+	// blocks are an MCP result's first text evidence blocks
+	// (newEvidenceBlock); blocksUsed of them are handed out.
+	blocks     [2]errsvcv1.EvidenceBlock
+	blocksUsed int
+	// agent is the Labby envelope's copy of an Agent Surface source's
+	// payload (agentPayload).
+	agent errsvcv1.AgentError
+	// agentMsg is the room of an Agent Surface message with its wait
+	// ("… Wait at least 20 s."), written again by each translation.
+	agentMsg []byte
+	// arenaUsed, contextUsed, codeModeUsed and agentUsed: handed out in
+	// this translation.
+	arenaUsed, contextUsed, codeModeUsed, agentUsed bool
 }
 
 // clear empties r for the next lease: the maps, and the parts this
@@ -135,7 +148,9 @@ func (r *reused) clear() {
 		clear(f)
 	}
 	if r.arenaUsed {
-		r.arena = structArena{}
+		f := r.arena.rootFields
+		clear(f)
+		r.arena = structArena{rootFields: f}
 	}
 	if r.contextUsed {
 		r.context = errsvcv1.LabbyError{}
@@ -143,7 +158,14 @@ func (r *reused) clear() {
 	if r.codeModeUsed {
 		r.codeMode = envelopeWithRecovery{}
 	}
-	r.arenaUsed, r.contextUsed, r.codeModeUsed = false, false, false
+	if r.agentUsed {
+		r.agent = errsvcv1.AgentError{}
+	}
+	for i := range r.blocksUsed {
+		r.blocks[i] = errsvcv1.EvidenceBlock{}
+	}
+	r.blocksUsed = 0
+	r.arenaUsed, r.contextUsed, r.codeModeUsed, r.agentUsed = false, false, false, false
 }
 
 // The maps of reused.
@@ -176,6 +198,16 @@ func (m *model) newCodeModeEnvelope() *envelopeWithRecovery {
 		return handOut(&r.codeModeUsed, &r.codeMode)
 	}
 	return new(envelopeWithRecovery)
+}
+
+// newEvidenceBlock is an empty evidence block: one of the leased model's
+// own while they last, else a new one.
+func (m *model) newEvidenceBlock() *errsvcv1.EvidenceBlock {
+	if r := m.reuse; r != nil && r.blocksUsed < len(r.blocks) {
+		r.blocksUsed++
+		return &r.blocks[r.blocksUsed-1]
+	}
+	return new(errsvcv1.EvidenceBlock)
 }
 
 // handOut is part, once per translation (used records it), else a new T.

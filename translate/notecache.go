@@ -18,14 +18,28 @@ func (m *model) noteTerms(code errsvcv1.NoteCode, format, a, b, c string) {
 		m.note(code, format, a, b, c)
 		return
 	}
-	key := noteKey{format, a, b, c}
+	m.noteCached(code, noteKey{format, a, b, c})
+}
+
+// noteTerm is noteTerms for a note of one string argument.
+func (m *model) noteTerm(code errsvcv1.NoteCode, format, a string) {
+	if !knownTerms[a] {
+		m.note(code, format, a)
+		return
+	}
+	m.noteCached(code, noteKey{format: format, a: a})
+}
+
+// noteCached notes the text of key's format and terms (formatNote reads as
+// many as the format has verbs): made once, then kept.
+func (m *model) noteCached(code errsvcv1.NoteCode, key noteKey) {
 	if p := noteTexts.Load(); p != nil {
 		if text, ok := (*p)[key]; ok {
 			m.note(code, text)
 			return
 		}
 	}
-	text := formatNote(format, []any{a, b, c})
+	text := formatNote(key.format, []any{key.a, key.b, key.c})
 	noteTextsMu.Lock()
 	if old := noteTexts.Load(); old == nil || len(*old) < maxNoteTexts {
 		next := make(map[noteKey]string, 1+lenOf(old))

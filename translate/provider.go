@@ -53,8 +53,8 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 		Detail:  d,
 	}
 	if r.RetryAfterSecs != nil {
-		secs := float64(*r.RetryAfterSecs)
-		ce.RetryAfterSecs = &secs
+		m.providerSecs = float64(*r.RetryAfterSecs)
+		ce.RetryAfterSecs = &m.providerSecs
 	}
 	if err := decodeClassifiedDetail(m, ce, providerDetailClean(m, p.GetProvider(), r)); err != nil {
 		return err

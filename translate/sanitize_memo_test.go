@@ -307,4 +307,16 @@ func TestNoteTermsIsNote(t *testing.T) {
 			}
 		}
 	}
+	// The one-argument form, whose cache keys sit beside the others'.
+	const one = "kind %q inside a completed result canonicalised to tool_error; kept in original_kind"
+	for _, arg := range []string{"upstream_error", "rate_limited", "not a \"term\"", ""} {
+		for range 3 {
+			m, w := newModel(), newModel()
+			m.noteTerm(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, one, arg)
+			w.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, one, arg)
+			if len(m.notes) != 1 || !proto.Equal(m.notes[0], w.notes[0]) {
+				t.Fatalf("noteTerm(%q) = %v, note gives %v", arg, m.notes, w.notes)
+			}
+		}
+	}
 }

@@ -82,7 +82,7 @@ func decodeToolResult(m *model, r *errsvcv1.McpToolResult) error {
 	}
 	if rawKind != "" && rawKind != m.kind {
 		e.OriginalKind = m.sanitizeShort(rawKind)
-		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "kind %q inside a completed result canonicalised to tool_error; kept in original_kind", e.OriginalKind)
+		m.noteTerm(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "kind %q inside a completed result canonicalised to tool_error; kept in original_kind", e.OriginalKind)
 	}
 	if rawKind == "" {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_DEFAULT_ASSUMED, "no structured error with a kind in the result: tool_error assumed")
@@ -179,7 +179,9 @@ func evidenceBlock(m *model, b *structpb.Struct) *errsvcv1.EvidenceBlock {
 	mime := m.sanitizeShort(firstNonEmpty(f["mimeType"].GetStringValue(), f["mime_type"].GetStringValue()))
 	switch typ := f["type"].GetStringValue(); typ {
 	case "text":
-		return &errsvcv1.EvidenceBlock{Type: typ, Text: m.sanitizeEvidenceText(f["text"].GetStringValue())}
+		out := m.newEvidenceBlock()
+		out.Type, out.Text = typ, m.sanitizeEvidenceText(f["text"].GetStringValue())
+		return out
 	case "image", "audio":
 		size := uint32(len(f["data"].GetStringValue()))
 		return &errsvcv1.EvidenceBlock{Type: typ, MimeType: mime, EncodedBytes: &size, DataOmitted: proto.Bool(true)}
