@@ -372,6 +372,77 @@ func TestHostileSlowRESTClients(t *testing.T) {
 	}
 }
 
+// 8 Connect and gRPC-Web sockets trickling a body for ever, under
+// --max-concurrent-requests 4: they hold no slot (connect-go reads a body
+// before the call takes one), gRPC calls meanwhile are not delayed, and
+// each trickler is answered at --receive-timeout. Before, they were cut
+// only by the HTTP server's read timeout, 10 s later.
+func TestHostileSlowConnectClients(t *testing.T) {
+	p := startProc(t, "--max-concurrent-requests", "4", "--receive-timeout", "2s")
+	warm(t, p)
+	type answer struct {
+		took   time.Duration
+		status string
+	}
+	answers := make(chan answer, 8)
+	began := time.Now()
+	for i := range 8 {
+		c, err := net.Dial("tcp", p.httpAddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close() })
+		// Connect's JSON, or a gRPC-Web message declaring 1000 bytes.
+		ct, first := "application/json", "{"
+		if i%2 == 1 {
+			ct, first = "application/grpc-web+proto", "\x00\x00\x00\x03\xe8"
+		}
+		fmt.Fprintf(c, "POST /errsvc.v1.TranslationService/Translate HTTP/1.1\r\nHost: errsvc\r\nContent-Type: %s\r\nContent-Length: 100000\r\n\r\n%s", ct, first)
+		go func() {
+			for range 150 {
+				if _, err := c.Write([]byte(" ")); err != nil {
+					return
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}()
+		go func() {
+			_ = c.SetReadDeadline(time.Now().Add(15 * time.Second))
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				answers <- answer{time.Since(began), err.Error()}
+				return
+			}
+			_ = resp.Body.Close()
+			answers <- answer{time.Since(began), fmt.Sprintf("%d grpc-status %q", resp.StatusCode, resp.Header.Get("Grpc-Status"))}
+		}()
+	}
+	time.Sleep(500 * time.Millisecond)
+	inFlight := p.metric(t, "errsvc_in_flight_requests")
+	if inFlight != 0 {
+		t.Errorf("%v calls in flight while 8 Connect bodies trickle, want 0", inFlight)
+	}
+	worst := assertGRPCFast(t, p, "with trickling Connect clients")
+	var got []answer
+	var last time.Duration
+	statuses := map[string]int{}
+	for range 8 {
+		a := <-answers
+		got, last = append(got, a), max(last, a.took)
+		statuses[a.status]++
+	}
+	t.Logf("8 trickling Connect and gRPC-Web bodies, --max-concurrent-requests 4, --receive-timeout 2s: in flight %v; slowest of 10 gRPC calls %v; tricklers answered %v, the last after %v",
+		inFlight, worst.Round(time.Millisecond), statuses, last.Round(time.Millisecond))
+	for _, a := range got {
+		if a.took > 4*time.Second || (a.status != `504 grpc-status ""` && a.status != `200 grpc-status "4"`) {
+			t.Errorf("a trickled body was answered %s after %v, want 504 (Connect) or DEADLINE_EXCEEDED (gRPC-Web) after about 2 s", a.status, a.took)
+		}
+	}
+	if n := p.metric(t, `errsvc_limit_exceeded_total{limit="receive_timeout"}`); n != 8 {
+		t.Errorf("receive_timeout refusals %v, want 8", n)
+	}
+}
+
 // 20,000 health watches on one connection: HTTP/2 refuses streams past
 // --max-streams-per-connection, and watches past --max-health-watches on
 // all connections together are refused RESOURCE_EXHAUSTED. Before, 20,000
