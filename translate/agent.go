@@ -263,15 +263,20 @@ func renderAgentMessageFor(m *model) string {
 	}
 	if m.waitSecs != nil && m.agentRetry == "after-delay" {
 		var b []byte
-		if m.reuse != nil {
-			// A leased model's room: the answer is read before the lease
-			// ends, and the next translation writes it again.
-			b = m.reuse.agentMsg[:0]
+		r := m.reuse
+		if r != nil && !r.agentMsgUsed {
+			// A leased model's room, once per translation (a message
+			// already in the answer is never written over): the answer is
+			// read before the lease ends, and the next translation writes
+			// it again.
+			b, r.agentMsgUsed = r.agentMsg[:0], true
+		} else {
+			r = nil
 		}
 		b = append(append(b, msg...), " Wait at least "...)
 		b = append(strconv.AppendUint(b, uint64(*m.waitSecs), 10), " s."...)
-		if m.reuse != nil {
-			m.reuse.agentMsg = b
+		if r != nil {
+			r.agentMsg = b
 		}
 		msg = unsafe.String(unsafe.SliceData(b), len(b)) // b is not written again in this translation
 	}

@@ -138,7 +138,7 @@ func TestReleaseClearsReused(t *testing.T) {
 		}
 		r := lease.m.reuse
 		lease.Release()
-		if r.arenaUsed || r.contextUsed || r.codeModeUsed || r.agentUsed || r.blocksUsed != 0 {
+		if r.arenaUsed || r.contextUsed || r.codeModeUsed || r.agentUsed || r.agentMsgUsed || r.blocksUsed != 0 {
 			t.Fatalf("request %d: a part is still marked handed out after release", i)
 		}
 		for name, msg := range map[string]proto.Message{
@@ -185,5 +185,23 @@ func TestLeasedAllocations(t *testing.T) {
 		if max, ok := bounds[name]; !ok || n > max {
 			t.Errorf("%s: %v allocations per leased translation, want at most %v", name, n, bounds[name])
 		}
+	}
+}
+
+// A leased model writes an Agent Surface message with its wait into its
+// own room once per translation: a second message in the same translation
+// (another wait) gets room of its own, and the first, already in the
+// answer, reads as it did.
+func TestAgentMessageRoomOncePerTranslation(t *testing.T) {
+	m := leaseModel()
+	defer m.release(m.gen)
+	m.agentCode, m.agentRetry = "RATE_LIMITED", "after-delay"
+	m.setWait(20, 20000)
+	first := renderAgentMessageFor(m)
+	want := string([]byte(first))
+	m.setWait(7, 7000)
+	second := renderAgentMessageFor(m)
+	if first != want || second == first {
+		t.Fatalf("first message %q after a second (%q), want %q", first, second, want)
 	}
 }

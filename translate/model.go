@@ -134,8 +134,10 @@ type reused struct {
 	// payload (agentPayload).
 	agent errsvcv1.AgentError
 	// agentMsg is the room of an Agent Surface message with its wait
-	// ("… Wait at least 20 s."), written again by each translation.
-	agentMsg []byte
+	// ("… Wait at least 20 s."), written again by each translation
+	// (agentMsgUsed: this one has).
+	agentMsg     []byte
+	agentMsgUsed bool
 	// arenaUsed, contextUsed, codeModeUsed and agentUsed: handed out in
 	// this translation.
 	arenaUsed, contextUsed, codeModeUsed, agentUsed bool
@@ -165,7 +167,7 @@ func (r *reused) clear() {
 		r.blocks[i] = errsvcv1.EvidenceBlock{}
 	}
 	r.blocksUsed = 0
-	r.arenaUsed, r.contextUsed, r.codeModeUsed, r.agentUsed = false, false, false, false
+	r.arenaUsed, r.contextUsed, r.codeModeUsed, r.agentUsed, r.agentMsgUsed = false, false, false, false, false
 }
 
 // The maps of reused.
