@@ -175,3 +175,22 @@ func benchKeywordFind(b *testing.B, size int) {
 		hits = d.find(in, hits[:0])
 	}
 }
+
+// BenchmarkHandScanNoRec64KiB is BenchmarkHandScan64KiB without the
+// record: what recording for the later pass costs the first.
+func BenchmarkHandScanNoRec64KiB(b *testing.B) {
+	in := benchInput(64 << 10)
+	var spans []span
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r := redactor{s: in, spans: spans[:0], cpNext: noCheckpoint}
+		handScan(&r)
+		spans = r.spans
+	}
+}
+
+// BenchmarkKeywordFind256 is BenchmarkKeywordFind64KiB on 256 bytes,
+// below find4Min (two walks).
+func BenchmarkKeywordFind256(b *testing.B) { benchKeywordFind(b, 256) }
