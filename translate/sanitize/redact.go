@@ -77,7 +77,11 @@ func scanPass(s, view string, r *redactor, sc *scratch, rec *passRec) int {
 		rec.hand = append(rec.hand, r.spans...)
 		r.rec, r.cpNext = nil, noCheckpoint
 	}
+	if rec != nil && rec.raw {
+		sc.rec = rec
+	}
 	r.spans = ruleSpans(view, sc, r.spans)
+	sc.rec = nil
 	if rec != nil {
 		rec.hits = append(rec.hits, sc.hits...)
 	}
@@ -402,6 +406,10 @@ type scratch struct {
 	keys   []uint64    // sortCandidates' packed keys
 	sorted []candidate // sortCandidates' output; cands and sorted swap
 	litPos [][]int32   // per literal slot, where the keyword pass found it
+	// rec, when set, records the first pass's candidates (collectHits)
+	rec *passRec
+	// moved is the later pass's hitMoves (laterHitsMoved)
+	moved []hitMove
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
