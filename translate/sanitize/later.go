@@ -63,6 +63,9 @@ var recordMin = 512
 // passRec is what the first pass records for the later one.
 type passRec struct {
 	raw bool // the rules saw R itself (escapeView(R) == R)
+	// plain: R holds no byte that starts an escape ('\\', '%'), so
+	// neither does S, whose bytes are R's, RedactedToken's and U+FFFD's
+	plain bool
 	// cps are the checkpoints in R, each with past the last byte read
 	// from the one before it to it.
 	cps  []checkpoint
@@ -96,7 +99,7 @@ type kvValue struct{ word, vs, ve, far0 int32 }
 type seg struct{ s, r, n int }
 
 func (p *passRec) reset() {
-	p.raw = false
+	p.raw, p.plain = false, false
 	p.cps = p.cps[:0]
 	p.hand, p.repl, p.hits = p.hand[:0], p.repl[:0], p.hits[:0]
 	p.reads, p.cands = p.reads[:0], p.cands[:0]
@@ -179,10 +182,12 @@ func laterPassCount(s string, rec *passRec, rlen int) (string, bool, int) {
 		t, changed := redactPass(s)
 		return t, changed, 0
 	}
-	view := escapeView(s)
-	if len(s) > 0 && unsafe.StringData(view) != unsafe.StringData(s) {
-		t, changed := redactPass(s)
-		return t, changed, 0
+	view := s
+	if !rec.plain {
+		if view = escapeView(s); len(s) > 0 && unsafe.StringData(view) != unsafe.StringData(s) {
+			t, changed := redactPass(s)
+			return t, changed, 0
+		}
 	}
 	if rec.direct {
 		rec.segs = append(rec.segs[:0], rec.pieces...)

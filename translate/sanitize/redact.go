@@ -28,10 +28,10 @@ func redactPass(s string) (string, bool) {
 func redactPassRec(s string, rec *passRec) (string, bool) {
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
-	view := escapeView(s)
+	view, plain := passView(s)
 	r := redactor{s: view, spans: sc.spans[:0], cpNext: noCheckpoint}
 	defer func() { sc.spans = r.spans[:0] }()
-	hand := scanPass(s, view, &r, sc, rec)
+	hand := scanPass(s, view, plain, &r, sc, rec)
 	return replaceSpans(s, view, &r, hand, rec)
 }
 
@@ -42,10 +42,10 @@ func redactPassRec(s string, rec *passRec) (string, bool) {
 func redactFilter(s string, rec *passRec) (out string, redacted, stripped, removed bool) {
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
-	view := escapeView(s)
+	view, plain := passView(s)
 	r := redactor{s: view, spans: sc.spans[:0], cpNext: noCheckpoint}
 	defer func() { sc.spans = r.spans[:0] }()
-	hand := scanPass(s, view, &r, sc, rec)
+	hand := scanPass(s, view, plain, &r, sc, rec)
 	var pieces *[]seg
 	if rec != nil {
 		pieces = &rec.pieces
@@ -63,12 +63,13 @@ func redactFilter(s string, rec *passRec) (out string, redacted, stripped, remov
 }
 
 // scanPass runs the hand rules and the gitleaks rules over view (the
-// rules' view of s) into r.spans and returns how many of them are the hand
+// rules' view of s; plain: s holds no escape byte) into r.spans and returns how many of them are the hand
 // rules'; rec, when set, gets what the first pass records.
-func scanPass(s, view string, r *redactor, sc *scratch, rec *passRec) int {
+func scanPass(s, view string, plain bool, r *redactor, sc *scratch, rec *passRec) int {
 	if rec != nil {
 		rec.reset()
 		rec.raw = len(view) == len(s) && (len(s) == 0 || unsafe.StringData(view) == unsafe.StringData(s))
+		rec.plain = plain
 		r.rec, r.cpNext = rec, 0
 	}
 	handScan(r)
@@ -456,15 +457,34 @@ func mergeSpans(spans []span) []span {
 	return out
 }
 
+// passView is escapeView(s), and whether s holds no escape byte.
+func passView(s string) (string, bool) {
+	if !escapeBytes(s) {
+		return s, true
+	}
+	return escapeDecode(s), false
+}
+
+// escapeBytes reports whether s holds a byte that starts an escape
+// ('\\' or '%'): without one, escapeView(s) is s.
+func escapeBytes(s string) bool {
+	return strings.IndexByte(s, '\\') >= 0 || strings.IndexByte(s, '%') >= 0
+}
+
 // escapeView returns s with every JSON escape (\uXXXX, \n, \r, \t, \b,
 // \f, after any run of backslashes) and URL escape (%XX) replaced by
 // spaces ending in the character it stands for (a space when that is not
 // printable ASCII; a newline for \n). The result has the length of s, so
 // positions carry over.
 func escapeView(s string) string {
-	if strings.IndexByte(s, '\\') < 0 && strings.IndexByte(s, '%') < 0 {
+	if !escapeBytes(s) {
 		return s
 	}
+	return escapeDecode(s)
+}
+
+// escapeDecode is escapeView for s that holds an escape byte.
+func escapeDecode(s string) string {
 	var b []byte
 	put := func(from, to int, c byte) {
 		if b == nil {
