@@ -157,11 +157,19 @@ func (d *keywordDFA) find(s string, hits []kwHit) []kwHit {
 	if len(s) < find4Min {
 		return d.find2(s, hits)
 	}
+	w := walksPool.Get().(*walks)
+	defer walksPool.Put(w)
+	return d.findWalks(s, hits, w)
+}
+
+// findWalks is find with its lists in w.
+func (d *keywordDFA) findWalks(s string, hits []kwHit, w *walks) []kwHit {
+	if len(s) < find4Min {
+		return d.find2(s, hits)
+	}
 	n := len(s)
 	half := n / 2
 	q1, q3 := half/2, half+(n-half)/2
-	w := walksPool.Get().(*walks)
-	defer walksPool.Put(w)
 	// Walk k covers [from[k], to[k]) and then its extension.
 	from := [4]int{0, q1, half, q3}
 	to := [4]int{q1, half, q3, n}

@@ -87,6 +87,8 @@ type passRec struct {
 	segs   []seg
 	// for the later pass's scan
 	spans []span
+	// sc is the passes' scratch (see scratch)
+	sc scratch
 }
 
 type checkpoint struct{ x, far int32 }
@@ -195,8 +197,8 @@ func laterPassCount(s string, rec *passRec, rlen int) (string, bool, int) {
 		rec.segs = rec.segs[:0]
 		rec.mapSegs()
 	}
-	sc := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(sc)
+	sc, put := rec.scratch()
+	defer put(sc)
 	r := redactor{s: view, spans: sc.spans[:0], cpNext: noCheckpoint}
 	defer func() { sc.spans = r.spans[:0] }()
 	reused := reuseScan(&r, rec, rlen)

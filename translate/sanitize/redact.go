@@ -26,8 +26,8 @@ func redactPass(s string) (string, bool) {
 // later pass over the filtered result needs to skip the stretches no change
 // can reach (see later.go).
 func redactPassRec(s string, rec *passRec) (string, bool) {
-	sc := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(sc)
+	sc, put := rec.scratch()
+	defer put(sc)
 	view, plain := passView(s)
 	r := redactor{s: view, spans: sc.spans[:0], cpNext: noCheckpoint}
 	defer func() { sc.spans = r.spans[:0] }()
@@ -40,8 +40,8 @@ func redactPassRec(s string, rec *passRec) (string, bool) {
 // span replaced, and gives rec the parts of its result that are copies of
 // s itself. It reports what each step changed.
 func redactFilter(s string, rec *passRec) (out string, redacted, stripped, removed bool) {
-	sc := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(sc)
+	sc, put := rec.scratch()
+	defer put(sc)
 	view, plain := passView(s)
 	r := redactor{s: view, spans: sc.spans[:0], cpNext: noCheckpoint}
 	defer func() { sc.spans = r.spans[:0] }()
@@ -411,9 +411,29 @@ type scratch struct {
 	rec *passRec
 	// moved is the later pass's hitMoves (laterHitsMoved)
 	moved []hitMove
+	// w is the keyword pass's (keywordDFA.findWalks)
+	w walks
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// scratch returns the scratch a pass uses, and what gives it back: the
+// record's own when p is set (the first pass and the later one run one
+// after the other and keep nothing in it that the other needs: what the
+// later pass reads of the first, the first copies into p), one from
+// scratchPool otherwise. A short text's sanitising then takes one record
+// from its pool instead of a record and two scratches (and the keyword
+// pass's walks, which a scratch holds).
+func (p *passRec) scratch() (*scratch, func(*scratch)) {
+	if p != nil {
+		return &p.sc, keepScratch
+	}
+	return scratchPool.Get().(*scratch), putScratch
+}
+
+func keepScratch(*scratch) {}
+
+func putScratch(sc *scratch) { scratchPool.Put(sc) }
 
 // widen grows each rule span to the whole token around it, so no piece of
 // a secret stays beside the placeholder when a rule's group is shorter

@@ -470,7 +470,7 @@ func (rs *ruleSet) candidates(view string, sc *scratch) []candidate {
 // collect returns the candidates of candidates, in the keyword pass's
 // order, and leaves the literals' hits in sc.litPos.
 func (rs *ruleSet) collect(view string, sc *scratch) []candidate {
-	sc.hits = rs.kw.find(view, sc.hits[:0])
+	sc.hits = rs.kw.findWalks(view, sc.hits[:0], &sc.w)
 	return rs.collectHits(view, sc)
 }
 
