@@ -298,6 +298,13 @@ func byteTable(f func(byte) bool) (t [256]bool) {
 // keyword here. It only ever says yes where the regex may match, never no
 // where it does.
 func (r *leakRule) assignEnd(s string, pos int) (reach, bool) {
+	var read int
+	return r.assignEndRead(s, pos, &read)
+}
+
+// assignEndRead is assignEnd; it raises *read to past the last byte it
+// looks at and past every position it compares with len(s) (see hitRead).
+func (r *leakRule) assignEndRead(s string, pos int, read *int) (reach, bool) {
 	rc := reach{end: -1, from: len(s)}
 	from := pos + r.kwMin
 	limit := min(len(s), pos+r.kwMax+20+3+1)
@@ -308,29 +315,32 @@ func (r *leakRule) assignEnd(s string, pos int) (reach, bool) {
 	for o < limit && nameGapTable[s[o]] {
 		o++
 	}
+	*read = max(*read, o+1) // s[o], or o compared with len(s) where limit is len(s)
 	if o < limit {
+		// The operator cases look at up to s[o+3], and compare o+3 with len(s).
+		*read = max(*read, o+4)
 		switch s[o] {
 		case '=':
-			r.secretAfter(s, o+1, &rc)
+			r.secretAfter(s, o+1, &rc, read)
 			if o+1 < len(s) && s[o+1] == '>' {
-				r.secretAfter(s, o+2, &rc)
+				r.secretAfter(s, o+2, &rc, read)
 			}
 		case '>', ',':
-			r.secretAfter(s, o+1, &rc)
+			r.secretAfter(s, o+1, &rc, read)
 		case ':':
-			r.secretAfter(s, o+1, &rc)
+			r.secretAfter(s, o+1, &rc, read)
 			for c := 1; c <= 3 && o+c < len(s) && s[o+c-1] == ':'; c++ {
 				if s[o+c] == '=' {
-					r.secretAfter(s, o+c+1, &rc)
+					r.secretAfter(s, o+c+1, &rc, read)
 				}
 			}
 		case '|':
 			if o+1 < len(s) && s[o+1] == '|' {
-				r.secretAfter(s, o+2, &rc)
+				r.secretAfter(s, o+2, &rc, read)
 			}
 		case '?':
 			if o+1 < len(s) && s[o+1] == '=' {
-				r.secretAfter(s, o+2, &rc)
+				r.secretAfter(s, o+2, &rc, read)
 			}
 		}
 	}
@@ -343,7 +353,7 @@ type reach struct{ end, from, to int }
 
 // secretAfter looks for the secret after an operator ending at p and
 // widens rc to every place it can be.
-func (r *leakRule) secretAfter(s string, p int, rc *reach) {
+func (r *leakRule) secretAfter(s string, p int, rc *reach, read *int) {
 	for j := 0; j <= 5 && p+j <= len(s); j++ {
 		if j > 0 && !valueGapTable[s[p+j-1]] {
 			break
@@ -353,6 +363,10 @@ func (r *leakRule) secretAfter(s string, p int, rc *reach) {
 		for e < len(s) && r.secret[s[e]] {
 			e++
 		}
+		// The run and the two bytes termAt looks at (rc.end is
+		// min(len(s), e+2)); the gap bytes before the run and the
+		// comparisons of p+j with len(s) lie before.
+		*read = max(*read, e+2)
 		if e-ss < r.secretMin {
 			continue
 		}

@@ -175,3 +175,55 @@ func benchKeywordFind(b *testing.B, size int) {
 		hits = d.find(in, hits[:0])
 	}
 }
+
+// BenchmarkHandScanNoRec64KiB is BenchmarkHandScan64KiB without the
+// record: what recording for the later pass costs the first.
+func BenchmarkHandScanNoRec64KiB(b *testing.B) {
+	in := benchInput(64 << 10)
+	var spans []span
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r := redactor{s: in, spans: spans[:0], cpNext: noCheckpoint}
+		handScan(&r)
+		spans = r.spans
+	}
+}
+
+// BenchmarkKeywordFind256 is BenchmarkKeywordFind64KiB on 256 bytes,
+// below find4Min (two walks).
+func BenchmarkKeywordFind256(b *testing.B) { benchKeywordFind(b, 256) }
+
+// rateLimitMessage is the message of the provider core benchmark's 429
+// (OpenAI's rate-limit error, 110 bytes): the short text the sanitiser
+// sees most in an error storm.
+const rateLimitMessage = "Rate limit reached for gpt-4o in organization org-abc on requests per min (RPM): Limit 500, Used 500, Requested 1."
+
+// BenchmarkTextShort is Text on rateLimitMessage: the fixed cost of a
+// call on a short text that is not plain words (plainWords says no at
+// its capital R).
+func BenchmarkTextShort(b *testing.B) {
+	in := rateLimitMessage
+	if out := Text(in, CauseCap); out != in {
+		b.Fatalf("short input changed: %q", out)
+	}
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		Text(in, CauseCap)
+	}
+}
+
+// BenchmarkKeywordFindShort is the keyword walk on rateLimitMessage.
+func BenchmarkKeywordFindShort(b *testing.B) {
+	in := rateLimitMessage
+	d := loadRules().kw
+	hits := d.find(in, nil)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		hits = d.find(in, hits[:0])
+	}
+}

@@ -157,11 +157,19 @@ func (d *keywordDFA) find(s string, hits []kwHit) []kwHit {
 	if len(s) < find4Min {
 		return d.find2(s, hits)
 	}
+	w := walksPool.Get().(*walks)
+	defer walksPool.Put(w)
+	return d.findWalks(s, hits, w)
+}
+
+// findWalks is find with its lists in w.
+func (d *keywordDFA) findWalks(s string, hits []kwHit, w *walks) []kwHit {
+	if len(s) < find4Min {
+		return d.find2(s, hits)
+	}
 	n := len(s)
 	half := n / 2
 	q1, q3 := half/2, half+(n-half)/2
-	w := walksPool.Get().(*walks)
-	defer walksPool.Put(w)
 	// Walk k covers [from[k], to[k]) and then its extension.
 	from := [4]int{0, q1, half, q3}
 	to := [4]int{q1, half, q3, n}
@@ -171,16 +179,13 @@ func (d *keywordDFA) find(s string, hits []kwHit) []kwHit {
 	next, class, outRow := d.next, &d.class, d.outRow
 	var r [4]uint32
 	m := min(q1, half-q1, q3-half, n-q3)
-	for i := 0; i < m; i++ {
-		r[0] = next[r[0]+uint32(class[s[i]])]
-		r[1] = next[r[1]+uint32(class[s[q1+i]])]
-		r[2] = next[r[2]+uint32(class[s[half+i]])]
-		r[3] = next[r[3]+uint32(class[s[q3+i]])]
-		if r[0] >= outRow || r[1] >= outRow || r[2] >= outRow || r[3] >= outRow {
-			for k := range r {
-				if r[k] >= outRow {
-					w.main[k] = d.emit(w.main[k], int(r[k]), from[k]+i, n)
-				}
+	for i := 0; ; i++ {
+		if i = d.walk4(s[:m], s[q1:q1+m], s[half:half+m], s[q3:q3+m], &r, i); i == m {
+			break
+		}
+		for k := range r {
+			if r[k] >= outRow {
+				w.main[k] = d.emit(w.main[k], int(r[k]), from[k]+i, n)
 			}
 		}
 	}
@@ -230,6 +235,46 @@ func (d *keywordDFA) find(s string, hits []kwHit) []kwHit {
 	return append(hits, w.ext[1]...)
 }
 
+// walk4 steps the four walks in r over s0[i:], s1[i:], s2[i:] and s3[i:]
+// (of one length) and returns the index of the first step after which one
+// of them is in a state where keywords end, len(s0) when there is none.
+// It is a leaf, so that the walks' states stay in registers: in find's
+// loop, whose hits call emit, the compiler kept them on the stack, and a
+// store and reload on each walk's chain of dependent loads made every
+// step slower.
+func (d *keywordDFA) walk4(s0, s1, s2, s3 string, r *[4]uint32, i int) int {
+	next, class, outRow := d.next, &d.class, d.outRow
+	s1, s2, s3 = s1[:len(s0)], s2[:len(s0)], s3[:len(s0)]
+	r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
+	for ; i < len(s0); i++ {
+		r0 = next[r0+uint32(class[s0[i]])]
+		r1 = next[r1+uint32(class[s1[i]])]
+		r2 = next[r2+uint32(class[s2[i]])]
+		r3 = next[r3+uint32(class[s3[i]])]
+		if r0 >= outRow || r1 >= outRow || r2 >= outRow || r3 >= outRow {
+			break
+		}
+	}
+	r[0], r[1], r[2], r[3] = r0, r1, r2, r3
+	return i
+}
+
+// walk2 is walk4 for find2's two walks.
+func (d *keywordDFA) walk2(s0, s1 string, r *[2]uint32, i int) int {
+	next, class, outRow := d.next, &d.class, d.outRow
+	s1 = s1[:len(s0)]
+	r0, r1 := r[0], r[1]
+	for ; i < len(s0); i++ {
+		r0 = next[r0+uint32(class[s0[i]])]
+		r1 = next[r1+uint32(class[s1[i]])]
+		if r0 >= outRow || r1 >= outRow {
+			break
+		}
+	}
+	r[0], r[1] = r0, r1
+	return i
+}
+
 // find4Min is the shortest text find walks in quarters.
 const find4Min = 512
 
@@ -264,20 +309,19 @@ var walksPool = sync.Pool{New: func() any { return new(walks) }}
 func (d *keywordDFA) find2(s string, hits []kwHit) []kwHit {
 	next, class, outRow := d.next, &d.class, d.outRow
 	half := len(s) / 2
-	var ra, rb uint32
-	for i := 0; i < half; i++ {
-		j := half + i
-		ra = next[ra+uint32(class[s[i]])]
-		rb = next[rb+uint32(class[s[j]])]
-		if ra >= outRow || rb >= outRow {
-			if ra >= outRow {
-				hits = d.emit(hits, int(ra), i, len(s))
-			}
-			if rb >= outRow {
-				hits = d.emit(hits, int(rb), j, len(s))
-			}
+	var r [2]uint32
+	for i := 0; ; i++ {
+		if i = d.walk2(s[:half], s[half:2*half], &r, i); i == half {
+			break
+		}
+		if r[0] >= outRow {
+			hits = d.emit(hits, int(r[0]), i, len(s))
+		}
+		if r[1] >= outRow {
+			hits = d.emit(hits, int(r[1]), half+i, len(s))
 		}
 	}
+	ra, rb := r[0], r[1]
 	// The rest of the second half (one byte when len(s) is odd).
 	for j := 2 * half; j < len(s); j++ {
 		if rb = next[rb+uint32(class[s[j]])]; rb >= outRow {

@@ -63,6 +63,9 @@ var recordMin = 512
 // passRec is what the first pass records for the later one.
 type passRec struct {
 	raw bool // the rules saw R itself (escapeView(R) == R)
+	// plain: R holds no byte that starts an escape ('\\', '%'), so
+	// neither does S, whose bytes are R's, RedactedToken's and U+FFFD's
+	plain bool
 	// cps are the checkpoints in R, each with past the last byte read
 	// from the one before it to it.
 	cps  []checkpoint
@@ -73,6 +76,10 @@ type passRec struct {
 	kvTaken int     // for tests: stretches reuseScan took by kvImage
 	repl    []span  // the spans of R replaced by RedactedToken
 	hits    []kwHit // the keyword hits in R
+	// reads and cands are what the first pass's checks of each hit read
+	// and gave (see hitRead); reads is empty when it did not record them.
+	reads []hitRead
+	cands []candidate
 	// pieces maps S to the redacted R (filter's copies), or to R itself
 	// when direct is set (redactFilter); segs maps S to R.
 	pieces []seg
@@ -80,6 +87,8 @@ type passRec struct {
 	segs   []seg
 	// for the later pass's scan
 	spans []span
+	// sc is the passes' scratch (see scratch)
+	sc scratch
 }
 
 type checkpoint struct{ x, far int32 }
@@ -92,9 +101,10 @@ type kvValue struct{ word, vs, ve, far0 int32 }
 type seg struct{ s, r, n int }
 
 func (p *passRec) reset() {
-	p.raw = false
+	p.raw, p.plain = false, false
 	p.cps = p.cps[:0]
 	p.hand, p.repl, p.hits = p.hand[:0], p.repl[:0], p.hits[:0]
+	p.reads, p.cands = p.reads[:0], p.cands[:0]
 	p.kv, p.kvTaken = p.kv[:0], 0
 	p.direct = false
 	p.pieces, p.segs = p.pieces[:0], p.segs[:0]
@@ -174,10 +184,12 @@ func laterPassCount(s string, rec *passRec, rlen int) (string, bool, int) {
 		t, changed := redactPass(s)
 		return t, changed, 0
 	}
-	view := escapeView(s)
-	if len(s) > 0 && unsafe.StringData(view) != unsafe.StringData(s) {
-		t, changed := redactPass(s)
-		return t, changed, 0
+	view := s
+	if !rec.plain {
+		if view = escapeView(s); len(s) > 0 && unsafe.StringData(view) != unsafe.StringData(s) {
+			t, changed := redactPass(s)
+			return t, changed, 0
+		}
 	}
 	if rec.direct {
 		rec.segs = append(rec.segs[:0], rec.pieces...)
@@ -185,14 +197,15 @@ func laterPassCount(s string, rec *passRec, rlen int) (string, bool, int) {
 		rec.segs = rec.segs[:0]
 		rec.mapSegs()
 	}
-	sc := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(sc)
+	sc, put := rec.scratch()
+	defer put(sc)
 	r := redactor{s: view, spans: sc.spans[:0], cpNext: noCheckpoint}
 	defer func() { sc.spans = r.spans[:0] }()
 	reused := reuseScan(&r, rec, rlen)
 	hand := len(r.spans)
 	r.spans = ruleSpansHits(view, sc, r.spans, func(sc *scratch) bool {
-		sc.hits = laterHits(view, rec, rlen, sc.hits[:0])
+		sc.hits = laterHitsMoved(view, rec, rlen, sc.hits[:0], &sc.moved)
+		sc.cands = collectLater(view, sc, rec, rlen)
 		return true
 	})
 	t, changed := replaceSpans(s, view, &r, hand, nil)
@@ -368,13 +381,35 @@ func reuseScan(r *redactor, rec *passRec, rlen int) int {
 // everything at one, but no more is used here than that a walk from the
 // root at from finds every keyword starting at from or later.
 func laterHits(s string, rec *passRec, rlen int, hits []kwHit) []kwHit {
+	return laterHitsMoved(s, rec, rlen, hits, nil)
+}
+
+// hitMove says where a hit of S that the first pass found comes from:
+// rec.hits[k], moved by d; reuse is set when the part of S that holds it
+// holds all its checks read too (see hitRead).
+type hitMove struct {
+	k, d  int
+	reuse bool
+}
+
+// laterHitsMoved is laterHits; when moved is set, the hits it gives start
+// with those it moved from the first pass, and moved gets one hitMove for
+// each of them.
+func laterHitsMoved(s string, rec *passRec, rlen int, hits []kwHit, moved *[]hitMove) []kwHit {
 	d := loadRules().kw
 	segs := rec.segs
+	reads := rec.reads
+	if moved != nil {
+		*moved = (*moved)[:0]
+		if len(reads) != len(rec.hits) {
+			reads = nil
+		}
+	}
 	// The first pass's hits come as two walks, one over R's first half
 	// and one over its second, each in the order of the hits' ends.
 	half := rlen / 2
 	var ga, gb int
-	for _, h := range rec.hits {
+	for k, h := range rec.hits {
 		p := int(h.pos)
 		end := p + int(d.length[h.kw]) // past the hit
 		g := &ga
@@ -385,7 +420,15 @@ func laterHits(s string, rec *passRec, rlen int, hits []kwHit) []kwHit {
 			*g++
 		}
 		if *g < len(segs) && segs[*g].r <= p {
-			hits = append(hits, kwHit{kw: h.kw, pos: int32(p + segs[*g].s - segs[*g].r)})
+			sg := segs[*g]
+			hits = append(hits, kwHit{kw: h.kw, pos: int32(p + sg.s - sg.r)})
+			if moved != nil {
+				m := hitMove{k: k, d: sg.s - sg.r}
+				if reads != nil {
+					m.reuse = sg.r <= reads[k].lo && reads[k].hi <= sg.r+sg.n
+				}
+				*moved = append(*moved, m)
+			}
 		}
 	}
 	// Around each edit: at most longest-1 bytes before the end of one part
@@ -454,4 +497,47 @@ func laterHits(s string, rec *passRec, rlen int, hits []kwHit) []kwHit {
 		flush()
 	}
 	return hits
+}
+
+// collectLater is collectHits over the later pass's hits (sc.hits, as
+// laterHitsMoved gives them, with sc.moved): a hit moved from a part of R
+// that S holds with all its checks read takes the first pass's candidates
+// moved with it instead of running the checks again (see hitRead), unless
+// one of them has an end that len(R) cut or len(S) would; every other hit
+// is checked. TestLaterCandidatesMatchChecks holds it to collectHits.
+func collectLater(view string, sc *scratch, rec *passRec, rlen int) []candidate {
+	rs := loadRules()
+	cands := rs.litHits(sc, sc.cands[:0])
+	for i, h := range sc.hits {
+		if i < len(sc.moved) && sc.moved[i].reuse {
+			m := sc.moved[i]
+			rd := rec.reads[m.k]
+			from := len(cands)
+			ok := true
+			for _, c := range rec.cands[rd.from:rd.to] {
+				c.pos += m.d
+				// A windowed rule's candidate has its position only; an
+				// anchored rule's its read bound too, and the key-context
+				// template's the stretch of its secret.
+				if kind := rs.rules[c.rule].kind; kind != kindWindow {
+					if c.end >= rlen || c.end+m.d > len(view) {
+						ok = false
+						break
+					}
+					c.end += m.d
+					if kind == kindAssign {
+						c.secretFrom += m.d
+						c.secretTo += m.d
+					}
+				}
+				cands = append(cands, c)
+			}
+			if ok {
+				continue
+			}
+			cands = cands[:from]
+		}
+		cands, _, _ = rs.collectHit(view, h, cands)
+	}
+	return rs.alwaysCands(view, cands)
 }

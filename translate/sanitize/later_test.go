@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"cmp"
 	"math/rand"
 	"slices"
 	"strings"
@@ -301,4 +302,95 @@ func laterKVTaken(t *testing.T, in string) int {
 		t.Fatalf("later pass over %q (raw %q):\n got %q %v\nwant %q %v (full pass)", s2, in, gotS, gotC, wantS, wantC)
 	}
 	return rec.kvTaken
+}
+
+// The later pass's candidates, taken from the first pass where a hit's
+// checks read only what S holds unchanged (collectLater), are the checks'
+// own on S (collectHits), as sets: on mixed texts with edits, and on
+// texts whose edits fall next to a checked key, at the end of the text
+// included, where a candidate's end is cut at the text's end.
+func TestLaterCandidatesMatchChecks(t *testing.T) {
+	rs := loadRules()
+	rng := rand.New(rand.NewSource(59))
+	texts := laterInputs(1500, rng)
+	for _, p := range laterProbes() {
+		for k := 0; k <= len(p); k += 3 {
+			texts = append(texts,
+				strings.Repeat("retry the call ", 40)+p[:k]+"\x1b"+p[k:],
+				strings.Repeat("retry the call ", 40)+p+" \x1b"[:1+k%2],
+				p[:k]+"\x1b"+p[k:]+strings.Repeat(" then failed", 50))
+		}
+	}
+	// An edit inside the part of an anchor's literal before its keyword
+	// (the check of a hit reads before the hit), and texts that end just
+	// after a secret or an edit (a candidate's end cut at the text's end).
+	for _, r := range rs.rules {
+		for _, a := range r.anchors {
+			for j := 0; j <= a.off; j++ {
+				l := a.lit.s
+				texts = append(texts, "retry "+l[:j]+"\x1b"+l[j:]+"Ab3dEfGh1jKlMn0pQrStUvWxYz012345 failed",
+					strings.Repeat("retry the call ", 40)+l[:j]+"\x1b"+l[j:]+"Ab3dEfGh1jKlMn0pQrStUvWxYz012345")
+			}
+		}
+	}
+	for _, p := range append(engineSecrets(), benchLines...) {
+		texts = append(texts, strings.Repeat("retry the call ", 40)+p+"\x1b", "retry "+p+"\x1b\x1b", p+"[INST]")
+	}
+	// An edit in the gap between a key-context keyword and its operator,
+	// at every distance up to past the farthest the gate looks, and in the
+	// gap between the operator and the value.
+	assignKW := 0
+	for kw, rules := range rs.byKW {
+		if !slices.ContainsFunc(rules, func(ri int) bool { return rs.rules[ri].kind == kindAssign }) || assignKW == 12 {
+			continue
+		}
+		assignKW++
+		for n := 0; n < 40; n++ {
+			// Tabs and carriage returns are gap bytes the filter drops.
+			for _, g := range []string{" ", "\t", "\r"} {
+				texts = append(texts, "retry "+rs.keywords[kw]+strings.Repeat(g, n)+"\x1b = Ab3dEfGh1jKlMn0pQrStUvWxYz012345 failed",
+					"retry "+rs.keywords[kw]+" ="+strings.Repeat(g, n%8)+"Ab3dEfGh1jKlMn0pQrStUvWxYz012345 failed")
+			}
+		}
+		// Operators of two bytes and more with an edit inside.
+		for _, op := range []string{"=\x1b>", "|\x1b|", "?\x1b=", ":\x1b=", "::\x1b=", ":::\x1b=", ":\x1b::="} {
+			texts = append(texts, "retry "+rs.keywords[kw]+op+"Ab3dEfGh1jKlMn0pQrStUvWxYz012345 failed")
+		}
+	}
+	key := func(a, b candidate) int {
+		return cmp.Or(a.rule-b.rule, a.pos-b.pos, a.kwLen-b.kwLen, a.end-b.end,
+			a.secretFrom-b.secretFrom, a.secretTo-b.secretTo)
+	}
+	used, taken := 0, 0
+	for _, in := range texts {
+		rec := new(passRec)
+		s1, _ := redactPassRec(in, rec)
+		s2, _, _ := filterMap(s1, &rec.pieces)
+		if !rec.usable(len(in)) || escapeView(s2) != s2 {
+			continue
+		}
+		used++
+		rec.mapSegs()
+		sc := new(scratch)
+		sc.hits = laterHitsMoved(s2, rec, len(in), nil, &sc.moved)
+		got := slices.Clone(collectLater(s2, sc, rec, len(in)))
+		for _, m := range sc.moved {
+			if m.reuse && rec.reads[m.k].to > rec.reads[m.k].from {
+				taken++
+			}
+		}
+		ref := &scratch{hits: slices.Clone(sc.hits)}
+		want := slices.Clone(rs.collectHits(s2, ref))
+		slices.SortFunc(got, key)
+		slices.SortFunc(want, key)
+		if !slices.Equal(got, want) {
+			t.Fatalf("candidates in %q:\n got %v\nwant %v (the checks)", s2, got, want)
+		}
+		if !slices.EqualFunc(sc.litPos, ref.litPos, slices.Equal) {
+			t.Fatalf("literal hits in %q: %v, want %v", s2, sc.litPos, ref.litPos)
+		}
+	}
+	if used < len(texts)/2 || taken < 1000 {
+		t.Fatalf("%d of %d texts without escapes, %d hits' candidates taken: too few", used, len(texts), taken)
+	}
 }

@@ -26,12 +26,12 @@ func redactPass(s string) (string, bool) {
 // later pass over the filtered result needs to skip the stretches no change
 // can reach (see later.go).
 func redactPassRec(s string, rec *passRec) (string, bool) {
-	sc := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(sc)
-	view := escapeView(s)
+	sc, put := rec.scratch()
+	defer put(sc)
+	view, plain := passView(s)
 	r := redactor{s: view, spans: sc.spans[:0], cpNext: noCheckpoint}
 	defer func() { sc.spans = r.spans[:0] }()
-	hand := scanPass(s, view, &r, sc, rec)
+	hand := scanPass(s, view, plain, &r, sc, rec)
 	return replaceSpans(s, view, &r, hand, rec)
 }
 
@@ -40,12 +40,12 @@ func redactPassRec(s string, rec *passRec) (string, bool) {
 // span replaced, and gives rec the parts of its result that are copies of
 // s itself. It reports what each step changed.
 func redactFilter(s string, rec *passRec) (out string, redacted, stripped, removed bool) {
-	sc := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(sc)
-	view := escapeView(s)
+	sc, put := rec.scratch()
+	defer put(sc)
+	view, plain := passView(s)
 	r := redactor{s: view, spans: sc.spans[:0], cpNext: noCheckpoint}
 	defer func() { sc.spans = r.spans[:0] }()
-	hand := scanPass(s, view, &r, sc, rec)
+	hand := scanPass(s, view, plain, &r, sc, rec)
 	var pieces *[]seg
 	if rec != nil {
 		pieces = &rec.pieces
@@ -63,12 +63,13 @@ func redactFilter(s string, rec *passRec) (out string, redacted, stripped, remov
 }
 
 // scanPass runs the hand rules and the gitleaks rules over view (the
-// rules' view of s) into r.spans and returns how many of them are the hand
+// rules' view of s; plain: s holds no escape byte) into r.spans and returns how many of them are the hand
 // rules'; rec, when set, gets what the first pass records.
-func scanPass(s, view string, r *redactor, sc *scratch, rec *passRec) int {
+func scanPass(s, view string, plain bool, r *redactor, sc *scratch, rec *passRec) int {
 	if rec != nil {
 		rec.reset()
 		rec.raw = len(view) == len(s) && (len(s) == 0 || unsafe.StringData(view) == unsafe.StringData(s))
+		rec.plain = plain
 		r.rec, r.cpNext = rec, 0
 	}
 	handScan(r)
@@ -77,7 +78,11 @@ func scanPass(s, view string, r *redactor, sc *scratch, rec *passRec) int {
 		rec.hand = append(rec.hand, r.spans...)
 		r.rec, r.cpNext = nil, noCheckpoint
 	}
+	if rec != nil && rec.raw {
+		sc.rec = rec
+	}
 	r.spans = ruleSpans(view, sc, r.spans)
+	sc.rec = nil
 	if rec != nil {
 		rec.hits = append(rec.hits, sc.hits...)
 	}
@@ -402,9 +407,33 @@ type scratch struct {
 	keys   []uint64    // sortCandidates' packed keys
 	sorted []candidate // sortCandidates' output; cands and sorted swap
 	litPos [][]int32   // per literal slot, where the keyword pass found it
+	// rec, when set, records the first pass's candidates (collectHits)
+	rec *passRec
+	// moved is the later pass's hitMoves (laterHitsMoved)
+	moved []hitMove
+	// w is the keyword pass's (keywordDFA.findWalks)
+	w walks
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// scratch returns the scratch a pass uses, and what gives it back: the
+// record's own when p is set (the first pass and the later one run one
+// after the other and keep nothing in it that the other needs: what the
+// later pass reads of the first, the first copies into p), one from
+// scratchPool otherwise. A short text's sanitising then takes one record
+// from its pool instead of a record and two scratches (and the keyword
+// pass's walks, which a scratch holds).
+func (p *passRec) scratch() (*scratch, func(*scratch)) {
+	if p != nil {
+		return &p.sc, keepScratch
+	}
+	return scratchPool.Get().(*scratch), putScratch
+}
+
+func keepScratch(*scratch) {}
+
+func putScratch(sc *scratch) { scratchPool.Put(sc) }
 
 // widen grows each rule span to the whole token around it, so no piece of
 // a secret stays beside the placeholder when a rule's group is shorter
@@ -448,15 +477,34 @@ func mergeSpans(spans []span) []span {
 	return out
 }
 
+// passView is escapeView(s), and whether s holds no escape byte.
+func passView(s string) (string, bool) {
+	if !escapeBytes(s) {
+		return s, true
+	}
+	return escapeDecode(s), false
+}
+
+// escapeBytes reports whether s holds a byte that starts an escape
+// ('\\' or '%'): without one, escapeView(s) is s.
+func escapeBytes(s string) bool {
+	return strings.IndexByte(s, '\\') >= 0 || strings.IndexByte(s, '%') >= 0
+}
+
 // escapeView returns s with every JSON escape (\uXXXX, \n, \r, \t, \b,
 // \f, after any run of backslashes) and URL escape (%XX) replaced by
 // spaces ending in the character it stands for (a space when that is not
 // printable ASCII; a newline for \n). The result has the length of s, so
 // positions carry over.
 func escapeView(s string) string {
-	if strings.IndexByte(s, '\\') < 0 && strings.IndexByte(s, '%') < 0 {
+	if !escapeBytes(s) {
 		return s
 	}
+	return escapeDecode(s)
+}
+
+// escapeDecode is escapeView for s that holds an escape byte.
+func escapeDecode(s string) string {
 	var b []byte
 	put := func(from, to int, c byte) {
 		if b == nil {

@@ -413,7 +413,8 @@ func ruleSpans(view string, sc *scratch, out []span) []span {
 }
 
 // ruleSpansHits is ruleSpans; hits, when set, puts the keyword hits in
-// sc.hits instead of the keyword pass (later.go), and may answer false
+// sc.hits and their candidates (in any order) in sc.cands instead of the
+// keyword pass and collectHits (later.go), and may answer false
 // (then ruleSpans runs with the keyword pass): the candidates' order
 // would depend on the order of the hits, which it does not reproduce.
 func ruleSpansHits(view string, sc *scratch, out []span, hits func(sc *scratch) bool) []span {
@@ -424,7 +425,7 @@ func ruleSpansHits(view string, sc *scratch, out []span, hits func(sc *scratch) 
 	first := len(out)
 	var cands []candidate
 	if hits != nil && hits(sc) {
-		sc.cands = sortCandidates(rs.collectHits(view, sc), sc)
+		sc.cands = sortCandidates(sc.cands, sc)
 		if cands = sc.cands; tied(cands) {
 			cands = nil
 		}
@@ -469,7 +470,7 @@ func (rs *ruleSet) candidates(view string, sc *scratch) []candidate {
 // collect returns the candidates of candidates, in the keyword pass's
 // order, and leaves the literals' hits in sc.litPos.
 func (rs *ruleSet) collect(view string, sc *scratch) []candidate {
-	sc.hits = rs.kw.find(view, sc.hits[:0])
+	sc.hits = rs.kw.findWalks(view, sc.hits[:0], &sc.w)
 	return rs.collectHits(view, sc)
 }
 
@@ -484,9 +485,28 @@ func tied(cands []candidate) bool {
 	return false
 }
 
-// collectHits is collect with the keyword hits already in sc.hits.
+// collectHits is collect with the keyword hits already in sc.hits. When
+// sc.rec is set (the first pass), it records there, per hit, its
+// candidates and the bytes its checks read (see hitRead).
 func (rs *ruleSet) collectHits(view string, sc *scratch) []candidate {
-	cands := sc.cands[:0]
+	cands := rs.litHits(sc, sc.cands[:0])
+	rec := sc.rec
+	for _, h := range sc.hits {
+		from := len(cands)
+		var lo, hi int
+		cands, lo, hi = rs.collectHit(view, h, cands)
+		if rec != nil {
+			rec.reads = append(rec.reads, hitRead{int32(from), int32(len(cands)), lo, hi})
+		}
+	}
+	if rec != nil {
+		rec.cands = append(rec.cands[:0], cands...)
+	}
+	return rs.alwaysCands(view, cands)
+}
+
+// litHits fills sc.litPos from the hits in sc.hits and returns cands.
+func (rs *ruleSet) litHits(sc *scratch, cands []candidate) []candidate {
 	if len(sc.litPos) < rs.nLits {
 		sc.litPos = make([][]int32, rs.nLits)
 	}
@@ -497,33 +517,73 @@ func (rs *ruleSet) collectHits(view string, sc *scratch) []candidate {
 		if slot := rs.litOf[h.kw]; slot >= 0 {
 			sc.litPos[slot] = append(sc.litPos[slot], h.pos)
 		}
-		pos := int(h.pos)
-		kwLen := len(rs.keywords[h.kw])
-		for _, ri := range rs.byKW[h.kw] {
-			r := &rs.rules[ri]
-			c := candidate{rule: ri, pos: pos, kwLen: kwLen}
-			switch r.kind {
-			case kindStart:
-				cands = r.starts(view, pos, rs.keywords[h.kw], c, cands)
-				continue
-			case kindAssign:
-				rc, ok := r.assignEnd(view, pos)
-				if !ok {
-					continue
-				}
-				c.end, c.secretFrom, c.secretTo = rc.end, rc.from, rc.to
-			default:
-				if r.assignment && !operatorNear(view, pos+kwLen) {
-					continue
-				}
-			}
-			cands = append(cands, c)
-		}
 	}
+	return cands
+}
+
+// alwaysCands appends the candidates of the rules without keywords.
+func (rs *ruleSet) alwaysCands(view string, cands []candidate) []candidate {
 	for _, ri := range rs.always {
 		cands = append(cands, candidate{rule: ri, pos: 0, end: len(view), whole: true})
 	}
 	return cands
+}
+
+// collectHit appends the candidates of one keyword hit, and returns the
+// bytes its checks read: view[lo:hi), with hi past len(view) when a check
+// compared a position with len(view) whose answer a longer text could
+// change (a read past its end), and lo below 0 when an anchor put a start
+// before the text. Every position a check compares with len(view) is
+// below hi.
+func (rs *ruleSet) collectHit(view string, h kwHit, cands []candidate) (_ []candidate, lo, hi int) {
+	pos := int(h.pos)
+	kw := rs.keywords[h.kw]
+	kwLen := len(kw)
+	lo, hi = pos, pos+kwLen
+	for _, ri := range rs.byKW[h.kw] {
+		r := &rs.rules[ri]
+		c := candidate{rule: ri, pos: pos, kwLen: kwLen}
+		switch r.kind {
+		case kindStart:
+			cands = r.starts(view, pos, kw, c, cands)
+			// starts reads each literal that goes with kw where it would
+			// stand (lit.at compares its end with len(view)).
+			for _, a := range r.anchors {
+				if a.kw == kw {
+					lo = min(lo, pos-a.off)
+					hi = max(hi, pos-a.off+len(a.lit.s))
+				}
+			}
+			continue
+		case kindAssign:
+			rc, ok := r.assignEndRead(view, pos, &hi)
+			if !ok {
+				continue
+			}
+			c.end, c.secretFrom, c.secretTo = rc.end, rc.from, rc.to
+		default:
+			if r.assignment {
+				hi = max(hi, pos+kwLen+assignmentReach)
+				if !operatorNear(view, pos+kwLen) {
+					continue
+				}
+			}
+		}
+		cands = append(cands, c)
+	}
+	return cands, lo, hi
+}
+
+// hitRead is what the first pass records of one keyword hit (passRec's
+// reads, one per hit in hits): its candidates, cands[from:to] in passRec's
+// cands, and the bytes its checks read, R[lo:hi) (see collectHit). A hit
+// of S that is a copy of that hit, in a part of S that holds R[lo:hi) at
+// one offset, has the same candidates moved by that offset, but for a
+// candidate whose end was cut at len(R) or would be at len(S), which
+// collectLater leaves to collectHit.
+type hitRead struct {
+	from, to int32
+	lo, hi   int
 }
 
 // Packed sort keys: rule, position and the candidate's index, from the

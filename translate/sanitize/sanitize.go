@@ -392,6 +392,10 @@ func filterInto(s string, pieces *[]seg) (out string, stripped, removed bool) {
 		if b < utf8.RuneSelf {
 			break
 		}
+		if n := plainRuneLen(s, i); n > 0 {
+			i += n
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if (r == utf8.RuneError && size == 1) || forbidden(r) {
 			break
@@ -520,6 +524,10 @@ func keptRun(s string, i int) int {
 		if b < utf8.RuneSelf {
 			return i
 		}
+		if n := plainRuneLen(s, i); n > 0 {
+			i += n
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if (r == utf8.RuneError && size == 1) || forbidden(r) {
 			return i
@@ -527,6 +535,26 @@ func keptRun(s string, i int) int {
 		i += size
 	}
 	return i
+}
+
+// plainRuneLen is the length of the rune at i when it is a valid two- or
+// three-byte rune that the filter keeps and its lead byte alone says so,
+// 0 otherwise (then the rune is decoded). The lead bytes 0xc3–0xd7 start
+// U+00C0–U+05FF (accented Latin, Greek, Cyrillic, Hebrew) and 0xe3–0xec
+// start U+3000–U+CFFF (CJK, kana, Hangul): none of them is forbidden,
+// and with these leads every continuation byte is valid (no overlong
+// form, no surrogate). Decoding each such rune was the filter's cost on
+// non-Latin text; TestPlainRuneLen and the filter's reference tests hold
+// it to the decoder.
+func plainRuneLen(s string, i int) int {
+	b := s[i]
+	if b >= 0xc3 && b <= 0xd7 && i+1 < len(s) && s[i+1]&0xc0 == 0x80 {
+		return 2
+	}
+	if b >= 0xe3 && b <= 0xec && i+2 < len(s) && s[i+1]&0xc0 == 0x80 && s[i+2]&0xc0 == 0x80 {
+		return 3
+	}
+	return 0
 }
 
 // filterOut is filter's output: buf followed by s[pf:pe], the run of s

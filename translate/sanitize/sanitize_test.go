@@ -288,3 +288,37 @@ func TestRedactFallback(t *testing.T) {
 		t.Fatalf("redactFix: %q %+v", got, rep)
 	}
 }
+
+// plainRuneLen says a rune is kept, without decoding it, only where the
+// decoder reads a valid rune of that length that is not forbidden: over
+// every lead byte with every pair of following bytes (and cut short).
+func TestPlainRuneLen(t *testing.T) {
+	follow := []byte{0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xad, 0xbf, 0xc0, 0xc3, 0xe3, 0xff}
+	taken := 0
+	for lead := 0x80; lead < 0x100; lead++ {
+		for _, b1 := range follow {
+			for _, b2 := range follow {
+				for _, s := range []string{string([]byte{byte(lead), b1, b2}), string([]byte{byte(lead), b1}), string([]byte{byte(lead)})} {
+					n := plainRuneLen(s, 0)
+					if n == 0 {
+						continue
+					}
+					taken++
+					r, size := utf8.DecodeRuneInString(s)
+					if size != n || (r == utf8.RuneError && size == 1) || forbidden(r) {
+						t.Fatalf("plainRuneLen(%q) = %d; the decoder reads %U of %d bytes (forbidden %v)", s, n, r, size, forbidden(r))
+					}
+				}
+			}
+		}
+	}
+	// And it does take the runes of accented, Cyrillic and CJK text.
+	for _, s := range []string{"é", "ж", "请", "가"} {
+		if plainRuneLen(s, 0) != len(s) {
+			t.Fatalf("plainRuneLen(%q) = %d, want %d", s, plainRuneLen(s, 0), len(s))
+		}
+	}
+	if taken == 0 {
+		t.Fatal("no rune taken")
+	}
+}
