@@ -179,6 +179,21 @@ func TestLaterPassAtEdits(t *testing.T) {
 	}
 }
 
+// laterPassInput runs in's first pass (recorded) and its filter, and
+// returns the record, mapped onto the filtered text, and that text; ok is
+// false when the later pass would not use the record (it is unusable, or
+// the filtered text holds an escape).
+func laterPassInput(in string) (rec *passRec, s2 string, ok bool) {
+	rec = new(passRec)
+	s1, _ := redactPassRec(in, rec)
+	s2, _, _ = filterMap(s1, &rec.pieces)
+	if !rec.usable(len(in)) || escapeView(s2) != s2 {
+		return nil, "", false
+	}
+	rec.mapSegs()
+	return rec, s2, true
+}
+
 // The later pass's keyword hits are the keyword pass's over the filtered
 // text (as sets: their order is not kept), wherever it uses them.
 func TestLaterHitsMatchKeywordPass(t *testing.T) {
@@ -196,14 +211,11 @@ func TestLaterHitsMatchKeywordPass(t *testing.T) {
 	}
 	used := 0
 	for _, in := range texts {
-		rec := new(passRec)
-		s1, _ := redactPassRec(in, rec)
-		s2, _, _ := filterMap(s1, &rec.pieces)
-		if !rec.usable(len(in)) || escapeView(s2) != s2 {
+		rec, s2, ok := laterPassInput(in)
+		if !ok {
 			continue
 		}
 		used++
-		rec.mapSegs()
 		got := laterHits(s2, rec, len(in), nil)
 		want := d.find(s2, nil)
 		slices.SortFunc(got, key)
@@ -363,14 +375,11 @@ func TestLaterCandidatesMatchChecks(t *testing.T) {
 	}
 	used, taken := 0, 0
 	for _, in := range texts {
-		rec := new(passRec)
-		s1, _ := redactPassRec(in, rec)
-		s2, _, _ := filterMap(s1, &rec.pieces)
-		if !rec.usable(len(in)) || escapeView(s2) != s2 {
+		rec, s2, ok := laterPassInput(in)
+		if !ok {
 			continue
 		}
 		used++
-		rec.mapSegs()
 		sc := new(scratch)
 		sc.hits = laterHitsMoved(s2, rec, len(in), nil, &sc.moved)
 		got := slices.Clone(collectLater(s2, sc, rec, len(in)))
