@@ -3,13 +3,11 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"connectrpc.com/connect"
@@ -54,7 +52,7 @@ func newConnectHandler(opts Options) (string, http.Handler) {
 		connect.WithInterceptors(connectInterceptor{limiter: opts.limiter, maxBytes: opts.MaxRequestBytes}),
 	)
 	return path, &connectObserve{next: h, opts: opts, cache: newAnswerCache(opts, transportConnect), svc: svc.Service,
-		bodies: new(atomic.Int64), maxBodies: max(opts.MaxReceiveBufferBytes, opts.MaxRequestBytes)}
+		bodies: newBodyBudget(opts, "Connect bodies")}
 }
 
 // connectService adapts Service to connect-go's handler interface: the
@@ -81,10 +79,8 @@ type connectObserve struct {
 	// (answer_cache_connect.go); nil when disabled. svc counts its hits.
 	cache *answerCache
 	svc   *Service
-	// bodies is the Connect receive budget, as restHandler's for REST: the
-	// bytes of bodies read and not yet answered, at most maxBodies.
-	bodies    *atomic.Int64
-	maxBodies int64
+	// bodies is the Connect receive budget (REST has its own).
+	bodies *bodyBudget
 }
 
 func (h *connectObserve) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -93,7 +89,7 @@ func (h *connectObserve) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var body *connectBody
 	if r.Body != nil && r.Body != http.NoBody {
 		body = h.boundBody(w, r.Body)
-		defer func() { h.bodies.Add(-body.reserved) }()
+		defer body.release()
 		r.Body = body
 	}
 	hit, miss := h.cachedHit(w, r, c)
@@ -143,16 +139,16 @@ func (h *connectObserve) boundBody(w http.ResponseWriter, body io.ReadCloser) *c
 	// The deadline needs no clearing: net/http sets the connection's next
 	// one before it reads the next request.
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.opts.ReceiveTimeout))
-	return &connectBody{ReadCloser: body, h: h}
+	return &connectBody{budgetReader: budgetReader{r: body, budget: h.bodies}, Closer: body, timeout: h.opts.ReceiveTimeout}
 }
 
 // connectBody is a request body under boundBody's limits. Its refusals are
 // Connect errors, which connect-go answers as they are (in the caller's
 // protocol, details included), as errsvc's other transports answer them.
 type connectBody struct {
-	io.ReadCloser
-	h        *connectObserve
-	reserved int64
+	budgetReader
+	io.Closer
+	timeout time.Duration
 	// refused is the limit that refused the body ("" if none).
 	refused string
 }
@@ -161,28 +157,24 @@ func (b *connectBody) Read(p []byte) (int, error) {
 	if b.refused != "" {
 		return 0, b.refusal()
 	}
-	n, err := b.ReadCloser.Read(p)
-	if n > 0 {
-		b.reserved += int64(n)
-		if b.h.bodies.Add(int64(n)) > b.h.maxBodies {
-			b.refused = limitReceiveBuffer
-			return n, b.refusal()
-		}
-	}
-	if errors.Is(err, os.ErrDeadlineExceeded) {
+	n, err := b.budgetReader.Read(p)
+	switch {
+	case errors.Is(err, errBodyBudget):
+		b.refused = limitReceiveBuffer
+	case errors.Is(err, os.ErrDeadlineExceeded):
 		b.refused = limitReceiveTimeout
-		return n, b.refusal()
+	default:
+		return n, err
 	}
-	return n, err
+	return n, b.refusal()
 }
 
 // refusal is the error of the limit that refused the body.
 func (b *connectBody) refusal() error {
 	if b.refused == limitReceiveTimeout {
-		return toConnectError(receiveTimedOut(b.h.opts.ReceiveTimeout).Err())
+		return toConnectError(receiveTimedOut(b.timeout).Err())
 	}
-	return toConnectError(quotaExceeded(quotaReceiveBuffer, fmt.Sprintf(
-		"the server is receiving its limit of %d bytes of Connect bodies at once; retry shortly", b.h.maxBodies), time.Second).Err())
+	return toConnectError(b.budget.refusal().Err())
 }
 
 // connectTransport tells the protocol by its content type, as connect-go does.

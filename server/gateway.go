@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"sync/atomic"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -51,7 +50,7 @@ func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 	mux.Handle("/", httpTracing(opts, gzipREST(restOptions(&restHandler{
 		gateway: gw, maxBytes: opts.MaxRequestBytes, receiveTimeout: opts.ReceiveTimeout, writeTimeout: opts.WriteTimeout,
 		metrics: opts.Metrics, limiter: opts.limiter, logger: opts.Logger,
-		bodies: new(atomic.Int64), maxBodies: max(opts.MaxReceiveBufferBytes, opts.MaxRequestBytes),
+		bodies: newBodyBudget(opts, "REST bodies"),
 		cache: cache, svc: svc.Service,
 	}))))
 	// Connect and gRPC-Web (server/connect.go), the OpenAPI documents and

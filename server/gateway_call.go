@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/errsvc/errsvc/codec"
@@ -80,36 +78,12 @@ type restHandler struct {
 	metrics        *Metrics
 	limiter        *limiter
 	logger         *slog.Logger
-	// bodies is the REST receive budget: bytes of bodies read and not yet
-	// answered, at most maxBodies. Reserved as the bytes arrive, so a
-	// trickler holds what it sent, not a slot.
-	bodies    *atomic.Int64
-	maxBodies int64
+	// bodies is the REST receive budget.
+	bodies *bodyBudget
 	// cache answers repeated Translate bodies (answer_cache_rest.go); nil
 	// when disabled. svc accounts for its hits.
 	cache *answerCache
 	svc   *Service
-}
-
-// errBodyBudget fails a body read when the REST receive budget is spent.
-var errBodyBudget = errors.New("receive budget spent")
-
-// budgetReader reserves each chunk it reads from the REST receive budget.
-type budgetReader struct {
-	r        io.Reader
-	h        *restHandler
-	reserved int64
-}
-
-func (b *budgetReader) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	if n > 0 {
-		b.reserved += int64(n)
-		if b.h.bodies.Add(int64(n)) > b.h.maxBodies {
-			return n, errBodyBudget
-		}
-	}
-	return n, err
 }
 
 func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -129,8 +103,8 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// error (see restError).
 	if r.Body != nil && r.Body != http.NoBody {
 		_ = rc.SetReadDeadline(time.Now().Add(h.receiveTimeout))
-		counted := &budgetReader{r: http.MaxBytesReader(w, r.Body, h.maxBytes), h: h}
-		defer func() { h.bodies.Add(-counted.reserved) }()
+		counted := &budgetReader{r: http.MaxBytesReader(w, r.Body, h.maxBytes), budget: h.bodies}
+		defer counted.release()
 		body, err := readDeclared(counted, r.ContentLength, h.maxBytes)
 		if err == nil {
 			_ = rc.SetReadDeadline(time.Time{})
@@ -203,8 +177,7 @@ func (h *restHandler) bodyFault(w http.ResponseWriter, r *http.Request, call *ca
 		call.limit = limitReceiveBuffer
 		w.Header().Set("Retry-After", "1")
 		w.Header().Set("Connection", "close")
-		call.bodyRefused = quotaExceeded(quotaReceiveBuffer, fmt.Sprintf(
-			"the server is receiving its limit of %d bytes of REST bodies at once; retry shortly", h.maxBodies), time.Second)
+		call.bodyRefused = h.bodies.refusal()
 	case errors.Is(readErr, os.ErrDeadlineExceeded):
 		call.bodyTimedOut = true
 		w.Header().Set("Connection", "close")

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -99,6 +101,53 @@ func (l *limiter) streamsExhausted() *status.Status {
 	return quotaExceeded(quotaConcurrentStreams,
 		fmt.Sprintf("the server holds its limit of %d concurrent streams; retry shortly", l.maxStreams), time.Second)
 }
+
+// bodyBudget is an HTTP transport's receive budget (REST's, and Connect's
+// with gRPC-Web's): the bytes of request bodies read and not yet answered,
+// at most max. Bytes are reserved as they arrive (budgetReader), so a
+// trickler holds what it sent, never more than the budget in all, and no
+// concurrency slot.
+type bodyBudget struct {
+	held atomic.Int64
+	max  int64
+	// bodies names them in the refusal ("REST bodies").
+	bodies string
+}
+
+func newBodyBudget(opts Options, bodies string) *bodyBudget {
+	return &bodyBudget{max: max(opts.MaxReceiveBufferBytes, opts.MaxRequestBytes), bodies: bodies}
+}
+
+// refusal is the answer to a body the budget refused: RESOURCE_EXHAUSTED
+// with a QuotaFailure on receive_buffer and a RetryInfo of a second.
+func (b *bodyBudget) refusal() *status.Status {
+	return quotaExceeded(quotaReceiveBuffer, fmt.Sprintf(
+		"the server is receiving its limit of %d bytes of %s at once; retry shortly", b.max, b.bodies), time.Second)
+}
+
+// errBodyBudget fails a body read when the receive budget is spent.
+var errBodyBudget = errors.New("receive budget spent")
+
+// budgetReader reserves each chunk it reads from budget; release gives
+// them back once the call is answered.
+type budgetReader struct {
+	r        io.Reader
+	budget   *bodyBudget
+	reserved int64
+}
+
+func (b *budgetReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if n > 0 {
+		b.reserved += int64(n)
+		if b.budget.held.Add(int64(n)) > b.budget.max {
+			return n, errBodyBudget
+		}
+	}
+	return n, err
+}
+
+func (b *budgetReader) release() { b.budget.held.Add(-b.reserved) }
 
 // quotaExceeded is RESOURCE_EXHAUSTED with a google.rpc.QuotaFailure naming
 // what ran out and, when there is a sensible wait, a google.rpc.RetryInfo.
