@@ -51,7 +51,7 @@ func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 		gateway: gw, maxBytes: opts.MaxRequestBytes, receiveTimeout: opts.ReceiveTimeout, writeTimeout: opts.WriteTimeout,
 		metrics: opts.Metrics, limiter: opts.limiter, logger: opts.Logger,
 		bodies: newBodyBudget(opts, "REST bodies"),
-		cache: cache, svc: svc.Service,
+		cache:  cache, svc: svc.Service,
 	}))))
 	// Connect and gRPC-Web (server/connect.go), the OpenAPI documents and
 	// the playground (server/playground.go).
