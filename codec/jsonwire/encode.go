@@ -106,10 +106,7 @@ func (e *Encoder) String(s string) {
 			i += n
 			continue
 		}
-		if c >= ' ' && c != '"' && c != '\\' {
-			i++
-			continue
-		}
+		// plainRun stopped here: c is a control byte, a quote or a backslash.
 		b = append(b, s[start:i]...)
 		switch c {
 		case '"', '\\':
