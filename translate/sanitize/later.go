@@ -365,6 +365,15 @@ func reuseScan(r *redactor, rec *passRec, rlen int) int {
 		for m < stretches && int(cps[m+1].far) <= end {
 			m++
 		}
+		if m == first {
+			// image accepted stretch m, so the loop above takes it; if a
+			// change to image ever broke that, i and m would stay where
+			// they are forever. Scan on instead, as for a stretch S does
+			// not hold: never a loop (a planted far-1 in image looped
+			// before this, and now changes no answer).
+			m++
+			continue
+		}
 		reused += m - first
 		x, to := int(cps[first].x), int(cps[m].x)
 		for h < len(hand) && hand[h].from < x {
