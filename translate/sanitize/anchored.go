@@ -171,7 +171,9 @@ func (r *leakRule) startEnd(s string, pos, kwLen int) int {
 }
 
 // starts appends to cands the match starts that a hit of keyword kw at
-// pos implies, where the literal that goes with it stands.
+// pos implies, where the literal that goes with it stands. (collectHit
+// calls startsOf with the anchors of kw picked out beforehand; the
+// pipeline as it was, reference_pass_test.go, calls starts.)
 func (r *leakRule) starts(s string, pos int, kw string, c candidate, cands []candidate) []candidate {
 	for _, a := range r.anchors {
 		start := pos - a.off
@@ -180,6 +182,21 @@ func (r *leakRule) starts(s string, pos int, kw string, c candidate, cands []can
 		}
 		c.pos = start
 		c.end = r.startEnd(s, start, len(kw))
+		cands = append(cands, c)
+	}
+	return cands
+}
+
+// startsOf is starts for a hit of keyword kw (kwLen bytes) with the
+// anchors of r whose keyword is kw (ruleSet.kwAnchors).
+func (r *leakRule) startsOf(s string, pos, kwLen int, anchors []anchor, c candidate, cands []candidate) []candidate {
+	for _, a := range anchors {
+		start := pos - a.off
+		if start < 0 || !a.lit.at(s, start) {
+			continue
+		}
+		c.pos = start
+		c.end = r.startEnd(s, start, kwLen)
 		cands = append(cands, c)
 	}
 	return cands
