@@ -100,11 +100,10 @@ const (
 var answerCacheTransports = []string{transportGRPC, transportHTTP, transportConnect}
 
 // latencyBuckets resolve the range errsvc's calls live in: a call takes
-// some tens to hundreds of microseconds end to end, so the classic
-// buckets go 1-2-5 from 10 µs
-// to 100 ms, then coarsely to 5 s for what waits on a limit or a slow
-// client. Scrapers that negotiate the protobuf format also get a native
-// histogram (factor 1.1, about 10 % resolution everywhere).
+// some tens to hundreds of microseconds end to end, so the classic buckets
+// go 1-2-5 from 10 µs to 100 ms, then coarsely to 5 s for what waits on a
+// limit or a slow client. Scrapers that negotiate the protobuf format also
+// get a native histogram (factor 1.1, about 10 % resolution everywhere).
 var latencyBuckets = []float64{
 	10e-6, 20e-6, 50e-6, 100e-6, 200e-6, 500e-6,
 	1e-3, 2e-3, 5e-3, 10e-3, 20e-3, 50e-3, 100e-3,
@@ -122,10 +121,7 @@ var coreBuckets = []float64{
 	1e-3, 10e-3, 100e-3,
 }
 
-func latencyHistogram(name, help string) prometheus.HistogramOpts {
-	return histogramOver(name, help, latencyBuckets)
-}
-
+// histogramOver is a histogram with buckets and errsvc's native histogram.
 func histogramOver(name, help string, buckets []float64) prometheus.HistogramOpts {
 	return prometheus.HistogramOpts{
 		Name: name, Help: help, Buckets: buckets,
@@ -144,8 +140,9 @@ func NewMetrics() *Metrics {
 			Name: "errsvc_requests_total",
 			Help: "Calls handled, by transport, full RPC method and gRPC status code.",
 		}, []string{"transport", "rpc", "code"}),
-		latency: prometheus.NewHistogramVec(latencyHistogram(
+		latency: prometheus.NewHistogramVec(histogramOver(
 			"errsvc_request_duration_seconds", "Call latency, by transport and full RPC method.",
+			latencyBuckets,
 		), []string{"transport", "rpc"}),
 		translations: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "errsvc_translations_total",

@@ -170,25 +170,9 @@ func (r *leakRule) startEnd(s string, pos, kwLen int) int {
 	return min(len(s), pos+kwLen+ruleAfter)
 }
 
-// starts appends to cands the match starts that a hit of keyword kw at
-// pos implies, where the literal that goes with it stands. (collectHit
-// calls startsOf with the anchors of kw picked out beforehand; the
-// pipeline as it was, reference_pass_test.go, calls starts.)
-func (r *leakRule) starts(s string, pos int, kw string, c candidate, cands []candidate) []candidate {
-	for _, a := range r.anchors {
-		start := pos - a.off
-		if a.kw != kw || start < 0 || !a.lit.at(s, start) {
-			continue
-		}
-		c.pos = start
-		c.end = r.startEnd(s, start, len(kw))
-		cands = append(cands, c)
-	}
-	return cands
-}
-
-// startsOf is starts for a hit of keyword kw (kwLen bytes) with the
-// anchors of r whose keyword is kw (ruleSet.kwAnchors).
+// startsOf appends to cands the match starts that a hit of a keyword
+// (kwLen bytes) at pos implies, where the literal that goes with it
+// stands: anchors are those of r whose keyword it is (ruleSet.kwAnchors).
 func (r *leakRule) startsOf(s string, pos, kwLen int, anchors []anchor, c candidate, cands []candidate) []candidate {
 	for _, a := range anchors {
 		start := pos - a.off
@@ -313,15 +297,9 @@ func byteTable(f func(byte) bool) (t [256]bool) {
 // match can reach (the regex then reads no further) and the stretch the
 // secret must lie in, or false when the regex cannot match with its
 // keyword here. It only ever says yes where the regex may match, never no
-// where it does.
-func (r *leakRule) assignEnd(s string, pos int) (reach, bool) {
-	var read int
-	return r.assignEndRead(s, pos, &read)
-}
-
-// assignEndRead is assignEnd; it raises *read to past the last byte it
-// looks at and past every position it compares with len(s) (see hitRead).
-func (r *leakRule) assignEndRead(s string, pos int, read *int) (reach, bool) {
+// where it does. It raises *read to past the last byte it looks at and
+// past every position it compares with len(s) (see hitRead).
+func (r *leakRule) assignEnd(s string, pos int, read *int) (reach, bool) {
 	rc := reach{end: -1, from: len(s)}
 	from := pos + r.kwMin
 	limit := min(len(s), pos+r.kwMax+20+3+1)

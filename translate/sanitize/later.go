@@ -208,7 +208,7 @@ func laterPassCount(s string, rec *passRec, rlen int) (string, bool, int) {
 	reused := reuseScan(&r, rec, rlen)
 	hand := len(r.spans)
 	r.spans = ruleSpansHits(view, sc, r.spans, func(sc *scratch) bool {
-		sc.hits = laterHitsMoved(view, rec, rlen, sc.hits[:0], &sc.moved)
+		sc.hits = laterHits(view, rec, rlen, sc.hits[:0], &sc.moved)
 		sc.cands = collectLater(view, sc, rec, rlen)
 		return true
 	})
@@ -387,16 +387,6 @@ func reuseScan(r *redactor, rec *passRec, rlen int) int {
 	return reused
 }
 
-// laterHits returns every keyword hit in s (S), in no set order: the
-// first pass's hits that lie inside a part of S copied from R, moved to
-// it, and the keyword pass's hits around every edit (those that lie in no
-// such part). A keyword holds no line break, and the automaton forgets
-// everything at one, but no more is used here than that a walk from the
-// root at from finds every keyword starting at from or later.
-func laterHits(s string, rec *passRec, rlen int, hits []kwHit) []kwHit {
-	return laterHitsMoved(s, rec, rlen, hits, nil)
-}
-
 // hitMove says where a hit of S that the first pass found comes from:
 // rec.hits[k], moved by d; reuse is set when the part of S that holds it
 // holds all its checks read too (see hitRead).
@@ -405,10 +395,15 @@ type hitMove struct {
 	reuse bool
 }
 
-// laterHitsMoved is laterHits; when moved is set, the hits it gives start
-// with those it moved from the first pass, and moved gets one hitMove for
-// each of them.
-func laterHitsMoved(s string, rec *passRec, rlen int, hits []kwHit, moved *[]hitMove) []kwHit {
+// laterHits returns every keyword hit in s (S), in no set order: the
+// first pass's hits that lie inside a part of S copied from R, moved to
+// it, and the keyword pass's hits around every edit (those that lie in no
+// such part). A keyword holds no line break, and the automaton forgets
+// everything at one, but no more is used here than that a walk from the
+// root at from finds every keyword starting at from or later. When moved
+// is set, the hits start with those moved from the first pass, and moved
+// gets one hitMove for each of them.
+func laterHits(s string, rec *passRec, rlen int, hits []kwHit, moved *[]hitMove) []kwHit {
 	d := loadRules().kw
 	segs := rec.segs
 	reads := rec.reads
@@ -513,7 +508,7 @@ func laterHitsMoved(s string, rec *passRec, rlen int, hits []kwHit, moved *[]hit
 }
 
 // collectLater is collectHits over the later pass's hits (sc.hits, as
-// laterHitsMoved gives them, with sc.moved): a hit moved from a part of R
+// laterHits gives them, with sc.moved): a hit moved from a part of R
 // that S holds with all its checks read takes the first pass's candidates
 // moved with it instead of running the checks again (see hitRead), unless
 // one of them has an end that len(R) cut or len(S) would; every other hit

@@ -216,7 +216,7 @@ func TestLaterHitsMatchKeywordPass(t *testing.T) {
 			continue
 		}
 		used++
-		got := laterHits(s2, rec, len(in), nil)
+		got := laterHits(s2, rec, len(in), nil, nil)
 		want := d.find(s2, nil)
 		slices.SortFunc(got, key)
 		slices.SortFunc(want, key)
@@ -381,7 +381,7 @@ func TestLaterCandidatesMatchChecks(t *testing.T) {
 		}
 		used++
 		sc := new(scratch)
-		sc.hits = laterHitsMoved(s2, rec, len(in), nil, &sc.moved)
+		sc.hits = laterHits(s2, rec, len(in), nil, &sc.moved)
 		got := slices.Clone(collectLater(s2, sc, rec, len(in)))
 		for _, m := range sc.moved {
 			if m.reuse && rec.reads[m.k].to > rec.reads[m.k].from {

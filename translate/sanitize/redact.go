@@ -63,8 +63,9 @@ func redactFilter(s string, rec *passRec) (out string, redacted, stripped, remov
 }
 
 // scanPass runs the hand rules and the gitleaks rules over view (the
-// rules' view of s; plain: s holds no escape byte) into r.spans and returns how many of them are the hand
-// rules'; rec, when set, gets what the first pass records.
+// rules' view of s; plain: s holds no escape byte) into r.spans and
+// returns how many of them are the hand rules'; rec, when set, gets what
+// the first pass records.
 func scanPass(s, view string, plain bool, r *redactor, sc *scratch, rec *passRec) int {
 	if rec != nil {
 		rec.reset()
@@ -409,7 +410,7 @@ type scratch struct {
 	litPos [][]int32   // per literal slot, where the keyword pass found it
 	// rec, when set, records the first pass's candidates (collectHits)
 	rec *passRec
-	// moved is the later pass's hitMoves (laterHitsMoved)
+	// moved is the later pass's hitMoves (laterHits)
 	moved []hitMove
 	// w is the keyword pass's (keywordDFA.findWalks)
 	w walks

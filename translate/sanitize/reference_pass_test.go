@@ -174,7 +174,7 @@ func candidatesRef(rs *ruleSet, view string, sc *scratch) []candidate {
 				cands = r.starts(view, pos, rs.keywords[h.kw], c, cands)
 				continue
 			case kindAssign:
-				rc, ok := r.assignEnd(view, pos)
+				rc, ok := r.assignEnd(view, pos, new(int))
 				if !ok {
 					continue
 				}
@@ -283,4 +283,18 @@ func (lc *litCursorRef) inWindow(r *leakRule, s string, w span) bool {
 		}
 	}
 	return false
+}
+
+// starts is startsOf as it was: every anchor of r compared with kw.
+func (r *leakRule) starts(s string, pos int, kw string, c candidate, cands []candidate) []candidate {
+	for _, a := range r.anchors {
+		start := pos - a.off
+		if a.kw != kw || start < 0 || !a.lit.at(s, start) {
+			continue
+		}
+		c.pos = start
+		c.end = r.startEnd(s, start, len(kw))
+		cands = append(cands, c)
+	}
+	return cands
 }

@@ -571,7 +571,7 @@ func (rs *ruleSet) collectHit(view string, h kwHit, cands []candidate) (_ []cand
 			}
 			continue
 		case kindAssign:
-			rc, ok := r.assignEndRead(view, pos, &hi)
+			rc, ok := r.assignEnd(view, pos, &hi)
 			if !ok {
 				continue
 			}
