@@ -112,8 +112,7 @@ done
 echo "== report"
 (cd bench && go run ./cmd/loadgen report -results "$OUT/results.json" -core "$OUT/core.txt" -core-gogc100 "$OUT/core-gogc100.txt" \
 	-benchstat "$OUT/benchstat.txt" -machine "$OUT/machine.txt" -commands "$OUT/commands.txt" \
-	-profile-a "$OUT/cpu-a.pprof" -profile-c "$OUT/cpu-c.pprof" -profile-core "$OUT/core.pprof" -profile-provider "$OUT/core-provider.pprof" \
-	-profile-client-a "$OUT/cpu-client-a.pprof" -profile-client-b "$OUT/cpu-client-b.pprof" \
+	-profiles "$OUT/cpu" -profile-core "$OUT/core.pprof" -profile-provider "$OUT/core-provider.pprof" \
 	-top-a "$OUT/top-a.txt" -top-c "$OUT/top-c.txt" -top-core "$OUT/top-core.txt" \
 	-peer "$OUT/peer-throughput.json" \
 	-out "$ROOT/docs/BENCHMARKS.md")

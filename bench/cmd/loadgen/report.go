@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/errsvc/errsvc/codec/errjson"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/translate"
 	"github.com/google/pprof/profile"
@@ -24,8 +25,7 @@ import (
 type reportFiles struct {
 	results, core, benchstat, machine, commands string
 	coreGOGC100                                 string
-	profA, profC, profCore, profProvider        string
-	profClientA, profClientB                    string
+	profiles, profCore, profProvider            string
 	topA, topC, topCore                         string
 	peer                                        string
 	out                                         string
@@ -142,6 +142,132 @@ type share struct {
 	pct  float64
 }
 
+// costColumn is one scenario of a cost table: its result and the splits
+// of the server's and the client's CPU profiles taken during it (nil when
+// not profiled).
+type costColumn struct {
+	name           string
+	r              *Result
+	server, client []share
+}
+
+// writeCosts writes where the machine's time per item goes in each column
+// (server, client, idle, the rest), then the server's and the client's CPU
+// split by category, in µs per item; diff names a last column, the first
+// column less the second.
+func writeCosts(p func(string, ...any), unit string, cols []costColumn, diff string) {
+	cores := float64(runtime.NumCPU())
+	head := func(what string) {
+		p("| %s, µs %s |", what, unit)
+		for _, c := range cols {
+			p(" %s |", c.name)
+		}
+		p(" %s |\n|---|", diff)
+		for range cols {
+			p("---:|")
+		}
+		p("---:|\n")
+	}
+	row := func(name string, v func(costColumn) (float64, bool)) {
+		var vals []float64
+		cells := ""
+		ok := true
+		for _, c := range cols {
+			x, has := v(c)
+			if !has {
+				cells += " – |"
+				ok = false
+				continue
+			}
+			vals = append(vals, x)
+			cells += fmt.Sprintf(" %.1f |", x)
+		}
+		d := "–"
+		if ok && len(vals) >= 2 {
+			d = fmt.Sprintf("%+.1f", vals[0]-vals[1])
+		}
+		p("| %s |%s %s |\n", name, cells, d)
+	}
+	per := func(c costColumn, cpu float64) float64 { return cpu * 1e6 / c.r.ItemsPerSec }
+	head("machine time")
+	row("machine (cores ÷ translations/s)", func(c costColumn) (float64, bool) { return per(c, cores), true })
+	row("server CPU", func(c costColumn) (float64, bool) { return c.r.ServerCPUus, c.r.ServerCPUus > 0 })
+	row("client CPU ("+cols[0].r.Tool+")", func(c costColumn) (float64, bool) { return c.r.ClientCPUus, c.r.ClientCPUus > 0 })
+	row("idle", func(c costColumn) (float64, bool) { return per(c, c.r.IdleCores), c.r.IdleCores > 0 })
+	row("the rest (kernel threads, other processes)", func(c costColumn) (float64, bool) {
+		if c.r.ServerCPUus <= 0 || c.r.ClientCPUus <= 0 {
+			return 0, false
+		}
+		return per(c, cores) - c.r.ServerCPUus - c.r.ClientCPUus - per(c, c.r.IdleCores), true
+	})
+	p("\n")
+	split := func(what string, pick func(costColumn) ([]share, float64)) {
+		var names []string
+		for _, c := range cols {
+			if sh, _ := pick(c); sh != nil {
+				for _, s := range sh {
+					names = append(names, s.name)
+				}
+				break
+			}
+		}
+		if names == nil {
+			return
+		}
+		head(what)
+		for _, name := range names {
+			row(name, func(c costColumn) (float64, bool) {
+				sh, cpu := pick(c)
+				for _, s := range sh {
+					if s.name == name {
+						return s.pct / 100 * cpu, cpu > 0
+					}
+				}
+				return 0, false
+			})
+		}
+		p("\n")
+	}
+	split("server CPU", func(c costColumn) ([]share, float64) { return c.server, c.r.ServerCPUus })
+	split("client CPU", func(c costColumn) ([]share, float64) { return c.client, c.r.ClientCPUus })
+}
+
+// largestCosts names the n largest categories of c's server and client
+// profiles, in µs per item, largest first.
+func largestCosts(c costColumn, n int) []string {
+	type cost struct {
+		what string
+		us   float64
+	}
+	var all []cost
+	for _, side := range []struct {
+		name string
+		sh   []share
+		cpu  float64
+	}{{"server", c.server, c.r.ServerCPUus}, {"client", c.client, c.r.ClientCPUus}} {
+		for _, s := range side.sh {
+			all = append(all, cost{side.name + ": " + s.name, s.pct / 100 * side.cpu})
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].us > all[j].us })
+	var out []string
+	for _, x := range all[:min(n, len(all))] {
+		out = append(out, fmt.Sprintf("%s %.1f µs", x.what, x.us))
+	}
+	return out
+}
+
+// streamProfiled is the stream count loadgen profiles: the highest.
+func streamProfiled(res Results) int {
+	n := 0
+	for _, r := range res.Scenarios {
+		if r.ID == "e" && r.Window > 0 {
+			n = max(n, r.Concurrency)
+		}
+	}
+	return n
+}
+
 func profileShares(path string, cats []category) ([]share, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -253,12 +379,9 @@ func reportCmd(args []string) error {
 	fs.StringVar(&rf.benchstat, "benchstat", "", "benchstat summary of -core")
 	fs.StringVar(&rf.machine, "machine", "", "machine description")
 	fs.StringVar(&rf.commands, "commands", "", "the commands the script ran")
-	fs.StringVar(&rf.profA, "profile-a", "", "server CPU profile during scenario a")
-	fs.StringVar(&rf.profC, "profile-c", "", "server CPU profile during scenario c")
+	fs.StringVar(&rf.profiles, "profiles", "", "the -profile-out prefix of loadgen run: <prefix>-<scenario>.pprof (server), <prefix>-client-<scenario>.pprof")
 	fs.StringVar(&rf.profCore, "profile-core", "", "CPU profile of BenchmarkTranslate/labby")
 	fs.StringVar(&rf.profProvider, "profile-provider", "", "CPU profile of BenchmarkTranslate/provider")
-	fs.StringVar(&rf.profClientA, "profile-client-a", "", "the load generator's own CPU profile during scenario a")
-	fs.StringVar(&rf.profClientB, "profile-client-b", "", "the load generator's own CPU profile during scenario b")
 	fs.StringVar(&rf.topA, "top-a", "", "go tool pprof -top excerpt of -profile-a")
 	fs.StringVar(&rf.topC, "top-c", "", "go tool pprof -top excerpt of -profile-c")
 	fs.StringVar(&rf.topCore, "top-core", "", "go tool pprof -top excerpt of -profile-core")
@@ -315,8 +438,10 @@ func metStr(ok bool) string {
 
 // responseSizes translates each benchmark source in process and measures
 // the answer: binary protobuf (gRPC) and JSON as the gateway writes it.
+// responseSizes is the average size of the answers to floors.Sources, in
+// binary protobuf and as the REST face writes them (errjson: protojson's
+// own output varies its spacing from build to build).
 func responseSizes() (bin, js float64) {
-	m := protojson.MarshalOptions{UseProtoNames: true}
 	for _, s := range floors.Sources {
 		req := &errsvcv1.TranslateRequest{}
 		_ = protojson.Unmarshal([]byte(s), req)
@@ -325,7 +450,7 @@ func responseSizes() (bin, js float64) {
 			continue
 		}
 		bin += float64(proto.Size(resp))
-		j, _ := m.Marshal(resp)
+		j, _ := errjson.Marshal(errjson.Options{ProtoNames: true, TopLevelLists: true}, resp)
 		js += float64(len(j))
 	}
 	n := float64(len(floors.Sources))
@@ -347,8 +472,9 @@ func render(rf reportFiles, res Results) string {
 	p("## Machine\n\n```\n%s\n```\n\n", readOr(rf.machine, "(unknown)"))
 	p("Client and server run on the same machine as separate processes and **compete for its CPU**: every load\n")
 	p("figure below includes the load generator's own cost (for gRPC, grpc-go's client encoding requests and\n")
-	p("decoding answers; for REST, wrk, which is cheap). The server's own CPU per item, read from\n")
-	p("`/proc/<pid>/stat` over each measured window, is given separately.\n\n")
+	p("decoding answers; for REST, wrk, which is cheap). The server's CPU per item (`/proc/<pid>/stat`), the\n")
+	p("client's (the load generator's `/proc/self/stat`, or wrk's own rusage) and the machine's idle cores (`/proc/stat`),\n")
+	p("each over the scenario's window, are given separately.\n\n")
 
 	p("## How it was run\n\n```sh\n%s\n```\n\n", readOr(rf.commands, "bench/run.sh"))
 	p("- Server: `bench/cmd/benchserver`, the errsvc stack built by `server.New` with errsvc's default options (so the\n")
@@ -486,8 +612,8 @@ func render(rf reportFiles, res Results) string {
 
 	// Load.
 	p("## Load\n\n")
-	p("| | scenario | tool | concurrency | calls/s | translations/s | p50 | p99 | server CPU per translation | server cores busy |\n")
-	p("|---|---|---|---|---:|---:|---:|---:|---:|---:|\n")
+	p("| | scenario | tool | concurrency | calls/s | translations/s | p50 | p99 | server CPU per translation | server cores busy | client CPU per translation | idle cores |\n")
+	p("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range res.Scenarios {
 		conc := fmt.Sprintf("%d", r.Concurrency)
 		switch {
@@ -502,8 +628,12 @@ func render(rf reportFiles, res Results) string {
 		if !strings.Contains(r.Name, "floor") {
 			items = fmt.Sprintf("%.0f", r.ItemsPerSec)
 		}
-		p("| %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %.2f |\n", r.ID, r.Name, r.Tool, conc, r.CallsPerSec, items,
-			us(r.P50us), us(r.P99us), fmt.Sprintf("%.1f µs", r.ServerCPUus), r.ServerCores)
+		client := "–"
+		if r.ClientCPUus > 0 {
+			client = fmt.Sprintf("%.1f µs", r.ClientCPUus)
+		}
+		p("| %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %.2f | %s | %.2f |\n", r.ID, r.Name, r.Tool, conc, r.CallsPerSec, items,
+			us(r.P50us), us(r.P99us), fmt.Sprintf("%.1f µs", r.ServerCPUus), r.ServerCores, client, r.IdleCores)
 	}
 	p("\n`a*` is a diagnostic: the same Translate asking only for `targets: [classification, http_status]`.\n\n")
 
@@ -630,23 +760,9 @@ func render(rf reportFiles, res Results) string {
 	}
 	a, bb, cc, dd := find(res, "a", top), find(res, "b", top), find(res, "c", top), find(res, "d", top)
 	bc, dc := find(res, "b*", top), find(res, "d*", top)
-	aShares, errA := profileShares(rf.profA, serverCategories)
-	cShares, errC := profileShares(rf.profC, serverCategories)
 	coreHot, errCore := cumShares(rf.profCore, "errsvc/errsvc/translate", 12)
-	aClient, errCA := profileShares(rf.profClientA, clientCategories)
 	cores := float64(runtime.NumCPU())
 	perCall := func(r *Result) float64 { return cores * 1e6 / r.CallsPerSec }
-	writeShares := func(title string, sh []share, r *Result) {
-		p("%s\n\n| where | share of server CPU | ≈ per call |\n|---|---:|---:|\n", title)
-		for _, s := range sh {
-			per := "–"
-			if r != nil && r.ServerCPUus > 0 {
-				per = fmt.Sprintf("%.1f µs", s.pct/100*r.ServerCPUus)
-			}
-			p("| %s | %.1f %% | %s |\n", s.name, s.pct, per)
-		}
-		p("\n")
-	}
 
 	// writeBudget says what a ratio goal leaves for the translation: the
 	// machine CPU per call it allows, against what is spent now, and the
@@ -657,29 +773,35 @@ func render(rf reportFiles, res Results) string {
 			p("\n")
 			return
 		}
-		p("%s ≥ %.2f allows at most %.1f µs of machine CPU per call, %.1f µs less than now; on the server's CPU alone the ratio\n", name, goal, den/goal, num-den/goal)
+		p("%s ≥ %.2f allows at most %.1f µs of machine time per call, %.1f µs less than now; on the server's CPU alone the ratio\n", name, goal, den/goal, num-den/goal)
 		p("would be %.2f.\n\n", denServer/numServer)
 	}
 	p("## Where the time goes\n\n")
-	p("Each gap is split with the floors of the same run. Client and server share %d cores and both stay busy, so\n", int(cores))
-	p("throughput follows the machine's CPU per call (cores ÷ calls/s), of which the server's share is measured.\n\n")
+	p("Each gap is split with the floors of the same run. Client and server share %d cores, so throughput follows the\n", int(cores))
+	p("machine's time per translation (cores ÷ translations/s). Each scenario measures how that time divides: the server's CPU\n")
+	p("(`/proc/<pid>/stat`), the client's (the load generator's own, or wrk's), the machine's idle time (`/proc/stat`) and\n")
+	p("the rest (kernel threads, other processes). The CPU profiles of server and client, taken in the measured window at\n")
+	p("the highest concurrency, split each process's share by where it goes.\n\n")
+	col := func(name, letter string, r *Result) costColumn {
+		c := costColumn{name: name, r: r}
+		if rf.profiles != "" {
+			c.server, _ = profileShares(rf.profiles+"-"+letter+".pprof", serverCategories)
+			if r.Tool != "wrk" {
+				c.client, _ = profileShares(rf.profiles+"-client-"+letter+".pprof", clientCategories)
+			}
+		}
+		return c
+	}
 	if a != nil && bc != nil && bb != nil {
 		p("### gRPC (a/b*)\n\n")
-		p("At %d workers: machine CPU per call %.1f µs for cold Translate (server %.1f µs), %.1f µs for the canned answer\n", top, perCall(a), a.ServerCPUus, perCall(bc))
-		p("(server %.1f µs) and %.1f µs for EmptyCall (server %.1f µs). Computing the answer costs %.1f µs of machine CPU per call,\n",
+		p("At %d workers: machine time per call %.1f µs for cold Translate (server %.1f µs), %.1f µs for the canned answer\n", top, perCall(a), a.ServerCPUus, perCall(bc))
+		p("(server %.1f µs) and %.1f µs for EmptyCall (server %.1f µs). Computing the answer costs %.1f µs of machine time per call,\n",
 			bc.ServerCPUus, perCall(bb), bb.ServerCPUus, perCall(a)-perCall(bc))
 		p("%.1f µs of it in the server; carrying it (b*/b) costs %.1f µs more than the empty RPC.\n", a.ServerCPUus-bc.ServerCPUus, perCall(bc)-perCall(bb))
 		writeBudget("a/b*", 0.90, perCall(a), perCall(bc), a.ServerCPUus, bc.ServerCPUus)
-		if errA == nil {
-			writeShares(fmt.Sprintf("Server CPU during cold gRPC Translate (%s):", res.ProfileFor), aShares, a)
-			p("```\n%s\n```\n\n", readOr(rf.topA, ""))
-		}
-		if errCA == nil {
-			p("The load generator's own CPU during the same seconds:\n\n| where | share |\n|---|---:|\n")
-			for _, s := range aClient {
-				p("| %s | %.1f %% |\n", s.name, s.pct)
-			}
-			p("\n")
+		writeCosts(p, "per call", []costColumn{col("a", "a", a), col("b*", "bcanned", bc)}, "a − b*")
+		if _, err := os.Stat(rf.topA); err == nil {
+			p("The server's hottest functions during a:\n\n```\n%s\n```\n\n", readOr(rf.topA, ""))
 		}
 	}
 	if cc != nil && dc != nil && dd != nil {
@@ -687,9 +809,9 @@ func render(rf reportFiles, res Results) string {
 		p("At %d connections: server CPU per call %.1f µs for cold Translate, %.1f µs for the canned answer and %.1f µs for the\n", top, cc.ServerCPUus, dc.ServerCPUus, dd.ServerCPUus)
 		p("empty route: decoding the request, translating and encoding the answer cost the server %.1f µs per call.\n", cc.ServerCPUus-dc.ServerCPUus)
 		writeBudget("c/d*", 0.80, perCall(cc), perCall(dc), cc.ServerCPUus, dc.ServerCPUus)
-		if errC == nil {
-			writeShares(fmt.Sprintf("Server CPU during cold REST Translate (%s):", res.ProfileFor), cShares, cc)
-			p("```\n%s\n```\n\n", readOr(rf.topC, ""))
+		writeCosts(p, "per call", []costColumn{col("c", "c", cc), col("d*", "dcanned", dc)}, "c − d*")
+		if _, err := os.Stat(rf.topC); err == nil {
+			p("The server's hottest functions during c:\n\n```\n%s\n```\n\n", readOr(rf.topC, ""))
 		}
 	}
 	if bestS != nil && bestA != nil {
@@ -701,15 +823,27 @@ func render(rf reportFiles, res Results) string {
 			p("; a batch item: %.1f µs", bestB.ServerCPUus)
 		}
 		p(". Streaming saves only the per-call part (HTTP/2 HEADERS, HPACK, stream setup, interceptors, the call record),\n")
-		p("on both sides; the machine's CPU per streamed translation is %.1f µs against %.1f µs per unary call, so the ratio is\n",
+		p("on both sides; the machine's time per streamed translation is %.1f µs against %.1f µs per unary call, so the ratio is\n",
 			cores*1e6/bestS.ItemsPerSec, perCall(bestA))
 		p("bounded by (per-call + per-item) / per-item cost on this shared machine.")
 		item, call := cores*1e6/bestS.ItemsPerSec, perCall(bestA)
 		if item*5 > call {
-			p(" 5× needs at most %.1f µs of machine CPU per streamed translation, %.1f µs less than now; the client's share\n", call/5, item-call/5)
-			p("alone (machine less server) is %.1f µs. On the server's CPU alone the ratio would be %.2f×.", item-bestS.ServerCPUus, bestA.ServerCPUus/bestS.ServerCPUus)
+			p(" 5× needs at most %.1f µs of machine time per streamed translation, %.1f µs less than now.", call/5, item-call/5)
+			p(" On the server's CPU alone the ratio would be %.2f×.", bestA.ServerCPUus/bestS.ServerCPUus)
 		}
 		p("\n\n")
+		ce, ca := col("e", "e", bestS), col("a", "a", bestA)
+		if bestS.Concurrency != streamProfiled(res) {
+			ce.server, ce.client = nil, nil
+		}
+		if bestA.Concurrency != top {
+			ca.server, ca.client = nil, nil
+		}
+		// a − e is what streaming saves per translation: the per-call part.
+		writeCosts(p, "per translation", []costColumn{ca, ce}, "a − e")
+		if top := largestCosts(ce, 4); len(top) > 0 {
+			p("What a streamed translation still costs, largest first: %s.\n\n", strings.Join(top, "; "))
+		}
 	}
 	if sh, err := profileShares(rf.profProvider, providerCategories); err == nil {
 		ns := core["BenchmarkTranslate/provider"].ns

@@ -70,7 +70,14 @@ type Result struct {
 	ServerCPUus float64 `json:"server_cpu_us_per_item,omitempty"`
 	// ServerCores is the server's CPU time over the window's wall time.
 	ServerCores float64 `json:"server_cores,omitempty"`
-	Command     string  `json:"command,omitempty"`
+	// ClientCPUus is the client's CPU time per item over the measured
+	// window: the load generator's own (/proc/self/stat) for gRPC, wrk's
+	// (its rusage) for REST.
+	ClientCPUus float64 `json:"client_cpu_us_per_item,omitempty"`
+	// IdleCores is the machine's idle time (/proc/stat: idle and iowait)
+	// over the scenario's wall time: the part of the cores no process used.
+	IdleCores float64 `json:"idle_cores,omitempty"`
+	Command   string  `json:"command,omitempty"`
 }
 
 // RSS is the sustained-load memory run.
@@ -89,12 +96,11 @@ type RSS struct {
 
 // Results is everything one run measured.
 type Results struct {
-	Started    time.Time `json:"started"`
-	Warmup     float64   `json:"warmup_sec"`
-	Duration   float64   `json:"duration_sec"`
-	Scenarios  []Result  `json:"scenarios"`
-	RSS        *RSS      `json:"rss,omitempty"`
-	ProfileFor string    `json:"profile_for,omitempty"`
+	Started   time.Time `json:"started"`
+	Warmup    float64   `json:"warmup_sec"`
+	Duration  float64   `json:"duration_sec"`
+	Scenarios []Result  `json:"scenarios"`
+	RSS       *RSS      `json:"rss,omitempty"`
 }
 
 func intList(s string) ([]int, error) {
@@ -131,8 +137,8 @@ func runCmd(args []string) error {
 	fs.StringVar(&cfg.wrk, "wrk", "wrk", "wrk binary")
 	fs.IntVar(&cfg.wrkThreads, "wrk-threads", 2, "wrk threads")
 	fs.StringVar(&cfg.workdir, "workdir", os.TempDir(), "where the wrk Lua script and outputs go")
-	fs.StringVar(&cfg.profileURL, "profile-url", "", "pprof CPU profile URL of the server (loopback), taken during scenarios a, b, c and d at the highest concurrency")
-	fs.StringVar(&cfg.profileOut, "profile-out", "", "file prefix of the CPU profiles (<prefix>-a.pprof, <prefix>-c.pprof)")
+	fs.StringVar(&cfg.profileURL, "profile-url", "", "pprof CPU profile URL of the server (loopback), taken during scenarios a, b*, c and d* at the highest concurrency and the most streams")
+	fs.StringVar(&cfg.profileOut, "profile-out", "", "file prefix of the CPU profiles (<prefix>-a.pprof, <prefix>-client-a.pprof, ...; b* is bcanned, d* dcanned)")
 	fs.IntVar(&cfg.profileSeconds, "profile-seconds", 8, "length of each CPU profile")
 	fs.StringVar(&cfg.out, "out", "results.json", "results file")
 	fs.StringVar(&only, "only", "", "run only these scenarios, comma-separated (a, b, b*, f, c, d, d*, g, a*, stream, batch); for a quick look, never for docs/BENCHMARKS.md")
@@ -212,21 +218,31 @@ func runCmd(args []string) error {
 	}
 
 	res := Results{Started: time.Now().UTC(), Warmup: cfg.warmup.Seconds(), Duration: cfg.duration.Seconds()}
-	var cpuStart float64
-	mark := func() { cpuStart = procCPU(cfg.serverPID) }
+	// The CPU of the server, of the load generator and the machine's idle
+	// time, read when a scenario starts (mark) and when it ends (add).
+	var at cpuMark
+	mark := func() { at = markCPU(cfg.serverPID) }
 	add := func(r Result, err error) error {
-		if cpu := procCPU(cfg.serverPID); cpu >= 0 && cpuStart >= 0 && r.ItemsPerSec > 0 {
-			// Only the measured window: the warm-up's share is removed by
-			// scaling, as the load is steady.
-			total := (cpu - cpuStart) * r.Seconds / (r.Seconds + cfg.warmup.Seconds())
+		now := markCPU(cfg.serverPID)
+		// Only the measured window: the warm-up's share is removed by
+		// scaling, as the load is steady.
+		scale := r.Seconds / (r.Seconds + cfg.warmup.Seconds())
+		if now.server >= 0 && at.server >= 0 && r.ItemsPerSec > 0 {
+			total := (now.server - at.server) * scale
 			r.ServerCPUus = total * 1e6 / (r.ItemsPerSec * r.Seconds)
 			r.ServerCores = total / r.Seconds
+		}
+		if r.ClientCPUus == 0 && now.self >= 0 && at.self >= 0 && r.ItemsPerSec > 0 {
+			r.ClientCPUus = (now.self - at.self) * scale * 1e6 / (r.ItemsPerSec * r.Seconds)
+		}
+		if wall := now.wall.Sub(at.wall).Seconds(); now.idle >= 0 && at.idle >= 0 && wall > 0 {
+			r.IdleCores = (now.idle - at.idle) / wall
 		}
 		if err != nil {
 			return fmt.Errorf("%s (%s, c=%d): %w", r.ID, r.Name, r.Concurrency, err)
 		}
-		fmt.Fprintf(os.Stderr, "%-2s %-36s c=%-3d %9.0f calls/s %9.0f items/s  p50 %8.1fµs  p99 %8.1fµs  server %5.1fµs/item %.2f cores  errors %d\n",
-			r.ID, r.Name, r.Concurrency, r.CallsPerSec, r.ItemsPerSec, r.P50us, r.P99us, r.ServerCPUus, r.ServerCores, r.Errors)
+		fmt.Fprintf(os.Stderr, "%-2s %-36s c=%-3d %9.0f calls/s %9.0f items/s  p50 %8.1fµs  p99 %8.1fµs  server %5.1fµs/item %.2f cores  client %5.1fµs/item  idle %.2f cores  errors %d\n",
+			r.ID, r.Name, r.Concurrency, r.CallsPerSec, r.ItemsPerSec, r.P50us, r.P99us, r.ServerCPUus, r.ServerCores, r.ClientCPUus, r.IdleCores, r.Errors)
 		if r.Errors > 0 {
 			return fmt.Errorf("%s (%s, c=%d): %d errors", r.ID, r.Name, r.Concurrency, r.Errors)
 		}
@@ -332,7 +348,7 @@ func runCmd(args []string) error {
 			{"a", func() (Result, error) {
 				return runUnary(cfg, "a", "gRPC Translate, cold", c, translateOp, profile("a"))
 			}},
-			{"b", func() (Result, error) { return runUnary(cfg, "b", "gRPC EmptyCall (floor)", c, emptyOp, profile("b")) }},
+			{"b", func() (Result, error) { return runUnary(cfg, "b", "gRPC EmptyCall (floor)", c, emptyOp, nil) }},
 			{"b*", func() (Result, error) {
 				return runUnary(cfg, "b*", "gRPC canned answer (floor)", c, cannedOp, profile("bcanned"))
 			}},
@@ -341,10 +357,10 @@ func runCmd(args []string) error {
 				return runWrk(cfg, lua, "c", "REST POST /v1/translate, cold", "/v1/translate", c, cfg.warmup, cfg.duration, profile("c"))
 			}},
 			{"d", func() (Result, error) {
-				return runWrk(cfg, lua, "d", "REST POST /v1/bench/empty (floor)", "/v1/bench/empty", c, cfg.warmup, cfg.duration, profile("d"))
+				return runWrk(cfg, lua, "d", "REST POST /v1/bench/empty (floor)", "/v1/bench/empty", c, cfg.warmup, cfg.duration, nil)
 			}},
 			{"d*", func() (Result, error) {
-				return runWrk(cfg, lua, "d*", "REST canned answer (floor)", floors.CannedPath, c, cfg.warmup, cfg.duration, nil)
+				return runWrk(cfg, lua, "d*", "REST canned answer (floor)", floors.CannedPath, c, cfg.warmup, cfg.duration, profile("dcanned"))
 			}},
 			{"g", func() (Result, error) {
 				return runWrk(cfg, stormLua, "g", "REST POST /v1/translate, storm", "/v1/translate", c, cfg.warmup, cfg.duration, nil)
@@ -372,8 +388,10 @@ func runCmd(args []string) error {
 		if !wanted("stream") {
 			break
 		}
+		// The highest count, which is usually the best: the stream the
+		// goal reads is profiled like the unary calls it is held against.
 		var during func()
-		if i == 0 {
+		if i == len(cfg.streamConc)-1 {
 			during = takeProfile("e")
 		}
 		mark()
@@ -391,9 +409,6 @@ func runCmd(args []string) error {
 		if err := add(r, err); err != nil {
 			return err
 		}
-	}
-	if cfg.profileURL != "" {
-		res.ProfileFor = fmt.Sprintf("scenarios a and c at concurrency %d", maxConc)
 	}
 
 	if cfg.rssDuration > 0 && cfg.serverPID > 0 {
@@ -614,6 +629,44 @@ func fetchProfile(url string, seconds int, out string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// cpuMark is where the CPU counters stood at one moment: the server's and
+// the load generator's CPU seconds and the machine's idle seconds (each -1
+// when unknown).
+type cpuMark struct {
+	server, self, idle float64
+	wall               time.Time
+}
+
+func markCPU(serverPID int) cpuMark {
+	return cpuMark{server: procCPU(serverPID), self: procCPU(os.Getpid()), idle: machineIdle(), wall: time.Now()}
+}
+
+// machineIdle is the seconds all CPUs have spent idle or waiting on I/O
+// since boot (/proc/stat, first line, fields 4 and 5 in USER_HZ = 100 ticks),
+// -1 when unknown.
+func machineIdle() float64 {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return -1
+	}
+	return idleSeconds(string(b))
+}
+
+// idleSeconds reads the idle and iowait ticks of /proc/stat's first line.
+func idleSeconds(stat string) float64 {
+	line, _, _ := strings.Cut(stat, "\n")
+	f := strings.Fields(line)
+	if len(f) < 6 || f[0] != "cpu" {
+		return -1
+	}
+	idle, err1 := strconv.ParseFloat(f[4], 64)
+	iowait, err2 := strconv.ParseFloat(f[5], 64)
+	if err1 != nil || err2 != nil {
+		return -1
+	}
+	return (idle + iowait) / 100
 }
 
 // procCPU is the user+system CPU seconds of pid so far, -1 when unknown.

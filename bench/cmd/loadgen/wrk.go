@@ -82,6 +82,7 @@ type wrkOut struct {
 	durationUS          int64
 	p50, p99            float64
 	connectErrs, status int64
+	cpuSeconds          float64 // wrk's own user+system time
 }
 
 func wrkRun(cfg config, lua, path string, conns int, d time.Duration) (wrkOut, string, error) {
@@ -98,6 +99,7 @@ func wrkRun(cfg config, lua, path string, conns int, d time.Duration) (wrkOut, s
 	if err := cmd.Run(); err != nil {
 		return o, cmdline, fmt.Errorf("%s: %w: %s", cmdline, err, stderr.String())
 	}
+	o.cpuSeconds = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
 	sc := bufio.NewScanner(&stdout)
 	found := false
 	for sc.Scan() {
@@ -144,5 +146,8 @@ func runWrk(cfg config, lua, id, name, path string, conns int, warmup, d time.Du
 	r.CallsPerSec = float64(o.requests) / r.Seconds
 	r.ItemsPerSec = r.CallsPerSec
 	r.P50us, r.P99us = o.p50, o.p99
+	if o.requests > 0 {
+		r.ClientCPUus = o.cpuSeconds * 1e6 / float64(o.requests)
+	}
 	return r, nil
 }
