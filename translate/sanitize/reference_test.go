@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -70,6 +71,10 @@ func handScanRef(r *redactor) {
 				}
 			}
 			i = e
+		default:
+			// A class added to byteClass and not here would otherwise
+			// leave i where it is and hang the test instead of failing it.
+			panic(fmt.Sprintf("handScanRef: byte %q at %d has class %d, which the reference does not handle", s[i], i, byteClass[s[i]]))
 		}
 	}
 }
