@@ -374,7 +374,13 @@ func cumShares(path, pkg string, n int) ([]share, error) {
 			out = append(out, share{strings.TrimPrefix(name, "github.com/errsvc/errsvc/"), 100 * v / total})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].pct > out[j].pct })
+	// By share, then name: the map's order must not decide between ties.
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].pct != out[j].pct {
+			return out[i].pct > out[j].pct
+		}
+		return out[i].name < out[j].name
+	})
 	return out[:min(n, len(out))], nil
 }
 
@@ -444,8 +450,6 @@ func metStr(ok bool) string {
 	return "**not met**"
 }
 
-// responseSizes translates each benchmark source in process and measures
-// the answer: binary protobuf (gRPC) and JSON as the gateway writes it.
 // responseSizes is the average size of the answers to floors.Sources, in
 // binary protobuf and as the REST face writes them (errjson: protojson's
 // own output varies its spacing from build to build).
@@ -831,6 +835,16 @@ func render(rf reportFiles, res Results) string {
 		}
 		return c
 	}
+	// splitBelowTop writes the machine-time split of num against den at
+	// each concurrency below the highest (which the profiles cover).
+	splitBelowTop := func(num, den, unit string) {
+		for _, c := range concs[:max(0, len(concs)-1)] {
+			if n, d := find(res, num, c), find(res, den, c); n != nil && d != nil {
+				p("At %d %s (not profiled): %s/%s %.2f.\n\n", c, unit, num, den, n.CallsPerSec/d.CallsPerSec)
+				writeCosts(p, "per call", []costColumn{{name: num, r: n}, {name: den, r: d}}, num+" − "+den)
+			}
+		}
+	}
 	if a != nil && bc != nil && bb != nil {
 		p("### gRPC (a/b*)\n\n")
 		p("At %d workers: machine time per call %.1f µs for cold Translate (server %.1f µs), %.1f µs for the canned answer\n", top, perCall(a), a.ServerCPUus, perCall(bc))
@@ -839,12 +853,7 @@ func render(rf reportFiles, res Results) string {
 		p("%.1f µs of it in the server; carrying it (b*/b) costs %.1f µs more than the empty RPC.\n", a.ServerCPUus-bc.ServerCPUus, perCall(bc)-perCall(bb))
 		writeBudget("a/b*", 0.90, perCall(a), perCall(bc), a.ServerCPUus, bc.ServerCPUus)
 		writeCosts(p, "per call", []costColumn{col("a", "a", a), col("b*", "bcanned", bc)}, "a − b*")
-		for _, c := range concs[:max(0, len(concs)-1)] {
-			if a, bc := find(res, "a", c), find(res, "b*", c); a != nil && bc != nil {
-				p("At %d workers (not profiled): a/b* %.2f.\n\n", c, a.CallsPerSec/bc.CallsPerSec)
-				writeCosts(p, "per call", []costColumn{{name: "a", r: a}, {name: "b*", r: bc}}, "a − b*")
-			}
-		}
+		splitBelowTop("a", "b*", "workers")
 		if _, err := os.Stat(rf.topA); err == nil {
 			p("The server's hottest functions during a:\n\n```\n%s\n```\n\n", readOr(rf.topA, ""))
 		}
@@ -855,12 +864,7 @@ func render(rf reportFiles, res Results) string {
 		p("empty route: decoding the request, translating and encoding the answer cost the server %.1f µs per call.\n", cc.ServerCPUus-dc.ServerCPUus)
 		writeBudget("c/d*", 0.80, perCall(cc), perCall(dc), cc.ServerCPUus, dc.ServerCPUus)
 		writeCosts(p, "per call", []costColumn{col("c", "c", cc), col("d*", "dcanned", dc)}, "c − d*")
-		for _, c := range concs[:max(0, len(concs)-1)] {
-			if cc, dc := find(res, "c", c), find(res, "d*", c); cc != nil && dc != nil {
-				p("At %d connections (not profiled): c/d* %.2f.\n\n", c, cc.CallsPerSec/dc.CallsPerSec)
-				writeCosts(p, "per call", []costColumn{{name: "c", r: cc}, {name: "d*", r: dc}}, "c − d*")
-			}
-		}
+		splitBelowTop("c", "d*", "connections")
 		if _, err := os.Stat(rf.topC); err == nil {
 			p("The server's hottest functions during c:\n\n```\n%s\n```\n\n", readOr(rf.topC, ""))
 		}
