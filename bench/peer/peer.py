@@ -30,6 +30,7 @@ docs/PROVIDERS.md and the raw results to bench/peer/out/results.json.
 
 import datetime
 import email.utils
+import gc
 import glob
 import http.server
 import json
@@ -283,6 +284,37 @@ def exception_headers(e):
     return h
 
 
+def collect_abandoned_streams():
+    """Finalise, here and now, the streams a route left unread.
+
+    A stream that ends in an error is abandoned mid-iteration, and its
+    generator (httpcore's PoolByteStream.__iter__) sits in a reference
+    cycle until the collector runs. Left to chance, the collector can run
+    inside the next call, on the thread that already holds the connection
+    pool's lock (LiteLLM shares one httpx client across calls); the
+    generator's close then takes that lock again and the thread deadlocks
+    for good, and with it every later call through that client
+    (encode/httpcore#990, #996). Collected between calls, where no pool lock
+    is held, the close just returns the connection. While routes run the
+    harness turns the automatic collector off (collector_between_calls), so
+    this is the only place it runs."""
+    gc.collect()
+
+
+class collector_between_calls:
+    """The automatic collector off for the block (see
+    collect_abandoned_streams), and back to how it was after."""
+
+    def __enter__(self):
+        self.was = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc):
+        collect_abandoned_streams()
+        if self.was:
+            gc.enable()
+
+
 def run_litellm(fx, base, vcreds):
     model, kw = litellm_route(fx, base, vcreds)
     stream = is_stream(fx)
@@ -412,23 +444,25 @@ def main():
         t = threading.Thread(target=lambda: box.setdefault("r", fn(*args)), daemon=True)
         t.start()
         t.join(3 * TIMEOUT)
+        collect_abandoned_streams()
         return box.get("r", {"class": "none", "wait": None, "detail": "harness timeout", "route": ""})
 
     def serve(fx):
         # Each peer call gets the fixture's times shifted to that moment.
         STATE["fx"], STATE["headers"] = fx, shifted_headers(fx, time.time())
 
-    for i, fx in enumerate(fixtures):
-        if os.environ.get("PEER_TRACE"):
-            print("  " + fx["name"], file=sys.stderr, flush=True)
-        r = {"errsvc": run_errsvc(fx)}
-        serve(fx)
-        r["litellm"] = bounded(run_litellm, fx, base, vcreds)
-        serve(fx)
-        r["openai"] = bounded(run_openai, fx, base)
-        results[fx["name"]] = r
-        if (i + 1) % 50 == 0:
-            print("  %d/%d fixtures (%.0f s)" % (i + 1, len(fixtures), time.time() - started), file=sys.stderr)
+    with collector_between_calls():
+        for i, fx in enumerate(fixtures):
+            if os.environ.get("PEER_TRACE"):
+                print("  " + fx["name"], file=sys.stderr, flush=True)
+            r = {"errsvc": run_errsvc(fx)}
+            serve(fx)
+            r["litellm"] = bounded(run_litellm, fx, base, vcreds)
+            serve(fx)
+            r["openai"] = bounded(run_openai, fx, base)
+            results[fx["name"]] = r
+            if (i + 1) % 50 == 0:
+                print("  %d/%d fixtures (%.0f s)" % (i + 1, len(fixtures), time.time() - started), file=sys.stderr)
     for name, v in run_vercel(fixtures).items():
         results[name]["vercel"] = v
     srv.shutdown()

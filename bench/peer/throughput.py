@@ -60,6 +60,7 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import peer  # noqa: E402  (sets LiteLLM's offline switches, imports litellm)
@@ -120,33 +121,40 @@ def capture(fixtures):
     out = {}
     deadline = time.time() + CAPTURE_SECONDS
     try:
-        for fx in fixtures:
-            if time.time() > deadline:
-                # A route that hangs costs 3 * TIMEOUT; the whole capture
-                # stays bounded, and what it did not reach is listed.
-                out[fx["name"]] = {"skip": "capture time (%d s) used up before this fixture" % CAPTURE_SECONDS}
-                continue
-            if os.environ.get("PEER_TRACE"):
-                print("  " + fx["name"], file=sys.stderr, flush=True)
-            t0 = time.time()
-            rec.install()
-            rec.calls = []
-            peer.STATE["fx"], peer.STATE["headers"] = fx, peer.shifted_headers(fx, time.time())
-            box = {}
-            t = threading.Thread(target=lambda: box.setdefault("r", peer.run_litellm(fx, base, vcreds)), daemon=True)
-            t.start()
-            t.join(3 * peer.TIMEOUT)
-            route = box.get("r", {"class": "none", "detail": "harness timeout"})
-            if time.time() - t0 > 5:
-                print("   slow LiteLLM route: %s (%.0f s)" % (fx["name"], time.time() - t0), file=sys.stderr)
-            calls = [c for c in rec.calls if not isinstance(original(c), LITELLM_TYPES)]
-            if route["class"] == "none":
-                why = "" if route["detail"] == "no exception" else " (%s)" % route["detail"]
-                out[fx["name"]] = {"skip": "LiteLLM's route raised no exception" + why}
-            elif not calls:
-                out[fx["name"]] = {"skip": "LiteLLM's route raised %s without calling exception_type" % route["detail"]}
-            else:
-                out[fx["name"]] = {"call": calls[0], "route_class": route["class"]}
+        with peer.collector_between_calls():
+            for fx in fixtures:
+                if time.time() > deadline:
+                    # A route that hangs costs 3 * TIMEOUT; the whole capture
+                    # stays bounded, and what it did not reach is listed.
+                    out[fx["name"]] = {"skip": "capture time (%d s) used up before this fixture" % CAPTURE_SECONDS}
+                    continue
+                if os.environ.get("PEER_TRACE"):
+                    print("  " + fx["name"], file=sys.stderr, flush=True)
+                t0 = time.time()
+                rec.install()
+                rec.calls = []
+                peer.STATE["fx"], peer.STATE["headers"] = fx, peer.shifted_headers(fx, time.time())
+                box = {}
+                t = threading.Thread(target=lambda: box.setdefault("r", peer.run_litellm(fx, base, vcreds)), daemon=True)
+                t.start()
+                t.join(3 * peer.TIMEOUT)
+                peer.collect_abandoned_streams()
+                if t.is_alive():
+                    # Where the route hangs, so that the next reader can see why.
+                    frame = sys._current_frames().get(t.ident)
+                    if frame is not None:
+                        print("   %s hangs at:\n%s" % (fx["name"], "".join(traceback.format_stack(frame)[-12:])), file=sys.stderr)
+                route = box.get("r", {"class": "none", "detail": "harness timeout"})
+                if time.time() - t0 > 5:
+                    print("   slow LiteLLM route: %s (%.0f s)" % (fx["name"], time.time() - t0), file=sys.stderr)
+                calls = [c for c in rec.calls if not isinstance(original(c), LITELLM_TYPES)]
+                if route["class"] == "none":
+                    why = "" if route["detail"] == "no exception" else " (%s)" % route["detail"]
+                    out[fx["name"]] = {"skip": "LiteLLM's route raised no exception" + why}
+                elif not calls:
+                    out[fx["name"]] = {"skip": "LiteLLM's route raised %s without calling exception_type" % route["detail"]}
+                else:
+                    out[fx["name"]] = {"call": calls[0], "route_class": route["class"]}
     finally:
         srv.shutdown()
         srv.server_close()
