@@ -3,7 +3,8 @@
 #
 # Builds bench/cmd/benchserver (the errsvc stack plus an empty gRPC RPC, an
 # empty REST route and two canned-answer diagnostics on the same server) and bench/cmd/loadgen, runs the core
-# benchmarks, starts the benchserver on loopback, drives scenarios a–e and a
+# benchmarks and the reference workload (bench/internal/machine: the machine's
+# speed against the previous report's run), starts the benchserver on loopback, drives scenarios a–e and a
 # 5-minute RSS run against it, profiles it, measures the peer figure
 # (bench/peer/throughput.sh: LiteLLM against errsvc from the Python SDK), and
 # writes docs/BENCHMARKS.md.
@@ -56,6 +57,9 @@ echo "== build"
 echo "== core benchmarks (count $COUNT)"
 run env GOGC=400 go test ./translate/... ./codec/... -run '^$' -bench . -benchmem -count "$COUNT" | tee "$OUT/core.txt"
 run env GOGC=100 go test ./translate/ -run '^$' -bench '^BenchmarkTranslate$' -benchmem -count "$COUNT" | tee "$OUT/core-gogc100.txt"
+# The reference workload (standard library only): the machine's speed
+# against the run of the report this one replaces.
+run go -C bench test ./internal/machine -run '^$' -bench . -count "$COUNT" | tee -a "$OUT/core.txt"
 if (cd bench && go build -o "$OUT/benchstat" golang.org/x/perf/cmd/benchstat) 2>/dev/null ||
 	GOFLAGS=-mod=mod go install golang.org/x/perf/cmd/benchstat@latest 2>/dev/null; then
 	BENCHSTAT=$OUT/benchstat

@@ -5,14 +5,15 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/errsvc/errsvc/bench/internal/floors"
 	"os"
+	"regexp"
 	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/errsvc/errsvc/bench/internal/floors"
 	"github.com/errsvc/errsvc/codec/errjson"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/translate"
@@ -29,6 +30,35 @@ type reportFiles struct {
 	topA, topC, topCore                         string
 	peer                                        string
 	out                                         string
+	// prevMachine is the reference workload's time in the report at out
+	// before this run replaces it (0: none there).
+	prevMachine float64
+}
+
+// machineLine is how the report writes the reference workload's time;
+// machineRE reads it back from the report a run replaces.
+const machineLine = "Reference workload (`bench/internal/machine`, the standard library only, unchanged between runs): %.0f ns."
+
+var machineRE = regexp.MustCompile(`Reference workload \(` + "`bench/internal/machine`" + `[^)]*\): ([0-9.]+) ns`)
+
+// previousMachine is the reference workload's time in the report md.
+func previousMachine(md string) float64 {
+	m := machineRE.FindStringSubmatch(md)
+	if m == nil {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(m[1], 64)
+	return v
+}
+
+// machineSpeed is this machine's speed against the run of the report it
+// replaces (1: as fast; 0: not known).
+func machineSpeed(rf reportFiles, core map[string]coreBench) float64 {
+	b, ok := core["BenchmarkMachine"]
+	if !ok || b.ns <= 0 || rf.prevMachine <= 0 {
+		return 0
+	}
+	return rf.prevMachine / b.ns
 }
 
 func readOr(path, def string) string {
@@ -417,6 +447,9 @@ func reportCmd(args []string) error {
 	if err := json.Unmarshal(b, &res); err != nil {
 		return err
 	}
+	if prev, err := os.ReadFile(rf.out); err == nil {
+		rf.prevMachine = previousMachine(string(prev))
+	}
 	md := render(rf, res)
 	return os.WriteFile(rf.out, []byte(md), 0o644)
 }
@@ -492,6 +525,14 @@ func render(rf reportFiles, res Results) string {
 	p("decoding answers; for REST, wrk, which is cheap). The server's CPU per item (`/proc/<pid>/stat`), the\n")
 	p("client's (the load generator's `/proc/self/stat`, or wrk's own rusage) and the machine's idle cores (`/proc/stat`),\n")
 	p("each over the scenario's window, are given separately.\n\n")
+	if b, ok := core["BenchmarkMachine"]; ok {
+		p(machineLine, b.ns)
+		if sp := machineSpeed(rf, core); sp > 0 {
+			p(" The report this run replaced measured %.0f ns: this machine ran at %.2f of that run's speed. The absolute\n", rf.prevMachine, sp)
+			p("goals (ns per translation, MB/s) move with it; the ratios, measured in one run, do not.")
+		}
+		p("\n\n")
+	}
 
 	p("## How it was run\n\n```sh\n%s\n```\n\n", readOr(rf.commands, "bench/run.sh"))
 	p("- Server: `bench/cmd/benchserver`, the errsvc stack built by `server.New` with errsvc's default options (so the\n")
@@ -782,6 +823,12 @@ func render(rf reportFiles, res Results) string {
 		}
 		return metStr(false) + "; measured cause: " + cause
 	}
+	// An absolute goal also names the machine when it ran more than 15 %
+	// slower than the run of the report it replaced.
+	slower := ""
+	if sp := machineSpeed(rf, core); sp > 0 && sp < 0.85 {
+		slower = fmt.Sprintf("; this machine ran at %.2f of the previous run's speed (\"Machine\")", sp)
+	}
 	for _, g := range goals {
 		p("| %s ≥ %.2f at 16 and 64 | %s | %s |\n", g.label, g.goal, strings.Join(g.vals, ", "), verdict(g.ok, g.cause))
 	}
@@ -797,10 +844,14 @@ func render(rf reportFiles, res Results) string {
 		if len(worst) > 0 {
 			res = "over: " + strings.Join(worst, "; ")
 		}
-		p("| every source ≤ 3 µs and ≤ 12 allocs, Labby ≤ 1 µs (GOGC 400 and 100) | %s | %s |\n", res, metStr(coreOK))
+		coreVerdict := metStr(coreOK)
+		if !coreOK && slower != "" {
+			coreVerdict = verdict(false, strings.TrimPrefix(slower, "; "))
+		}
+		p("| every source ≤ 3 µs and ≤ 12 allocs, Labby ≤ 1 µs (GOGC 400 and 100) | %s | %s |\n", res, coreVerdict)
 	}
 	if sanMax > 0 {
-		p("| sanitiser ≥ 200 MB/s, flat from 1 KiB to 1 MiB | %.0f–%.0f MB/s | %s |\n", sanMin, sanMax, verdict(sanOK, "the sanitiser's table, \"Where a text's time goes\""))
+		p("| sanitiser ≥ 200 MB/s, flat from 1 KiB to 1 MiB | %.0f–%.0f MB/s | %s |\n", sanMin, sanMax, verdict(sanOK, "the sanitiser's table, \"Where a text's time goes\""+slower))
 	}
 	if txt, ok := peerGoal(rf.peer); ok {
 		p("| the peer figure beside LiteLLM's | %s | shown |\n", txt)

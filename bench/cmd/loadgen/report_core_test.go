@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // TestParseCore reads go test -bench lines as the report does: the median
 // of each benchmark's runs, the standard units and the sanitiser's own
@@ -22,5 +25,27 @@ PASS
 	}
 	if len(out) != 2 {
 		t.Errorf("%d benchmarks, want 2: %v", len(out), out)
+	}
+}
+
+// TestMachineSpeed reads the reference workload's time back from the line
+// the report writes, and compares the run with the report it replaces.
+func TestMachineSpeed(t *testing.T) {
+	md := "## Machine\n\n" + fmt.Sprintf(machineLine, 18000.0) + " The report this run replaced measured 9000 ns.\n"
+	if got := previousMachine(md); got != 18000 {
+		t.Fatalf("previousMachine = %v, want 18000 (the first figure of the line)", got)
+	}
+	if got := previousMachine("## Machine\n\nnproc: 2\n"); got != 0 {
+		t.Errorf("previousMachine of a report without the line = %v, want 0", got)
+	}
+	core := map[string]coreBench{"BenchmarkMachine": {ns: 30000}}
+	if got := machineSpeed(reportFiles{prevMachine: 18000}, core); got != 0.6 {
+		t.Errorf("machineSpeed = %v, want 0.6 (18000 ns then, 30000 now)", got)
+	}
+	if got := machineSpeed(reportFiles{}, core); got != 0 {
+		t.Errorf("machineSpeed without a previous run = %v, want 0", got)
+	}
+	if got := machineSpeed(reportFiles{prevMachine: 18000}, nil); got != 0 {
+		t.Errorf("machineSpeed without this run's figure = %v, want 0", got)
 	}
 }
