@@ -68,8 +68,9 @@ func BenchmarkText16KiB(b *testing.B) { benchText(b, 16<<10) }
 func BenchmarkText64KiB(b *testing.B) { benchText(b, 64<<10) }
 func BenchmarkText1MiB(b *testing.B)  { benchText(b, 1<<20) }
 
-// BenchmarkText64KiBAs1KiB is BenchmarkText64KiB's text handed over as 64
-// texts of about 1 KiB (each cut back to a line end): the same bytes as
+// BenchmarkText64KiBAs1KiB is BenchmarkText64KiB's text handed over as
+// texts of at most 1 KiB (each cut back to a line end; texts/op says how
+// many): the same bytes as
 // the 64 KiB text, so its MB/s below BenchmarkText64KiB's is what a text
 // costs as a text, and against BenchmarkText1KiB it tells the content of
 // the first KiB from the cost per text (bench/run.sh reports the three).

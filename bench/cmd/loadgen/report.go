@@ -39,7 +39,7 @@ type reportFiles struct {
 // machineRE reads it back from the report a run replaces.
 const machineLine = "Reference workload (`bench/internal/machine`, the standard library only, unchanged between runs): %.0f ns."
 
-var machineRE = regexp.MustCompile(`Reference workload \(` + "`bench/internal/machine`" + `[^)]*\): ([0-9.]+) ns`)
+var machineRE = regexp.MustCompile(regexp.QuoteMeta(strings.TrimSuffix(machineLine, "%.0f ns.")) + `([0-9.]+) ns`)
 
 // previousMachine is the reference workload's time in the report md.
 func previousMachine(md string) float64 {
@@ -72,9 +72,8 @@ func readOr(path, def string) string {
 	return strings.TrimRight(string(b), "\n")
 }
 
-// coreBench is the median of one benchmark's runs.
-// coreBench is one benchmark's medians; texts is a benchmark's own
-// texts/op metric (the sanitiser's 64 KiB handed over in pieces).
+// coreBench is the median of one benchmark's runs; texts is a benchmark's
+// own texts/op metric (the sanitiser's 64 KiB handed over in pieces).
 type coreBench struct{ ns, bytes, allocs, mbs, texts float64 }
 
 func parseCore(text string) map[string]coreBench {
@@ -687,8 +686,8 @@ func render(rf reportFiles, res Results) string {
 				if okPieces {
 					// The measured cost of a text as a text: the same bytes
 					// in pieces, against the whole, in this run.
-					p(" Measured: the same 64 KiB as %.0f texts takes %.0f µs, %.0f µs more than as one text, so %.2f µs per text\n", pieces.texts, pieces.ns/1000, (pieces.ns-whole.ns)/1000, (pieces.ns-whole.ns)/pieces.texts/1000)
-					p("(each text sets up the keyword walk, the rule cursors, the record of its first pass and its own output).")
+					p(" Measured: the same 64 KiB as %.0f texts takes %.0f µs, %.0f µs more than as one text, so %.2f µs per\n", pieces.texts, pieces.ns/1000, (pieces.ns-whole.ns)/1000, (pieces.ns-whole.ns)/pieces.texts/1000)
+					p("text.")
 				}
 			}
 			p("\n\n")
