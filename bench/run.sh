@@ -4,7 +4,8 @@
 # Builds bench/cmd/benchserver (the errsvc stack plus an empty gRPC RPC, an
 # empty REST route and two canned-answer diagnostics on the same server) and bench/cmd/loadgen, runs the core
 # benchmarks and the reference workload (bench/internal/machine: the machine's
-# speed against the previous report's run), starts the benchserver on loopback, drives scenarios a–e and a
+# speed against the previous report's run, with errsvc's own benchmarks when
+# their code is unchanged since that report), starts the benchserver on loopback, drives scenarios a–e and a
 # 5-minute RSS run against it, profiles it, measures the peer figure
 # (bench/peer/throughput.sh: LiteLLM against errsvc from the Python SDK), and
 # writes docs/BENCHMARKS.md.
@@ -113,11 +114,23 @@ for s in a c; do
 	run go tool pprof -top -nodecount 30 "$OUT/benchserver" "$OUT/cpu-$s.pprof" 2>/dev/null | sed -n '4,40p' >"$OUT/top-$s.txt" || true
 done
 
+# The commit of the report this run replaces, when the report and the code
+# the core benchmarks run (the non-test Go files of translate/, codec/ and
+# gen/, go.mod, go.sum) are unchanged since, committed or not: the report
+# then compares errsvc's own benchmarks with that run's.
+SAME_CODE=
+CODE=(translate codec gen go.mod go.sum ':(exclude)*_test.go')
+if PREV_REV=$(git log -1 --format=%h -- docs/BENCHMARKS.md 2>/dev/null) && [ -n "$PREV_REV" ] &&
+	git diff --quiet "$PREV_REV" -- docs/BENCHMARKS.md "${CODE[@]}" &&
+	[ -z "$(git ls-files --others --exclude-standard -- "${CODE[@]}")" ]; then
+	SAME_CODE=$PREV_REV
+fi
+
 echo "== report"
 (cd bench && go run ./cmd/loadgen report -results "$OUT/results.json" -core "$OUT/core.txt" -core-gogc100 "$OUT/core-gogc100.txt" \
 	-benchstat "$OUT/benchstat.txt" -machine "$OUT/machine.txt" -commands "$OUT/commands.txt" \
 	-profiles "$OUT/cpu" -profile-core "$OUT/core.pprof" -profile-provider "$OUT/core-provider.pprof" \
 	-top-a "$OUT/top-a.txt" -top-c "$OUT/top-c.txt" -top-core "$OUT/top-core.txt" \
 	-peer "$OUT/peer-throughput.json" \
-	-out "$ROOT/docs/BENCHMARKS.md")
+	-same-code-as "$SAME_CODE" -out "$ROOT/docs/BENCHMARKS.md")
 echo "wrote docs/BENCHMARKS.md"

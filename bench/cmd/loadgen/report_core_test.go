@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"math"
+	"os"
+	"strings"
 	"testing"
 )
 
@@ -39,13 +42,104 @@ func TestMachineSpeed(t *testing.T) {
 		t.Errorf("previousMachine of a report without the line = %v, want 0", got)
 	}
 	core := map[string]coreBench{"BenchmarkMachine": {ns: 30000}}
-	if got := machineSpeed(reportFiles{prevMachine: 18000}, core); got != 0.6 {
+	if got := machineSpeed(reportFiles{prev: previousRun{machine: 18000}}, core); got != 0.6 {
 		t.Errorf("machineSpeed = %v, want 0.6 (18000 ns then, 30000 now)", got)
 	}
 	if got := machineSpeed(reportFiles{}, core); got != 0 {
 		t.Errorf("machineSpeed without a previous run = %v, want 0", got)
 	}
-	if got := machineSpeed(reportFiles{prevMachine: 18000}, nil); got != 0 {
+	if got := machineSpeed(reportFiles{prev: previousRun{machine: 18000}}, nil); got != 0 {
 		t.Errorf("machineSpeed without this run's figure = %v, want 0", got)
+	}
+}
+
+// prevReport is a report's rows as render writes them: the Machine block,
+// the per-source table, the sanitiser's table and the goals.
+const prevReport = "## Machine\n\n```\nnproc:      2\nGo:         go version go1.26.8 linux/amd64\n```\n\n" +
+	"| source | GOGC=400 | allocs | GOGC=100 | allocs | B/op | owned, GOGC=400 | goal | verdict |\n|---|---:|---:|---:|---:|---:|---:|---|---|\n" +
+	"| labby | 400 ns | 0 | 452 ns | 0 | 0 | 986 ns | ≤ 1 µs, ≤ 12 allocs | **met** |\n" +
+	"| provider | 2500 ns | 1 | 2242 ns | 1 | 4 | 3193 ns | ≤ 3 µs, ≤ 12 allocs | **met** |\n\n" +
+	"| input | MB/s | allocs |\n|---|---:|---:|\n| 1KiB | 196.3 | 1 |\n| 64KiB | 216.7 | 1 |\n" +
+	"| a short clean line (119 B) | 243.0 | 0 (494 ns) |\n\n" +
+	"| goal | result | verdict |\n|---|---|---|\n" +
+	"| every source ≤ 3 µs and ≤ 12 allocs, Labby ≤ 1 µs (GOGC 400 and 100) | all within | **met** |\n" +
+	"| sanitiser ≥ 200 MB/s, flat from 1 KiB to 1 MiB | 196–217 MB/s | **not met**; measured cause: x |\n"
+
+// TestSameCodeSpeed reads a report's rows back and compares errsvc's own
+// benchmarks with them, only when both runs ran the same code and Go.
+func TestSameCodeSpeed(t *testing.T) {
+	prev := readPreviousRun(prevReport)
+	if prev.goLine != "go version go1.26.8 linux/amd64" || !prev.coreMet {
+		t.Fatalf("Go %q, core met %v: want the Machine block's Go and the goal's **met**", prev.goLine, prev.coreMet)
+	}
+	if len(prev.sourceNs) != 2 || prev.sourceNs["labby"] != 400 || prev.sourceNs["provider"] != 2500 {
+		t.Errorf("sources %v, want labby 400 and provider 2500 (the GOGC=400 column)", prev.sourceNs)
+	}
+	if len(prev.sanMBs) != 2 || prev.sanMBs["1KiB"] != 196.3 || prev.sanMBs["64KiB"] != 216.7 {
+		t.Errorf("sanitiser %v, want 1KiB 196.3 and 64KiB 216.7, not the clean line", prev.sanMBs)
+	}
+	core := map[string]coreBench{
+		"BenchmarkTranslate/labby":    {ns: 1600},
+		"BenchmarkTranslate/provider": {ns: 2500},
+		"BenchmarkText1KiB":           {mbs: 98.15},
+		"BenchmarkText64KiB":          {mbs: 108.35},
+	}
+	rf := reportFiles{sameCodeAs: "769861e", prev: prev}
+	goLine := "go version go1.26.8 linux/amd64"
+	cs, ss := sameCodeSpeed(rf, core, goLine)
+	// labby ran at 1/4, provider at 1: the geometric mean is 1/2.
+	if math.Abs(cs-0.5) > 1e-9 || math.Abs(ss-0.5) > 1e-9 {
+		t.Errorf("speeds %v, %v, want 0.5 and 0.5", cs, ss)
+	}
+	coreCause, sanCause := slowerCauses(rf, core, goLine)
+	if !strings.Contains(coreCause, "0.50") || !strings.Contains(coreCause, "769861e") || !strings.Contains(coreCause, "which met this goal") {
+		t.Errorf("core cause %q: want the speed, the commit and that the previous run met it", coreCause)
+	}
+	if !strings.Contains(sanCause, "0.50") || !strings.Contains(sanCause, "196–217 MB/s") {
+		t.Errorf("sanitiser cause %q: want the speed and the previous run's range", sanCause)
+	}
+	for _, c := range []struct {
+		name   string
+		rf     reportFiles
+		goLine string
+	}{
+		{"code changed", reportFiles{prev: prev}, goLine},
+		{"another Go", rf, "go version go1.27.0 linux/amd64"},
+		{"no previous report", reportFiles{sameCodeAs: "769861e"}, goLine},
+	} {
+		if cs, ss := sameCodeSpeed(c.rf, core, c.goLine); cs != 0 || ss != 0 {
+			t.Errorf("%s: speeds %v, %v, want none", c.name, cs, ss)
+		}
+	}
+	// Same code on a machine as fast: no cause, and the reference workload,
+	// which two processors can rank differently, does not overrule it.
+	fast := map[string]coreBench{"BenchmarkTranslate/labby": {ns: 400}, "BenchmarkText1KiB": {mbs: 196.3}, "BenchmarkMachine": {ns: 30000}}
+	rf.prev.machine = 18000
+	if c, s := slowerCauses(rf, fast, goLine); c != "" || s != "" {
+		t.Errorf("causes %q, %q on a machine as fast on errsvc's benchmarks, want none", c, s)
+	}
+}
+
+// TestReadsCommittedReport reads the committed docs/BENCHMARKS.md, which
+// render wrote, as the next run will: the rows readPreviousRun looks for
+// must be the rows render writes.
+func TestReadsCommittedReport(t *testing.T) {
+	md, err := os.ReadFile("../../../docs/BENCHMARKS.md")
+	if err != nil {
+		t.Skip("no committed report:", err)
+	}
+	prev := readPreviousRun(string(md))
+	if prev.goLine == "" || !strings.HasPrefix(prev.goLine, "go version go") {
+		t.Errorf("Go line %q, want the Machine block's", prev.goLine)
+	}
+	for _, name := range []string{"labby", "agent", "classified", "mcp"} {
+		if prev.sourceNs[name] <= 0 {
+			t.Errorf("no GOGC=400 figure for %s: %v", name, prev.sourceNs)
+		}
+	}
+	for _, size := range []string{"1KiB", "16KiB", "64KiB", "1MiB"} {
+		if prev.sanMBs[size] <= 0 {
+			t.Errorf("no MB/s for the sanitiser at %s: %v", size, prev.sanMBs)
+		}
 	}
 }
