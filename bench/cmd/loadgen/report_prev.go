@@ -10,8 +10,8 @@ import (
 
 // A run is compared with the run of the report it replaces in two ways.
 // The reference workload (bench/internal/machine) is the same code in every
-// run, but it is not errsvc's code: two processors can rank it differently
-// from a translation. When the code the core benchmarks run has not changed
+// run, but it is not errsvc's code: a processor can run it as fast as
+// another and a translation slower. When the code the core benchmarks run has not changed
 // since the report's commit (bench/run.sh asks git), errsvc's own benchmarks
 // are the better measure, and an absolute goal missed on a slower machine is
 // then measured to be the machine's.
