@@ -123,8 +123,16 @@ var serverCategories = []category{
 	{"errsvc server layers (interceptors, call record, limits, logging)", []string{"errsvc/errsvc/server.", "log/slog"}, true},
 	{"background GC (gcBgMarkWorker)", []string{"runtime.gcBgMarkWorker"}, false},
 	{"other allocation (mallocgc outside the above)", []string{"runtime.mallocgc"}, false},
-	{"transport (grpc-go, x/net/http2, net/http, grpc-gateway mux, syscalls)", []string{
-		"google.golang.org/grpc", "golang.org/x/net/http2", "net/http.", "grpc-gateway", "syscall", "internal/poll", "runtime.netpoll"}, false},
+	// The same reads and writes cost more per call when the server does
+	// more work per call (its caches are colder): these are counted apart
+	// from the code that asks for them.
+	{"syscalls (reads, writes, the poller)", []string{"syscall.", "internal/runtime/syscall", "internal/poll.", "runtime.netpoll"}, false},
+	// Every REST handler runs under grpc-gateway's mux, the floors' too:
+	// what no category above claims there is the mux's matching, the
+	// generated handler's context metadata and answer forwarding, and the
+	// body's read; what is left of REST is net/http's connection loop.
+	{"grpc-gateway (under its mux, the rest: matching, the generated handler's metadata and forwarding, reading the body)", []string{"grpc-gateway"}, false},
+	{"transport (grpc-go, x/net/http2, net/http)", []string{"google.golang.org/grpc", "golang.org/x/net/http2", "net/http.", "net/textproto.", "bufio."}, false},
 }
 
 // providerCategories split the CPU profile of BenchmarkTranslate/provider
@@ -338,16 +346,32 @@ func profileShares(path string, cats []category) ([]share, error) {
 }
 
 // innermost is the index of the sample's leaf-most location outside the
-// Go runtime (its first location when all are runtime).
+// Go runtime and the standard library's helpers (its first location when
+// all are): a context.WithValue or a map assignment is the work of the code
+// that calls it.
 func innermost(s *profile.Sample) int {
 	for i, loc := range s.Location {
 		for _, ln := range loc.Line {
-			if ln.Function != nil && !strings.HasPrefix(ln.Function.Name, "runtime.") && !strings.HasPrefix(ln.Function.Name, "internal/") {
+			if ln.Function != nil && !isHelper(ln.Function.Name) {
 				return i
 			}
 		}
 	}
 	return 0
+}
+
+// helperPrefixes are the runtime and the standard library packages whose
+// work a leaf category charges to their caller.
+var helperPrefixes = []string{"runtime.", "internal/", "context.", "sync.", "sync/atomic.", "time.", "strings.",
+	"strconv.", "bytes.", "fmt.", "errors.", "sort.", "slices.", "maps.", "unicode/", "math.", "io."}
+
+func isHelper(fn string) bool {
+	for _, p := range helperPrefixes {
+		if strings.HasPrefix(fn, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // cumShares lists the functions whose name contains pkg by cumulative share.
