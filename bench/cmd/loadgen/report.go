@@ -345,6 +345,18 @@ func profileShares(path string, cats []category) ([]share, error) {
 	return out, nil
 }
 
+// workPerCall is what the translate core and the JSON codec cost the
+// column's server per call (false: the profile is missing).
+func workPerCall(c costColumn) (float64, bool) {
+	var pct float64
+	for _, sh := range c.server {
+		if strings.HasPrefix(sh.name, "translate core") || strings.HasPrefix(sh.name, "errsvc JSON codec") {
+			pct += sh.pct
+		}
+	}
+	return pct / 100 * c.r.ServerCPUus, len(c.server) > 0
+}
+
 // innermost is the index of the sample's leaf-most location outside the
 // Go runtime and the standard library's helpers (its first location when
 // all are): a context.WithValue or a map assignment is the work of the code
@@ -908,6 +920,18 @@ func render(rf reportFiles, res Results) string {
 	}
 	// splitBelowTop writes the machine-time split of num against den at
 	// each concurrency below the highest (which the profiles cover).
+	// writeWork compares what a missed ratio goal leaves between a route
+	// and its floor with what the work itself (the translate core, and the
+	// JSON codec for REST: what the floor does not do) costs the route's
+	// server per call in this run's profile.
+	writeWork := func(num, den string, goal, numCall, denCall float64, c costColumn, what string) {
+		work, ok := workPerCall(c)
+		if numCall*goal <= denCall || !ok {
+			return
+		}
+		p("The goal leaves %.1f µs of machine time per call between %s and %s; in this run's profile of %s, %s\n", denCall/goal-denCall, num, den, num, what)
+		p("%.1f µs of the server's CPU per call (the server table below).\n\n", work)
+	}
 	splitBelowTop := func(num, den, unit string) {
 		for _, c := range concs[:max(0, len(concs)-1)] {
 			if n, d := find(res, num, c), find(res, den, c); n != nil && d != nil {
@@ -922,8 +946,10 @@ func render(rf reportFiles, res Results) string {
 		p("(server %.1f µs) and %.1f µs for EmptyCall (server %.1f µs). Computing the answer costs %.1f µs of machine time per call,\n",
 			bc.ServerCPUus, perCall(bb), bb.ServerCPUus, perCall(a)-perCall(bc))
 		p("%.1f µs of it in the server; carrying it (b*/b) costs %.1f µs more than the empty RPC.\n", a.ServerCPUus-bc.ServerCPUus, perCall(bc)-perCall(bb))
+		ca := col("a", "a", a)
 		writeBudget("a/b*", 0.90, perCall(a), perCall(bc), a.ServerCPUus, bc.ServerCPUus)
-		writeCosts(p, "per call", []costColumn{col("a", "a", a), col("b*", "bcanned", bc)}, "a − b*")
+		writeWork("a", "b*", 0.90, perCall(a), perCall(bc), ca, "translating takes")
+		writeCosts(p, "per call", []costColumn{ca, col("b*", "bcanned", bc)}, "a − b*")
 		splitBelowTop("a", "b*", "workers")
 		if _, err := os.Stat(rf.topA); err == nil {
 			p("The server's hottest functions during a:\n\n```\n%s\n```\n\n", readOr(rf.topA, ""))
@@ -933,8 +959,10 @@ func render(rf reportFiles, res Results) string {
 		p("### REST (c/d*)\n\n")
 		p("At %d connections: server CPU per call %.1f µs for cold Translate, %.1f µs for the canned answer and %.1f µs for the\n", top, cc.ServerCPUus, dc.ServerCPUus, dd.ServerCPUus)
 		p("empty route: decoding the request, translating and encoding the answer cost the server %.1f µs per call.\n", cc.ServerCPUus-dc.ServerCPUus)
+		ccol := col("c", "c", cc)
 		writeBudget("c/d*", 0.80, perCall(cc), perCall(dc), cc.ServerCPUus, dc.ServerCPUus)
-		writeCosts(p, "per call", []costColumn{col("c", "c", cc), col("d*", "dcanned", dc)}, "c − d*")
+		writeWork("c", "d*", 0.80, perCall(cc), perCall(dc), ccol, "translating and the JSON codec take")
+		writeCosts(p, "per call", []costColumn{ccol, col("d*", "dcanned", dc)}, "c − d*")
 		splitBelowTop("c", "d*", "connections")
 		if _, err := os.Stat(rf.topC); err == nil {
 			p("The server's hottest functions during c:\n\n```\n%s\n```\n\n", readOr(rf.topC, ""))

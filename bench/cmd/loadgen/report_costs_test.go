@@ -54,3 +54,18 @@ func TestWriteCosts(t *testing.T) {
 		t.Errorf("largestCosts = %q", top)
 	}
 }
+
+// TestWorkPerCall counts the translate core and the JSON codec of the
+// server's profile, as shares of its CPU per call, and nothing else.
+func TestWorkPerCall(t *testing.T) {
+	c := costColumn{name: "c", r: &Result{ServerCPUus: 120}, server: []share{
+		{serverCategories[0].name, 10}, {serverCategories[1].name, 15}, {"transport (grpc-go, x/net/http2, net/http)", 50},
+		{"errsvc server layers (interceptors, call record, limits, logging)", 5},
+	}}
+	if got, ok := workPerCall(c); !ok || got != 30 {
+		t.Errorf("workPerCall = %v, %v, want 30 µs (25 %% of 120)", got, ok)
+	}
+	if _, ok := workPerCall(costColumn{r: &Result{ServerCPUus: 120}}); ok {
+		t.Error("workPerCall without a profile says it knows")
+	}
+}
