@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +22,8 @@ import (
 	"github.com/errsvc/errsvc/translate"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -843,5 +847,109 @@ func TestAnswerCachePresenceCounts(t *testing.T) {
 	}
 	if n, _ := c.len(); hits != n || n == 0 {
 		t.Errorf("%d of the %d entries held are found", hits, n)
+	}
+}
+
+// TestAnswerCacheStoresNoFailedAnswer: a translation that succeeds but
+// whose answer the REST face or Connect's JSON cannot write (here invalid UTF-8, which JSON
+// refuses) is answered with an error and never stored, however often it
+// repeats: each repeat is translated again and none is a hit.
+func TestAnswerCacheStoresNoFailedAnswer(t *testing.T) {
+	var n atomic.Int64
+	broken := func(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, bool, error) {
+		n.Add(1)
+		resp, cacheable, err := translate.TranslateCacheable(req)
+		if err == nil && resp.GetLabbyError() != nil {
+			resp.GetLabbyError().Message = "slow \xff down"
+		}
+		return resp, cacheable, err
+	}
+	r := start(t, Options{translateCacheable: broken, AnswerCacheEntries: 16, AnswerCacheBytes: 1 << 20})
+	body := labbyJSON("rate limit reached")
+	for i := range 3 {
+		if a := restPost(t, r, body, nil); a.code == http.StatusOK {
+			t.Fatalf("call %d: HTTP 200 for an answer JSON cannot carry: %s", i+1, a.body)
+		}
+	}
+	if got := n.Load(); got != 3 {
+		t.Errorf("%d translations for 3 calls, want 3: a failed answer was served from the cache", got)
+	}
+	if c := countsOf(r.srv.opts.Metrics, transportHTTP); c.hits != 0 || c.stores != 0 || c.entries != 0 {
+		t.Errorf("REST cache counts %+v, want no hit, store or entry", c)
+	}
+	// Connect's JSON, the same.
+	n.Store(0)
+	for i := range 3 {
+		if a := connectPost(t, r, "application/json", []byte(body), nil); a.code == http.StatusOK {
+			t.Fatalf("Connect call %d: HTTP 200 for an answer JSON cannot carry: %s", i+1, a.body)
+		}
+	}
+	if got := n.Load(); got != 3 {
+		t.Errorf("%d Connect translations for 3 calls, want 3: a failed answer was served from the cache", got)
+	}
+	if c := countsOf(r.srv.opts.Metrics, transportConnect); c.hits != 0 || c.stores != 0 || c.entries != 0 {
+		t.Errorf("Connect cache counts %+v, want no hit, store or entry", c)
+	}
+}
+
+// TestAnswerCacheHitRefusesAGoneCaller: a REST or Connect caller that gave
+// up before its body was looked up is answered as a miss answers it (the
+// gateway's or connect-go's cancellation), not with the stored answer.
+func TestAnswerCacheHitRefusesAGoneCaller(t *testing.T) {
+	core := &countingCore{}
+	opts := Options{translateCacheable: core.translate, AnswerCacheEntries: 16, AnswerCacheBytes: 1 << 20,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: NewMetrics()}
+	h, err := NewHTTPHandler(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/v1/translate", "/" + errsvcv1.TranslationService_ServiceDesc.ServiceName + "/Translate"} {
+		post := func(ctx context.Context, body string) int {
+			req := httptest.NewRequestWithContext(ctx, http.MethodPost, path, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			return w.Code
+		}
+		stored := labbyJSON("rate limit reached")
+		for range 2 {
+			if code := post(context.Background(), stored); code != http.StatusOK {
+				t.Fatalf("%s: HTTP %d", path, code)
+			}
+		}
+		gone, cancel := context.WithCancel(context.Background())
+		cancel()
+		miss := post(gone, labbyJSON("never seen"))
+		hit := post(gone, stored)
+		if miss == http.StatusOK || hit != miss {
+			t.Errorf("%s, a caller that gave up: HTTP %d on a miss, %d on a stored answer; want the same refusal", path, miss, hit)
+		}
+	}
+	if c := countsOf(opts.Metrics, transportConnect); c.stores != 1 {
+		t.Errorf("Connect stored %d answers, want 1: the test did not reach its cache", c.stores)
+	}
+}
+
+// TestGRPCHitRefusesAGoneCaller: a gRPC call whose request bytes are
+// stored but whose caller gave up gets the refusal a translation would
+// give it (CANCELED), not the stored answer.
+func TestGRPCHitRefusesAGoneCaller(t *testing.T) {
+	opts := Options{}.withDefaults()
+	svc := NewService(opts)
+	cache := newAnswerCache(opts, transportGRPC)
+	key := wire(t, validRequest())
+	cache.put(&answer{key: key, enc: codec.Encoded{Bytes: []byte("stored answer")}, source: "labby", class: "transient"})
+	l := &grpcLookup{cache: cache}
+	if !l.Raw(key) {
+		t.Fatal("the stored request's bytes are not found")
+	}
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	resp, err := l.translate(gone, svc, validRequest())
+	if status.Code(err) != codes.Canceled || resp != nil {
+		t.Errorf("a gone caller's hit: %v, %v; want CANCELED and no answer", resp, err)
+	}
+	if resp, err := l.translate(context.Background(), svc, validRequest()); err != nil || resp != &l.hit.enc {
+		t.Errorf("a waiting caller's hit: %v, %v; want the stored answer", resp, err)
 	}
 }

@@ -226,7 +226,11 @@ func TestLimitConcurrentRequests(t *testing.T) {
 	})
 	hook.waitInside(t, 2)
 
-	_, err := r.client.Translate(ctx, validRequest())
+	// A call the limit let through would wait on the hook: it fails on
+	// these deadlines instead of hanging the test.
+	held, cancelHeld := context.WithTimeout(ctx, 5*time.Second)
+	defer cancelHeld()
+	_, err := r.client.Translate(held, validRequest())
 	if status.Code(err) != codes.ResourceExhausted {
 		t.Fatalf("gRPC over the limit: %v, want RESOURCE_EXHAUSTED", err)
 	}
@@ -234,7 +238,7 @@ func TestLimitConcurrentRequests(t *testing.T) {
 		t.Errorf("gRPC subject %q", subject)
 	}
 
-	req, _ := http.NewRequest(http.MethodPost, r.base+"/v1/translate:batch", strings.NewReader(`{"requests":[]}`))
+	req, _ := http.NewRequestWithContext(held, http.MethodPost, r.base+"/v1/translate:batch", strings.NewReader(`{"requests":[]}`))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -482,4 +486,34 @@ func grep(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestLimiterRefusalHoldsNoSlot: a refused acquire gives its slot back, on
+// every kind of slot, so that refusals under a flood never shrink the
+// limit for the callers after it.
+func TestLimiterRefusalHoldsNoSlot(t *testing.T) {
+	l := newLimiter(1, 1, 1, NewMetrics())
+	for _, k := range []struct {
+		name    string
+		acquire func() bool
+		release func()
+	}{
+		{"request", l.acquireRequest, l.releaseRequest},
+		{"stream", l.acquireStream, l.releaseStream},
+		{"watch", l.acquireWatch, l.releaseWatch},
+	} {
+		if !k.acquire() {
+			t.Fatalf("%s: the first slot of one refused", k.name)
+		}
+		for i := range 3 {
+			if k.acquire() {
+				t.Fatalf("%s: slot %d of one granted", k.name, i+2)
+			}
+		}
+		k.release()
+		if !k.acquire() {
+			t.Errorf("%s: refused after the only holder released its slot: the refusals kept theirs", k.name)
+		}
+		k.release()
+	}
 }
