@@ -112,9 +112,15 @@ type category struct {
 	leaf  bool
 }
 
+// catCore and catCodec are the work a canned-answer floor does not do.
+const (
+	catCore  = "translate core (errsvc/translate/...)"
+	catCodec = "errsvc JSON codec (codec/errjson, codec/jsonwire, generated OpenJSON methods)"
+)
+
 var serverCategories = []category{
-	{"translate core (errsvc/translate/...)", []string{"errsvc/errsvc/translate."}, false},
-	{"errsvc JSON codec (codec/errjson, codec/jsonwire, generated OpenJSON methods)", []string{"errsvc/errsvc/codec/errjson.", "errsvc/errsvc/codec/jsonwire.", "OpenJSON"}, false},
+	{catCore, []string{"errsvc/errsvc/translate."}, false},
+	{catCodec, []string{"errsvc/errsvc/codec/errjson.", "errsvc/errsvc/codec/jsonwire.", "OpenJSON"}, false},
 	{"answer cache (lookups and stores, golang-lru)", []string{"errsvc/errsvc/server.(*answerCache)", "hashicorp/golang-lru"}, false},
 	{"Prometheus metrics (client_golang)", []string{"prometheus/client_golang"}, false},
 	{"protojson (Any details only)", []string{"protobuf/encoding/protojson"}, false},
@@ -350,7 +356,7 @@ func profileShares(path string, cats []category) ([]share, error) {
 func workPerCall(c costColumn) (float64, bool) {
 	var pct float64
 	for _, sh := range c.server {
-		if strings.HasPrefix(sh.name, "translate core") || strings.HasPrefix(sh.name, "errsvc JSON codec") {
+		if sh.name == catCore || sh.name == catCodec {
 			pct += sh.pct
 		}
 	}
@@ -547,10 +553,16 @@ func render(rf reportFiles, res Results) string {
 		p("\n\n")
 	}
 	if cs, ss := sameCodeSpeed(rf, core, goLine); cs > 0 || ss > 0 {
+		var speeds []string
+		if cs > 0 {
+			speeds = append(speeds, fmt.Sprintf("%.2f for the per-source translations (geometric mean of the GOGC=400 column)", cs))
+		}
+		if ss > 0 {
+			speeds = append(speeds, fmt.Sprintf("and %.2f for the sanitiser (of its inputs' MB/s)", ss))
+		}
 		p("The code the core benchmarks run (the non-test Go files of `translate/`, `codec/` and `gen/`, `go.mod`, `go.sum`) is\n")
-		p("unchanged since %s, the commit of the report this run replaced, and built by the same Go: on errsvc's own\n", rf.sameCodeAs)
-		p("benchmarks this machine ran at %.2f of that run's speed for the per-source translations (geometric mean of\n", cs)
-		p("the GOGC=400 column) and %.2f for the sanitiser (of its inputs' MB/s). The absolute goals move with it.\n\n", ss)
+		p("unchanged since %s, the commit of the report this run replaced, and built by the same Go. On errsvc's own\n", rf.sameCodeAs)
+		p("benchmarks, as a share of that run's speed, this machine ran at %s.\nThe absolute goals move with it.\n\n", strings.Join(speeds, ",\n"))
 	}
 
 	p("## How it was run\n\n```sh\n%s\n```\n\n", readOr(rf.commands, "bench/run.sh"))
@@ -893,14 +905,22 @@ func render(rf reportFiles, res Results) string {
 	// writeBudget says what a ratio goal leaves for the translation: the
 	// machine CPU per call it allows, against what is spent now, and the
 	// ratio the server's own CPU would give (the client's cost, shared by
-	// numerator and floor, pulls the machine ratio towards 1).
-	writeBudget := func(name string, goal, num, den, numServer, denServer float64) {
-		if num*goal <= den {
+	// numerator and floor, pulls the machine ratio towards 1); then what it
+	// leaves between the route (column c) and its floor against what the
+	// work itself (the translate core, and the JSON codec for REST: what the
+	// floor does not do) costs the route's server in this run's profile.
+	writeBudget := func(num, den string, goal float64, c costColumn, floor *Result, what string) {
+		numCall, denCall := perCall(c.r), perCall(floor)
+		if numCall*goal <= denCall {
 			p("\n")
 			return
 		}
-		p("%s ≥ %.2f allows at most %.1f µs of machine time per call, %.1f µs less than now; on the server's CPU alone the ratio\n", name, goal, den/goal, num-den/goal)
-		p("would be %.2f.\n\n", denServer/numServer)
+		p("%s/%s ≥ %.2f allows at most %.1f µs of machine time per call, %.1f µs less than now; on the server's CPU alone the ratio\n", num, den, goal, denCall/goal, numCall-denCall/goal)
+		p("would be %.2f.\n\n", floor.ServerCPUus/c.r.ServerCPUus)
+		if work, ok := workPerCall(c); ok {
+			p("The goal leaves %.1f µs of machine time per call between %s and %s; in this run's profile of %s, %s\n", denCall/goal-denCall, num, den, num, what)
+			p("%.1f µs of the server's CPU per call (the server table below).\n\n", work)
+		}
 	}
 	p("## Where the time goes\n\n")
 	p("Each gap is split with the floors of the same run. Client and server share %d cores, so throughput follows the\n", int(cores))
@@ -920,18 +940,6 @@ func render(rf reportFiles, res Results) string {
 	}
 	// splitBelowTop writes the machine-time split of num against den at
 	// each concurrency below the highest (which the profiles cover).
-	// writeWork compares what a missed ratio goal leaves between a route
-	// and its floor with what the work itself (the translate core, and the
-	// JSON codec for REST: what the floor does not do) costs the route's
-	// server per call in this run's profile.
-	writeWork := func(num, den string, goal, numCall, denCall float64, c costColumn, what string) {
-		work, ok := workPerCall(c)
-		if numCall*goal <= denCall || !ok {
-			return
-		}
-		p("The goal leaves %.1f µs of machine time per call between %s and %s; in this run's profile of %s, %s\n", denCall/goal-denCall, num, den, num, what)
-		p("%.1f µs of the server's CPU per call (the server table below).\n\n", work)
-	}
 	splitBelowTop := func(num, den, unit string) {
 		for _, c := range concs[:max(0, len(concs)-1)] {
 			if n, d := find(res, num, c), find(res, den, c); n != nil && d != nil {
@@ -947,8 +955,7 @@ func render(rf reportFiles, res Results) string {
 			bc.ServerCPUus, perCall(bb), bb.ServerCPUus, perCall(a)-perCall(bc))
 		p("%.1f µs of it in the server; carrying it (b*/b) costs %.1f µs more than the empty RPC.\n", a.ServerCPUus-bc.ServerCPUus, perCall(bc)-perCall(bb))
 		ca := col("a", "a", a)
-		writeBudget("a/b*", 0.90, perCall(a), perCall(bc), a.ServerCPUus, bc.ServerCPUus)
-		writeWork("a", "b*", 0.90, perCall(a), perCall(bc), ca, "translating takes")
+		writeBudget("a", "b*", 0.90, ca, bc, "translating takes")
 		writeCosts(p, "per call", []costColumn{ca, col("b*", "bcanned", bc)}, "a − b*")
 		splitBelowTop("a", "b*", "workers")
 		if _, err := os.Stat(rf.topA); err == nil {
@@ -960,8 +967,7 @@ func render(rf reportFiles, res Results) string {
 		p("At %d connections: server CPU per call %.1f µs for cold Translate, %.1f µs for the canned answer and %.1f µs for the\n", top, cc.ServerCPUus, dc.ServerCPUus, dd.ServerCPUus)
 		p("empty route: decoding the request, translating and encoding the answer cost the server %.1f µs per call.\n", cc.ServerCPUus-dc.ServerCPUus)
 		ccol := col("c", "c", cc)
-		writeBudget("c/d*", 0.80, perCall(cc), perCall(dc), cc.ServerCPUus, dc.ServerCPUus)
-		writeWork("c", "d*", 0.80, perCall(cc), perCall(dc), ccol, "translating and the JSON codec take")
+		writeBudget("c", "d*", 0.80, ccol, dc, "translating and the JSON codec take")
 		writeCosts(p, "per call", []costColumn{ccol, col("d*", "dcanned", dc)}, "c − d*")
 		splitBelowTop("c", "d*", "connections")
 		if _, err := os.Stat(rf.topC); err == nil {

@@ -59,7 +59,7 @@ func TestWriteCosts(t *testing.T) {
 // server's profile, as shares of its CPU per call, and nothing else.
 func TestWorkPerCall(t *testing.T) {
 	c := costColumn{name: "c", r: &Result{ServerCPUus: 120}, server: []share{
-		{serverCategories[0].name, 10}, {serverCategories[1].name, 15}, {"transport (grpc-go, x/net/http2, net/http)", 50},
+		{catCore, 10}, {catCodec, 15}, {"transport (grpc-go, x/net/http2, net/http)", 50},
 		{"errsvc server layers (interceptors, call record, limits, logging)", 5},
 	}}
 	if got, ok := workPerCall(c); !ok || got != 30 {
