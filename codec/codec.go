@@ -58,7 +58,7 @@ func (vtCodec) Marshal(v any) (mem.BufferSlice, error) {
 		if buf := e.pooled; buf != nil {
 			// Handed over once: grpc-go returns it to the pool when written.
 			e.pooled, e.Bytes = nil, nil
-			return mem.BufferSlice{mem.NewBuffer(buf, mem.DefaultBufferPool())}, nil
+			return mem.BufferSlice{mem.NewBuffer(buf, answerBuffers)}, nil
 		}
 		return mem.BufferSlice{mem.SliceBuffer(e.Bytes)}, nil
 	}
@@ -71,15 +71,15 @@ func (vtCodec) Marshal(v any) (mem.BufferSlice, error) {
 		return nil, fmt.Errorf("codec: marshal %T: %w", v, err)
 	}
 	if pooled != nil {
-		return mem.BufferSlice{mem.NewBuffer(pooled, mem.DefaultBufferPool())}, nil
+		return mem.BufferSlice{mem.NewBuffer(pooled, answerBuffers)}, nil
 	}
 	return mem.BufferSlice{mem.SliceBuffer(plain)}, nil
 }
 
 // Encode encodes v now, for a caller about to reuse v's memory (an answer
 // in leased storage): the codec then sends the bytes as they are, and a
-// large message's buffer comes from grpc-go's pool and goes back to it once
-// written, as Marshal's would. A message without the generated methods is
+// large message's buffer comes from the codec's pool (answerBuffers) and
+// goes back to it once written, as Marshal's would. A message without the generated methods is
 // encoded by protobuf-go.
 func Encode(v proto.Message) (*Encoded, error) {
 	m, ok := v.(generated)
@@ -101,7 +101,7 @@ func Encode(v proto.Message) (*Encoded, error) {
 }
 
 // encode encodes m into a plain slice when it is small, else into a buffer
-// from grpc-go's pool (the split grpc-go makes), returned as pooled.
+// from answerBuffers (the split grpc-go makes), returned as pooled.
 func encode(m generated) (plain []byte, pooled *[]byte, err error) {
 	size := sizeOf(m)
 	if mem.IsBelowBufferPoolingThreshold(size) {
@@ -111,10 +111,9 @@ func encode(m generated) (plain []byte, pooled *[]byte, err error) {
 		}
 		return buf, nil, nil
 	}
-	pool := mem.DefaultBufferPool()
-	buf := pool.Get(size)
-	if err := marshalTo(m, (*buf)[:size]); err != nil {
-		pool.Put(buf)
+	buf := answerBuffers.Get(size)
+	if err := marshalTo(m, *buf); err != nil {
+		answerBuffers.Put(buf)
 		return nil, nil, err
 	}
 	*buf = (*buf)[:size]
@@ -123,6 +122,9 @@ func encode(m generated) (plain []byte, pooled *[]byte, err error) {
 
 // sizeOf and marshalTo are the generated SizeVT and MarshalToSizedBufferVT,
 // but for answers, whose google.rpc.Status the codec writes (status.go).
+// marshalTo fills all of b or fails: b may be a reused buffer
+// (answerBuffers), and a byte it left unwritten would send what an earlier
+// answer left there.
 func sizeOf(m generated) int {
 	switch m := m.(type) {
 	case *errsvcv1.TranslateResponse:
@@ -140,7 +142,10 @@ func marshalTo(m generated, b []byte) error {
 	case *errsvcv1.TranslateBatchResponse:
 		return marshalBatch(m, b)
 	}
-	_, err := m.MarshalToSizedBufferVT(b)
+	n, err := m.MarshalToSizedBufferVT(b)
+	if err == nil && n != len(b) {
+		return errShortBuffer
+	}
 	return err
 }
 
@@ -250,7 +255,7 @@ type RawHook interface {
 // once it is handed over.
 type Encoded struct {
 	Bytes []byte
-	// pooled is Bytes' buffer when it came from grpc-go's pool (Encode):
+	// pooled is Bytes' buffer when it came from answerBuffers (Encode):
 	// the first Marshal hands it to grpc-go, which puts it back once
 	// written, so such an Encoded is sent once.
 	pooled *[]byte

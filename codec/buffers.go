@@ -1,0 +1,69 @@
+package codec
+
+import (
+	"math/bits"
+	"sync"
+
+	"google.golang.org/grpc/mem"
+)
+
+// answerBuffers holds the buffers of large encoded answers (over grpc-go's
+// pooling threshold: batch answers, ListVocabularies) between calls, one
+// sync.Pool per power-of-two capacity.
+//
+// grpc-go's default pool would serve them too, but it has five tiers (256 B
+// to 1 MiB) and zeroes a buffer's whole capacity on every Get: a 90 KiB
+// answer of 100 batch items took a 1 MiB buffer and cleared all of it,
+// about 7 % of the server's CPU in a TranslateBatch load. An encoder writes
+// every byte of the length it asks for (marshalTo refuses an encoding that
+// falls short of it), so nothing needs zeroing, and a tier at most twice the
+// answer keeps the memory held near the answer's size.
+var answerBuffers = &tieredBuffers{}
+
+const (
+	// minBufferShift is the smallest tier: grpc-go pools nothing at or
+	// below 1 KiB (mem.IsBelowBufferPoolingThreshold).
+	minBufferShift = 10
+	// maxBufferShift is the largest tier (16 MiB); a larger answer gets a
+	// buffer of its own, which the collector takes back.
+	maxBufferShift = 24
+)
+
+type tieredBuffers struct {
+	tiers [maxBufferShift - minBufferShift + 1]sync.Pool
+}
+
+var _ mem.BufferPool = (*tieredBuffers)(nil)
+
+// tier is the index of the smallest tier holding n bytes, or -1 if none.
+func tier(n int) int {
+	shift := max(bits.Len(uint(n-1)), minBufferShift)
+	if n <= 0 || shift > maxBufferShift {
+		return -1
+	}
+	return shift - minBufferShift
+}
+
+// Get is a buffer of length n; its bytes are whatever the last user left.
+func (p *tieredBuffers) Get(n int) *[]byte {
+	t := tier(n)
+	if t < 0 {
+		b := make([]byte, n)
+		return &b
+	}
+	if b, ok := p.tiers[t].Get().(*[]byte); ok {
+		*b = (*b)[:n]
+		return b
+	}
+	b := make([]byte, n, 1<<(t+minBufferShift))
+	return &b
+}
+
+// Put keeps b for a later Get of its tier; a buffer of another capacity
+// (one of its own, or not from Get) is left to the collector.
+func (p *tieredBuffers) Put(b *[]byte) {
+	c := cap(*b)
+	if t := tier(c); t >= 0 && c == 1<<(t+minBufferShift) {
+		p.tiers[t].Put(b)
+	}
+}
