@@ -7,9 +7,9 @@ import (
 	"google.golang.org/grpc/mem"
 )
 
-// answerBuffers holds the buffers of large encoded answers (over grpc-go's
-// pooling threshold: batch answers, ListVocabularies) between calls, one
-// sync.Pool per power-of-two capacity.
+// encodeBuffers holds the buffers of large encoded messages (over grpc-go's
+// pooling threshold: batch answers and requests, ListVocabularies) between
+// calls, one sync.Pool per power-of-two capacity.
 //
 // grpc-go's default pool would serve them too, but it has five tiers (256 B
 // to 1 MiB) and zeroes a buffer's whole capacity on every Get: a 90 KiB
@@ -18,7 +18,7 @@ import (
 // every byte of the length it asks for (marshalTo refuses an encoding that
 // falls short of it), so nothing needs zeroing, and a tier at most twice the
 // answer keeps the memory held near the answer's size.
-var answerBuffers = &tieredBuffers{}
+var encodeBuffers = &tieredBuffers{}
 
 const (
 	// minBufferShift is the smallest tier: grpc-go pools nothing at or

@@ -58,7 +58,7 @@ func (vtCodec) Marshal(v any) (mem.BufferSlice, error) {
 		if buf := e.pooled; buf != nil {
 			// Handed over once: grpc-go returns it to the pool when written.
 			e.pooled, e.Bytes = nil, nil
-			return mem.BufferSlice{mem.NewBuffer(buf, answerBuffers)}, nil
+			return mem.BufferSlice{mem.NewBuffer(buf, encodeBuffers)}, nil
 		}
 		return mem.BufferSlice{mem.SliceBuffer(e.Bytes)}, nil
 	}
@@ -71,16 +71,16 @@ func (vtCodec) Marshal(v any) (mem.BufferSlice, error) {
 		return nil, fmt.Errorf("codec: marshal %T: %w", v, err)
 	}
 	if pooled != nil {
-		return mem.BufferSlice{mem.NewBuffer(pooled, answerBuffers)}, nil
+		return mem.BufferSlice{mem.NewBuffer(pooled, encodeBuffers)}, nil
 	}
 	return mem.BufferSlice{mem.SliceBuffer(plain)}, nil
 }
 
 // Encode encodes v now, for a caller about to reuse v's memory (an answer
 // in leased storage): the codec then sends the bytes as they are, and a
-// large message's buffer comes from the codec's pool (answerBuffers) and
-// goes back to it once written, as Marshal's would. A message without the generated methods is
-// encoded by protobuf-go.
+// large message's buffer comes from the codec's pool (encodeBuffers) and
+// goes back to it once written, as Marshal's would. A message without the
+// generated methods is encoded by protobuf-go.
 func Encode(v proto.Message) (*Encoded, error) {
 	m, ok := v.(generated)
 	if !ok {
@@ -101,7 +101,7 @@ func Encode(v proto.Message) (*Encoded, error) {
 }
 
 // encode encodes m into a plain slice when it is small, else into a buffer
-// from answerBuffers (the split grpc-go makes), returned as pooled.
+// from encodeBuffers (the split grpc-go makes), returned as pooled.
 func encode(m generated) (plain []byte, pooled *[]byte, err error) {
 	size := sizeOf(m)
 	if mem.IsBelowBufferPoolingThreshold(size) {
@@ -111,19 +111,18 @@ func encode(m generated) (plain []byte, pooled *[]byte, err error) {
 		}
 		return buf, nil, nil
 	}
-	buf := answerBuffers.Get(size)
+	buf := encodeBuffers.Get(size)
 	if err := marshalTo(m, *buf); err != nil {
-		answerBuffers.Put(buf)
+		encodeBuffers.Put(buf)
 		return nil, nil, err
 	}
-	*buf = (*buf)[:size]
 	return nil, buf, nil
 }
 
 // sizeOf and marshalTo are the generated SizeVT and MarshalToSizedBufferVT,
 // but for answers, whose google.rpc.Status the codec writes (status.go).
 // marshalTo fills all of b or fails: b may be a reused buffer
-// (answerBuffers), and a byte it left unwritten would send what an earlier
+// (encodeBuffers), and a byte it left unwritten would send what an earlier
 // answer left there.
 func sizeOf(m generated) int {
 	switch m := m.(type) {
@@ -255,7 +254,7 @@ type RawHook interface {
 // once it is handed over.
 type Encoded struct {
 	Bytes []byte
-	// pooled is Bytes' buffer when it came from answerBuffers (Encode):
+	// pooled is Bytes' buffer when it came from encodeBuffers (Encode):
 	// the first Marshal hands it to grpc-go, which puts it back once
 	// written, so such an Encoded is sent once.
 	pooled *[]byte
