@@ -12,10 +12,10 @@ import (
 // calls, one sync.Pool per power-of-two capacity.
 //
 // grpc-go's default pool would serve them too, but it has five tiers (256 B
-// to 1 MiB) and zeroes a buffer's whole capacity on every Get (as every
-// pool its mem package exports does; the one that does not is internal): a 90 KiB
-// answer of 100 batch items took a 1 MiB buffer and cleared all of it,
-// about 7 % of the server's CPU in a TranslateBatch load. An encoder writes
+// to 1 MiB) and zeroes a buffer's whole capacity on every Get, as every
+// pool its mem package exports does (the one that does not is internal): a
+// 90 KiB answer of 100 batch items took a 1 MiB buffer and cleared all of
+// it, about 7 % of the server's CPU in a TranslateBatch load. An encoder writes
 // every byte of the length it asks for (marshalTo refuses an encoding that
 // falls short of it), so nothing needs zeroing, and a tier at most twice the
 // answer keeps the memory held near the answer's size.

@@ -51,7 +51,9 @@ func TestLargeAnswerBuffer(t *testing.T) {
 	}
 	bs.Free()
 	// The next Get of that tier may return that buffer, holding the last
-	// answer's bytes: a shorter answer must still come out exactly.
+	// answer's bytes (sync.Pool may also drop it: TestMarshalToFillsTheBuffer
+	// makes the dirty buffer certain): a shorter answer must still come out
+	// exactly.
 	batch.Responses = batch.Responses[:90]
 	want, _ = proto.MarshalOptions{Deterministic: true}.Marshal(batch)
 	bs, err = Server.Marshal(batch)
@@ -65,7 +67,8 @@ func TestLargeAnswerBuffer(t *testing.T) {
 }
 
 // marshalTo fills the whole buffer it is given or fails: a reused buffer's
-// unwritten bytes would be an earlier answer's.
+// unwritten bytes would be an earlier answer's. Into a buffer full of
+// garbage it writes exactly protobuf-go's encoding.
 func TestMarshalToFillsTheBuffer(t *testing.T) {
 	for name, m := range map[string]generated{
 		"answer":       &errsvcv1.TranslateResponse{HttpStatus: proto.Int32(429)},
@@ -73,8 +76,12 @@ func TestMarshalToFillsTheBuffer(t *testing.T) {
 		"vocabularies": &errsvcv1.ListVocabulariesResponse{Vocabularies: []*errsvcv1.Vocabulary{{Name: "labby"}}},
 	} {
 		size := sizeOf(m)
-		if err := marshalTo(m, make([]byte, size)); err != nil {
+		dirty := bytes.Repeat([]byte{0xff}, size)
+		if err := marshalTo(m, dirty); err != nil {
 			t.Fatalf("%s: %v", name, err)
+		}
+		if want, _ := (proto.MarshalOptions{Deterministic: true}).Marshal(m); !bytes.Equal(dirty, want) {
+			t.Errorf("%s: encoded into a dirty buffer, the bytes differ from protobuf-go's", name)
 		}
 		if err := marshalTo(m, make([]byte, size+3)); err == nil {
 			t.Errorf("%s: an encoding 3 bytes short of its buffer was accepted", name)
