@@ -42,6 +42,10 @@ func decodeAgent(m *model, a *errsvcv1.AgentError) error {
 	m.message = m.sanitizeCause(a.GetMessage())
 	if m.message == "" {
 		m.message = agentMessage(m)
+	} else {
+		// The producer's text is untrusted: it goes to the Labby
+		// envelope's message (sanitised), never to an agent message.
+		m.noteCached(errsvcv1.NoteCode_NOTE_CODE_MESSAGE_TEMPLATED, noteKey{format: "agent_error.message is carried in labby_error.message; every agent message errsvc writes is templated from the code and retry hint"})
 	}
 	// HTTP and gRPC status follow the agent code, or the class when the
 	// code has none of its own (a transient EXECUTION_FAILED answers 503).
@@ -189,7 +193,11 @@ func noteAgentLoss(m *model) {
 	if implied == "" && boolField(m.agentDetails, "transient") {
 		implied = classTransient
 	}
-	if m.hasClass && implied != m.class {
+	switch {
+	case !m.hasClass || implied == m.class:
+	case implied == "":
+		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "agent_error cannot carry class %q; %s implies no class", clip(m.class), m.agentCode)
+	default:
 		m.noteTerms(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "agent_error cannot carry class %q; %s implies %q", clip(m.class), m.agentCode, implied)
 	}
 }

@@ -152,6 +152,10 @@ func classFromCode(m *model, code, routingCode string) {
 			m.hasClass, m.class, m.recognized = true, kr.GetClass(), true
 			return
 		}
+		if code == "" {
+			m.note(errsvcv1.NoteCode_NOTE_CODE_CLASS_ABSENT, "the error carries neither a code nor a class; none is invented")
+			return
+		}
 		m.note(errsvcv1.NoteCode_NOTE_CODE_CLASS_ABSENT, "code %q carries no class; none is invented", clip(code))
 	case row.GetClassSource() == classFromDetailOnly:
 		m.note(errsvcv1.NoteCode_NOTE_CODE_CLASS_ABSENT, "%s without detail.class stays unclassified; the contract forbids inventing a class", code)

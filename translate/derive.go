@@ -184,7 +184,11 @@ func followClass(m *model) {
 		if !m.callerRecovery {
 			m.action, m.sameArgs = cr.GetAction(), cr.GetSameArguments()
 		}
-		m.note(errsvcv1.NoteCode_NOTE_CODE_CALLER_OVERRIDE, "class %s produced by the source overrides kind %s's %q: the gRPC code, recovery and the agent error follow the class; the HTTP status (%d) does not", m.class, m.kind, m.krow.GetClass(), m.httpStatus)
+		rowClass := "no class"
+		if c := m.krow.GetClass(); c != "" {
+			rowClass = "class " + c
+		}
+		m.note(errsvcv1.NoteCode_NOTE_CODE_CALLER_OVERRIDE, "class %s produced by the source overrides kind %s's %s: the gRPC code, recovery and the agent error follow the class; the HTTP status (%d) does not", m.class, m.kind, rowClass, m.httpStatus)
 	}
 }
 
@@ -315,13 +319,33 @@ func readClass(m *model, class, field string) {
 	}
 }
 
-// grpcCodeFor returns the row's gRPC code, else the one its HTTP status means.
+// grpcCodeFor returns the row's gRPC code, else the one its HTTP status
+// means. AIP-194 clients retry UNAVAILABLE on their own, so an answer whose
+// one decision is not a retry (retryHelps) never says it: it says its
+// recognised class's code, else UNKNOWN (a class outside the four leaves
+// the decision to the consumer, and AIP-194 does not retry UNKNOWN). A
+// grpc_status source's own code is the producer's word and survives.
 func grpcCodeFor(m *model) string {
-	if m.grpcCode != "" {
-		return m.grpcCode
+	c := rowGRPCCode(m.grpcCode, m.httpStatus)
+	if c == codeUnavailable && !retryHelps(m) && !m.grpcCodeFromSource {
+		if cr := recognizedClassRow(m); cr != nil && cr.GetGrpcCode() != codeUnavailable {
+			return cr.GetGrpcCode()
+		}
+		return "UNKNOWN"
 	}
-	return grpcCodeByHTTP(m.httpStatus)
+	return c
 }
+
+// rowGRPCCode is a row's gRPC code, else the one its HTTP status means.
+func rowGRPCCode(code string, httpStatus int32) string {
+	if code != "" {
+		return code
+	}
+	return grpcCodeByHTTP(httpStatus)
+}
+
+// codeUnavailable is the one gRPC code AIP-194 clients retry automatically.
+const codeUnavailable = "UNAVAILABLE"
 
 // term reads a caller-supplied vocabulary term: it passes through intact
 // unless it carries what no output may (a secret, control characters),

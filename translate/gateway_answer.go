@@ -3,6 +3,7 @@ package translate
 import (
 	"slices"
 
+	"google.golang.org/genproto/googleapis/rpc/code"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -95,7 +96,9 @@ func encodeAnthropicError(m *model, resp *errsvcv1.TranslateResponse) {
 // encodeGoogleError writes AIP-193's HTTP JSON shape: {"error": {"code":
 // <HTTP status>, "message", "status": "<gRPC code name>", "details"}}, the
 // details being grpc_status's (the ErrorInfo and, with a wait, RetryInfo)
-// in their JSON form. grpc-gateway's own error body is not this shape.
+// in their JSON form. The status is grpc_status's code, and error.code and
+// the HTTP status are that code's HTTP mapping (google/rpc/code.proto), as
+// every Google API answers: a client maps error.code back to the same code.
 func encodeGoogleError(m *model, resp *errsvcv1.TranslateResponse) {
 	var scratch errsvcv1.TranslateResponse
 	encodeGRPCStatus(m, &scratch)
@@ -111,11 +114,13 @@ func encodeGoogleError(m *model, resp *errsvcv1.TranslateResponse) {
 			details = append(details, v.AsInterface())
 		}
 	}
+	name := code.Code_name[st.GetCode()]
+	httpStatus := httpStatusForCode(name)
 	body, _ := structpb.NewStruct(map[string]any{"error": map[string]any{
-		"code":    float64(m.httpStatus),
+		"code":    float64(httpStatus),
 		"message": st.GetMessage(),
-		"status":  grpcCodeFor(m),
+		"status":  name,
 		"details": details,
 	}})
-	resp.GoogleError = &errsvcv1.HttpAnswer{Status: m.httpStatus, Headers: retryHeaders(m), Body: body}
+	resp.GoogleError = &errsvcv1.HttpAnswer{Status: httpStatus, Headers: retryHeaders(m), Body: body}
 }

@@ -3,6 +3,7 @@ package translate
 import (
 	"math"
 	"slices"
+	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/code"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -81,7 +82,7 @@ func decodeGRPCStatusSource(m *model, g *errsvcv1.GrpcStatusError) error {
 		if class == classTransient || class == "" {
 			// To the millisecond, before the classified path derives the
 			// agent details from it.
-			if err := setRetryDelay(m, delay.AsDuration().Microseconds()); err != nil {
+			if err := setRetryDelay(m, delay.AsDuration()); err != nil {
 				return err
 			}
 		} else {
@@ -91,7 +92,7 @@ func decodeGRPCStatusSource(m *model, g *errsvcv1.GrpcStatusError) error {
 	if err := decodeClassified(m, ce); err != nil {
 		return err
 	}
-	m.grpcCode, m.originalTerm = name, name
+	m.grpcCode, m.originalTerm, m.grpcCodeFromSource = name, name, true
 	return nil
 }
 
@@ -179,15 +180,21 @@ func decodeOwnStatus(m *model, name, msg string, d statusDetails) error {
 	m.providerCode = term(m, md["providerCode"], prefix+"providerCode")
 	m.producerStatus = term(m, md["producerStatus"], prefix+"producerStatus")
 	if delay := d.retry.GetRetryDelay(); delay != nil {
-		if err := setRetryDelay(m, delay.AsDuration().Microseconds()); err != nil {
+		if err := setRetryDelay(m, delay.AsDuration()); err != nil {
 			return err
 		}
 	}
-	if c := md["class"]; c != "" {
+	switch c := md["class"]; {
+	case c == "permanent" && md["retry"] == "no" && m.krow.GetClass() == classTransient:
+		// errsvc's answer for a transient kind whose agent code forbids the
+		// retry (a timeout not known to be idempotent): the kind's class,
+		// which the same rule decides again (settleDecision).
+		m.hasClass, m.class, m.recognized = true, classTransient, true
+	case c != "":
 		readClass(m, term(m, c, prefix+"class"), prefix+"class")
 		m.classFromSource = true
 		followClass(m)
-	} else {
+	default:
 		m.note(errsvcv1.NoteCode_NOTE_CODE_CLASS_ABSENT, "errsvc's status carries no class; none is invented")
 	}
 	deriveAgent(m)
@@ -203,14 +210,15 @@ func decodeOwnStatus(m *model, name, msg string, d statusDetails) error {
 		m.agentRetry = r
 		m.agentFromSource = true
 	}
-	m.grpcCode = name
+	m.grpcCode, m.grpcCodeFromSource = name, true
 	m.note(errsvcv1.NoteCode_NOTE_CODE_DEFAULT_ASSUMED, "a status of errsvc's own domain %s: read back from its ErrorInfo (kind %s, code %s)", ErrorInfoDomain, clip(m.kind), name)
 	return nil
 }
 
-// setRetryDelay records RetryInfo's delay, rounded up to the millisecond.
-func setRetryDelay(m *model, micros int64) error {
-	ms := math.Ceil(float64(micros) / 1000)
+// setRetryDelay records a RetryInfo delay, rounded up to the next whole
+// millisecond: never earlier than the producer asked (2.000000001s is 2001 ms).
+func setRetryDelay(m *model, d time.Duration) error {
+	ms := math.Ceil(float64(d) / float64(time.Millisecond))
 	if ms < 0 || ms > math.MaxUint32 {
 		return &RequestError{Field: "grpc_status.details.RetryInfo.retry_delay", Description: "must be a non-negative delay that fits retry_after_ms"}
 	}

@@ -51,9 +51,3 @@ func recognizedClassRow(m *model) *errsvcv1.ClassRow {
 	}
 	return classRow(m.class)
 }
-
-// retryHelps is the one retry decision every retry hint of the new targets
-// follows: only what errsvc calls transient is worth an automatic retry.
-func retryHelps(m *model) bool {
-	return m.hasClass && m.recognized && m.class == classTransient
-}

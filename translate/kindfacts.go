@@ -24,7 +24,7 @@ type kindFacts struct {
 	action      *errsvcv1.ActionRow
 	agent       *errsvcv1.AgentCodeRow
 	// grpcCode is the row's gRPC code, else the one its HTTP status means
-	// (grpcCodeFor), and grpcNumber its number.
+	// (rowGRPCCode), and grpcNumber its number.
 	grpcCode   string
 	grpcNumber int32
 	// details by [transient][idempotent], for the row's agent code and
@@ -45,10 +45,7 @@ func newKindFacts(wire string, row *errsvcv1.KindRow) *kindFacts {
 		action:      actionRow(row.GetAction()),
 		agent:       agentCodeRow(row.GetAgentCode()),
 	}
-	f.grpcCode = row.GetGrpcCode()
-	if f.grpcCode == "" {
-		f.grpcCode = grpcCodeByHTTP(row.GetHttpStatus())
-	}
+	f.grpcCode = rowGRPCCode(row.GetGrpcCode(), row.GetHttpStatus())
 	f.grpcNumber = grpcCodeNumber(f.grpcCode)
 	for t := range 2 {
 		for i := range 2 {

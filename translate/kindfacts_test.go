@@ -28,7 +28,7 @@ func TestKindFactsAreTheLookups(t *testing.T) {
 		if f.sideEffects != sideEffectsFor(row, row.GetOrigin()) ||
 			!proto.Equal(f.action, actionRow(row.GetAction())) || f.action != actionRow(row.GetAction()) ||
 			f.agent != agentCodeRow(row.GetAgentCode()) ||
-			f.grpcNumber != grpcCodeNumber(grpcCodeFor(&model{grpcCode: row.GetGrpcCode(), httpStatus: row.GetHttpStatus()})) ||
+			f.grpcNumber != grpcCodeNumber(rowGRPCCode(row.GetGrpcCode(), row.GetHttpStatus())) ||
 			f.agentRowOf(row.GetAgentCode()) != agentRowOrFallback(row.GetAgentCode()) {
 			t.Errorf("facts of %v differ from the lookups", row)
 		}

@@ -41,7 +41,7 @@ func decodeLabby(m *model, e *errsvcv1.LabbyError) error {
 	override(m, &m.sideEffects, e.GetSideEffects(), "side_effects", SideEffects)
 	if r := e.GetRecovery(); r != nil {
 		m.callerRecovery = true
-		override(m, &m.action, r.GetAction(), "recovery.action", RecoveryActions)
+		m.callerAction = override(m, &m.action, r.GetAction(), "recovery.action", RecoveryActions)
 		override(m, &m.sameArgs, r.GetSameArguments(), "recovery.same_arguments", SameArgs)
 		m.guidance = m.sanitizeCause(r.GetGuidance())
 		if r.RetryAfterMs != nil {

@@ -76,6 +76,8 @@ type model struct {
 	// callerRecovery is true when the caller supplied the recovery, which
 	// then wins over anything derived.
 	callerRecovery bool
+	// callerAction is true when the caller's recovery named its action.
+	callerAction bool
 
 	// hints from the request context and the tool annotations.
 	idempotent, readOnly bool
@@ -83,6 +85,9 @@ type model struct {
 	// completedResult is true for a completed MCP isError result: the
 	// connection worked, so the failure never counts toward health.
 	completedResult bool
+	// grpcCodeFromSource is true when grpcCode is a grpc_status source's
+	// own code, which survives as itself (grpcCodeFor).
+	grpcCodeFromSource bool
 	// jsonrpcCode is the source's JSON-RPC code, kept by the jsonrpc_error
 	// target; nil when the source was not a JSON-RPC error.
 	jsonrpcCode *int32

@@ -1,8 +1,11 @@
 package translate
 
 // Independent oracles: the facts of the producers and consumers, parsed
-// from ../shared/reference (README.md's tables and the Agent Surface's
-// machine-readable matrix), never from errsvc's own matrix or output.
+// from testdata/reference/README.md (the reference's tables, a byte-for-byte
+// copy of ../shared/reference/README.md: internal/schemas'
+// TestVendoredReferenceMatchesShared compares them) and the Agent Surface's
+// machine-readable matrix (testdata/schemas), never from errsvc's own
+// matrix or output. They run in every clone: no data lives outside it.
 // Every row of the matrix and every golden vector, both the one on disk and
 // the engine's answer to its request, is checked against them, so a vector
 // that disagrees with an oracle fails even after `make golden` blesses it.
@@ -27,7 +30,6 @@ import (
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/internal/golden"
-	"github.com/errsvc/errsvc/internal/testenv"
 )
 
 // refKind is one kind of the reference classification table.
@@ -65,8 +67,14 @@ var (
 // is an error, never an empty oracle.
 func loadReference(t *testing.T) *reference {
 	t.Helper()
-	dir := testenv.Shared(t)
-	refOnce.Do(func() { refVal, refErr = parseReference(dir) })
+	refOnce.Do(func() {
+		root, err := golden.ModuleRoot()
+		if err != nil {
+			refErr = err
+			return
+		}
+		refVal, refErr = parseReference(filepath.Join(root, "testdata"))
+	})
 	if refErr != nil {
 		t.Fatalf("reference: %v", refErr)
 	}
@@ -202,7 +210,7 @@ func parseReference(dir string) (*reference, error) {
 	}
 
 	// The Agent Surface matrix.
-	mb, err := os.ReadFile(filepath.Join(dir, "reference", "schemas", "agent-surface-error-matrix.json"))
+	mb, err := os.ReadFile(filepath.Join(dir, "schemas", "agent-surface-error-matrix.json"))
 	if err != nil {
 		return nil, err
 	}

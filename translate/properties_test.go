@@ -27,7 +27,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
-	"github.com/errsvc/errsvc/internal/testenv"
+	"github.com/errsvc/errsvc/internal/schemas"
 )
 
 // allTargets asks for every response field, Code Mode included, whatever
@@ -281,10 +281,14 @@ func TestPropertyAgentMessageCap(t *testing.T) {
 }
 
 // Every envelope errsvc emits validates against the published schema, read
-// from ../shared/reference/schemas (not the vendored copy), and every origin
-// is in its schema's enum.
+// from testdata/schemas (the published files byte for byte:
+// internal/schemas' TestVendoredSchemasMatchReference), and every origin is
+// in its schema's enum.
 func TestPropertyEnvelopesValidateAgainstPublishedSchemas(t *testing.T) {
-	dir := filepath.Join(testenv.Shared(t), "reference", "schemas")
+	dir, err := schemas.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
 	c := jsonschema.NewCompiler()
 	compile := func(f string) (*jsonschema.Schema, []string) {
 		s, err := c.Compile(filepath.Join(dir, f))
@@ -524,7 +528,11 @@ func TestPropertyRetryAdviceAgreesAcrossTargets(t *testing.T) {
 		if as == stop && ls == goNow {
 			problems = append(problems, fmt.Sprintf("agent no but labby %s/%s", le.GetRecovery().GetAction(), le.GetRecovery().GetSameArguments()))
 		}
-		if c != nil && c.GetRecognized() && classStance(c) == stop && (as == goNow || ls == goNow || le.GetRecovery().GetAction() == "retry_later") {
+		// retry_later with same_arguments conditional is "only if
+		// idempotent": beside a permanent class and an agent "no" it is the
+		// same decision (a timeout of a call not known to be idempotent).
+		conditional := le.GetRecovery().GetAction() == "retry_later" && le.GetRecovery().GetSameArguments() == "conditional" && a.GetRetry() == "no"
+		if c != nil && c.GetRecognized() && classStance(c) == stop && (as == goNow || ls == goNow || le.GetRecovery().GetAction() == "retry_later" && !conditional) {
 			problems = append(problems, fmt.Sprintf("class permanent but agent %s, labby %s", a.GetRetry(), le.GetRecovery().GetAction()))
 		}
 		// A kind its contract calls not automatically retryable never reads

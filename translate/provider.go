@@ -23,12 +23,13 @@ var now = time.Now
 // through the same matrix. The provider's text stays untrusted: it reaches
 // the envelope's message only sanitised and never the agent message.
 func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
-	if s := p.GetStatus(); s < 0 || s > 599 {
-		return &RequestError{Field: "provider_response.status", Description: "must be an HTTP status up to 599 (0 when the status is unknown)"}
+	status := p.GetStatus()
+	if status != 0 { // 0: the status is unknown
+		status = validStatus(m, status, "provider_response.status")
 	}
 	a := provider.Answer{
 		Provider: p.GetProvider(),
-		Status:   int(p.GetStatus()),
+		Status:   int(status),
 		Headers:  p.GetHeaders(),
 		Body:     p.GetBody(),
 		Clock:    now,
@@ -42,7 +43,7 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 	if r.Class == "" {
 		return &RequestError{Field: "provider_response", Description: "the answer carries no error (a success status without an error event); only errors translate"}
 	}
-	d := providerDetailStruct(m, p.GetProvider(), p.GetStatus(), r)
+	d := providerDetailStruct(m, p.GetProvider(), status, r)
 	// The provider code is in the detail already, so the classified
 	// reading has nothing to merge (producerDetail); ErrorInfo takes it
 	// from m.providerCode, set below.

@@ -9,10 +9,11 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/translate/provider"
 )
 
 // ErrorInfoDomain is the fixed AIP-193 domain of every ErrorInfo errsvc emits.
-const ErrorInfoDomain = "errsvc.dev"
+const ErrorInfoDomain = provider.OwnDomain
 
 func encodeClassification(m *model, resp *errsvcv1.TranslateResponse) {
 	if m.hasClass {
@@ -196,10 +197,36 @@ func spellReason(kind string) string {
 		}
 	}
 	reason := strings.Trim(b.String(), "_0123456789")
-	if reason == "" {
+	switch {
+	case reason == "":
 		return "UNKNOWN_KIND"
+	case len(reason) < 3:
+		// AIP-193's grammar [A-Z][A-Z0-9_]+[A-Z0-9] needs three characters:
+		// a producer's two-letter code (io) becomes IO_ERROR.
+		return reason + "_ERROR"
 	}
 	return reason
+}
+
+// httpStatusOfCode is the HTTP status google.rpc.Code documents for each
+// code (google/rpc/code.proto), as grpc-gateway's runtime.HTTPStatusFromCode
+// answers it: the status of every answer that speaks AIP-193 JSON
+// (google_error), whose error.code and HTTP status are its status's.
+var httpStatusOfCode = map[string]int32{
+	"OK": 200, "CANCELLED": 499, "UNKNOWN": 500, "INVALID_ARGUMENT": 400,
+	"DEADLINE_EXCEEDED": 504, "NOT_FOUND": 404, "ALREADY_EXISTS": 409,
+	"PERMISSION_DENIED": 403, "UNAUTHENTICATED": 401, "RESOURCE_EXHAUSTED": 429,
+	"FAILED_PRECONDITION": 400, "ABORTED": 409, "OUT_OF_RANGE": 400,
+	"UNIMPLEMENTED": 501, "INTERNAL": 500, "UNAVAILABLE": 503, "DATA_LOSS": 500,
+}
+
+// httpStatusForCode is httpStatusOfCode, 500 for a name it lacks (as
+// grpc-gateway answers an unknown code).
+func httpStatusForCode(name string) int32 {
+	if s, ok := httpStatusOfCode[name]; ok {
+		return s
+	}
+	return 500
 }
 
 // grpcCodeByHTTPTable is the HTTP status each gRPC code answers with in

@@ -244,6 +244,7 @@ func decode(m *model, req *errsvcv1.TranslateRequest) error {
 		return err
 	}
 	applyContext(m, req.GetContext())
+	settleDecision(m)
 	noteUnmodelled(m, req)
 	return nil
 }

@@ -327,7 +327,7 @@ func TestReadingBackGivesTheSameDecision(t *testing.T) {
 		sameDecision(t, a.name, "grpc_status binary", r, backBin, false)
 
 		j := r.GetJsonrpcError()
-		backJ := readBack(t, a.name, &errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_JsonrpcError{JsonrpcError: j}})
+		backJ := readBack(t, a.name, &errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_JsonrpcError{JsonrpcError: j}, Context: a.req.GetContext()})
 		sameDecision(t, a.name, "jsonrpc_error", r, backJ, false)
 		if backJ.GetJsonrpcError().GetCode() != j.GetCode() {
 			t.Errorf("%s via jsonrpc_error: code %d read back as %d", a.name, j.GetCode(), backJ.GetJsonrpcError().GetCode())

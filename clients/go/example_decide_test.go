@@ -52,7 +52,7 @@ func Example_fiveSources() {
 	}
 	// Output:
 	// rate_limited transient retryable: true wait: 2.5s true reauth: false same args: true
-	// timeout transient retryable: false wait: 0s false reauth: false same args: false
+	// timeout permanent retryable: false wait: 0s false reauth: false same args: false
 	// needs_reauth auth_required retryable: false wait: 0s false reauth: true same args: false
 	// quota_exceeded permanent retryable: false wait: 0s false reauth: false same args: false
 	// rate_limited transient retryable: true wait: 1.2s true reauth: false same args: false

@@ -33,6 +33,27 @@ func TestVendoredSchemasMatchReference(t *testing.T) {
 	}
 }
 
+// testdata/reference/README.md, the reference tables the oracle tests of
+// translate parse, must be the reference's own text: when ../shared sits
+// beside the repository (as in CI), they are compared byte for byte.
+func TestVendoredReferenceMatchesShared(t *testing.T) {
+	dir, err := Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := os.ReadFile(filepath.Join(dir, "..", "reference", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(testenv.Shared(t), "reference", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Error("testdata/reference/README.md differs from ../shared/reference/README.md: copy it again")
+	}
+}
+
 // The validator must reject what the schema forbids, or every schema
 // assertion elsewhere could never fail.
 func TestValidatorRejects(t *testing.T) {

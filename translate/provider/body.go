@@ -25,6 +25,10 @@ type errorObject struct {
 	ErrorType string
 	// Reasons are google.rpc.ErrorInfo reasons, e.g. API_KEY_INVALID.
 	Reasons []string
+	// OwnClass and OwnKind are the class and kind metadata of an ErrorInfo
+	// of errsvc's own domain (OwnDomain): an answer errsvc wrote
+	// (google_error), read back as what it said.
+	OwnClass, OwnKind string
 	// QuotaValues are google.rpc.QuotaFailure violations' quotaValue.
 	QuotaValues []string
 	// RetryDelay is google.rpc.RetryInfo's retryDelay, e.g. "20s".
@@ -276,6 +280,10 @@ func readDetails(o *errorObject, details jsonread.Value) {
 		case strings.HasSuffix(t, "google.rpc.ErrorInfo"):
 			if r := code(m.Get("reason")); r != "" {
 				o.Reasons = append(o.Reasons, r)
+			}
+			if code(m.Get("domain")) == OwnDomain && o.OwnClass == "" {
+				md := m.Get("metadata")
+				o.OwnClass, o.OwnKind = code(md.Get("class")), code(md.Get("kind"))
 			}
 		case strings.HasSuffix(t, "google.rpc.QuotaFailure"):
 			for vs := m.Get("violations").Elems(); ; {

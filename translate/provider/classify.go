@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -170,6 +171,9 @@ func withHeaderType(h headers, o errorObject) errorObject {
 // came inside a 2xx answer, where status is the body's numeric code (0
 // when it has none) and stream says it came in an event stream.
 func decide(prof profile, status int, h headers, obj *errorObject, inBand, stream bool) (verdict, string, string) {
+	if v, ok := ownVerdict(obj); ok {
+		return v, "errsvc.error_info", ""
+	}
 	if v, rule, c, ok := lookupCodes(rulesFor(prof.fam, obj.shape), obj, ""); ok {
 		return v, rule, c
 	}
@@ -298,4 +302,31 @@ func scanText(message, extra string) string {
 		text = text[:maxScan]
 	}
 	return text
+}
+
+// OwnDomain is the ErrorInfo domain of the answers errsvc writes.
+const OwnDomain = "errsvc.dev"
+
+// ownClassKinds is the kind an answer of errsvc's own reads as when its
+// ErrorInfo names a kind outside the ones a provider answer can read as.
+var ownClassKinds = map[string]string{
+	classTransient:       kindProviderUnavailable,
+	classPermanent:       kindProviderError,
+	classAuthRequired:    kindAuthFailed,
+	classContextOverflow: kindContentTooLarge,
+}
+
+// ownVerdict reads an answer errsvc wrote itself (google_error carries its
+// ErrorInfo, domain errsvc.dev): the class it stated is the class, so a
+// context overflow, which no HTTP status says, reads back as one.
+func ownVerdict(obj *errorObject) (verdict, bool) {
+	fallback, ok := ownClassKinds[obj.OwnClass]
+	if !ok {
+		return verdict{}, false
+	}
+	kind := obj.OwnKind
+	if !slices.Contains(kinds, kind) {
+		kind = fallback
+	}
+	return verdict{class: obj.OwnClass, kind: kind}, true
 }
