@@ -31,14 +31,12 @@ import (
 func retryHint(r string) bool { return r == "yes" || r == "after-delay" }
 
 // retryHelps is the one retry decision every target follows: only what is
-// transient is worth an automatic retry. A class outside the four leaves
-// the decision to its kind's row (the Error Class Contract's consumers
-// read the class as an open string; the kind still says what it is).
+// transient is worth an automatic retry. No class, or one outside the four,
+// leaves the decision to the kind's row (the Error Class Contract's
+// consumers read the class as an open string; none is invented in the
+// classification target, but the kind still says what it is).
 func retryHelps(m *model) bool {
-	switch {
-	case !m.hasClass:
-		return false
-	case m.recognized:
+	if m.hasClass && m.recognized {
 		return m.class == classTransient
 	}
 	return m.krow.GetClass() == classTransient

@@ -321,13 +321,13 @@ func readClass(m *model, class, field string) {
 
 // grpcCodeFor returns the row's gRPC code, else the one its HTTP status
 // means. AIP-194 clients retry UNAVAILABLE on their own, so an answer whose
-// one decision is not a retry (retryHelps) never says it: it says its
-// recognised class's code, else UNKNOWN (a class outside the four leaves
-// the decision to the consumer, and AIP-194 does not retry UNKNOWN). A
-// grpc_status source's own code is the producer's word and survives.
+// one decision is not a retry (retryHelps) never says it, not even when a
+// grpc_status source said it (whose own code survives otherwise): it says
+// its recognised class's code, else UNKNOWN (a class outside the four
+// leaves the decision to the consumer, and AIP-194 does not retry UNKNOWN).
 func grpcCodeFor(m *model) string {
 	c := rowGRPCCode(m.grpcCode, m.httpStatus)
-	if c == codeUnavailable && !retryHelps(m) && !m.grpcCodeFromSource {
+	if c == codeUnavailable && !retryHelps(m) {
 		if cr := recognizedClassRow(m); cr != nil && cr.GetGrpcCode() != codeUnavailable {
 			return cr.GetGrpcCode()
 		}

@@ -150,8 +150,15 @@ func generateSpace(t *testing.T, rng *rand.Rand, n int) []generated {
 				ms = int64((d + time.Millisecond - 1) / time.Millisecond)
 				gs.Details = append(gs.Details, mustStruct(map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": durationJSON(d)}))
 			}
-			if rng.IntN(2) == 0 {
+			switch rng.IntN(3) {
+			case 0:
 				gs.Details = append(gs.Details, mustStruct(map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": strings.ToUpper(pick(kinds)), "domain": "example.com"}))
+			case 1: // a status that claims errsvc's own domain, with any class
+				md := map[string]any{"kind": pick(kinds)}
+				if class != "" {
+					md["class"] = class
+				}
+				gs.Details = append(gs.Details, mustStruct(map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "X_Y", "domain": "errsvc.dev", "metadata": md}))
 			}
 			add("grpc", &errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_GrpcStatus{GrpcStatus: gs}}, ms)
 		case 4, 5: // http_error and provider_response
@@ -348,10 +355,10 @@ func verdicts(r *errsvcv1.TranslateResponse) map[string]verdict {
 // waitsMs is every wait the answer states, in milliseconds, by where.
 func waitsMs(r *errsvcv1.TranslateResponse) map[string]int64 {
 	out := map[string]int64{}
-	if c := r.GetClassification(); c.RetryAfterSecs != nil {
+	if c := r.GetClassification(); c != nil && c.RetryAfterSecs != nil {
 		out["classification.retry_after_secs"] = int64(c.GetRetryAfterSecs()) * 1000
 	}
-	if rec := r.GetLabbyError().GetRecovery(); rec.RetryAfterMs != nil {
+	if rec := r.GetLabbyError().GetRecovery(); rec != nil && rec.RetryAfterMs != nil {
 		out["labby_error.recovery.retry_after_ms"] = int64(rec.GetRetryAfterMs())
 	}
 	if v, ok := r.GetAgentError().GetDetails().GetFields()["retryAfterMs"]; ok {
@@ -382,7 +389,7 @@ func waitsMs(r *errsvcv1.TranslateResponse) map[string]int64 {
 			out["grpc_status RetryInfo"] = int64((ri.GetRetryDelay().AsDuration() + time.Millisecond - 1) / time.Millisecond)
 		}
 	}
-	if b := r.GetHandling(); b.BackoffFloorSecs != nil {
+	if b := r.GetHandling(); b != nil && b.BackoffFloorSecs != nil {
 		out["handling.backoff_floor_secs"] = int64(b.GetBackoffFloorSecs()) * 1000
 	}
 	return out
@@ -436,7 +443,10 @@ func checkAnswer(g generated, r *errsvcv1.TranslateResponse) []string {
 			fail("google_error status %s is not grpc_status's code %s", name, code.Code(st.GetCode()))
 		}
 	}
-	if gs := g.req.GetGrpcStatus(); gs != nil && gs.GetCode() >= 1 && gs.GetCode() <= 16 && st.GetCode() != gs.GetCode() {
+	// A grpc_status source's code survives, but for an UNAVAILABLE whose
+	// answer is not a retry (AIP-194: the one decision wins).
+	if gs := g.req.GetGrpcStatus(); gs != nil && gs.GetCode() >= 1 && gs.GetCode() <= 16 && st.GetCode() != gs.GetCode() &&
+		!(gs.GetCode() == int32(code.Code_UNAVAILABLE) && len(says[retry]) == 0) {
 		fail("a grpc_status source's code %s came out as %s", code.Code(gs.GetCode()), code.Code(st.GetCode()))
 	}
 	if st == nil {

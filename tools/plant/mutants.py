@@ -12,8 +12,8 @@ MUTANTS = [
     ("http-table-502-504-swapped", "translate/status.go", '\t502: "UNAVAILABLE",\n\t503: "UNAVAILABLE",\n\t504: "DEADLINE_EXCEEDED",', '\t502: "DEADLINE_EXCEEDED",\n\t503: "UNAVAILABLE",\n\t504: "UNAVAILABLE",'),
     ("reason-two-letters", "translate/status.go", "case len(reason) < 3:", "case len(reason) < 2:"),
     ("reason-no-cap", "translate/status.go", "if b.Len() == 63 {", "if b.Len() == 99 {"),
-    ("unknown-class-unavailable", "translate/derive.go", "if c == codeUnavailable && !retryHelps(m) && !m.grpcCodeFromSource {", "if false && c == codeUnavailable && !retryHelps(m) && !m.grpcCodeFromSource {"),
-    ("grpc-source-code-rewritten", "translate/derive.go", "&& !m.grpcCodeFromSource {\n\t\tif cr", "{\n\t\tif cr"),
+    ("unknown-class-unavailable", "translate/derive.go", "if c == codeUnavailable && !retryHelps(m) {", "if false && c == codeUnavailable && !retryHelps(m) {"),
+    ("grpc-source-code-lost", "translate/grpc_source.go", "m.grpcCode, m.originalTerm, m.grpcCodeFromSource = name, name, true", "m.grpcCode, m.originalTerm, m.grpcCodeFromSource = \"\", name, true"),
     ("unknown-class-unavailable-fallback", "translate/derive.go", '\t\treturn "UNKNOWN"\n\t}\n\treturn c', '\t\treturn "UNAVAILABLE"\n\t}\n\treturn c'),
     # waits
     ("retryinfo-rounded-down", "translate/grpc_source.go", "ms := math.Ceil(float64(d) / float64(time.Millisecond))", "ms := math.Floor(float64(d) / float64(time.Millisecond))"),
