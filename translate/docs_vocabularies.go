@@ -16,8 +16,27 @@ func vocabulariesOfConsumers(b *strings.Builder, plain func(Term) []string) {
 ## Targets answered on request
 
 ` + "`handling`, `http_headers`, `grpc_metadata`, `openai_error`, `anthropic_error`, `google_error`" + `
-and ` + "`jsonrpc_error`" + ` are answered only when ` + "`targets`" + ` names them. They follow one
-retry decision: an answer is worth an automatic retry exactly when its class is ` + "`transient`" + `.
+and ` + "`jsonrpc_error`" + ` are answered only when ` + "`targets`" + ` names them.
+
+### One decision
+
+Every target of one answer says the same retry decision (` + "`translate/decision.go`" + `): the
+class and its ` + "`handling.route`" + `, ` + "`agent_error.retry`" + `, the Labby recovery, ` + "`x-should-retry`" + `,
+` + "`grpc-retry-pushback-ms`" + ` and the gRPC code (only an answer that means retry says
+` + "`UNAVAILABLE`" + `, which AIP-194 clients retry on their own). An answer is worth an automatic
+retry exactly when its class is ` + "`transient`" + `; with no class, or one outside the four, its
+kind's row decides (the classification target still invents none). Who decides, in order:
+
+1. the caller: a Labby envelope's own ` + "`recovery.action`" + ` (` + "`do_not_retry`" + `, or ` + "`retry_later`" + `
+   unless ` + "`same_arguments`" + ` is ` + "`conditional`" + `);
+2. the producer's own Agent Surface ` + "`retry`" + ` hint (` + "`no`" + `, ` + "`yes`" + `, ` + "`after-delay`" + `);
+3. a class the source produced (a provider's timeout is transient);
+4. the Agent Surface matrix's rule for a class derived from a kind: a ` + "`TIMEOUT`" + ` not known to be
+   idempotent is not retried (` + "`context.idempotent`" + ` or a read-only/idempotent hint allows it);
+5. the class.
+
+The class follows what 1, 2 or 4 decided, with a ` + "`caller_override`" + ` note naming who decided,
+and every derived hint follows the class.
 
 - ` + "`handling`" + `: ` + "`route`" + ` and ` + "`same_provider_alternatives_dead`" + ` from the class's row
   (absent for no class or a class outside the four: the consumer's own policy decides);
@@ -33,8 +52,11 @@ retry decision: an answer is worth an automatic retry exactly when its class is 
   retry policy decides).
 - ` + "`openai_error`, `anthropic_error`" + `: status, the headers above and the provider's body, from
   the first matching row of GatewayAnswer below; ` + "`param`" + ` is always null.
-- ` + "`google_error`" + `: AIP-193's HTTP JSON, ` + "`code`" + ` the HTTP status, ` + "`status`" + ` the gRPC code
-  name, ` + "`details`" + ` grpc_status's ErrorInfo and RetryInfo.
+- ` + "`google_error`" + `: AIP-193's HTTP JSON, ` + "`status`" + ` grpc_status's code name, ` + "`code`" + ` and the
+  answer's HTTP status that code's HTTP mapping in google/rpc/code.proto (grpc-gateway's
+  ` + "`HTTPStatusFromCode`" + `: CANCELLED 499, FAILED_PRECONDITION 400, UNAVAILABLE 503, ...), not
+  ` + "`http_status`" + `; ` + "`details`" + ` grpc_status's ErrorInfo and RetryInfo. Read back through
+  ` + "`provider_response`" + ` or ` + "`http_error`" + `, the errsvc.dev ErrorInfo's class decides.
 - ` + "`jsonrpc_error`" + `: the source's JSON-RPC code, else the origin's; ` + "`data`" + ` is the complete
   Labby envelope.
 

@@ -932,7 +932,8 @@ type ProviderResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The provider family: openai, anthropic, gemini, bedrock, or empty.
 	Provider string `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
-	// HTTP status.
+	// HTTP status; 0 when unknown. A value outside 100 to 599 is not a status
+	// (RFC 9110): it is read as 500, a server error, with a note.
 	Status int32 `protobuf:"varint,2,opt,name=status,proto3" json:"status,omitempty"`
 	// Header name to value.
 	Headers map[string]string `protobuf:"bytes,3,rep,name=headers,proto3" json:"headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
@@ -1292,7 +1293,9 @@ func (x *JsonRpcError) GetAdditionalFields() *structpb.Struct {
 // provider: read by the provider classifier's generic rules.
 type HttpError struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// HTTP status.
+	// HTTP status: 400 to 599 (1xx to 3xx are not errors and are refused); a
+	// value outside 100 to 599 is not a status (RFC 9110) and is read as 500,
+	// a server error, with a note.
 	Status int32 `protobuf:"varint,1,opt,name=status,proto3" json:"status,omitempty"`
 	// Header name to value.
 	Headers map[string]string `protobuf:"bytes,2,rep,name=headers,proto3" json:"headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`

@@ -609,7 +609,8 @@ export type ProviderResponse = Message<"errsvc.v1.ProviderResponse"> & {
   provider: string;
 
   /**
-   * HTTP status.
+   * HTTP status; 0 when unknown. A value outside 100 to 599 is not a status
+   * (RFC 9110): it is read as 500, a server error, with a note.
    *
    * @generated from field: int32 status = 2;
    */
@@ -828,7 +829,9 @@ export const JsonRpcErrorSchema: GenMessage<JsonRpcError> = /*@__PURE__*/
  */
 export type HttpError = Message<"errsvc.v1.HttpError"> & {
   /**
-   * HTTP status.
+   * HTTP status: 400 to 599 (1xx to 3xx are not errors and are refused); a
+   * value outside 100 to 599 is not a status (RFC 9110) and is read as 500,
+   * a server error, with a note.
    *
    * @generated from field: int32 status = 1;
    */
