@@ -57,13 +57,14 @@ func settleDecision(m *model) {
 		overrideClass(m, "permanent", `the producer's agent_error.retry "no"`, true)
 	case m.agentFromSource && retryHint(m.agentRetry) && !retryHelps(m):
 		overrideClass(m, classTransient, producerHint[m.agentRetry], true)
-	case !m.agentFromSource && m.agentRetry == "no" && retryHelps(m) && !m.classFromSource:
+	case !m.agentFromSource && m.agentRetry == "no" && retryHelps(m) && !m.classFromSource &&
+		agentRowOrFallback(m.agentCode).GetRetryIfIdempotent() != "" && !m.idempotent:
 		// The Agent Surface matrix's safety rule (a TIMEOUT is retried only
 		// when idempotent: side effects may have occurred) forbids the
 		// retry the class would allow. The kind's recovery (retry_later,
 		// same_arguments conditional: only if idempotent) and gRPC code
 		// already say so and stay.
-		overrideClass(m, "permanent", safetyRule[m.agentCode == "TIMEOUT"], false)
+		overrideClass(m, "permanent", safetyRule, false)
 	}
 	helps := retryHelps(m)
 	// The derived hints follow the decision.
@@ -152,8 +153,5 @@ var (
 		"yes":         `the producer's agent_error.retry "yes"`,
 		"after-delay": `the producer's agent_error.retry "after-delay"`,
 	}
-	safetyRule = map[bool]string{
-		true:  `TIMEOUT's rule in the Agent Surface matrix (retry "no": the call is not known to be idempotent; context.idempotent allows a retry)`,
-		false: `the agent code's rule in the Agent Surface matrix (retry "no")`,
-	}
+	safetyRule = `the Agent Surface matrix's rule for a call not known to be idempotent (TIMEOUT: retry "no"; context.idempotent allows a retry)`
 )

@@ -126,6 +126,7 @@ func generateSpace(t *testing.T, rng *rand.Rand, n int) []generated {
 					le.Recovery = &errsvcv1.Recovery{}
 				}
 				le.Recovery.Action = a
+				le.Recovery.SameArguments = pick([]string{"", "safe", "conditional", "discouraged", "never"})
 			}
 			if class != "" && rng.IntN(2) == 0 {
 				le.Classification = &errsvcv1.Classification{Class: class}

@@ -32,7 +32,7 @@ MUTANTS = [
     ("caller-retry-later-ignored", "translate/decision.go", 'case m.callerAction && m.action == "retry_later" && m.sameArgs != "conditional" && !retryHelps(m):', 'case false && m.callerAction && m.action == "retry_later":'),
     ("producer-no-ignored", "translate/decision.go", 'case m.agentFromSource && m.agentRetry == "no" && retryHelps(m):', 'case false && m.agentFromSource && m.agentRetry == "no" && retryHelps(m):'),
     ("producer-yes-ignored", "translate/decision.go", "case m.agentFromSource && retryHint(m.agentRetry) && !retryHelps(m):", "case false && m.agentFromSource && retryHint(m.agentRetry) && !retryHelps(m):"),
-    ("timeout-safety-ignored", "translate/decision.go", 'case !m.agentFromSource && m.agentRetry == "no" && retryHelps(m) && !m.classFromSource:', 'case false && !m.agentFromSource && m.agentRetry == "no" && retryHelps(m) && !m.classFromSource:'),
+    ("timeout-safety-ignored", "translate/decision.go", 'case !m.agentFromSource && m.agentRetry == "no" && retryHelps(m) && !m.classFromSource &&', 'case false && !m.agentFromSource && m.agentRetry == "no" && retryHelps(m) && !m.classFromSource &&'),
     ("derived-hint-not-followed", "translate/decision.go", "if !m.agentFromSource && retryHint(m.agentRetry) != helps {", "if false && !m.agentFromSource && retryHint(m.agentRetry) != helps {"),
     ("derived-action-not-followed", "translate/decision.go", "\t\t\tm.action, m.sameArgs = ar[0], ar[1]\n", "\t\t\t_ = ar\n"),
     ("follow-class-grpc-dropped", "translate/derive.go", "\t\tm.grpcCode = cr.GetGrpcCode()\n\t\tif !m.callerRecovery {", "\t\t_ = cr.GetGrpcCode()\n\t\tif !m.callerRecovery {"),
