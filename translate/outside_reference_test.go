@@ -23,6 +23,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -39,6 +40,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/internal/golden"
 )
 
 // generated is one generated request with what its source asked for.
@@ -676,5 +678,22 @@ func TestGRPCCodeByHTTPRoundTripsCodeProto(t *testing.T) {
 		if got := httpStatusForCode(code.Code_name[int32(c)]); got != status {
 			t.Errorf("httpStatusOfCode[%s] = %d, code.proto (grpc-gateway) says %d", c, got, status)
 		}
+	}
+}
+
+// The ErrorInfo domain is public: clients in every language match on it
+// (docs/API.md shows it), so the engine's constant is held to the
+// documentation rather than to itself.
+func TestErrorInfoDomainIsTheDocumentedOne(t *testing.T) {
+	root, err := golden.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "API.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), `"domain": "`+ErrorInfoDomain+`"`) {
+		t.Errorf("ErrorInfoDomain %q is not the domain docs/API.md documents", ErrorInfoDomain)
 	}
 }
