@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -426,6 +427,16 @@ func checkAnswer(g generated, r *errsvcv1.TranslateResponse) []string {
 		}
 	}
 
+	// A wait the source gave that a retry header does not carry is noted:
+	// every step that loses information says so.
+	if g.waitMs > 0 && r.HttpHeaders != nil {
+		if _, ok := header(r.GetHttpHeaders(), "retry-after"); !ok && !slices.ContainsFunc(r.GetNotes(), func(n *errsvcv1.Note) bool {
+			return strings.Contains(n.GetMessage(), "wait") || strings.Contains(n.GetMessage(), "RetryInfo")
+		}) {
+			fail("the source's wait of %d ms is in no retry header and no note says why", g.waitMs)
+		}
+	}
+
 	// code.proto's HTTP mapping (grpc-gateway's HTTPStatusFromCode).
 	st := r.GetGrpcStatus()
 	if ge := r.GetGoogleError(); ge != nil {
@@ -497,6 +508,30 @@ func checkAnswer(g generated, r *errsvcv1.TranslateResponse) []string {
 		}
 	}
 	return bad
+}
+
+// invalidStatusIsA500 compares the answer to a request whose HTTP status
+// is not a status with the answer to the same request with 500.
+func invalidStatusIsA500(req *errsvcv1.TranslateRequest, r *errsvcv1.TranslateResponse) string {
+	same := proto.Clone(req).(*errsvcv1.TranslateRequest)
+	switch {
+	case req.GetHttpError() != nil && (req.GetHttpError().GetStatus() < 100 || req.GetHttpError().GetStatus() > 599):
+		same.GetHttpError().Status = 500
+	case req.GetProviderResponse() != nil && req.GetProviderResponse().GetStatus() != 0 &&
+		(req.GetProviderResponse().GetStatus() < 100 || req.GetProviderResponse().GetStatus() > 599):
+		same.GetProviderResponse().Status = 500
+	default:
+		return ""
+	}
+	want, err := Translate(same)
+	if err != nil {
+		return fmt.Sprintf("the same request with status 500 is refused: %v", err)
+	}
+	if !proto.Equal(want.GetClassification(), r.GetClassification()) || want.GetHttpStatus() != r.GetHttpStatus() || want.GetGrpcStatus().GetCode() != r.GetGrpcStatus().GetCode() {
+		return fmt.Sprintf("an invalid status answers class %v, HTTP %d; status 500 answers %v, HTTP %d (RFC 9110: a 5xx)",
+			r.GetClassification(), r.GetHttpStatus(), want.GetClassification(), want.GetHttpStatus())
+	}
+	return ""
 }
 
 // requestJSON is the request as a reader would send it, to replay a failure.
@@ -608,6 +643,11 @@ func TestOutsideReferencesOverAGeneratedSpace(t *testing.T) {
 			emitted[n.GetCode()] = true
 		}
 		for _, msg := range checkAnswer(g, r) {
+			report(g.name+" "+requestJSON(g.req), msg)
+		}
+		// RFC 9110 §15: a status outside 100 to 599 is read as a 5xx: the
+		// answer is the one for 500.
+		if msg := invalidStatusIsA500(g.req, r); msg != "" {
 			report(g.name+" "+requestJSON(g.req), msg)
 		}
 		// Every target reads back to the same class and no shorter wait.

@@ -65,7 +65,7 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 	if m.originalTerm == "" {
 		m.originalTerm = r.Kind
 	}
-	providerWaitNotes(m, r)
+	providerWaitNotes(m, r, p.GetHeaders())
 	if r.AfterOutput {
 		afterOutput(m)
 	}
@@ -116,8 +116,14 @@ func providerDetailStruct(m *model, name string, status int32, r provider.Result
 
 // providerWaitNotes says when the provider's wait was long or cut: never a
 // silent change (a longer producer value wins; capping is the consumer's).
-func providerWaitNotes(m *model, r provider.Result) {
+func providerWaitNotes(m *model, r provider.Result, headers map[string]string) {
 	switch {
+	case r.Class != classTransient && hasWaitHeader(headers):
+		// The classifier reads a wait for a transient answer only: say why
+		// the one the answer carried is not passed on.
+		m.noteCached(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, noteKey{format: "the answer's Retry-After wait is not passed on: the answer is not transient, so no retry is known to help"})
+	case r.RetryAfterSecs == nil && hasWaitHeader(headers):
+		m.noteCached(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, noteKey{format: "the answer's Retry-After or retry-after-ms header is not read as its wait: this provider's own clients do not read that header, or not in that form (docs/PROVIDERS.md, the wait sources per provider)"})
 	case r.WaitClamped:
 		m.note(errsvcv1.NoteCode_NOTE_CODE_WAIT_ROUNDED, "the provider's wait (%s) is longer than retry_after_ms can carry; clamped to %d s", r.WaitSource, *r.RetryAfterSecs)
 	case r.RetryAfterSecs != nil && *r.RetryAfterSecs > provider.LongWaitSecs:
@@ -237,4 +243,15 @@ func deref(p *map[string]bool) map[string]bool {
 		return nil
 	}
 	return *p
+}
+
+// hasWaitHeader reports whether headers carry Retry-After or retry-after-ms,
+// in any case.
+func hasWaitHeader(headers map[string]string) bool {
+	for k := range headers {
+		if strings.EqualFold(k, "retry-after") || strings.EqualFold(k, "retry-after-ms") {
+			return true
+		}
+	}
+	return false
 }
