@@ -19,6 +19,7 @@ package translate
 // The seed is random per run and logged; ERRSVC_PROPERTY_SEED replays one.
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -735,5 +736,80 @@ func TestErrorInfoDomainIsTheDocumentedOne(t *testing.T) {
 	}
 	if !strings.Contains(string(doc), `"domain": "`+ErrorInfoDomain+`"`) {
 		t.Errorf("ErrorInfoDomain %q is not the domain docs/API.md documents", ErrorInfoDomain)
+	}
+}
+
+// contractFacts are testdata/reference/facts.json: facts of the contracts'
+// text the engine's tables must agree with.
+type contractFacts struct {
+	ClassAliases      map[string]string `json:"class_aliases"`
+	AgentDetailValues map[string]any    `json:"agent_detail_values"`
+}
+
+func loadContractFacts(t *testing.T) contractFacts {
+	t.Helper()
+	root, err := golden.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "testdata", "reference", "facts.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f contractFacts
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	delete(f.ClassAliases, "$source")
+	delete(f.AgentDetailValues, "$source")
+	return f
+}
+
+// Every alias the Error Class Contract accepts on read is read as its class,
+// recognised, from every source that carries a class.
+func TestClassAliasesAreRead(t *testing.T) {
+	f := loadContractFacts(t)
+	if len(f.ClassAliases) == 0 {
+		t.Fatal("no class aliases in facts.json")
+	}
+	for alias, class := range f.ClassAliases {
+		for name, req := range map[string]*errsvcv1.TranslateRequest{
+			"classified_error": {Source: &errsvcv1.TranslateRequest_ClassifiedError{ClassifiedError: &errsvcv1.ClassifiedError{Code: "x", Class: alias}}},
+			"labby_error":      {Source: &errsvcv1.TranslateRequest_LabbyError{LabbyError: &errsvcv1.LabbyError{Kind: "x", Classification: &errsvcv1.Classification{Class: alias}}}},
+		} {
+			r, err := Translate(req)
+			if err != nil {
+				t.Fatalf("%s %q: %v", name, alias, err)
+			}
+			if c := r.GetClassification(); c.GetClass() != class || !c.GetRecognized() {
+				t.Errorf("%s class %q reads as %q (recognized %v), the contract says %q", name, alias, c.GetClass(), c.GetRecognized(), class)
+			}
+		}
+	}
+}
+
+// Every agent detail whose values the Agent Surface error model closes
+// takes one of them, in every answer of the generated space's sources.
+func TestAgentDetailValuesAreTheContracts(t *testing.T) {
+	f := loadContractFacts(t)
+	rng := rand.New(rand.NewPCG(propertySeed(t), 35))
+	for _, g := range generateSpace(t, rng, 2000) {
+		r, err := Translate(g.req)
+		if err != nil || g.req.GetAgentError() != nil {
+			continue // a producer's own details pass through
+		}
+		for key, allowed := range f.AgentDetailValues {
+			v, ok := r.GetAgentError().GetDetails().GetFields()[key]
+			if !ok {
+				continue
+			}
+			found := false
+			for _, a := range allowed.([]any) {
+				found = found || a == v.GetStringValue()
+			}
+			if !found {
+				t.Errorf("%s: agent_error.details.%s is %q, the Agent Surface error model allows %v", g.name, key, v.GetStringValue(), allowed)
+			}
+		}
 	}
 }

@@ -66,7 +66,7 @@ MUTANTS = [
     ("catch-all-safe", "translate/derive.go", '\tSameArguments:    "discouraged",\n\tHttpStatus:       500,', '\tSameArguments:    "safe",\n\tHttpStatus:       500,'),
     ("hints-relax-everything", "translate/derive.go", 'if m.sameArgs == "discouraged" && row.GetRelaxWithHints() && (m.readOnly || m.idempotent) {', 'if m.sameArgs == "discouraged" && (m.readOnly || m.idempotent) {'),
     ("agent-details-transient-lost", "translate/derive.go", '\t\t\tif m.hasClass && m.class == classTransient {\n\t\t\t\tset(key, valueTrue)', '\t\t\tif false {\n\t\t\t\tset(key, valueTrue)'),
-    ("agent-origin-client", "translate/derive.go", '\tvalueServer  = structpb.NewStringValue("server")', '\tvalueServer  = structpb.NewStringValue("client")'),
+    ("agent-origin-outside-the-contract", "translate/derive.go", '\tvalueServer  = structpb.NewStringValue("server")', '\tvalueServer  = structpb.NewStringValue("upstream")'),
     ("auth-alias-unread", "translate/derive.go", '\tcase class == "auth":', '\tcase class == "authentication":'),
     ("unknown-class-recognized", "translate/derive.go", "\tdefault:\n\t\tm.recognized = false", "\tdefault:\n\t\tm.recognized = true"),
     ("retry-by-reason-ignored", "translate/derive.go", "\tif r, ok := row.GetRetryByReason()[reason]; ok {\n\t\treturn r\n\t}", ""),
