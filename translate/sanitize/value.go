@@ -381,7 +381,42 @@ func redactByKey(key string, v *structpb.Value) bool {
 // "RATE_LIMITED", "user:read"), a short number, or a sentence of plain
 // words ("expired, sign in again").
 func plainValue(s string) bool {
-	return s == "" || enumLike(s) || shortNumber(s) || proseLine(s)
+	return s == "" || enumLike(s) || shortNumber(s) || proseLine(s) || readableIdentifier(s)
+}
+
+// readableIdentifier is a name people read, not a credential: parts joined
+// by '-', '_', '.', ':' or '/', each all letters or a short number (at most
+// four digits), or a short mix of letters and digits (at most three bytes:
+// v2, 4o), with at least one part of three letters or more, at most 64
+// bytes ("scope-flow-7", "us-east-1", "gpt-4o-mini", "build_2024"). A
+// random token mixes letters and digits in one long part and is none.
+func readableIdentifier(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	word := false
+	for part := range strings.FieldsFuncSeq(s, func(r rune) bool { return r == '-' || r == '_' || r == '.' || r == ':' || r == '/' }) {
+		letters, digits := 0, 0
+		for i := 0; i < len(part); i++ {
+			switch b := part[i]; {
+			case 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z':
+				letters++
+			case '0' <= b && b <= '9':
+				digits++
+			default:
+				return false
+			}
+		}
+		switch {
+		case digits == 0:
+			word = word || letters >= 3
+		case letters == 0 && digits <= 4:
+		case len(part) <= 3:
+		default:
+			return false
+		}
+	}
+	return word
 }
 
 // enumLike is a term of letters joined by '_', '-', '.' or ':', at most 40

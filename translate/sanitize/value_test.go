@@ -218,3 +218,26 @@ func TestValueCopiesOnWrite(t *testing.T) {
 		t.Errorf("nil and kind-less values were not turned into null: %v", out)
 	}
 }
+
+// A readable identifier under a weak secret name (session, token, auth) is
+// not a credential; a random token there still is, and a strong name
+// (password) takes any value.
+func TestReadableIdentifierUnderAWeakName(t *testing.T) {
+	for _, tc := range []struct {
+		key, value string
+		redacted   bool
+	}{
+		{"session", "scope-flow-7", false},
+		{"session", "us-east-1", false},
+		{"token", "gpt-4o-mini", false},
+		{"auth", "build_2024", false},
+		{"session", "a8Fj2kLq9xZ03mPq", true},
+		{"token", "scope-flow-7a9F2kLq", true},
+		{"password", "scope-flow-7", true},
+	} {
+		got := redactByKey(tc.key, structpb.NewStringValue(tc.value))
+		if got != tc.redacted {
+			t.Errorf("%s: %q redacted %v, want %v", tc.key, tc.value, got, tc.redacted)
+		}
+	}
+}
