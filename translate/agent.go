@@ -119,6 +119,9 @@ func decodeAgentProjection(m *model, a *errsvcv1.AgentError, field string) error
 	given := term(m, a.GetRetry(), f.retry)
 	retry := given
 	switch rule, hasRule := row.GetRetryByReason()[reason]; {
+	case hasRule && given == "":
+		retry = rule
+		m.note(errsvcv1.NoteCode_NOTE_CODE_DEFAULT_ASSUMED, "agent_error.retry was empty; %s with reason %q means retry %q", clip(code), reason, rule)
 	case hasRule && given != rule:
 		retry = rule
 		m.note(errsvcv1.NoteCode_NOTE_CODE_RETRY_ADJUSTED, "%s with reason %q means retry %q, not %q", clip(code), reason, rule, clip(given))

@@ -78,15 +78,13 @@ func decodeGRPCStatusSource(m *model, g *errsvcv1.GrpcStatusError) error {
 		detail.Fields["details"] = structpb.NewListValue(&structpb.ListValue{Values: d.kept})
 	}
 	ce := &errsvcv1.ClassifiedError{Code: kind, Class: class, Message: msg, Detail: detail, ProviderCode: reason}
+	// RetryInfo is kept whatever the class, to the millisecond, before the
+	// classified path derives the agent details from it: grpc_status carries
+	// it on (a wait is never dropped); the retry hints send it only with a
+	// transient answer, with a note when they do not (noteWaitWithheld).
 	if delay := d.retry.GetRetryDelay(); delay != nil {
-		if class == classTransient || class == "" {
-			// To the millisecond, before the classified path derives the
-			// agent details from it.
-			if err := setRetryDelay(m, delay.AsDuration()); err != nil {
-				return err
-			}
-		} else {
-			m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "RetryInfo on a %s status is not a backoff floor; dropped", class)
+		if err := setRetryDelay(m, delay.AsDuration()); err != nil {
+			return err
 		}
 	}
 	if err := decodeClassified(m, ce); err != nil {

@@ -90,6 +90,15 @@ func generateSpace(t *testing.T, rng *rand.Rand, n int) []generated {
 	agentCodes := append(wires(AgentCodes), "IO", "MADE_UP", "x")
 	agentRetries := append(wires(AgentRetries), "", "maybe")
 	classifiedCodes := append(wires(ClassifiedCodes), "io", "MADE_UP_CODE", "")
+	// Every reason an agent code's rules name (retry_by_reason), and one
+	// no rule names.
+	agentReasons := []string{"other"}
+	for _, t := range AgentCodes.Terms {
+		for r := range t.Row.(*errsvcv1.AgentCodeRow).GetRetryByReason() {
+			agentReasons = append(agentReasons, r)
+		}
+	}
+	slices.Sort(agentReasons)
 	providers := []string{"openai", "anthropic", "gemini", "vertex", "bedrock", "azure", "groq", "mistral", "unknown_provider", ""}
 	statuses := []int32{0, 99, 100, 200, 204, 301, 400, 401, 403, 404, 408, 409, 413, 422, 429, 451, 499, 500, 501, 502, 503, 504, 529, 599, 600, 999, 1000}
 	actions := []string{"", "retry_later", "do_not_retry", "reauthenticate", "inspect_and_escalate", "made_up_action"}
@@ -139,9 +148,16 @@ func generateSpace(t *testing.T, rng *rand.Rand, n int) []generated {
 		case 2: // agent_error
 			ae := &errsvcv1.AgentError{Code: pick(agentCodes), Retry: pick(agentRetries), Message: "denied"}
 			ms := int64(-1)
+			details := map[string]any{}
 			if wait >= 0 && wait < 4e6 {
 				ms = secsToMs(wait)
-				ae.Details, _ = structpb.NewStruct(map[string]any{"retryAfterMs": float64(ms)})
+				details["retryAfterMs"] = float64(ms)
+			}
+			if rng.IntN(2) == 0 {
+				details["reason"] = pick(agentReasons)
+			}
+			if len(details) > 0 {
+				ae.Details, _ = structpb.NewStruct(details)
 			}
 			add("agent", &errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_AgentError{AgentError: ae}}, ms)
 		case 3: // grpc_status
@@ -469,6 +485,14 @@ func checkAnswer(g generated, r *errsvcv1.TranslateResponse) []string {
 	}
 	if st.GetCode() == 0 || st.GetCode() > 16 {
 		fail("grpc_status code %d is not an error code of google.rpc.Code", st.GetCode())
+	}
+
+	// A RetryInfo the source gave is never dropped from grpc_status, whatever
+	// its code's class (INTERNAL, UNKNOWN and CANCELLED have none).
+	if g.req.GetGrpcStatus() != nil && g.waitMs > 0 {
+		if _, ok := waitsMs(r)["grpc_status RetryInfo"]; !ok {
+			fail("the source's RetryInfo of %d ms is not in grpc_status", g.waitMs)
+		}
 	}
 
 	// AIP-193's ErrorInfo.
