@@ -58,7 +58,23 @@ func textReportRef(s string, cap int) (string, Report) {
 	return settleRef(p, cap, &rep) + TruncationMarker, rep
 }
 
+// cleanRef is clean by the plain first layer (cleanFirstRef), with the
+// second layer (context.go, which has no fast path) as clean runs it.
 func cleanRef(s string, rep *Report) string {
+	c := cleanFirstRef(s, rep)
+	for i := 0; i < maxRedactPasses; i++ {
+		t, changed := contextPass(c)
+		if !changed {
+			return c
+		}
+		rep.Redacted = true
+		c = cleanFirstRef(t, rep)
+	}
+	rep.Redacted = true
+	return RedactedToken
+}
+
+func cleanFirstRef(s string, rep *Report) string {
 	s, red := redactPassRef(s)
 	s, st, rm := filterRef(s, nil)
 	rep.Redacted = rep.Redacted || red
@@ -82,6 +98,9 @@ func cleanRef(s string, rep *Report) string {
 func settleRef(p string, cap int, rep *Report) string {
 	for i := 0; i < maxRedactPasses; i++ {
 		q, changed := redactPassRef(p)
+		if !changed {
+			q, changed = contextPass(p)
+		}
 		if !changed {
 			return p
 		}

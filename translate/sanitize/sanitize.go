@@ -212,6 +212,24 @@ func textReport(s string, cap int) (string, Report) {
 // clean is the cap-free part of the pipeline. Its result contains no
 // forbidden character and no marker, and is a fixed point of redaction.
 func clean(s string, rep *Report) string {
+	c := cleanFirst(s, rep)
+	// The second layer (context.go) on the first's clean text, until both
+	// leave it as it is: what it redacts, the first may read anew.
+	for i := 0; i < maxRedactPasses; i++ {
+		t, changed := contextPass(c)
+		if !changed {
+			return c
+		}
+		rep.Redacted = true
+		c = cleanFirst(t, rep)
+	}
+	rep.Redacted = true
+	return RedactedToken
+}
+
+// cleanFirst is the first layer's part of clean: gitleaks' rules and the
+// hand rules, the character filter and the markers.
+func cleanFirst(s string, rep *Report) string {
 	if len(s) < recordMin {
 		return cleanWith(s, rep, nil)
 	}
@@ -269,6 +287,9 @@ func redactFix(s string, rep *Report, first func(string) (string, bool)) string 
 func settle(p string, cap int, rep *Report) string {
 	for i := 0; i < maxRedactPasses; i++ {
 		q, changed := redactPass(p)
+		if !changed {
+			q, changed = contextPass(p)
+		}
 		if !changed {
 			return p
 		}
@@ -786,6 +807,7 @@ func plainWords(s string) bool {
 		}
 	}
 	// "Bearer <token>" needs no punctuation: the word after it is a token
-	// when it is not a plain word.
-	return !strings.Contains(s, "bearer")
+	// when it is not a plain word; nor does "password hunter2" (the second
+	// layer, context.go).
+	return !strings.Contains(s, "bearer") && !plainProseSecret(s)
 }

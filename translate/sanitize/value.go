@@ -384,6 +384,19 @@ func plainValue(s string) bool {
 	return s == "" || enumLike(s) || shortNumber(s) || proseLine(s) || readableIdentifier(s)
 }
 
+// wordCase reports whether a part of letters is cased as people write
+// words: all lower, all upper, or Capitalised and camelCase with an upper
+// case letter for at most every fourth letter (getUserName, HTTPServer).
+func wordCase(part string) bool {
+	upper := 0
+	for i := 1; i < len(part); i++ {
+		if 'A' <= part[i] && part[i] <= 'Z' {
+			upper++
+		}
+	}
+	return upper == 0 || upper == len(part)-1 || upper*4 <= len(part)
+}
+
 // readableIdentifier is a name people read, not a credential: parts joined
 // by '-', '_', '.', ':' or '/', each all letters or a short number (at most
 // four digits), or a short mix of letters and digits (at most three bytes:
@@ -408,6 +421,8 @@ func readableIdentifier(s string) bool {
 			}
 		}
 		switch {
+		case digits == 0 && !wordCase(part):
+			return false // mixed case no one types: QEvMturAhfcRuYSs
 		case digits == 0:
 			word = word || letters >= 3
 		case letters == 0 && digits <= 4:

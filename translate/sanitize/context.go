@@ -1,0 +1,1010 @@
+package sanitize
+
+import (
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tyler-smith/go-bip39/wordlists"
+)
+
+// The second detection layer. gitleaks' rules (the first layer) find a
+// secret by a vendor prefix or a keyword beside a value on one line; the
+// text errsvc carries is error text (stack traces, CLI transcripts,
+// connection strings, config dumps), where a credential often has neither.
+// This layer is a mechanism, not a list of formats:
+//
+//   - credential context: after a password word (password, passwd, pwd,
+//     pass, passphrase, psk) any value but a placeholder or a mask; after a
+//     weaker word (secret, token, key, auth, credential, session, cookie,
+//     sid) a value that could be a secret (not a plain word, a number, a
+//     placeholder or a readable identifier); in k=v, k: v, "k": "v",
+//     <k>v</k>, YAML name/value pairs, command-line flags, connection
+//     string segments ({...} values), header and cookie lines, and k v in
+//     prose (there only a value that is not a plain word);
+//   - terminal transcripts: FTP PASS, IMAP LOGIN, SMTP AUTH PLAIN/LOGIN;
+//     the passwords tools take as flags (sshpass -p, redis-cli -a,
+//     ldapsearch -w, mysql -pX);
+//   - shapes that are secrets whatever their context: a .pgpass line, a
+//     keypair as a JSON array of 32 or more bytes, a BIP-39 mnemonic of 12
+//     or more words, a SAML assertion's signature and values;
+//   - bare tokens: a long high-entropy token in prose with no key name at
+//     all, unless its shape says what else it is (a UUID, a hex digest
+//     after a hash name, an ARN, a provider's request id, a version, a
+//     model name);
+//
+// each matched on a decoded view of the text (decode.go: HTML entities,
+// \xHH, repeated %XX, \uXXXX, fullwidth forms, ANSI remnants), the
+// redaction covering the original bytes. Placeholders (${VAR}, <redacted>,
+// ****) and errsvc's own [REDACTED] are never touched.
+//
+// contextPass runs after the first layer on its clean output (clean), until
+// the text is stable, so Text stays idempotent.
+
+// contextPass redacts what the second layer finds in s.
+func contextPass(s string) (string, bool) {
+	if !mayHoldContextSecret(s) {
+		return s, false
+	}
+	v := decodedView(s)
+	spans := findContextSecrets(v.text)
+	if len(spans) == 0 {
+		return s, false
+	}
+	return v.redact(s, spans), true
+}
+
+// mayHoldContextSecret is the layer's quick reject: a text with no run of
+// 16 token bytes, no credential word and no markup a decoding could turn
+// into either holds nothing this layer finds.
+func mayHoldContextSecret(s string) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if glueByte(c) {
+			run++
+			if run >= 16 {
+				return true
+			}
+			continue
+		}
+		run = 0
+		if c >= 0x80 || c == '&' || c == '\\' || c == '%' || c == '=' || c == ':' || c == '>' || c == '{' || c == '[' {
+			return true
+		}
+	}
+	return hasCredentialWord(s) || hasTranscriptWord(s) || hasMnemonic(s)
+}
+
+// plainProseSecret reports whether the second layer changes s, a text of
+// plain words (plainWords): only a password word before a value, a
+// mnemonic or a transcript can be found in such text.
+func plainProseSecret(s string) bool {
+	if !hasCredentialWord(s) && !hasMnemonic(s) && !hasTranscriptWord(s) {
+		return false
+	}
+	_, changed := contextPass(s)
+	return changed
+}
+
+// hasMnemonic reports whether s holds a run of 12 BIP-39 words.
+func hasMnemonic(s string) bool {
+	return strings.Count(s, " ") >= 11 && len(mnemonics(s)) > 0
+}
+
+// transcriptWords name the tools and protocols transcriptValues reads.
+var transcriptWords = []string{"sshpass", "redis-cli", "ldapsearch", "ldapwhoami", "ldapmodify", "mysql", "htpasswd", "sqlcmd", "openssl", "login", "auth"}
+
+func hasTranscriptWord(s string) bool {
+	for _, w := range transcriptWords {
+		if indexFold(s, w) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// ctxSpan is a byte range of the decoded view to redact.
+type ctxSpan struct{ start, end int }
+
+// credentialWord is a key word and whether any value after it is a secret
+// (a password word) or only one that looks like one.
+type credentialWord struct {
+	word   string
+	strong bool
+}
+
+// credentialWords, lower case; a key matches when it ends with one (so
+// DB_PASSWORD, client_secret, X-Insert-Key and AWS_SECRET_ACCESS_KEY do),
+// separators '-', '_', '.' and ' ' aside.
+var credentialWords = []credentialWord{
+	{"password", true}, {"passwd", true}, {"passphrase", true}, {"pwd", true}, {"pass", true}, {"psk", true},
+	{"secret", false}, {"token", false}, {"key", false}, {"auth", false}, {"credential", false},
+	{"credentials", false}, {"session", false}, {"cookie", false}, {"sid", false}, {"team", false},
+	{"signature", false}, {"apikey", false}, {"accesskey", false}, {"privatekey", false},
+}
+
+// credentialLast holds the last letter of every credential word: a key
+// that ends otherwise is none (credentialKey's quick reject).
+var credentialLast = func() (t [256]bool) {
+	for _, w := range credentialWords {
+		t[w.word[len(w.word)-1]] = true
+	}
+	return t
+}()
+
+// notCredentialKeys end in a credential word but name something else.
+var notCredentialKeys = []string{"pagetoken", "nexttoken", "continuationtoken", "synctoken", "resumetoken", "cursortoken",
+	"publickey", "keyid", "primarykey", "foreignkey", "sortkey", "partitionkey", "idempotencykey", "cachekey", "routingkey",
+	"keyspace", "monkey", "hotkey", "turkey", "donkey", "bypass", "compass", "surpass", "overpass", "trespass", "ukey",
+	"tokens", "maxtokens", "tokencount", "passed", "passes", "passing", "team", "steam", "keycode", "subpass", "firstpass"}
+
+// hasCredentialWord reports whether s holds a credential word in any case:
+// the plainWords shortcut must not skip such prose.
+func hasCredentialWord(s string) bool {
+	for i := 0; i+3 <= len(s); i++ {
+		switch lower(s[i]) {
+		case 'p', 's', 't', 'k', 'a', 'c':
+			for _, w := range credentialWords {
+				if hasFoldPrefix(s[i:], w.word) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func hasFoldPrefix(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for j := 0; j < len(prefix); j++ {
+		if lower(s[j]) != prefix[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// findContextSecrets returns the spans of v to redact, in order, without
+// overlaps.
+func findContextSecrets(v string) []ctxSpan {
+	var out []ctxSpan
+	add := func(s ctxSpan) {
+		if s.end <= s.start || placeholder(v[s.start:s.end]) {
+			return
+		}
+		out = append(out, s)
+	}
+	for _, s := range keyedValues(v) {
+		add(s)
+	}
+	for _, s := range transcriptValues(v) {
+		add(s)
+	}
+	for _, s := range shapeSecrets(v) {
+		add(s)
+	}
+	for _, s := range bareTokens(v) {
+		add(s)
+	}
+	return mergeCtxSpans(out)
+}
+
+func mergeCtxSpans(in []ctxSpan) []ctxSpan {
+	if len(in) < 2 {
+		return in
+	}
+	// Insertion sort: a text holds few.
+	for i := 1; i < len(in); i++ {
+		for j := i; j > 0 && in[j].start < in[j-1].start; j-- {
+			in[j], in[j-1] = in[j-1], in[j]
+		}
+	}
+	out := in[:1]
+	for _, s := range in[1:] {
+		last := &out[len(out)-1]
+		if s.start <= last.end {
+			last.end = max(last.end, s.end)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// ctxKeyByte is a byte of a key name.
+func ctxKeyByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.'
+}
+
+// keyedValues finds every key ending in a credential word and the value
+// its syntax gives it.
+func keyedValues(v string) []ctxSpan {
+	var out []ctxSpan
+	for i := 0; i < len(v); {
+		if !ctxKeyByte(v[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(v) && ctxKeyByte(v[j]) {
+			j++
+		}
+		key := v[i:j]
+		if w, ok := credentialKey(key); ok {
+			if s, ok := valueAfter(v, i, j, w.strong); ok {
+				out = append(out, s)
+			}
+		}
+		i = j
+	}
+	out = append(out, yamlNameValues(v)...)
+	return out
+}
+
+// credentialKey reports whether key ends with a credential word (ASCII
+// case and the separators '-', '_' and '.' aside; no allocation: it runs
+// on every key of every text).
+func credentialKey(key string) (credentialWord, bool) {
+	k := strings.TrimRight(key, "-_.")
+	if len(k) < 3 || !credentialLast[lower(k[len(k)-1])] {
+		return credentialWord{}, false
+	}
+	found := false
+	for _, w := range credentialWords {
+		if _, ok := matchTail(k, w.word); ok {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return credentialWord{}, false
+	}
+	for _, n := range notCredentialKeys {
+		if rest, ok := matchTail(k, n); ok && (n != "team" || onlySeparators(k[:rest])) {
+			return credentialWord{}, false
+		}
+	}
+	for _, w := range credentialWords {
+		rest, ok := matchTail(k, w.word)
+		if !ok {
+			continue
+		}
+		// A short word must be the whole key or end a compound one
+		// (X-Insert-Key, db_pass, connect.sid, dbPass), not the tail of a
+		// word (monkey, compass): before it, a separator or a case change.
+		if len(w.word) <= 4 && rest > 0 {
+			before := k[rest-1]
+			if !(before == '-' || before == '_' || before == '.' || isUpper(k[rest]) && !isUpper(before)) {
+				continue
+			}
+		}
+		if w.word == "team" && !matchesFold(k, "x-honeycomb-team") && !matchesFold(k, "honeycomb-team") {
+			continue
+		}
+		return w, true
+	}
+	return credentialWord{}, false
+}
+
+func matchesFold(s, t string) bool { return strings.EqualFold(s, t) }
+
+func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
+
+// valueAfter reads the value a key at v[ks:ke] is given, in any of the
+// syntaxes the layer knows, and whether it is one to redact.
+func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
+	i := ke
+	// "k": "v" and 'k': 'v': the key's closing quote.
+	if i < len(v) && (v[i] == '"' || v[i] == '\'') {
+		i++
+	}
+	sp := i
+	for i < len(v) && (v[i] == ' ' || v[i] == '\t') {
+		i++
+	}
+	prose := false
+	switch {
+	case i < len(v) && (v[i] == '=' || v[i] == ':'):
+		i++
+		if i < len(v) && (v[i] == '=' || v[i] == '>') { // ==, Ruby's =>
+			i++
+		}
+	case i < len(v) && v[i] == '>' && ks > 0 && (v[ks-1] == '<' || v[ks-1] == ':'): // <k>v</k>, <wsse:Password>
+		i++
+	case ks > 0 && (v[ks-1] == '<' || v[ks-1] == ':') && xmlOpenTagEnd(v, sp) > 0: // <wsse:Password Type="...">v
+		i = xmlOpenTagEnd(v, sp)
+	case i+1 < len(v) && v[i] == '-' && v[i+1] == '>': // k -> v
+		i += 2
+	case i > sp && ks >= 2 && v[ks-1] == '-' && v[ks-2] == '-': // --password VALUE
+	case i > sp && ks >= 1 && v[ks-1] == '-': // -password VALUE
+	case i > sp: // k v, in prose
+		prose = true
+	default:
+		return ctxSpan{}, false
+	}
+	for i < len(v) && (v[i] == ' ' || v[i] == '\t') {
+		i++
+	}
+	start, end, quoted := readValue(v, i)
+	if end <= start {
+		return ctxSpan{}, false
+	}
+	val := v[start:end]
+	if prose && isCopula(val) {
+		// "the password is hunter2x": the value is the word after "is".
+		j := end
+		for j < len(v) && v[j] == ' ' {
+			j++
+		}
+		if start, end, quoted = readValue(v, j); end <= start {
+			return ctxSpan{}, false
+		}
+		val = v[start:end]
+	}
+	switch {
+	case placeholder(val) || pathValue(val):
+		return ctxSpan{}, false
+	case !quoted && commonWord(val) && end+1 < len(v) && v[end] == ' ' && 'a' <= v[end+1] && v[end+1] <= 'z':
+		// "password: must contain a digit": a sentence about the value.
+		return ctxSpan{}, false
+	case prose && !secretLooking(val):
+		// In prose a password word is followed by words ("the password
+		// was rejected"): only a value no sentence holds is one.
+		return ctxSpan{}, false
+	case prose && (commonWord(val) || !strong):
+		return ctxSpan{}, false
+	case strong:
+		return ctxSpan{start, end}, true
+	case quoted || !plainTerm(val):
+		if secretLooking(val) || len(val) >= 8 && !plainTerm(val) {
+			return ctxSpan{start, end}, true
+		}
+	}
+	return ctxSpan{}, false
+}
+
+// xmlOpenTagEnd is the index after the '>' that closes an element's open
+// tag whose attributes start at v[i:] (0 when there is none on the line).
+func xmlOpenTagEnd(v string, i int) int {
+	if i >= len(v) || v[i] != ' ' {
+		return 0
+	}
+	gt := strings.IndexByte(v[i:], '>')
+	if gt <= 0 || gt > 200 || strings.ContainsAny(v[i:i+gt], "<\n") || v[i+gt-1] == '/' {
+		return 0
+	}
+	return i + gt + 1
+}
+
+// pathValue is a file path (PWD=/home/runner/app is the shell's working
+// directory, not a password).
+func pathValue(s string) bool {
+	return strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~/") || strings.HasPrefix(s, "./") ||
+		len(s) > 2 && s[1] == ':' && (s[2] == '\\' || s[2] == '/')
+}
+
+// isCopula: the words between a password word and its value in prose.
+func isCopula(w string) bool {
+	for _, c := range []string{"is", "was", "of", "for", "as", "to"} {
+		if strings.EqualFold(w, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// readValue reads a value at v[i:]: quoted ("v", 'v'), braced ({v}, an
+// ODBC value), or a run up to a space or a delimiter.
+func readValue(v string, i int) (start, end int, quoted bool) {
+	if i >= len(v) {
+		return i, i, false
+	}
+	switch q := v[i]; q {
+	case '"', '\'', '`':
+		if e := strings.IndexByte(v[i+1:], q); e >= 0 && e < 4096 {
+			return i + 1, i + 1 + e, true
+		}
+		i++
+	case '{':
+		if e := strings.IndexByte(v[i+1:], '}'); e >= 0 && e < 4096 {
+			return i + 1, i + 1 + e, true
+		}
+	}
+	j := i
+	for j < len(v) {
+		c := v[j]
+		if c <= ' ' || c == ';' || c == ',' || c == '&' || c == '"' || c == '\'' || c == '<' || c == ')' || c == ']' || c == '}' || c == '|' {
+			break
+		}
+		j++
+	}
+	// A trailing full stop ends a sentence, not the value.
+	if j > i+1 && v[j-1] == '.' {
+		j--
+	}
+	return i, j, false
+}
+
+// placeholder is a value that names or hides a secret without being one:
+// ${VAR}, $VAR, %VAR%, {{var}}, <redacted>, ****, xxxx, [REDACTED], ...
+func placeholder(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.Contains(s, RedactedToken) || strings.Contains(s, "[REDACTED") {
+		return true
+	}
+	switch {
+	case strings.HasPrefix(s, "${") || strings.HasPrefix(s, "{{") || strings.HasPrefix(s, "$(") || strings.HasPrefix(s, "%(") ||
+		s[0] == '$' && len(s) > 1 && (isUpper(s[1]) || s[1] == '_'):
+		return true
+	case len(s) > 2 && s[0] == '%' && s[len(s)-1] == '%':
+		return true
+	case len(s) > 2 && s[0] == '<' && s[len(s)-1] == '>':
+		return true
+	}
+	same := true
+	for i := 1; i < len(s); i++ {
+		same = same && s[i] == s[0]
+	}
+	if same && (s[0] == '*' || s[0] == 'x' || s[0] == 'X' || s[0] == '.' || s[0] == '#' || s[0] == '-') {
+		return true
+	}
+	if strings.Count(s, "*") >= 3 || strings.Contains(s, "•••") || strings.Contains(s, "…") {
+		return true // a mask, whole or partial
+	}
+	for _, w := range placeholderWords {
+		if strings.EqualFold(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// placeholderWords stand where a value is not given.
+var placeholderWords = []string{"redacted", "hidden", "masked", "null", "none", "nil", "undefined", "true", "false", "empty",
+	"changeme", "secret", "password", "yes", "no", "required", "missing", "invalid", "expired", "set", "unset", "n/a", "na"}
+
+// plainTerm is a value plainly not a credential: a word, an enum-like term,
+// a short number, a readable identifier.
+func plainTerm(s string) bool {
+	return enumLike(s) && casedAsWords(s) || shortNumber(s) || readableIdentifier(s) || commonWord(s)
+}
+
+// casedAsWords reports whether every run of letters of s is cased as a word
+// (wordCase): RATE_LIMITED and pauseRequired are, EfZRZFmBugxVXX is not.
+func casedAsWords(s string) bool {
+	for part := range strings.FieldsFuncSeq(s, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') }) {
+		if !wordCase(part) {
+			return false
+		}
+	}
+	return true
+}
+
+// commonWord is a lower-case word of letters (a sentence goes on).
+func commonWord(s string) bool {
+	if len(s) == 0 || len(s) > 20 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !('a' <= s[i] && s[i] <= 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+// secretLooking is a value a person would not write in a sentence: it
+// mixes letters and digits or cases, or holds a symbol, and is at least 6
+// bytes.
+func secretLooking(s string) bool {
+	if len(s) < 6 || len(s) > 4096 {
+		return false
+	}
+	var lowerC, upperC, digit, sym bool
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z':
+			lowerC = true
+		case 'A' <= c && c <= 'Z':
+			upperC = true
+		case '0' <= c && c <= '9':
+			digit = true
+		default:
+			sym = true
+		}
+	}
+	classes := 0
+	for _, b := range []bool{lowerC, upperC, digit, sym} {
+		if b {
+			classes++
+		}
+	}
+	return classes >= 2 && !readableIdentifier(s) && !(sym && !digit && !upperC && strings.Count(s, " ") > 0)
+}
+
+// yamlNameValues finds Kubernetes-style env entries: a line "name: KEY"
+// (KEY a credential key) and, on one of the next two lines, "value: v".
+func yamlNameValues(v string) []ctxSpan {
+	var out []ctxSpan
+	for off := 0; off < len(v); {
+		i := strings.Index(v[off:], "name:")
+		if i < 0 {
+			break
+		}
+		i += off + len("name:")
+		off = i
+		ls := i
+		for ls < len(v) && (v[ls] == ' ' || v[ls] == '"' || v[ls] == '\'') {
+			ls++
+		}
+		le := ls
+		for le < len(v) && ctxKeyByte(v[le]) {
+			le++
+		}
+		w, ok := credentialKey(v[ls:le])
+		if !ok {
+			continue
+		}
+		rest := v[le:]
+		if nl := nthIndex(rest, '\n', 3); nl >= 0 {
+			rest = rest[:nl]
+		}
+		j := strings.Index(rest, "value:")
+		if j < 0 {
+			continue
+		}
+		vs := le + j + len("value:")
+		for vs < len(v) && v[vs] == ' ' {
+			vs++
+		}
+		s, e, _ := readValue(v, vs)
+		if e > s && (w.strong || secretLooking(v[s:e]) || !plainTerm(v[s:e])) {
+			out = append(out, ctxSpan{s, e})
+		}
+	}
+	return out
+}
+
+func nthIndex(s string, b byte, n int) int {
+	k := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == b {
+			k++
+			if k == n {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// transcriptCommands are the tools that take a password as a flag, and
+// the protocol verbs a password follows in a terminal transcript.
+var transcriptCommands = []struct {
+	tool   string // a tool's name, any case, at a word start ("" for a protocol verb)
+	flag   string // the flag (or verb, upper case) before the secret, on the same line
+	skip   int    // words to pass over after it before the secret
+	attach bool   // the value may follow the flag without a space (mysql -pX)
+}{
+	{"", "PASS ", 0, false},       // FTP, POP3 (upper case: "pass the test" is prose)
+	{"", "AUTH PLAIN ", 0, false}, // SMTP
+	{"sshpass", "-p", 0, true},    // sshpass -p secret
+	{"redis-cli", "-a", 0, true},  // redis-cli -h host -a secret
+	{"ldapsearch", "-w", 0, true}, // ldapsearch -D dn -w secret
+	{"ldapwhoami", "-w", 0, true},
+	{"ldapmodify", "-w", 0, true},
+	{"mysql", "-p", 0, true}, // mysql -u root -psecret
+	{"mysqldump", "-p", 0, true},
+	{"mysqladmin", "-p", 0, true},
+	{"htpasswd", "-b", 2, false}, // htpasswd -b file user secret
+	{"sqlcmd", "-P", 0, true},    // sqlcmd -U sa -P secret
+	{"openssl", "pass:", 0, true}, // openssl ... -passin pass:secret
+}
+
+// transcriptValues finds the values of transcriptCommands and IMAP LOGIN's
+// password (its third word).
+func transcriptValues(v string) []ctxSpan {
+	var out []ctxSpan
+	if !hasTranscriptWord(v) && !strings.Contains(v, "PASS ") && !strings.Contains(v, "AUTH PLAIN ") {
+		return nil
+	}
+	for _, c := range transcriptCommands {
+		for off := 0; off < len(v); {
+			var i int
+			if c.tool == "" {
+				i = strings.Index(v[off:], c.flag)
+			} else {
+				i = indexFold(v[off:], c.tool)
+			}
+			if i < 0 {
+				break
+			}
+			i += off
+			off = i + 1
+			if i > 0 && ctxKeyByte(v[i-1]) {
+				continue
+			}
+			j := i + len(c.flag)
+			if c.tool != "" {
+				// The flag, as a word of the rest of the command's line.
+				line := v[i+len(c.tool):]
+				if nl := strings.IndexByte(line, '\n'); nl >= 0 {
+					line = line[:nl]
+				}
+				k := flagIndex(line, c.flag)
+				if k < 0 {
+					continue
+				}
+				j = i + len(c.tool) + k + len(c.flag)
+			}
+			if !(c.attach && j < len(v) && v[j] != ' ') {
+				for j < len(v) && v[j] == ' ' {
+					j++
+				}
+			}
+			for k := 0; k < c.skip; k++ {
+				for j < len(v) && v[j] != ' ' && v[j] != '\n' {
+					j++
+				}
+				for j < len(v) && v[j] == ' ' {
+					j++
+				}
+			}
+			s, e, _ := readValue(v, j)
+			if e > s && !placeholder(v[s:e]) && v[s] != '-' {
+				out = append(out, ctxSpan{s, e})
+			}
+		}
+	}
+	// IMAP: "a001 LOGIN user password".
+	for off := 0; off < len(v) && strings.Contains(v, " LOGIN "); {
+		i := strings.Index(v[off:], " LOGIN ")
+		if i < 0 {
+			break
+		}
+		i += off + len(" LOGIN ")
+		off = i
+		j := i
+		for j < len(v) && v[j] != ' ' && v[j] != '\n' {
+			j++
+		}
+		for j < len(v) && v[j] == ' ' {
+			j++
+		}
+		s, e, _ := readValue(v, j)
+		if e > s && j > i {
+			out = append(out, ctxSpan{s, e})
+		}
+	}
+	return out
+}
+
+// flagIndex is where flag starts as a word of line (after a space), -1
+// when it is not there.
+func flagIndex(line, flag string) int {
+	for off := 0; off < len(line); {
+		k := strings.Index(line[off:], flag)
+		if k < 0 {
+			return -1
+		}
+		k += off
+		if k > 0 && (line[k-1] == ' ' || line[k-1] == '\t') || flag == "pass:" {
+			return k
+		}
+		off = k + 1
+	}
+	return -1
+}
+
+func indexFold(s, sub string) int {
+	n := len(sub)
+	if n == 0 {
+		return 0
+	}
+	c0 := lower(sub[0])
+	for i := 0; i+n <= len(s); {
+		j := strings.IndexByte(s[i:], c0)
+		if u := c0 - 32; 'A' <= u && u <= 'Z' {
+			if k := strings.IndexByte(s[i:], u); k >= 0 && (j < 0 || k < j) {
+				j = k
+			}
+		}
+		if j < 0 || i+j+n > len(s) {
+			return -1
+		}
+		i += j
+		if strings.EqualFold(s[i:i+n], sub) {
+			return i
+		}
+		i++
+	}
+	return -1
+}
+
+// shapeSecrets finds what is a secret by its shape alone: a .pgpass line,
+// a keypair as a JSON array of bytes, a BIP-39 mnemonic, a SAML
+// assertion's signature and key material.
+func shapeSecrets(v string) []ctxSpan {
+	var out []ctxSpan
+	out = append(out, pgpassLines(v)...)
+	out = append(out, byteArrays(v)...)
+	if strings.Count(v, " ") >= 11 {
+		out = append(out, mnemonics(v)...)
+	}
+	out = append(out, xmlSecrets(v)...)
+	return out
+}
+
+// pgpassLines: host:port:database:user:password, port a number, as a
+// word anywhere in the text.
+func pgpassLines(v string) []ctxSpan {
+	var out []ctxSpan
+	for i := 0; i < len(v); {
+		for i < len(v) && (v[i] == ' ' || v[i] == '\n' || v[i] == '\t') {
+			i++
+		}
+		j := i
+		for j < len(v) && v[j] != ' ' && v[j] != '\n' && v[j] != '\t' {
+			j++
+		}
+		if word := v[i:j]; strings.Count(word, ":") == 4 && !strings.Contains(word, "/") {
+			parts := strings.SplitN(word, ":", 5)
+			if (shortNumber(parts[1]) || parts[1] == "*") && parts[0] != "" && parts[4] != "" && !placeholder(parts[4]) {
+				out = append(out, ctxSpan{j - len(parts[4]), j})
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+// byteArrays: [n, n, ...] of 32 or more integers 0 to 255 (a Solana or
+// Ed25519 keypair file).
+func byteArrays(v string) []ctxSpan {
+	var out []ctxSpan
+	for off := 0; off < len(v); {
+		i := strings.IndexByte(v[off:], '[')
+		if i < 0 {
+			break
+		}
+		i += off
+		off = i + 1
+		n, j := 0, i+1
+		ok := true
+		for j < len(v) && v[j] != ']' {
+			k := j
+			for k < len(v) && (v[k] == ' ' || v[k] == '\n') {
+				k++
+			}
+			d := k
+			for d < len(v) && '0' <= v[d] && v[d] <= '9' {
+				d++
+			}
+			if d == k || d-k > 3 {
+				ok = false
+				break
+			}
+			n++
+			j = d
+			for j < len(v) && (v[j] == ' ' || v[j] == '\n') {
+				j++
+			}
+			if j < len(v) && v[j] == ',' {
+				j++
+			}
+		}
+		if ok && n >= 32 && j < len(v) {
+			out = append(out, ctxSpan{i + 1, j})
+			off = j
+		}
+	}
+	return out
+}
+
+var bip39Words = func() map[string]bool {
+	m := make(map[string]bool, len(wordlists.English))
+	for _, w := range wordlists.English {
+		m[w] = true
+	}
+	return m
+}()
+
+// mnemonics: 12 or more consecutive BIP-39 words.
+func mnemonics(v string) []ctxSpan {
+	var out []ctxSpan
+	run, runStart, lastEnd := 0, 0, 0
+	flush := func() {
+		if run >= 12 {
+			out = append(out, ctxSpan{runStart, lastEnd})
+		}
+		run = 0
+	}
+	for i := 0; i < len(v); {
+		if !('a' <= v[i] && v[i] <= 'z') {
+			if v[i] != ' ' && v[i] != '\n' {
+				flush()
+			}
+			i++
+			continue
+		}
+		j := i
+		for j < len(v) && 'a' <= v[j] && v[j] <= 'z' {
+			j++
+		}
+		if bip39Words[v[i:j]] && (j == len(v) || !ctxKeyByte(v[j]) || v[j] == '.') {
+			if run == 0 {
+				runStart = i
+			}
+			run++
+			lastEnd = j
+		} else {
+			flush()
+		}
+		i = j
+	}
+	flush()
+	return out
+}
+
+// xmlSecrets: the content of a SAML assertion's SignatureValue,
+// X509Certificate-less key material, and of any element whose name ends in
+// Password or Secret (WS-Security's <wsse:Password>) — the keyed-value
+// reading covers <k>v</k>; this covers the SAML ones that are not keys.
+func xmlSecrets(v string) []ctxSpan {
+	var out []ctxSpan
+	for _, tag := range []string{"SignatureValue>", "CipherValue>", "saml:AttributeValue>", "saml2:AttributeValue>", "NameID>"} {
+		for off := 0; off < len(v); {
+			i := strings.Index(v[off:], tag)
+			if i < 0 {
+				break
+			}
+			i += off + len(tag)
+			off = i
+			if i-len(tag)-1 < 0 || v[i-len(tag)-1] == '/' {
+				continue
+			}
+			e := strings.IndexByte(v[i:], '<')
+			if e <= 0 {
+				continue
+			}
+			if val := strings.TrimSpace(v[i : i+e]); len(val) >= 8 && (tag != "NameID>" || strings.Contains(v, "Assertion")) {
+				out = append(out, ctxSpan{i, i + e})
+			}
+		}
+	}
+	return out
+}
+
+// bareTokens finds a long high-entropy token with no context in prose,
+// unless its shape or the word before it says it is something else. A text
+// that is the token alone (a field's whole value: a page token, an id) is
+// the field's to name, not prose.
+func bareTokens(v string) []ctxSpan {
+	var out []ctxSpan
+	if !strings.ContainsAny(strings.TrimSpace(v), " \n") {
+		return nil
+	}
+	for i := 0; i < len(v); {
+		if !glueByte(v[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(v) && glueByte(v[j]) {
+			j++
+		}
+		tok := strings.Trim(v[i:j], ".-_/")
+		if len(tok) >= 20 && highEntropyToken(tok) && !readableIdentifier(tok) && !benignToken(v, i, tok) {
+			s := i + strings.Index(v[i:j], tok)
+			out = append(out, ctxSpan{s, s + len(tok)})
+		}
+		i = j
+	}
+	return out
+}
+
+// highEntropyToken: at least three of lower, upper, digit (and symbol) and
+// a Shannon entropy of at least 3.6 bits a byte (a random base62 token of
+// 24 bytes has about 4.3; English words joined by dashes about 3.3).
+func highEntropyToken(t string) bool {
+	var lowerC, upperC, digit bool
+	var counts [256]int
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		counts[c]++
+		switch {
+		case 'a' <= c && c <= 'z':
+			lowerC = true
+		case 'A' <= c && c <= 'Z':
+			upperC = true
+		case '0' <= c && c <= '9':
+			digit = true
+		}
+	}
+	classes := 0
+	for _, b := range []bool{lowerC, upperC, digit} {
+		if b {
+			classes++
+		}
+	}
+	// Three classes, or both cases mixed as no word is (a letters-only key).
+	if classes < 3 && !(lowerC && upperC && !casedAsWords(t)) {
+		return false
+	}
+	h := 0.0
+	for _, n := range counts {
+		if n > 0 {
+			p := float64(n) / float64(len(t))
+			h -= p * math.Log2(p)
+		}
+	}
+	return h >= 3.6
+}
+
+// benignPrefixes start tokens that are identifiers, not secrets: request
+// and object ids of providers and clouds.
+var benignPrefixes = []string{"req_", "request_", "msg_", "chatcmpl-", "resp_", "run_", "thread_", "asst_", "file-", "file_",
+	"call_", "toolu_", "batch_", "ft-", "ftjob-", "cmpl-", "arn:", "sha256:", "sha512:", "sha1:", "md5:", "projects/", "models/",
+	"trace-", "span-", "evt_", "ch_", "cus_", "pi_", "in_", "sub_", "prod_", "price_", "txn_", "cs_test_", "org-", "proj_", "user-"}
+
+// benignToken reports whether a token's shape or the word before it says
+// what it is: an id of a known format, a digest or fingerprint, a base64
+// payload that decodes to JSON, a path or URL.
+func benignToken(v string, at int, tok string) bool {
+	lt := strings.ToLower(tok)
+	for _, p := range benignPrefixes {
+		if strings.HasPrefix(lt, p) {
+			return true
+		}
+	}
+	if strings.Count(tok, "/") >= 2 || strings.HasPrefix(lt, "http") || strings.HasPrefix(v[at:], "//") || at > 0 && v[at-1] == ':' {
+		return true // a path or URL: its secrets are the first layer's (query keys, userinfo)
+	}
+	// The word before it says what it is: an id, a trace, a hash or a
+	// fingerprint (request id 7f3a…, sha256 9c1e…, commit 4b2d…).
+	if benignWordBefore[lastWord(v[max(0, at-40):at])] {
+		return true
+	}
+	if decodesToJSON(tok) {
+		return true
+	}
+	return false
+}
+
+// decodesToJSON reports whether a base64 token is a JSON object or array
+// (a payload, not a key): a JWT is caught by the first layer.
+func decodesToJSON(tok string) bool {
+	b, ok := decodeBase64(tok)
+	if !ok || len(b) < 2 {
+		return false
+	}
+	return (b[0] == '{' || b[0] == '[') && utf8.Valid(b)
+}
+
+// benignWordBefore are the words that name the token after them as an
+// identifier, a digest or a fingerprint.
+var benignWordBefore = map[string]bool{"id": true, "ids": true, "requestid": true, "request": true, "trace": true, "traceid": true,
+	"span": true, "spanid": true, "commit": true, "sha": true, "sha1": true, "sha256": true, "sha512": true, "md5": true,
+	"digest": true, "fingerprint": true, "checksum": true, "hash": true, "etag": true, "correlationid": true, "uuid": true}
+
+// lastWord is the last word of s, lower case, its separators and
+// punctuation aside ("Request-ID: " gives "requestid").
+func lastWord(s string) string {
+	s = strings.TrimRight(s, " :=#\t\"'([")
+	i := len(s)
+	for i > 0 && ctxKeyByte(s[i-1]) {
+		i--
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '-' || r == '_' || r == '.':
+			return -1
+		case 'A' <= r && r <= 'Z':
+			return r + 32
+		}
+		return r
+	}, s[i:])
+}

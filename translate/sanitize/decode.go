@@ -1,0 +1,176 @@
+package sanitize
+
+import (
+	"encoding/base64"
+	"html"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// view is a decoded reading of a text for the second layer: HTML entities,
+// \xHH and \uXXXX escapes, percent-encoding (repeatedly, so %2541 reads as
+// A), fullwidth and other compatibility forms (NFKC) and the remnants of
+// ANSI colour codes ("[0m" once the filter dropped the ESC) read as what
+// they stand for. at maps each byte of text back to the byte of the
+// original where its source begins; a redaction of text[s:e] covers the
+// original from at[s] to at[e].
+type view struct {
+	text string
+	at   []int // len(text)+1 entries; nil when text is the original
+}
+
+// needsDecoding reports whether s holds anything decodedView would change.
+func needsDecoding(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			return true
+		case c == '\\' && i+3 < len(s) && (s[i+1] == 'x' || s[i+1] == 'u') && isHex(s[i+2]) && isHex(s[i+3]):
+			return true
+		case c == '&' && i+3 < len(s) && strings.IndexByte(s[i:min(len(s), i+12)], ';') > 1:
+			return true
+		case c == 0xEF && i+1 < len(s) && (s[i+1] == 0xBC || s[i+1] == 0xBD), c == 0xE3 && i+2 < len(s) && s[i+1] == 0x80 && s[i+2] == 0x80:
+			return true // fullwidth forms, the ideographic space
+		case c == '[' && i > 0 && glueByte(s[i-1]) && i+2 < len(s) && '0' <= s[i+1] && s[i+1] <= '9':
+			return true
+		}
+	}
+	return false
+}
+
+func decodedView(s string) view {
+	if !needsDecoding(s) {
+		return view{text: s}
+	}
+	at := make([]int, len(s)+1)
+	for i := range at {
+		at[i] = i
+	}
+	v := view{text: s, at: at}
+	for round := 0; round < 3; round++ {
+		next := decodeOnce(v)
+		if next.text == v.text {
+			break
+		}
+		v = next
+	}
+	return v
+}
+
+// decodeOnce decodes one layer of every escape form in v.
+func decodeOnce(v view) view {
+	s := v.text
+	var b strings.Builder
+	at := make([]int, 0, len(s)+1)
+	emit := func(str string, src int) {
+		b.WriteString(str)
+		for range len(str) {
+			at = append(at, v.at[src])
+		}
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			emit(string([]byte{hexVal(s[i+1])<<4 | hexVal(s[i+2])}), i)
+			i += 3
+			continue
+		case c == '\\' && i+3 < len(s) && s[i+1] == 'x' && isHex(s[i+2]) && isHex(s[i+3]):
+			emit(string([]byte{hexVal(s[i+2])<<4 | hexVal(s[i+3])}), i)
+			i += 4
+			continue
+		case c == '\\' && i+5 < len(s) && s[i+1] == 'u' && isHex(s[i+2]) && isHex(s[i+3]) && isHex(s[i+4]) && isHex(s[i+5]):
+			r := rune(hexVal(s[i+2]))<<12 | rune(hexVal(s[i+3]))<<8 | rune(hexVal(s[i+4]))<<4 | rune(hexVal(s[i+5]))
+			emit(string(r), i)
+			i += 6
+			continue
+		case c == '&':
+			if e := strings.IndexByte(s[i:min(len(s), i+12)], ';'); e > 1 {
+				if u := html.UnescapeString(s[i : i+e+1]); u != s[i:i+e+1] {
+					emit(u, i)
+					i += e + 1
+					continue
+				}
+			}
+		case c == '[' && i > 0 && glueByte(s[i-1]):
+			// An ANSI SGR remnant between token bytes: "[0m", "[1;31m".
+			j := i + 1
+			for j < len(s) && j-i < 10 && ('0' <= s[j] && s[j] <= '9' || s[j] == ';') {
+				j++
+			}
+			if j > i+1 && j < len(s) && s[j] == 'm' {
+				i = j + 1
+				continue
+			}
+		case c >= 0x80:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r >= 0xFF01 && r <= 0xFF5E || r == 0x3000 {
+				emit(norm.NFKC.String(s[i:i+n]), i)
+				i += n
+				continue
+			}
+			emit(s[i:i+n], i)
+			i += n
+			continue
+		}
+		emit(s[i:i+1], i)
+		i++
+	}
+	at = append(at, v.at[len(s)])
+	return view{text: b.String(), at: at}
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func hexVal(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
+// redact replaces, in the original s, the bytes each ctxSpan of the view
+// covers with RedactedToken.
+func (v view) redact(s string, spans []ctxSpan) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, sp := range spans {
+		start, end := sp.start, sp.end
+		if v.at != nil {
+			start, end = v.at[sp.start], v.at[sp.end]
+		}
+		// Never end inside a character.
+		for end < len(s) && !utf8.RuneStart(s[end]) {
+			end++
+		}
+		if start < last {
+			start = last
+		}
+		if end <= start {
+			continue
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(RedactedToken)
+		last = end
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// decodeBase64 decodes a token in any of base64's four alphabets.
+func decodeBase64(t string) ([]byte, bool) {
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(t); err == nil {
+			return b, true
+		}
+	}
+	return nil, false
+}
