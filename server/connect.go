@@ -1,6 +1,7 @@
 package server
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"io"
@@ -47,6 +48,8 @@ func newConnectHandler(opts Options) (string, http.Handler) {
 		// anything over MaxRequestBytes with a BadRequest on "body"; only a
 		// message over twice the limit gets connect-go's bare refusal.
 		connect.WithReadMaxBytes(grpcRecvCap(opts.MaxRequestBytes)),
+		// gzip that stops inflating at the same cap (compress.go).
+		connect.WithCompression("gzip", newBoundedGzip(int64(grpcRecvCap(opts.MaxRequestBytes))), func() connect.Compressor { return gzip.NewWriter(nil) }),
 		// Small answers are not worth a gzip frame.
 		connect.WithCompressMinBytes(1024),
 		connect.WithInterceptors(connectInterceptor{limiter: opts.limiter, maxBytes: opts.MaxRequestBytes}),
