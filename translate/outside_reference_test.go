@@ -240,7 +240,6 @@ func generateSpace(t *testing.T, rng *rand.Rand, n int) []generated {
 	return out
 }
 
-
 func durationJSON(d time.Duration) string {
 	secs, nanos := int64(d/time.Second), int64(d%time.Second)
 	if nanos == 0 {

@@ -599,8 +599,8 @@ var transcriptCommands = []struct {
 	{"mysql", "-p", 0, true}, // mysql -u root -psecret
 	{"mysqldump", "-p", 0, true},
 	{"mysqladmin", "-p", 0, true},
-	{"htpasswd", "-b", 2, false}, // htpasswd -b file user secret
-	{"sqlcmd", "-P", 0, true},    // sqlcmd -U sa -P secret
+	{"htpasswd", "-b", 2, false},  // htpasswd -b file user secret
+	{"sqlcmd", "-P", 0, true},     // sqlcmd -U sa -P secret
 	{"openssl", "pass:", 0, true}, // openssl ... -passin pass:secret
 }
 

@@ -33,8 +33,12 @@ var contextFormats = []secretFormat{
 	{"--password X", func(s string) string { return "cli exited 1: deploy --user ops --password " + s + " --region eu" }},
 	{"--password=X", func(s string) string { return "usage error in: pg_dump --password=" + s + " app" }},
 	{"FTP PASS", func(s string) string { return "220 ready\nUSER alice\nPASS " + s + "\n530 Login incorrect" }},
-	{"IMAP LOGIN", func(s string) string { return "* OK IMAP4rev1\na001 LOGIN alice " + s + "\na001 NO [AUTHENTICATIONFAILED]" }},
-	{"JDBC password segment", func(s string) string { return "jdbc:sqlserver://db:1433;databaseName=app;user=sa;password=" + s + ";encrypt=true" }},
+	{"IMAP LOGIN", func(s string) string {
+		return "* OK IMAP4rev1\na001 LOGIN alice " + s + "\na001 NO [AUTHENTICATIONFAILED]"
+	}},
+	{"JDBC password segment", func(s string) string {
+		return "jdbc:sqlserver://db:1433;databaseName=app;user=sa;password=" + s + ";encrypt=true"
+	}},
 	{"ODBC Pwd braces", func(s string) string { return "Driver={ODBC Driver 18};Server=db;Uid=sa;Pwd={" + s + "};" }},
 	{".pgpass line", func(s string) string { return "could not read ~/.pgpass: db.internal:5432:app:alice:" + s }},
 	{"YAML name/value", func(s string) string {
