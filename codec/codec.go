@@ -13,6 +13,7 @@ package codec
 import (
 	"errors"
 	"fmt"
+	"google.golang.org/protobuf/encoding/protowire"
 	"strconv"
 
 	"google.golang.org/grpc/encoding"
@@ -155,6 +156,21 @@ func (c vtCodec) Unmarshal(data mem.BufferSlice, v any) error {
 				Description: "message of " + strconv.Itoa(n) + " bytes exceeds " + strconv.Itoa(capture.MaxBytes)}
 			return nil
 		}
+		if _, batch := capture.Msg.(*errsvcv1.TranslateBatchRequest); batch && capture.MaxItems > 0 {
+			// Counted before a byte is decoded: a million empty items
+			// under the byte limit cost a scan, not a million messages.
+			b := data.Materialize()
+			if n := countBatchItems(b, capture.MaxItems); n > capture.MaxItems {
+				capture.Err = &FieldError{Field: "requests", Err: ErrTooManyItems,
+					Description: "a batch holds at most " + strconv.Itoa(capture.MaxItems) + " requests"}
+				return nil
+			}
+			if capture.Raw != nil && capture.Raw.Raw(b) {
+				return nil
+			}
+			capture.Err = c.unmarshalBytes(b, capture.Msg)
+			return nil
+		}
 		if _, ok := capture.Msg.(generated); capture.Raw == nil || !ok {
 			capture.Err = c.Unmarshal(data, capture.Msg)
 			return nil
@@ -233,6 +249,10 @@ var ErrInvalidUTF8 = errors.New("invalid UTF-8")
 type Capture struct {
 	Msg      proto.Message
 	MaxBytes int
+	// MaxItems, when positive, bounds a TranslateBatchRequest's requests:
+	// they are counted on the wire before anything is decoded, and past it
+	// Err is a FieldError on "requests" wrapping ErrTooManyItems.
+	MaxItems int
 	Err      error
 	// Raw, when set, sees the message's bytes (within MaxBytes) before they
 	// are checked and decoded: a private copy nothing writes to, which it
@@ -262,3 +282,28 @@ type Encoded struct {
 
 // ErrTooLarge is wrapped by Capture.Err for a message over MaxBytes.
 var ErrTooLarge = errorString("message too large")
+
+// ErrTooManyItems is a batch with more requests than Capture.MaxItems.
+var ErrTooManyItems = errorString("too many items")
+
+// countBatchItems counts the requests of an encoded TranslateBatchRequest,
+// stopping once it passes max; malformed framing stops the count (the
+// decoder refuses it with its own error).
+func countBatchItems(b []byte, max int) int {
+	n := 0
+	for len(b) > 0 && n <= max {
+		num, typ, k := protowire.ConsumeTag(b)
+		if k < 0 {
+			return n
+		}
+		size := protowire.ConsumeFieldValue(num, typ, b[k:])
+		if size < 0 {
+			return n
+		}
+		if num == 1 && typ == protowire.BytesType {
+			n++
+		}
+		b = b[k+size:]
+	}
+	return n
+}

@@ -3,11 +3,19 @@ package server
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"io"
 	"net/http"
 	"runtime"
 	"strings"
 	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/errsvc/errsvc/codec"
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 )
 
 // gzipBomb is a JSON request body of inflated bytes (mostly one long
@@ -67,4 +75,27 @@ func TestConnectGzipBombStopsAtTheLimit(t *testing.T) {
 		t.Errorf("the call allocated %d bytes for a %d-byte limit", grew, limit)
 	}
 	t.Logf("bomb of %d bytes (256 MiB inflated): HTTP %d, %d bytes allocated: %s", len(bomb), resp.StatusCode, after.TotalAlloc-before.TotalAlloc, bytes.TrimSpace(body))
+}
+
+// A gRPC batch is refused as soon as its item count passes
+// --max-batch-items, counted on the wire before one item is decoded: a
+// quarter of a million empty items under the byte limit cost a scan, and the
+// refusal is the batch limit's, on "requests".
+func TestGRPCBatchCountedBeforeDecoding(t *testing.T) {
+	r := start(t, Options{MaxRequestBytes: 1 << 20, MaxBatchItems: 10})
+	// 250,000 empty items: two bytes each on the wire.
+	wire := bytes.Repeat([]byte{0x0a, 0x00}, 250_000)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	err := r.conn.Invoke(context.Background(), "/errsvc.v1.TranslationService/TranslateBatch", &codec.Encoded{Bytes: wire}, &errsvcv1.TranslateBatchResponse{}, grpc.ForceCodecV2(codec.Client))
+	runtime.ReadMemStats(&after)
+	st := status.Convert(err)
+	if st.Code() != codes.ResourceExhausted || !strings.Contains(st.Message(), "at most 10 requests") {
+		t.Fatalf("a 250,000-item batch: %v; want resource_exhausted on requests", err)
+	}
+	if allocs := after.Mallocs - before.Mallocs; allocs > 50_000 {
+		t.Errorf("refusing a 250,000-item batch took %d allocations: its items were decoded", allocs)
+	}
+	t.Logf("250,000 items refused: %v, %d allocations, %d bytes", st.Message(), after.Mallocs-before.Mallocs, after.TotalAlloc-before.TotalAlloc)
 }

@@ -73,7 +73,7 @@ func NewGRPCServer(opts Options) *grpc.Server {
 		serverOpts = append(serverOpts, grpc.Creds(credentials.NewTLS(opts.TLS)))
 	}
 	s := grpc.NewServer(serverOpts...)
-	guard := &recvGuard{limiter: opts.limiter, budget: budget, maxBytes: opts.MaxRequestBytes,
+	guard := &recvGuard{limiter: opts.limiter, budget: budget, maxBytes: opts.MaxRequestBytes, maxItems: opts.MaxBatchItems,
 		receiveTimeout: opts.ReceiveTimeout, idleTimeout: opts.StreamIdleTimeout}
 	s.RegisterService(guardedService(errsvcv1.TranslationService_ServiceDesc, guard, newAnswerCache(opts, transportGRPC)), NewService(opts))
 	healthpb.RegisterHealthServer(s, opts.Health.grpc)

@@ -166,6 +166,7 @@ type recvGuard struct {
 	limiter        *limiter
 	budget         *recvBudget
 	maxBytes       int64
+	maxItems       int // a batch's requests, counted before decoding
 	receiveTimeout time.Duration
 	idleTimeout    time.Duration
 }
@@ -265,10 +266,10 @@ func (g *recvGuard) recv(ctx context.Context, c *call, timeout time.Duration, ma
 	// a time, and the codec keeps nothing of it once the receive returns.
 	var capture *codec.Capture
 	if c != nil {
-		c.capture = codec.Capture{Msg: pm, MaxBytes: int(maxBytes), Raw: hook}
+		c.capture = codec.Capture{Msg: pm, MaxBytes: int(maxBytes), MaxItems: g.maxItems, Raw: hook}
 		capture = &c.capture
 	} else {
-		capture = &codec.Capture{Msg: pm, MaxBytes: int(maxBytes), Raw: hook}
+		capture = &codec.Capture{Msg: pm, MaxBytes: int(maxBytes), MaxItems: g.maxItems, Raw: hook}
 	}
 	err := recvFn(capture)
 	if err != nil && errors.Is(context.Cause(ctx), errReceiveTimeout) {
@@ -286,6 +287,9 @@ func (g *recvGuard) recv(ctx context.Context, c *call, timeout time.Duration, ma
 	case errors.Is(capture.Err, codec.ErrTooLarge):
 		c.setLimit(limitRequestBytes)
 		return tooLarge(g.maxBytes).Err()
+	case errors.Is(capture.Err, codec.ErrTooManyItems):
+		c.setLimit(limitBatchItems)
+		return resourceExhausted("requests", fmt.Sprintf("a batch holds at most %d requests", g.maxItems)).Err()
 	case errors.As(capture.Err, &fe):
 		if errors.Is(fe, codec.ErrTooDeep) {
 			c.setLimit(limitJSONDepth)
