@@ -303,16 +303,10 @@ const (
 
 func (v verdict) String() string { return [...]string{"open", "retry", "never"}[v] }
 
-// sdkShouldRetry is openai-python's and anthropic-sdk-python's
-// _should_retry (both: x-should-retry first, then 408, 409, 429, >= 500).
+// sdkShouldRetry is openAISDKRetries (the openai and anthropic SDKs'
+// _should_retry) as a verdict.
 func sdkShouldRetry(status int32, h map[string]string) verdict {
-	switch v, _ := header(h, "x-should-retry"); v {
-	case "true":
-		return retry
-	case "false":
-		return never
-	}
-	if status == 408 || status == 409 || status == 429 || status >= 500 {
+	if openAISDKRetries(status, h) {
 		return retry
 	}
 	return never

@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"iter"
 	"math"
 	"strings"
 	"unicode/utf8"
@@ -223,25 +224,36 @@ func ctxKeyByte(c byte) bool {
 // its syntax gives it.
 func keyedValues(v string) []ctxSpan {
 	var out []ctxSpan
-	for i := 0; i < len(v); {
-		if !ctxKeyByte(v[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(v) && ctxKeyByte(v[j]) {
-			j++
-		}
-		key := v[i:j]
-		if w, ok := credentialKey(key); ok {
+	for i, j := range runsOf(v, ctxKeyByte) {
+		if w, ok := credentialKey(v[i:j]); ok {
 			if s, ok := valueAfter(v, i, j, w.strong); ok {
 				out = append(out, s)
 			}
 		}
-		i = j
 	}
 	out = append(out, yamlNameValues(v)...)
 	return out
+}
+
+// runsOf yields the start and end of every maximal run of bytes of v that
+// in accepts.
+func runsOf(v string, in func(byte) bool) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for i := 0; i < len(v); {
+			if !in(v[i]) {
+				i++
+				continue
+			}
+			j := i
+			for j < len(v) && in(v[j]) {
+				j++
+			}
+			if !yield(i, j) {
+				return
+			}
+			i = j
+		}
+	}
 }
 
 // credentialKey reports whether key ends with a credential word (ASCII
@@ -887,21 +899,12 @@ func bareTokens(v string) []ctxSpan {
 	if !strings.ContainsAny(strings.TrimSpace(v), " \n") {
 		return nil
 	}
-	for i := 0; i < len(v); {
-		if !glueByte(v[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(v) && glueByte(v[j]) {
-			j++
-		}
+	for i, j := range runsOf(v, glueByte) {
 		tok := strings.Trim(v[i:j], ".-_/")
 		if len(tok) >= 20 && highEntropyToken(tok) && !readableIdentifier(tok) && !benignToken(v, i, tok) {
 			s := i + strings.Index(v[i:j], tok)
 			out = append(out, ctxSpan{s, s + len(tok)})
 		}
-		i = j
 	}
 	return out
 }
