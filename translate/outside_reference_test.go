@@ -511,6 +511,18 @@ func checkAnswer(g generated, r *errsvcv1.TranslateResponse) []string {
 		fail("grpc_status carries %d ErrorInfo, want exactly one", infos)
 	}
 
+	// JSON-RPC 2.0 §5.1: -32768 to -32000 are reserved; only the five
+	// defined codes and the implementation-defined server errors
+	// (-32099 to -32000) may be used there.
+	if j := r.GetJsonrpcError(); j != nil {
+		if c := j.GetCode(); c >= -32768 && c <= -32000 && !(c >= -32099 || c == -32700 || c >= -32603 && c <= -32600) {
+			fail("jsonrpc_error.code %d is reserved by JSON-RPC 2.0 and not one it defines", c)
+		}
+		if j.GetCode() == 0 {
+			fail("jsonrpc_error.code is 0")
+		}
+	}
+
 	// RFC 9110 §15: http_status is a status a client can act on.
 	if s := r.GetHttpStatus(); s < 400 || s > 599 {
 		fail("http_status %d is not an error status", s)
