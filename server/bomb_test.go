@@ -99,3 +99,28 @@ func TestGRPCBatchCountedBeforeDecoding(t *testing.T) {
 	}
 	t.Logf("250,000 items refused: %v, %d allocations, %d bytes", st.Message(), after.Mallocs-before.Mallocs, after.TotalAlloc-before.TotalAlloc)
 }
+
+// Over REST (and Connect's JSON, the same decoder) a batch stops decoding
+// once it holds one request past --max-batch-items, and the service
+// refuses it on "requests": the rest of a 200,000-item body is not decoded.
+func TestRESTBatchStopsDecodingAtTheLimit(t *testing.T) {
+	r := start(t, Options{MaxRequestBytes: 4 << 20, MaxBatchItems: 10})
+	body := `{"requests":[` + strings.Repeat(`{},`, 200_000) + `{}]}`
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	resp, err := http.Post("http://"+r.srv.HTTPAddr()+"/v1/translate:batch", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	runtime.ReadMemStats(&after)
+	if !strings.Contains(string(answer), `"code":8`) || !strings.Contains(string(answer), "at most 10 requests") {
+		t.Fatalf("a 200,001-item batch: HTTP %d %s; want resource_exhausted on requests", resp.StatusCode, answer)
+	}
+	if allocs := after.Mallocs - before.Mallocs; allocs > 50_000 {
+		t.Errorf("refusing a 200,001-item batch took %d allocations: its items were decoded", allocs)
+	}
+	t.Logf("200,001 items refused: HTTP %d, %d allocations, %d bytes", resp.StatusCode, after.Mallocs-before.Mallocs, after.TotalAlloc-before.TotalAlloc)
+}

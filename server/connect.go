@@ -42,8 +42,8 @@ func newConnectHandler(opts Options) (string, http.Handler) {
 	svc := connectService{recoveringService{Service: NewService(opts), logger: opts.Logger}}
 	path, h := errsvcv1connect.NewTranslationServiceHandler(svc,
 		connect.WithCodec(connectProto{}),
-		connect.WithCodec(connectJSON{"json", newRESTJSON()}),
-		connect.WithCodec(connectJSON{"json; charset=utf-8", newRESTJSON()}),
+		connect.WithCodec(connectJSON{"json", newRESTJSON(opts.MaxBatchItems)}),
+		connect.WithCodec(connectJSON{"json; charset=utf-8", newRESTJSON(opts.MaxBatchItems)}),
 		// As on gRPC (see grpcRecvCap): the interceptor refuses
 		// anything over MaxRequestBytes with a BadRequest on "body"; only a
 		// message over twice the limit gets connect-go's bare refusal.

@@ -34,7 +34,7 @@ var connectProtocols = map[string][]connect.ClientOption{
 	// The answer's additive members are members of their objects, as on
 	// REST; a plain protojson client drops them, so this one reads them
 	// back with codec/openjson, as a REST client in Go would.
-	"connect-json": {connect.WithCodec(connectJSON{"json", newRESTJSON()})},
+	"connect-json": {connect.WithCodec(connectJSON{"json", newRESTJSON(0)})},
 	"grpcweb":      {connect.WithGRPCWeb()},
 	"grpcweb-gzip": {connect.WithGRPCWeb(), connect.WithSendGzip()},
 }

@@ -24,7 +24,7 @@ import (
 func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 	opts = opts.withDefaults()
 	gw := runtime.NewServeMux(
-		runtime.WithMarshalerOption(runtime.MIMEWildcard, newRESTJSON()),
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, newRESTJSON(opts.MaxBatchItems)),
 		runtime.WithErrorHandler(restErrorHandler(opts.MaxRequestBytes, opts.ReceiveTimeout)),
 		runtime.WithRoutingErrorHandler(restRoutingError),
 		runtime.WithForwardResponseOption(recordRPC),

@@ -26,10 +26,13 @@ import (
 // and a refusal names the field with its full path.
 type restJSON struct {
 	runtime.JSONPb
+	// maxBatchItems stops a batch's decoding past the limit the service
+	// refuses it at (MaxBatchItems).
+	maxBatchItems int
 }
 
-func newRESTJSON() *restJSON {
-	return &restJSON{JSONPb: runtime.JSONPb{
+func newRESTJSON(maxBatchItems int) *restJSON {
+	return &restJSON{maxBatchItems: maxBatchItems, JSONPb: runtime.JSONPb{
 		MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: false},
 		UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
 	}}
@@ -88,7 +91,7 @@ func (j *restJSON) unmarshal(data []byte, v any, shared bool) error {
 	var err error
 	switch m := v.(type) {
 	case *errsvcv1.TranslateBatchRequest:
-		err = errjson.UnmarshalBatch(data, m, checkItemJSON, safePath)
+		err = errjson.UnmarshalBatchMax(data, m, j.maxBatchItems, checkItemJSON, safePath)
 	case proto.Message:
 		if shared {
 			err = errjson.UnmarshalShared(data, m)

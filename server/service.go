@@ -118,7 +118,8 @@ func (s *Service) TranslateBatch(ctx context.Context, req *errsvcv1.TranslateBat
 			c.limit = limitBatchItems
 		}
 		return nil, resourceExhausted("requests",
-			fmt.Sprintf("a batch holds at most %d requests, got %d", s.maxBatchItems, len(items))).Err()
+			// No count: a JSON decoder stops one request past the limit.
+			fmt.Sprintf("a batch holds at most %d requests", s.maxBatchItems)).Err()
 	}
 	out := &errsvcv1.TranslateBatchResponse{Responses: make([]*errsvcv1.TranslateResponse, len(items))}
 	c := callFrom(ctx)

@@ -141,12 +141,26 @@ func fieldError(err error) error {
 //
 // check, when not nil, runs on each item's bytes before it is decoded.
 func UnmarshalBatch(data []byte, b *errsvcv1.TranslateBatchRequest, check func([]byte) (field, description string, ok bool), field func(string) string) error {
+	return UnmarshalBatchMax(data, b, 0, check, field)
+}
+
+// errBatchFull stops a batch's decoding once it holds more than its limit.
+var errBatchFull = errors.New("errjson: the batch holds more requests than its limit")
+
+// UnmarshalBatchMax is UnmarshalBatch that stops decoding once the batch
+// holds maxItems+1 requests (0: no limit): the caller refuses a batch past
+// its limit, and a million small items under the byte limit then cost
+// maxItems+1 decodes, not a million. The rest of the body is not read.
+func UnmarshalBatchMax(data []byte, b *errsvcv1.TranslateBatchRequest, maxItems int, check func([]byte) (field, description string, ok bool), field func(string) string) error {
 	proto.Reset(b)
 	d := decoders.Get().(*jsonwire.Decoder)
 	item := decoders.Get().(*jsonwire.Decoder)
 	d.Reset(data)
-	err := batch(d, item, b, check, field)
-	if err == nil {
+	err := batch(d, item, b, maxItems, check, field)
+	switch {
+	case errors.Is(err, errBatchFull):
+		err = nil
+	case err == nil:
 		err = d.Finish()
 	}
 	// Pooled without the body they read.
@@ -157,7 +171,7 @@ func UnmarshalBatch(data []byte, b *errsvcv1.TranslateBatchRequest, check func([
 	return fieldError(err)
 }
 
-func batch(d, item *jsonwire.Decoder, b *errsvcv1.TranslateBatchRequest, check func([]byte) (string, string, bool), field func(string) string) error {
+func batch(d, item *jsonwire.Decoder, b *errsvcv1.TranslateBatchRequest, maxItems int, check func([]byte) (string, string, bool), field func(string) string) error {
 	if err := d.BeginObject(); err != nil {
 		return err
 	}
@@ -180,7 +194,10 @@ func batch(d, item *jsonwire.Decoder, b *errsvcv1.TranslateBatchRequest, check f
 			if d.Null() {
 				continue
 			}
-			if err := items(d, item, b, check, field); err != nil {
+			if err := items(d, item, b, maxItems, check, field); err != nil {
+				if errors.Is(err, errBatchFull) {
+					return err
+				}
 				return extra.Err(jsonwire.At(err, "requests"))
 			}
 		case "additional_fields", "additionalFields":
@@ -204,11 +221,14 @@ func batch(d, item *jsonwire.Decoder, b *errsvcv1.TranslateBatchRequest, check f
 	return extra.Finish(&b.AdditionalFields)
 }
 
-func items(d, item *jsonwire.Decoder, b *errsvcv1.TranslateBatchRequest, check func([]byte) (string, string, bool), field func(string) string) error {
+func items(d, item *jsonwire.Decoder, b *errsvcv1.TranslateBatchRequest, maxItems int, check func([]byte) (string, string, bool), field func(string) string) error {
 	if err := d.BeginArray("errsvc.v1.TranslateRequest"); err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
+		if maxItems > 0 && i > maxItems {
+			return errBatchFull
+		}
 		more, err := d.Item(i)
 		if err != nil {
 			return err
