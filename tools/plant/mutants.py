@@ -71,6 +71,7 @@ MUTANTS = [
     ("unknown-class-recognized", "translate/derive.go", "\tdefault:\n\t\tm.recognized = false", "\tdefault:\n\t\tm.recognized = true"),
     ("retry-by-reason-ignored", "translate/derive.go", "\tif r, ok := row.GetRetryByReason()[reason]; ok {\n\t\treturn r\n\t}", ""),
     ("idempotent-ignored", "translate/derive.go", "\tif r := row.GetRetryIfIdempotent(); r != \"\" && idempotent {", "\tif r := row.GetRetryIfIdempotent(); r != \"\" && false {"),
+    ("readable-identifier-redacted", "translate/sanitize/value.go", "return s == \"\" || enumLike(s) || shortNumber(s) || proseLine(s) || readableIdentifier(s)", "return s == \"\" || enumLike(s) || shortNumber(s) || proseLine(s)"),
     ("metadata-unsanitised", "translate/status.go", '\t\t{"originalTerm", m.metadataValue(m.originalTerm)},', '\t\t{"originalTerm", m.originalTerm},'),
     ("errorinfo-domain-empty", "translate/status.go", "appendErrorInfo(m.store.infoBytes[:0], errorInfoReason(kind), ErrorInfoDomain, md[:])", 'appendErrorInfo(m.store.infoBytes[:0], errorInfoReason(kind), "", md[:])'),
     ("retryinfo-without-class", "translate/status.go", "\tif m.waitSecs != nil {\n\t\tdelay := time.Duration(*m.waitSecs) * time.Second", "\tif m.waitSecs != nil && m.hasClass {\n\t\tdelay := time.Duration(*m.waitSecs) * time.Second"),
