@@ -11,20 +11,12 @@ import (
 	"github.com/errsvc/errsvc/server"
 )
 
-// envFlags are the flags the environment may set, by the variable that sets
-// them (ERRSVC_ and the flag's name in upper snake case).
-var envFlags = func() map[string]string {
-	m := map[string]string{}
-	for _, name := range []string{
-		"max-request-bytes", "max-batch-items", "max-concurrent-requests", "max-concurrent-streams",
-		"drain-delay", "shutdown-timeout", "receive-timeout", "write-timeout", "stream-idle-timeout",
-		"max-streams-per-connection", "max-header-bytes", "max-receive-buffer-bytes", "max-health-watches",
-		"max-connection-idle", "keepalive-min-time", "answer-cache-entries", "answer-cache-bytes",
-	} {
-		m[name] = "ERRSVC_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
-	}
-	return m
-}()
+// envKey is the environment variable that sets a flag: ERRSVC_ and the
+// flag's name in upper snake case. Every flag has one, derived here, so a
+// new flag gets its variable without a list to forget.
+func envKey(flag string) string {
+	return "ERRSVC_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
 
 // parseServeFlags resolves each setting as flag, else environment, else
 // default: the environment only moves the flag's default. The logger it
@@ -77,19 +69,24 @@ func parseServeFlags(args []string, getenv func(string) string, errOut io.Writer
 	fs.IntVar(&opts.AnswerCacheEntries, "answer-cache-entries", server.DefaultAnswerCacheEntries, "most Translate answers each transport (gRPC, REST, Connect) keeps to answer repeated identical requests (0: no answer cache)")
 	fs.Int64Var(&opts.AnswerCacheBytes, "answer-cache-bytes", server.DefaultAnswerCacheBytes, "most `bytes` (requests and answers) each transport's answer cache holds (0: no answer cache)")
 	fs.TextVar(&logLevel, "log-level", slog.LevelInfo, "least `level` logged: DEBUG (every call), INFO, WARN (caller errors), ERROR (internal errors)")
-	for name, key := range envFlags {
-		f := fs.Lookup(name)
-		f.Usage += " (env " + key + ")"
-	}
-	// The environment moves a flag's default: applied before the command
-	// line, which then overrides it.
-	for name, key := range envFlags {
-		if v := getenv(key); v != "" {
-			if err := fs.Set(name, v); err != nil {
+	// Every flag has its variable (envKey), named in --help. The
+	// environment moves a flag's default: applied before the command line,
+	// which then overrides it.
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		key := envKey(f.Name)
+		if !strings.Contains(f.Usage, "(env "+key) {
+			f.Usage += " (env " + key + ")"
+		}
+		if v := getenv(key); v != "" && envErr == nil {
+			if err := fs.Set(f.Name, v); err != nil {
 				fmt.Fprintf(errOut, "errsvc: %s=%q: %v\n", key, v, err)
-				return opts, fmt.Errorf("%s: %w", key, err)
+				envErr = fmt.Errorf("%s: %w", key, err)
 			}
 		}
+	})
+	if envErr != nil {
+		return opts, envErr
 	}
 	if err := fs.Parse(args); err != nil {
 		return opts, err

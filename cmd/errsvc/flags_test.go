@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -13,6 +14,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -177,9 +179,31 @@ func TestHostileInputFlags(t *testing.T) {
 	}
 	var help strings.Builder
 	_, _ = parseServeFlags([]string{"-h"}, func(string) string { return "" }, &help)
-	for name, key := range envFlags {
-		if !strings.Contains(help.String(), "-"+name) || !strings.Contains(help.String(), key) {
-			t.Errorf("--help lacks --%s or %s", name, key)
+	// Every flag --help lists names its variable, and the variable sets it.
+	flags := regexp.MustCompile(`(?m)^  -([a-z][a-z0-9-]*)`).FindAllStringSubmatch(help.String(), -1)
+	if len(flags) < 25 {
+		t.Fatalf("--help lists %d flags", len(flags))
+	}
+	for _, m := range flags {
+		name, key := m[1], envKey(m[1])
+		if !strings.Contains(help.String(), "(env "+key) {
+			t.Errorf("--help gives --%s no variable (%s)", name, key)
+		}
+	}
+	for key, want := range map[string]func(server.Options) bool{
+		"ERRSVC_LOG_LEVEL":          func(o server.Options) bool { return !o.Logger.Enabled(context.Background(), slog.LevelInfo) },
+		"ERRSVC_MAX_CONNECTION_AGE": func(o server.Options) bool { return o.MaxConnectionAge == 7*time.Minute },
+		"ERRSVC_STREAM_BURST":       func(o server.Options) bool { return o.StreamBurst == 77 },
+	} {
+		v := map[string]string{"ERRSVC_LOG_LEVEL": "ERROR", "ERRSVC_MAX_CONNECTION_AGE": "7m", "ERRSVC_STREAM_BURST": "77"}[key]
+		o, err := parseServeFlags(nil, func(k string) string {
+			if k == key {
+				return v
+			}
+			return ""
+		}, io.Discard)
+		if err != nil || !want(o) {
+			t.Errorf("%s=%s does not set its flag (%v)", key, v, err)
 		}
 	}
 }
