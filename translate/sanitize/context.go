@@ -235,6 +235,22 @@ func keyedValues(v string) []ctxSpan {
 	return out
 }
 
+// after yields the index just past each occurrence of marker in v.
+func after(v, marker string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for off := 0; off < len(v); {
+			i := strings.Index(v[off:], marker)
+			if i < 0 {
+				return
+			}
+			off += i + len(marker)
+			if !yield(off) {
+				return
+			}
+		}
+	}
+}
+
 // runsOf yields the start and end of every maximal run of bytes of v that
 // in accepts.
 func runsOf(v string, in func(byte) bool) iter.Seq2[int, int] {
@@ -541,13 +557,7 @@ func secretLooking(s string) bool {
 // (KEY a credential key) and, on one of the next two lines, "value: v".
 func yamlNameValues(v string) []ctxSpan {
 	var out []ctxSpan
-	for off := 0; off < len(v); {
-		i := strings.Index(v[off:], "name:")
-		if i < 0 {
-			break
-		}
-		i += off + len("name:")
-		off = i
+	for i := range after(v, "name:") {
 		ls := i
 		for ls < len(v) && (v[ls] == ' ' || v[ls] == '"' || v[ls] == '\'') {
 			ls++
@@ -672,13 +682,7 @@ func transcriptValues(v string) []ctxSpan {
 		}
 	}
 	// IMAP: "a001 LOGIN user password".
-	for off := 0; off < len(v) && strings.Contains(v, " LOGIN "); {
-		i := strings.Index(v[off:], " LOGIN ")
-		if i < 0 {
-			break
-		}
-		i += off + len(" LOGIN ")
-		off = i
+	for i := range after(v, " LOGIN ") {
 		j := i
 		for j < len(v) && v[j] != ' ' && v[j] != '\n' {
 			j++
@@ -868,13 +872,7 @@ func mnemonics(v string) []ctxSpan {
 func xmlSecrets(v string) []ctxSpan {
 	var out []ctxSpan
 	for _, tag := range []string{"SignatureValue>", "CipherValue>", "saml:AttributeValue>", "saml2:AttributeValue>", "NameID>"} {
-		for off := 0; off < len(v); {
-			i := strings.Index(v[off:], tag)
-			if i < 0 {
-				break
-			}
-			i += off + len(tag)
-			off = i
+		for i := range after(v, tag) {
 			if i-len(tag)-1 < 0 || v[i-len(tag)-1] == '/' {
 				continue
 			}
