@@ -531,26 +531,38 @@ func secretLooking(s string) bool {
 	if len(s) < 6 || len(s) > 4096 {
 		return false
 	}
-	var lowerC, upperC, digit, sym bool
+	k := classesOf(s)
+	return k.count() >= 2 && !readableIdentifier(s) && !(k.sym && !k.digit && !k.upper && strings.Count(s, " ") > 0)
+}
+
+// byteClasses says which classes of bytes a text holds.
+type byteClasses struct{ lower, upper, digit, sym bool }
+
+func classesOf(s string) (k byteClasses) {
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case 'a' <= c && c <= 'z':
-			lowerC = true
+			k.lower = true
 		case 'A' <= c && c <= 'Z':
-			upperC = true
+			k.upper = true
 		case '0' <= c && c <= '9':
-			digit = true
+			k.digit = true
 		default:
-			sym = true
+			k.sym = true
 		}
 	}
-	classes := 0
-	for _, b := range []bool{lowerC, upperC, digit, sym} {
+	return k
+}
+
+// count is how many of the four classes the text holds.
+func (k byteClasses) count() int {
+	n := 0
+	for _, b := range [...]bool{k.lower, k.upper, k.digit, k.sym} {
 		if b {
-			classes++
+			n++
 		}
 	}
-	return classes >= 2 && !readableIdentifier(s) && !(sym && !digit && !upperC && strings.Count(s, " ") > 0)
+	return n
 }
 
 // yamlNameValues finds Kubernetes-style env entries: a line "name: KEY"
@@ -911,29 +923,15 @@ func bareTokens(v string) []ctxSpan {
 // a Shannon entropy of at least 3.6 bits a byte (a random base62 token of
 // 24 bytes has about 4.3; English words joined by dashes about 3.3).
 func highEntropyToken(t string) bool {
-	var lowerC, upperC, digit bool
+	k := classesOf(t)
+	k.sym = false // a token's symbols (-_.+/=) say nothing of its randomness
+	// Three classes, or both cases mixed as no word is (a letters-only key).
+	if k.count() < 3 && !(k.lower && k.upper && !casedAsWords(t)) {
+		return false
+	}
 	var counts [256]int
 	for i := 0; i < len(t); i++ {
-		c := t[i]
-		counts[c]++
-		switch {
-		case 'a' <= c && c <= 'z':
-			lowerC = true
-		case 'A' <= c && c <= 'Z':
-			upperC = true
-		case '0' <= c && c <= '9':
-			digit = true
-		}
-	}
-	classes := 0
-	for _, b := range []bool{lowerC, upperC, digit} {
-		if b {
-			classes++
-		}
-	}
-	// Three classes, or both cases mixed as no word is (a letters-only key).
-	if classes < 3 && !(lowerC && upperC && !casedAsWords(t)) {
-		return false
+		counts[t[i]]++
 	}
 	h := 0.0
 	for _, n := range counts {
