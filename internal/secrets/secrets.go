@@ -89,10 +89,21 @@ func EntropyPart(secret string) string {
 	return secret
 }
 
-// Leaks reports the first piece of the secret found in out: the secret
+// Leaks reports the first piece of the secret found in out, as it is or in
+// any decoded view of it (HTML entities, percent-encoding, \u and \x
+// escapes, NFKC, ANSI escapes, soft wraps, hex and base64 runs): the secret
 // itself or any 8-byte window of its high-entropy part (the whole part when
 // shorter than 8).
 func Leaks(out, secret string) (string, bool) {
+	for _, v := range views(out) {
+		if w, ok := leaksIn(v, secret); ok {
+			return w, true
+		}
+	}
+	return "", false
+}
+
+func leaksIn(out, secret string) (string, bool) {
 	if strings.Contains(out, secret) {
 		return secret, true
 	}

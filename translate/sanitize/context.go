@@ -42,17 +42,35 @@ import (
 // contextPass runs after the first layer on its clean output (clean), until
 // the text is stable, so Text stays idempotent.
 
-// contextPass redacts what the second layer finds in s.
+// contextPass redacts what the second layer finds in s: on s itself (URL
+// userinfo, whose percent-encoded password must not be decoded before its
+// '@' is found; hex and base64 runs that decode to text holding a secret),
+// on its decoded view, and on that view with soft line wraps joined.
 func contextPass(s string) (string, bool) {
 	if !mayHoldContextSecret(s) {
 		return s, false
 	}
+	spans := encodedRuns(s)
+	spans = append(spans, redactedTails(s)...)
 	v := decodedView(s)
-	spans := findContextSecrets(v.text)
+	// Every decoding, the text as it is first: a password encoded once more
+	// than its URL keeps its '@' and '/' escaped at exactly one of them,
+	// and a password holding "%20" or "%C1" reads whole only before that is
+	// decoded.
+	if v.rounds == nil {
+		spans = v.findIn(spans)
+	}
+	for _, r := range v.rounds {
+		spans = r.findIn(spans)
+	}
+	if j, ok := v.joinWraps(); ok {
+		spans = j.original(findContextSecrets(j.text), spans)
+		spans = j.original(userinfoSpans(j.text, nil), spans)
+	}
 	if len(spans) == 0 {
 		return s, false
 	}
-	return v.redact(s, spans), true
+	return view{text: s}.redact(s, mergeCtxSpans(spans)), true
 }
 
 // mayHoldContextSecret is the layer's quick reject: a text with no run of
@@ -94,15 +112,64 @@ func hasMnemonic(s string) bool {
 }
 
 // transcriptWords name the tools and protocols transcriptValues reads.
-var transcriptWords = []string{"sshpass", "redis-cli", "ldapsearch", "ldapwhoami", "ldapmodify", "mysql", "htpasswd", "sqlcmd", "openssl", "login", "auth"}
+var transcriptWords = []string{"sshpass", "redis-cli", "ldapsearch", "ldapwhoami", "ldapmodify", "mysql", "htpasswd", "sqlcmd",
+	"openssl", "login", "auth", "mongo", "keytool", "jarsigner", "zip", "7z", "unrar", "rabbitmqctl", "wpa_passphrase", "net use",
+	"expect", "smbclient", "echo", "identified by", "set password"}
 
 func hasTranscriptWord(s string) bool {
-	for _, w := range transcriptWords {
-		if indexFold(s, w) >= 0 {
-			return true
-		}
+	for range foldWordsAt(s, transcriptWordIndex) {
+		return true
 	}
 	return false
+}
+
+// foldIndex groups words by their first byte, lower case: foldWordsAt
+// tries at each word start only the words that can begin there.
+type foldIndex struct {
+	words []string
+	first [256][]int
+}
+
+func newFoldIndex(words []string) *foldIndex {
+	ix := &foldIndex{words: words}
+	for n, w := range words {
+		if w != "" {
+			ix.first[lower(w[0])] = append(ix.first[lower(w[0])], n)
+		}
+	}
+	return ix
+}
+
+var (
+	transcriptWordIndex = newFoldIndex(transcriptWords)
+	transcriptToolIndex = newFoldIndex(func() []string {
+		tools := make([]string, len(transcriptCommands))
+		for n, c := range transcriptCommands {
+			tools[n] = c.tool
+		}
+		return tools
+	}())
+)
+
+// foldWordsAt yields, in one scan of s, each word start i where words[n]
+// (any ASCII case) begins, as (n, i). A word start is a byte after none of
+// a key's bytes.
+func foldWordsAt(s string, ix *foldIndex) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for i := 0; i < len(s); i++ {
+			cands := ix.first[lower(s[i])]
+			if len(cands) == 0 || i > 0 && ctxKeyByte(s[i-1]) {
+				continue
+			}
+			for _, n := range cands {
+				if hasFoldPrefix(s[i:], ix.words[n]) {
+					if !yield(n, i) {
+						return
+					}
+				}
+			}
+		}
+	}
 }
 
 // ctxSpan is a byte range of the decoded view to redact.
@@ -119,10 +186,10 @@ type credentialWord struct {
 // DB_PASSWORD, client_secret, X-Insert-Key and AWS_SECRET_ACCESS_KEY do),
 // separators '-', '_', '.' and ' ' aside.
 var credentialWords = []credentialWord{
-	{"password", true}, {"passwd", true}, {"passphrase", true}, {"pwd", true}, {"pass", true}, {"psk", true},
+	{"password", true}, {"passwd", true}, {"sshpass", true}, {"passphrase", true}, {"pwd", true}, {"pass", true}, {"psk", true},
 	{"secret", false}, {"token", false}, {"key", false}, {"auth", false}, {"credential", false},
 	{"credentials", false}, {"session", false}, {"cookie", false}, {"sid", false}, {"team", false},
-	{"signature", false}, {"apikey", false}, {"accesskey", false}, {"privatekey", false},
+	{"signature", false}, {"apikey", false}, {"samlresponse", false}, {"accesskey", false}, {"privatekey", false},
 }
 
 // credentialLast holds the last letter of every credential word: a key
@@ -190,6 +257,12 @@ func findContextSecrets(v string) []ctxSpan {
 	for _, s := range bareTokens(v) {
 		add(s)
 	}
+	for _, s := range jwkMembers(v) {
+		add(s)
+	}
+	// Last, and not through add: a tail glued to a redaction is never a
+	// placeholder of its own.
+	out = append(out, redactedTails(v)...)
 	return mergeCtxSpans(out)
 }
 
@@ -225,6 +298,9 @@ func ctxKeyByte(c byte) bool {
 func keyedValues(v string) []ctxSpan {
 	var out []ctxSpan
 	for i, j := range runsOf(v, ctxKeyByte) {
+		for i < j && v[i] == '-' {
+			i++ // --password VALUE: the dashes are the flag's, not the key's
+		}
 		if w, ok := credentialKey(v[i:j]); ok {
 			if s, ok := valueAfter(v, i, j, w.strong); ok {
 				out = append(out, s)
@@ -333,6 +409,11 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 	for i < len(v) && (v[i] == ' ' || v[i] == '\t') {
 		i++
 	}
+	// <add key="SmtpPassword" value="..."/>: the key names the value
+	// attribute after it.
+	if i > sp && ks > 0 && (v[ks-1] == '"' || v[ks-1] == '\'') && hasFoldPrefix(v[i:], "value=") {
+		i += len("value")
+	}
 	prose := false
 	switch {
 	case i < len(v) && (v[i] == '=' || v[i] == ':'):
@@ -346,6 +427,8 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		i = xmlOpenTagEnd(v, sp)
 	case i+1 < len(v) && v[i] == '-' && v[i+1] == '>': // k -> v
 		i += 2
+	case i < len(v) && v[i] == ',' && ks >= 2 && (v[ks-1] == '\'' || v[ks-1] == '"') && v[ks-2] == '(': // define('KEY', 'v')
+		i++
 	case i > sp && ks >= 2 && v[ks-1] == '-' && v[ks-2] == '-': // --password VALUE
 	case i > sp && ks >= 1 && v[ks-1] == '-': // -password VALUE
 	case i > sp: // k v, in prose
@@ -355,6 +438,21 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 	}
 	for i < len(v) && (v[i] == ' ' || v[i] == '\t') {
 		i++
+	}
+	if strings.HasPrefix(v[i:], "{{") || strings.HasPrefix(v[i:], "${") || strings.HasPrefix(v[i:], "%(") {
+		return ctxSpan{}, false // a template's placeholder
+	}
+	if !strong && strings.HasSuffix(strings.TrimRight(v[ke:i], " \t"), ":") && (matchesFold(v[ks:ke], "cookie") || matchesFold(v[ks:ke], "set-cookie")) {
+		// A cookie header: its list, whole, unless every cookie is a plain
+		// preference (theme=dark; Path=/).
+		le := strings.IndexByte(v[i:], '\n')
+		if le < 0 {
+			le = len(v) - i
+		}
+		if le == 0 || plainCookies(v[i:i+le]) {
+			return ctxSpan{}, false
+		}
+		return ctxSpan{i, i + le}, true
 	}
 	start, end, quoted := readValue(v, i)
 	if end <= start {
@@ -371,6 +469,20 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 			return ctxSpan{}, false
 		}
 		val = v[start:end]
+		if !quoted && strong && (strings.HasSuffix(val, ":") || end+1 < len(v) && v[end] == ':' && v[end+1] == ' ') {
+			// A prompt, "[sudo] password for ops: VALUE".
+			j = end
+			if j < len(v) && v[j] == ':' {
+				j++
+			}
+			for j < len(v) && v[j] == ' ' {
+				j++
+			}
+			if start, end, quoted = readValue(v, j); end <= start {
+				return ctxSpan{}, false
+			}
+			val, prose = v[start:end], false
+		}
 	}
 	switch {
 	case placeholder(val) || pathValue(val):
@@ -378,11 +490,23 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 	case !quoted && commonWord(val) && end+1 < len(v) && v[end] == ' ' && 'a' <= v[end+1] && v[end+1] <= 'z':
 		// "password: must contain a digit": a sentence about the value.
 		return ctxSpan{}, false
+	case prose && strong && len(val) >= 8 && !casedAsWords(val) && classesOf(val).count() >= 2:
+		return ctxSpan{start, end}, true // "with PASSWORD eJNMTIO_bS": no word is cased so
 	case prose && !secretLooking(val):
 		// In prose a password word is followed by words ("the password
 		// was rejected"): only a value no sentence holds is one.
 		return ctxSpan{}, false
-	case prose && (commonWord(val) || !strong):
+	case prose && commonWord(val):
+		return ctxSpan{}, false
+	case !strong && benignSpan(v, start, end):
+		// A digest, an ARN, a payload, an id: see benignSpan.
+		return ctxSpan{}, false
+	case prose && !strong:
+		// "using secret 9f3c…": after a weaker word in prose, only a value
+		// no identifier has (a random token, or key material in hex).
+		if len(val) >= 16 && (highEntropyToken(val) || keyHex(val)) && !benignToken(v, start, val) {
+			return ctxSpan{start, end}, true
+		}
 		return ctxSpan{}, false
 	case strong:
 		return ctxSpan{start, end}, true
@@ -619,48 +743,54 @@ func nthIndex(s string, b byte, n int) int {
 // the protocol verbs a password follows in a terminal transcript.
 var transcriptCommands = []struct {
 	tool   string // a tool's name, any case, at a word start ("" for a protocol verb)
-	flag   string // the flag (or verb, upper case) before the secret, on the same line
+	flag   string // the flag (or verb, upper case) before the secret, on the same line ("" right after the tool)
 	skip   int    // words to pass over after it before the secret
 	attach bool   // the value may follow the flag without a space (mysql -pX)
+	split  byte   // when set, the value is user<split>secret: the secret is what follows it
 }{
-	{"", "PASS ", 0, false},       // FTP, POP3 (upper case: "pass the test" is prose)
-	{"", "AUTH PLAIN ", 0, false}, // SMTP
-	{"sshpass", "-p", 0, true},    // sshpass -p secret
-	{"redis-cli", "-a", 0, true},  // redis-cli -h host -a secret
-	{"ldapsearch", "-w", 0, true}, // ldapsearch -D dn -w secret
-	{"ldapwhoami", "-w", 0, true},
-	{"ldapmodify", "-w", 0, true},
-	{"mysql", "-p", 0, true}, // mysql -u root -psecret
-	{"mysqldump", "-p", 0, true},
-	{"mysqladmin", "-p", 0, true},
-	{"htpasswd", "-b", 2, false},  // htpasswd -b file user secret
-	{"sqlcmd", "-P", 0, true},     // sqlcmd -U sa -P secret
-	{"openssl", "pass:", 0, true}, // openssl ... -passin pass:secret
+	{"", "PASS ", 0, false, 0},       // FTP, POP3 (upper case: "pass the test" is prose)
+	{"", "AUTH PLAIN ", 0, false, 0}, // SMTP
+	{"docker login", "-p", 0, false, 0},
+	{"mongo", "-p", 0, false, 0}, // mongo and mongosh
+	{"keytool", "-storepass", 0, false, 0},
+	{"keytool", "-keypass", 0, false, 0},
+	{"keytool", "-srcstorepass", 0, false, 0},
+	{"keytool", "-deststorepass", 0, false, 0},
+	{"jarsigner", "-storepass", 0, false, 0},
+	{"zip", "-P", 0, false, 0},
+	{"7z", "-p", 0, true, 0},
+	{"unrar", "-p", 0, true, 0},
+	{"az login", "-p", 0, false, 0},
+	{"rabbitmqctl", "add_user", 1, false, 0},
+	{"rabbitmqctl", "change_password", 1, false, 0},
+	{"wpa_passphrase", "", 1, false, 0}, // wpa_passphrase ssid secret
+	{"net use", "", 1, false, 0},        // net use \\server\share secret /user:name
+	{"expect", "send", 0, false, 0},     // expect's send "secret\r"
+	{"smbclient", "-U", 0, false, '%'},  // smbclient -U user%secret
+	{"lftp", "-u", 0, false, ','},       // lftp -u user,secret
+	{"sshpass", "-p", 0, true, 0},       // sshpass -p secret
+	{"redis-cli", "-a", 0, true, 0},     // redis-cli -h host -a secret
+	{"ldapsearch", "-w", 0, true, 0},    // ldapsearch -D dn -w secret
+	{"ldapwhoami", "-w", 0, true, 0},
+	{"ldapmodify", "-w", 0, true, 0},
+	{"mysql", "-p", 0, true, 0}, // mysql -u root -psecret
+	{"mysqldump", "-p", 0, true, 0},
+	{"mysqladmin", "-p", 0, true, 0},
+	{"htpasswd", "-b", 2, false, 0},  // htpasswd -b file user secret
+	{"sqlcmd", "-P", 0, true, 0},     // sqlcmd -U sa -P secret
+	{"openssl", "pass:", 0, true, 0}, // openssl ... -passin pass:secret
 }
 
 // transcriptValues finds the values of transcriptCommands and IMAP LOGIN's
 // password (its third word).
 func transcriptValues(v string) []ctxSpan {
 	var out []ctxSpan
-	if !hasTranscriptWord(v) && !strings.Contains(v, "PASS ") && !strings.Contains(v, "AUTH PLAIN ") {
+	if !hasTranscriptWord(v) && !strings.Contains(v, "PASS ") && !strings.Contains(v, "AUTH ") {
 		return nil
 	}
-	for _, c := range transcriptCommands {
-		for off := 0; off < len(v); {
-			var i int
-			if c.tool == "" {
-				i = strings.Index(v[off:], c.flag)
-			} else {
-				i = indexFold(v[off:], c.tool)
-			}
-			if i < 0 {
-				break
-			}
-			i += off
-			off = i + 1
-			if i > 0 && ctxKeyByte(v[i-1]) {
-				continue
-			}
+	for n, i := range transcriptHits(v) {
+		c := transcriptCommands[n]
+		{
 			j := i + len(c.flag)
 			if c.tool != "" {
 				// The flag, as a word of the rest of the command's line.
@@ -668,9 +798,11 @@ func transcriptValues(v string) []ctxSpan {
 				if nl := strings.IndexByte(line, '\n'); nl >= 0 {
 					line = line[:nl]
 				}
-				k := flagIndex(line, c.flag)
-				if k < 0 {
-					continue
+				k := 0
+				if c.flag != "" {
+					if k = flagIndex(line, c.flag); k < 0 {
+						continue
+					}
 				}
 				j = i + len(c.tool) + k + len(c.flag)
 			}
@@ -688,11 +820,27 @@ func transcriptValues(v string) []ctxSpan {
 				}
 			}
 			s, e, _ := readValue(v, j)
+			if c.split != 0 {
+				// user<split>secret, read as one word.
+				we := s
+				for we < len(v) && v[we] > ' ' && v[we] != '"' && v[we] != '\'' {
+					we++
+				}
+				p := strings.IndexByte(v[s:we], c.split)
+				if p < 0 {
+					continue
+				}
+				s, e = s+p+1, we
+			}
 			if e > s && !placeholder(v[s:e]) && v[s] != '-' {
 				out = append(out, ctxSpan{s, e})
 			}
 		}
 	}
+	out = append(out, protocolAuth(v)...)
+	out = append(out, echoedIntoLogin(v)...)
+	out = append(out, sqlPasswords(v)...)
+	out = append(out, authCalls(v)...)
 	// IMAP: "a001 LOGIN user password".
 	for i := range after(v, " LOGIN ") {
 		j := i
@@ -708,6 +856,37 @@ func transcriptValues(v string) []ctxSpan {
 		}
 	}
 	return out
+}
+
+// transcriptHits yields each place a transcriptCommands entry starts in v:
+// a tool's name at a word start, a protocol verb anywhere, as (entry, i).
+func transcriptHits(v string) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for n, i := range foldWordsAt(v, transcriptToolIndex) {
+			if !yield(n, i) {
+				return
+			}
+		}
+		for n, c := range transcriptCommands {
+			if c.tool != "" {
+				continue
+			}
+			for off := 0; off < len(v); {
+				i := strings.Index(v[off:], c.flag)
+				if i < 0 {
+					break
+				}
+				i += off
+				off = i + 1
+				if i > 0 && ctxKeyByte(v[i-1]) {
+					continue
+				}
+				if !yield(n, i) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // flagIndex is where flag starts as a word of line (after a space), -1
@@ -910,8 +1089,11 @@ func bareTokens(v string) []ctxSpan {
 		return nil
 	}
 	for i, j := range runsOf(v, glueByte) {
+		if eq := strings.LastIndexByte(v[i:j], '='); eq > 0 && eq < j-i-3 {
+			i += eq + 1 // key=token: the token is what follows the last '='
+		}
 		tok := strings.Trim(v[i:j], ".-_/")
-		if len(tok) >= 20 && highEntropyToken(tok) && !readableIdentifier(tok) && !benignToken(v, i, tok) {
+		if len(tok) >= 20 && highEntropyToken(tok) && !readableIdentifier(tok) && !benignToken(v, i, tok) && !benignSpan(v, i, j) {
 			s := i + strings.Index(v[i:j], tok)
 			out = append(out, ctxSpan{s, s + len(tok)})
 		}
@@ -947,7 +1129,7 @@ func highEntropyToken(t string) bool {
 // and object ids of providers and clouds.
 var benignPrefixes = []string{"req_", "request_", "msg_", "chatcmpl-", "resp_", "run_", "thread_", "asst_", "file-", "file_",
 	"call_", "toolu_", "batch_", "ft-", "ftjob-", "cmpl-", "arn:", "sha256:", "sha512:", "sha1:", "md5:", "projects/", "models/",
-	"trace-", "span-", "evt_", "ch_", "cus_", "pi_", "in_", "sub_", "prod_", "price_", "txn_", "cs_test_", "org-", "proj_", "user-"}
+	"trace-", "span-", "evt_", "sha512-", "sha384-", "sha256-", "sha1-", "h1:", "ch_", "cus_", "pi_", "in_", "sub_", "prod_", "price_", "txn_", "cs_test_", "org-", "proj_", "user-"}
 
 // benignToken reports whether a token's shape or the word before it says
 // what it is: an id of a known format, a digest or fingerprint, a base64
@@ -967,7 +1149,7 @@ func benignToken(v string, at int, tok string) bool {
 	if benignWordBefore[lastWord(v[max(0, at-40):at])] {
 		return true
 	}
-	if decodesToJSON(tok) {
+	if decodesToJSON(tok) || uuidShape(tok) {
 		return true
 	}
 	return false
@@ -987,7 +1169,8 @@ func decodesToJSON(tok string) bool {
 // identifier, a digest or a fingerprint.
 var benignWordBefore = map[string]bool{"id": true, "ids": true, "requestid": true, "request": true, "trace": true, "traceid": true,
 	"span": true, "spanid": true, "commit": true, "sha": true, "sha1": true, "sha256": true, "sha512": true, "md5": true,
-	"digest": true, "fingerprint": true, "checksum": true, "hash": true, "etag": true, "correlationid": true, "uuid": true}
+	"digest": true, "fingerprint": true, "checksum": true, "hash": true, "etag": true, "correlationid": true, "uuid": true,
+	"cfray": true, "xrequestid": true, "xamznrequestid": true, "xcorrelationid": true, "integrity": true}
 
 // lastWord is the last word of s, lower case, its separators and
 // punctuation aside ("Request-ID: " gives "requestid").
@@ -1006,4 +1189,285 @@ func lastWord(s string) string {
 		}
 		return r
 	}, s[i:])
+}
+
+// userinfoSpans appends to out the password of every URL userinfo in v
+// (the first layer's urlUserinfo, read here on the text as it is: a
+// password percent-encoded in a DSN keeps its '@' and '/' as %40 and %2F,
+// so its end is found before anything is decoded), and the DSN forms that
+// carry no scheme: Go's user:pass@tcp(host) and Oracle's user/pass@//host.
+func userinfoSpans(v string, out []ctxSpan) []ctxSpan {
+	for i := range after(v, "://") {
+		if from, to, ok := urlUserinfo(v, i-3); ok {
+			if c := strings.IndexByte(v[from:to], ':'); c >= 0 {
+				from += c + 1
+			}
+			if to > from && !maskOnly(v[from:to]) {
+				out = append(out, ctxSpan{from, to})
+			}
+		}
+	}
+	for _, tail := range []string{"@tcp(", "@unix(", "@//"} {
+		for i := range after(v, tail) {
+			at := i - len(tail)
+			sep := byte(':')
+			if tail == "@//" {
+				sep = '/'
+			}
+			j := at
+			for j > 0 && v[j-1] != sep && v[j-1] > ' ' && v[j-1] != '"' && v[j-1] != '\'' {
+				j--
+			}
+			if j > 0 && v[j-1] == sep && j < at && j >= 2 && ctxKeyByte(v[j-2]) && !placeholder(v[j:at]) {
+				out = append(out, ctxSpan{j, at})
+			}
+		}
+	}
+	return out
+}
+
+// encodedRuns finds hex and base64 runs that decode to text holding a
+// secret (a line logged as hex bytes, a config dumped as base64): the whole
+// run is redacted. The decoded text is read by both layers, once (what it
+// decodes to in turn is not decoded again), so the work stays linear.
+func encodedRuns(s string) []ctxSpan {
+	var out []ctxSpan
+	for i, j := range runsOf(s, base64Byte) {
+		run := s[i:j]
+		if len(run) < 24 {
+			continue
+		}
+		var b []byte
+		if len(run)%2 == 0 && allHex(run) {
+			b = make([]byte, len(run)/2)
+			for k := range b {
+				b[k] = hexVal(run[2*k])<<4 | hexVal(run[2*k+1])
+			}
+		} else if d, ok := decodeBase64(run); ok {
+			b = d
+		}
+		if len(b) < 12 || !printableText(b) {
+			continue
+		}
+		text := string(b)
+		var rep Report
+		c := cleanFirst(text, &rep)
+		if !rep.Redacted {
+			if _, changed := contextPassPlain(c); !changed {
+				continue
+			}
+		}
+		out = append(out, ctxSpan{i, j})
+	}
+	return out
+}
+
+// findIn appends what the layer finds in v, as spans of the original.
+func (v view) findIn(spans []ctxSpan) []ctxSpan {
+	spans = v.original(userinfoSpans(v.text, nil), spans)
+	return v.original(findContextSecrets(v.text), spans)
+}
+
+// maskOnly is a placeholder that is not a redaction with the rest of its
+// value still after it ("[REDACTED]%40%2Fx7": the first layer stopped at a
+// byte it does not read as part of a password).
+func maskOnly(val string) bool {
+	if !placeholder(val) {
+		return false
+	}
+	i := strings.Index(val, RedactedToken)
+	return i < 0 || len(val)-i-len(RedactedToken) < 3
+}
+
+// contextPassPlain is contextPass without encodedRuns: for text that is
+// itself the decoding of a run.
+func contextPassPlain(s string) (string, bool) {
+	if !mayHoldContextSecret(s) {
+		return s, false
+	}
+	spans := userinfoSpans(s, nil)
+	v := decodedView(s)
+	spans = v.original(findContextSecrets(v.text), spans)
+	if len(spans) == 0 {
+		return s, false
+	}
+	return view{text: s}.redact(s, mergeCtxSpans(spans)), true
+}
+
+func base64Byte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=' || c == '-' || c == '_'
+}
+
+func allHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isHex(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// printableText: valid UTF-8 with no control byte but tab and line breaks.
+func printableText(b []byte) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
+	for _, c := range b {
+		if c < 0x20 && c != '\n' && c != '\t' && c != '\r' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// keyHex is key material written in hex: at least 32 hex digits, letters
+// and digits both.
+func keyHex(s string) bool {
+	if len(s) < 32 || !allHex(s) {
+		return false
+	}
+	k := classesOf(s)
+	return k.digit && (k.lower || k.upper)
+}
+
+// redactedTails: token bytes glued to the end of a redaction (a value the
+// first layer cut short at a byte it does not read as part of it, a
+// wrapped token's second line once the wrap is joined) belong to the secret
+// it hid.
+func redactedTails(v string) []ctxSpan {
+	var out []ctxSpan
+	for i := range after(v, RedactedToken) {
+		if i >= len(v) || v[i] <= ' ' || strings.IndexByte(";,&\"'<>)]}|.:/@=`\\", v[i]) >= 0 {
+			continue
+		}
+		if s, e, _ := readValue(v, i); e > s {
+			out = append(out, ctxSpan{i - len(RedactedToken), e})
+		}
+	}
+	return out
+}
+
+// jwkMembers: in a JSON Web Key (a text with "kty"), the private members
+// d, p, q, dp, dq, qi and a symmetric key's k.
+func jwkMembers(v string) []ctxSpan {
+	if !strings.Contains(v, `"kty"`) {
+		return nil
+	}
+	var out []ctxSpan
+	for _, m := range []string{`"d"`, `"k"`, `"p"`, `"q"`, `"dp"`, `"dq"`, `"qi"`} {
+		for i := range after(v, m) {
+			j := i
+			for j < len(v) && (v[j] == ' ' || v[j] == ':') {
+				j++
+			}
+			if s, e, quoted := readValue(v, j); quoted && e > s {
+				out = append(out, ctxSpan{s, e})
+			}
+		}
+	}
+	return out
+}
+
+// protocolAuth: a protocol's AUTH verb in a transcript (Redis' AUTH
+// [user] secret, SMTP's AUTH PLAIN/LOGIN data): the last word on its line,
+// unless that is a mechanism's name (EHLO's "250-AUTH PLAIN LOGIN").
+func protocolAuth(v string) []ctxSpan {
+	var out []ctxSpan
+	for i := range after(v, "AUTH ") {
+		if at := i - len("AUTH "); at > 0 && ctxKeyByte(v[at-1]) {
+			continue
+		}
+		le := strings.IndexByte(v[i:], '\n')
+		if le < 0 {
+			le = len(v) - i
+		}
+		words := strings.Fields(v[i : i+le])
+		if len(words) == 0 || len(words) > 3 {
+			continue
+		}
+		last := words[len(words)-1]
+		if enumLike(last) && casedAsWords(last) || placeholder(last) {
+			continue
+		}
+		s := i + strings.LastIndex(v[i:i+le], last)
+		out = append(out, ctxSpan{s, s + len(last)})
+	}
+	return out
+}
+
+// echoedIntoLogin: echo SECRET | a command that reads a password on its
+// standard input (sudo -S, docker login --password-stdin, passwd --stdin,
+// chpasswd).
+func echoedIntoLogin(v string) []ctxSpan {
+	var out []ctxSpan
+	for i := range after(v, "echo ") {
+		le := strings.IndexByte(v[i:], '\n')
+		if le < 0 {
+			le = len(v) - i
+		}
+		line := v[i : i+le]
+		pipe := strings.IndexByte(line, '|')
+		if pipe < 0 {
+			continue
+		}
+		rest := line[pipe:]
+		if !strings.Contains(rest, "sudo -S") && !strings.Contains(rest, "-stdin") && !strings.Contains(rest, "chpasswd") &&
+			!strings.Contains(rest, "--with-token") {
+			continue
+		}
+		if s, e, _ := readValue(v, i); e > s && e <= i+pipe && !placeholder(v[s:e]) {
+			out = append(out, ctxSpan{s, e})
+		}
+	}
+	return out
+}
+
+// sqlPasswords: SQL's IDENTIFIED BY 'secret' and SET PASSWORD ... = 'secret'.
+func sqlPasswords(v string) []ctxSpan {
+	var out []ctxSpan
+	for _, phrase := range []string{"identified by ", "set password "} {
+		for off := 0; off < len(v); {
+			k := indexFold(v[off:], phrase)
+			if k < 0 {
+				break
+			}
+			j := off + k + len(phrase)
+			off = j
+			if phrase == "set password " {
+				le := strings.IndexByte(v[j:], '\n')
+				if le < 0 {
+					le = len(v) - j
+				}
+				eq := strings.Index(v[j:j+le], "= ")
+				if eq < 0 {
+					continue
+				}
+				j += eq + 2
+			}
+			if s, e, _ := readValue(v, j); e > s && !placeholder(v[s:e]) {
+				out = append(out, ctxSpan{s, e})
+			}
+		}
+	}
+	return out
+}
+
+// authCalls: the password argument of a login call in a stack trace or a
+// shell (MongoDB's db.auth("user", "secret")).
+func authCalls(v string) []ctxSpan {
+	var out []ctxSpan
+	for i := range after(v, ".auth(") {
+		_, e, q := readValue(v, i) // the user
+		if !q || e+1 >= len(v) {
+			continue
+		}
+		j := e + 1
+		for j < len(v) && (v[j] == ',' || v[j] == ' ') {
+			j++
+		}
+		if s, e, q := readValue(v, j); q && e > s && !placeholder(v[s:e]) {
+			out = append(out, ctxSpan{s, e})
+		}
+	}
+	return out
 }

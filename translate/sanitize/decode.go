@@ -19,6 +19,9 @@ import (
 type view struct {
 	text string
 	at   []int // len(text)+1 entries; nil when text is the original
+	// rounds are the decodings one after another (the original first),
+	// the last being text; nil when nothing was decoded.
+	rounds []view
 }
 
 // needsDecoding reports whether s holds anything decodedView would change.
@@ -42,20 +45,23 @@ func needsDecoding(s string) bool {
 
 func decodedView(s string) view {
 	if !needsDecoding(s) {
-		return view{text: s}
+		return view{text: s} // rounds nil: the text is its only reading
 	}
 	at := make([]int, len(s)+1)
 	for i := range at {
 		at[i] = i
 	}
 	v := view{text: s, at: at}
+	rounds := []view{v}
 	for round := 0; round < 3; round++ {
 		next := decodeOnce(v)
 		if next.text == v.text {
 			break
 		}
 		v = next
+		rounds = append(rounds, v)
 	}
+	v.rounds = rounds
 	return v
 }
 
@@ -173,4 +179,83 @@ func decodeBase64(t string) ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// original appends to out the spans of v as spans of the original text.
+func (v view) original(spans []ctxSpan, out []ctxSpan) []ctxSpan {
+	for _, sp := range spans {
+		if v.at != nil {
+			sp = ctxSpan{v.at[sp.start], v.at[sp.end]}
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// wrapWidth is the shortest line a soft wrap ends: a terminal or a log
+// viewer breaks a long token at its width, never after a few bytes.
+const wrapWidth = 32
+
+// softWrap reports whether the line break at s[i] (its line starting at
+// lineStart) is a soft wrap: between token bytes (or after a token the
+// first layer already redacted), ending a line of at least wrapWidth.
+func softWrap(s string, lineStart, i int) bool {
+	if i-lineStart < wrapWidth || i+1 >= len(s) || s[i+1] <= ' ' {
+		return false
+	}
+	if strings.HasSuffix(s[lineStart:i], RedactedToken) {
+		// What follows is the rest of what was redacted, unless it is a
+		// key or a header of its own ("WWW-Authenticate: ...").
+		w := s[i+1:]
+		if e := strings.IndexAny(w, " \t\n;,\"'<)]}|&"); e >= 0 {
+			w = w[:e]
+		}
+		return !strings.ContainsAny(strings.TrimRight(w, "="), ":=") // base64 padding aside
+	}
+	return glueByte(s[i-1])
+}
+
+// joinWraps is v with its soft line wraps removed: a line break between two
+// token bytes, ending a line of at least wrapWidth bytes. A token wrapped
+// at the terminal's width reads whole again.
+func (v view) joinWraps() (view, bool) {
+	s := v.text
+	found := false
+	lineStart := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\n' {
+			continue
+		}
+		if softWrap(s, lineStart, i) {
+			found = true
+			break
+		}
+		lineStart = i + 1
+	}
+	if !found {
+		return view{}, false
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	at := make([]int, 0, len(s)+1)
+	src := func(i int) int {
+		if v.at != nil {
+			return v.at[i]
+		}
+		return i
+	}
+	lineStart = 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			wrap := softWrap(s, lineStart, i)
+			lineStart = i + 1
+			if wrap {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+		at = append(at, src(i))
+	}
+	at = append(at, src(len(s)))
+	return view{text: b.String(), at: at}, true
 }

@@ -98,7 +98,7 @@ func changedSpans(s, view string, r *redactor, hand int, rec *passRec) []span {
 	r.spans = mergeSpans(r.spans)
 	out := r.spans[:0]
 	for _, sp := range r.spans {
-		if s[sp.from:sp.to] != RedactedToken {
+		if s[sp.from:sp.to] != RedactedToken && !benignSpan(s, sp.from, sp.to) {
 			out = append(out, sp)
 		}
 	}
@@ -1027,6 +1027,9 @@ func (r *redactor) keyValue(i int) (int, bool) {
 	if sep == '=' && p < len(s) && s[p] == '>' {
 		p++ // Ruby's and Perl's "key => value"
 	}
+	if sep == ':' && p < len(s) && s[p] == '=' {
+		p++ // Go's and Pascal's "key := value"
+	}
 	afterSep := p
 	p = skipSpaces(s, p, false)
 	if p >= len(s) {
@@ -1405,6 +1408,12 @@ func urlUserinfo(s string, i int) (int, int, bool) {
 	}
 	if at > from {
 		user := s[from:at]
+		if strings.IndexByte(user, ';') >= 0 && strings.IndexByte(user, '=') >= 0 {
+			// jdbc:sqlserver://db:1433;user=sa;password=p@ss: properties
+			// after the authority, not a userinfo (the password key is
+			// the second layer's).
+			return 0, 0, false
+		}
 		if strings.IndexByte(user, ':') >= 0 {
 			return from, at, true
 		}
@@ -1415,7 +1424,7 @@ func urlUserinfo(s string, i int) (int, int, bool) {
 	}
 	authEnd := k
 	c := strings.IndexByte(s[from:authEnd], ':')
-	if c < 0 || authEnd == len(s) || c == 0 {
+	if c < 0 || authEnd == len(s) {
 		return 0, 0, false
 	}
 	if port := s[from+c+1 : authEnd]; port != "" && digits(port) {

@@ -125,7 +125,7 @@ func redactPassRef(s string) (string, bool) {
 	var out strings.Builder
 	last := 0
 	for _, sp := range r.spans {
-		if s[sp.from:sp.to] == RedactedToken {
+		if s[sp.from:sp.to] == RedactedToken || benignSpan(s, sp.from, sp.to) {
 			continue
 		}
 		if out.Cap() == 0 {

@@ -266,6 +266,9 @@ func (r *redactor) keyValueRef(i int) (int, bool) {
 	if sep == '=' && p < len(s) && s[p] == '>' {
 		p++ // Ruby's and Perl's "key => value"
 	}
+	if sep == ':' && p < len(s) && s[p] == '=' {
+		p++ // Go's and Pascal's "key := value"
+	}
 	afterSep := p
 	p = skipSpaces(s, p, false)
 	if p >= len(s) {

@@ -154,7 +154,8 @@ var textCases = []textCase{
 	{"authorization", "Authorization: Basic dXNlcjpwYXNz\nAccept: */*", big, "Authorization: [REDACTED]\nAccept: */*", rRedact},
 	{"authorization bearer", "authorization: Bearer abcdefghijkl", big, "authorization: [REDACTED]", rRedact},
 	{"proxy authorization", "Proxy-Authorization: Digest x", big, "Proxy-Authorization: [REDACTED]", rRedact},
-	{"cookie", "Cookie: a=b; c=d\nnext", big, "Cookie: [REDACTED]\nnext", rRedact},
+	{"cookie of preferences kept", "Cookie: a=b; c=d\nnext", big, "Cookie: a=b; c=d\nnext", Report{}},
+	{"cookie with a session", "Cookie: theme=dark; sid=Qm9vZ3V5aGVyZTEyMzQ1Njc4\nnext", big, "Cookie: [REDACTED]\nnext", rRedact},
 	{"set-cookie", "Set-Cookie: sid=abc; Path=/; HttpOnly", big, "Set-Cookie: [REDACTED]", rRedact},
 	{"authorization prose kept", "authorization failed for user", big, "authorization failed for user", Report{}},
 

@@ -1,0 +1,115 @@
+package sanitize
+
+import "strings"
+
+// benignSpan reports whether a value the first layer would redact is one
+// no reader would call a secret: gitleaks' generic rule reads any keyword
+// before any operator, so "Offending key SHA256:<fingerprint>", a Secrets
+// Manager ARN's ":secret:name", a base64 JSON payload after "cursor" or a
+// cookie list of preferences all match it. The value is kept when it is
+//
+//   - a placeholder or a mask (${VAR}, {{ .Values.x }}, $VAR, %(x)s,
+//     YOUR_API_KEY, ***REDACTED***, ••••), as the second layer keeps them;
+//   - a digest or fingerprint after its hash name (SHA256:…, sha512-…);
+//   - an ARN's resource (after arn:…:secret:);
+//   - a data: URI's payload, or base64 that decodes to JSON holding no
+//     secret of its own;
+//   - a UUID named as an id (keyId=…);
+//   - a cookie list whose values are all plain (theme=dark; Path=/).
+func benignSpan(s string, from, to int) bool {
+	val := s[from:to]
+	before := s[max(0, from-96):from]
+	word := s[from:wordEnd(s, from)]
+	switch {
+	case len(val) >= 3 && placeholder(val) || placeholderName(val) || len(word) >= 3 && placeholder(word) || placeholderName(word):
+		return true
+	case hasFoldSuffix(before, "sha256:") || hasFoldSuffix(before, "sha512-") || hasFoldSuffix(before, "sha384-") ||
+		hasFoldSuffix(before, "sha256-") || hasFoldSuffix(before, "md5:") || hasFoldSuffix(before, "sha1:"):
+		return digestShape(val)
+	case strings.HasSuffix(before, ":secret:") && strings.Contains(before, "arn:"):
+		return true
+	case strings.HasSuffix(before, ";base64,") && strings.Contains(before, "data:"):
+		return true
+	case uuidShape(val) && (hasFoldSuffix(before, "id=") || hasFoldSuffix(before, "id: ") || hasFoldSuffix(before, "id:")):
+		return true
+	}
+	if b, ok := decodeBase64(val); ok && len(b) >= 2 && (b[0] == '{' || b[0] == '[') && printableText(b) {
+		var rep Report
+		if cleanFirst(string(b), &rep); !rep.Redacted {
+			if _, changed := contextPassPlain(string(b)); !changed {
+				return true
+			}
+		}
+	}
+	if strings.Contains(val, "=") && strings.Contains(val, ";") || hasFoldSuffix(strings.TrimRight(before, " "), "cookie:") {
+		return plainCookies(val)
+	}
+	return false
+}
+
+// wordEnd is the end of the word at s[i:] (the next space or line break).
+func wordEnd(s string, i int) int {
+	for i < len(s) && s[i] != ' ' && s[i] != '\n' && s[i] != '\t' {
+		i++
+	}
+	return i
+}
+
+// placeholderName is a value that names what should stand there:
+// YOUR_CLIENT_SECRET, YOUR-API-KEY, <your key>.
+func placeholderName(val string) bool {
+	u := strings.ToUpper(val)
+	return strings.HasPrefix(u, "YOUR_") || strings.HasPrefix(u, "YOUR-") || strings.HasPrefix(u, "INSERT_") ||
+		strings.HasPrefix(u, "REPLACE_") || strings.HasPrefix(val, "%(") || strings.HasPrefix(val, "{{")
+}
+
+func hasFoldSuffix(s, suffix string) bool {
+	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
+}
+
+// digestShape is hex or base64 of a digest's length, or colon-separated
+// hex pairs.
+func digestShape(v string) bool {
+	v = strings.TrimRight(v, "=")
+	if allHex(v) || strings.Count(v, ":") >= 7 {
+		return true
+	}
+	switch len(v) {
+	case 22, 27, 43, 64, 86: // MD5, SHA-1, SHA-256, SHA-384, SHA-512 in base64
+		return true
+	}
+	return false
+}
+
+func uuidShape(v string) bool {
+	if len(v) != 36 {
+		return false
+	}
+	for i := 0; i < 36; i++ {
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if v[i] != '-' {
+				return false
+			}
+		} else if !isHex(v[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainCookies: every value of a cookie list ("a=1; b=2") is a plain term
+// or too short to be a session, and no cookie is named as a credential.
+func plainCookies(val string) bool {
+	for part := range strings.SplitSeq(val, ";") {
+		name, value, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			value = name // a bare value: "Cookie: <token>"
+		} else if _, ok := credentialKey(name); ok {
+			return false
+		}
+		if len(value) >= 12 && (secretLooking(value) || highEntropyToken(value)) {
+			return false
+		}
+	}
+	return true
+}
