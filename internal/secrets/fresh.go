@@ -181,10 +181,10 @@ func wrapThrough(text, secret string) string {
 }
 
 const (
-	alnum    = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	lowerHex = "0123456789abcdef"
-	upperNum = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-	lowerNum = "abcdefghijklmnopqrstuvwxyz0123456789"
+	alnum     = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	lowerHex  = "0123456789abcdef"
+	upperNum  = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	lowerNum  = "abcdefghijklmnopqrstuvwxyz0123456789"
 	crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 	nix32     = "0123456789abcdfghijklmnpqrsvwxyz"
 	b64chars  = alnum + "+/"
