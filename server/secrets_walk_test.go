@@ -23,7 +23,7 @@ import (
 // reflection, and the server's own log lines searched too. One round of
 // the plan covers every position and every corpus entry on each transport.
 func TestSecretsNeverReachAnAnswerOverTheWire(t *testing.T) {
-	corpus, err := secrets.Load()
+	corpus, err := secrets.LoadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,6 +38,7 @@ func TestSecretsNeverReachAnAnswerOverTheWire(t *testing.T) {
 		}
 	}
 	r := start(t, Options{})
+	connectClient := connectClients(r)["connect"]
 	check := func(transport string, e secrets.Entry, p secrets.Position, m proto.Message) {
 		t.Helper()
 		if path, w, ok := secrets.LeakIn(m, e.Secret); ok {
@@ -67,6 +68,19 @@ func TestSecretsNeverReachAnAnswerOverTheWire(t *testing.T) {
 			check("REST error", e, p, st)
 		}
 
+		// Connect (the Connect protocol over JSON; gRPC-Web shares its
+		// handler).
+		cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
+		cresp, cerr := connectClient.Translate(cctx, req)
+		ccancel()
+		if cerr != nil {
+			if w, ok := secrets.Leaks(cerr.Error(), e.Secret); ok {
+				t.Errorf("Connect error: %s: %q", secrets.Describe(e, p), w)
+			}
+		} else {
+			check("Connect", e, p, cresp)
+		}
+
 		// gRPC.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		resp, err := r.client.Translate(ctx, req)
@@ -77,11 +91,17 @@ func TestSecretsNeverReachAnAnswerOverTheWire(t *testing.T) {
 		}
 		check("gRPC", e, p, resp)
 	}
+	// The server's own output beside the answers: its log lines (JSON at
+	// DEBUG, every call) and what /metrics exposes.
 	logs := r.logs.String()
+	_, metrics := r.get(t, "/metrics")
 	for _, e := range corpus {
 		if w, ok := secrets.Leaks(logs, e.Secret); ok {
 			t.Errorf("logs: %s: %q", e.Name, w)
 		}
+		if w, ok := secrets.Leaks(string(metrics), e.Secret); ok {
+			t.Errorf("/metrics: %s: %q", e.Name, w)
+		}
 	}
-	t.Logf("%d planted requests per transport (%d positions, %d corpus entries)", len(plan), len(positions), len(corpus))
+	t.Logf("%d planted requests per transport over REST, Connect and gRPC (%d positions, %d corpus entries)", len(plan), len(positions), len(corpus))
 }

@@ -391,5 +391,9 @@ func LeakIn(m proto.Message, secret string) (path, piece string, leaked bool) {
 
 // Describe names a planted case for a failure message.
 func Describe(e Entry, p Position) string {
-	return strings.TrimPrefix(e.Name, "generated:") + " @ " + p.Name
+	d := strings.TrimPrefix(e.Name, "generated:") + " @ " + p.Name
+	if strings.HasPrefix(e.Name, "fresh:") {
+		d += fmt.Sprintf(" (ERRSVC_PROPERTY_SEED=%d)", Seed())
+	}
+	return d
 }

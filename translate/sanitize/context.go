@@ -954,8 +954,12 @@ func pgpassLines(v string) []ctxSpan {
 			i++
 		}
 		j := i
-		for j < len(v) && v[j] != ' ' && v[j] != '\n' && v[j] != '\t' {
+		for j < len(v) && v[j] != ' ' && v[j] != '\n' && v[j] != '\t' && v[j] != '"' && v[j] != '\'' && v[j] != ',' && v[j] != '<' {
 			j++
+		}
+		if j == i {
+			i++ // a quote or a comma between words
+			continue
 		}
 		if word := v[i:j]; strings.Count(word, ":") == 4 && !strings.Contains(word, "/") {
 			parts := strings.SplitN(word, ":", 5)

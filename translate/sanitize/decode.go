@@ -32,6 +32,8 @@ func needsDecoding(s string) bool {
 			return true
 		case c == '\\' && i+3 < len(s) && (s[i+1] == 'x' || s[i+1] == 'u') && isHex(s[i+2]) && isHex(s[i+3]):
 			return true
+		case c == '\\' && i+1 < len(s) && strings.IndexByte(`nrt"\\/`, s[i+1]) >= 0:
+			return true
 		case c == '&' && i+3 < len(s) && strings.IndexByte(s[i:min(len(s), i+12)], ';') > 1:
 			return true
 		case c == 0xEF && i+1 < len(s) && (s[i+1] == 0xBC || s[i+1] == 0xBD), c == 0xE3 && i+2 < len(s) && s[i+1] == 0x80 && s[i+2] == 0x80:
@@ -92,6 +94,12 @@ func decodeOnce(v view) view {
 			emit(string(r), i)
 			i += 6
 			continue
+		case c == '\\' && i+1 < len(s) && strings.IndexByte(`nrt"\\/`, s[i+1]) >= 0:
+			// A JSON string's escapes: a YAML or a transcript written into
+			// a JSON error body reads as lines again.
+			emit(jsonEscaped[s[i+1]], i)
+			i += 2
+			continue
 		case c == '&':
 			if e := strings.IndexByte(s[i:min(len(s), i+12)], ';'); e > 1 {
 				if u := html.UnescapeString(s[i : i+e+1]); u != s[i:i+e+1] {
@@ -127,6 +135,8 @@ func decodeOnce(v view) view {
 	at = append(at, v.at[len(s)])
 	return view{text: b.String(), at: at}
 }
+
+var jsonEscaped = map[byte]string{'n': "\n", 'r': "\r", 't': "\t", '"': `"`, '\\': `\`, '/': "/"}
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
