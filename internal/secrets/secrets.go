@@ -111,22 +111,22 @@ func leaksIn(out, secret string) (string, bool) {
 	if len(part) < 8 {
 		return part, strings.Contains(out, part)
 	}
-	words := strings.Contains(part, " ") // a mnemonic: its words are ordinary ones, two together are not
+	if strings.Contains(part, " ") {
+		// A mnemonic: its words are ordinary ones; two of them together,
+		// in its order, are a piece of it.
+		ws := strings.Fields(part)
+		for i := 0; i+1 < len(ws); i++ {
+			if pair := ws[i] + " " + ws[i+1]; strings.Contains(out, pair) {
+				return pair, true
+			}
+		}
+		return "", false
+	}
 	for i := 0; i+8 <= len(part); i++ {
-		if w := part[i : i+8]; (!words || joinsWords(w)) && strings.Contains(out, w) {
+		if w := part[i : i+8]; strings.Contains(out, w) {
 			return w, true
 		}
 	}
 	return "", false
 }
 
-// joinsWords reports whether a window holds the end of one word, a space and
-// the start of the next ("ter ship"): one word alone is an ordinary one.
-func joinsWords(w string) bool {
-	for k := 1; k+1 < len(w); k++ {
-		if w[k] == ' ' && w[k-1] != ' ' && w[k+1] != ' ' {
-			return true
-		}
-	}
-	return false
-}

@@ -189,7 +189,7 @@ var credentialWords = []credentialWord{
 	{"password", true}, {"passwd", true}, {"sshpass", true}, {"passphrase", true}, {"pwd", true}, {"pass", true}, {"psk", true},
 	{"secret", false}, {"token", false}, {"key", false}, {"auth", false}, {"credential", false},
 	{"credentials", false}, {"session", false}, {"cookie", false}, {"sid", false}, {"team", false},
-	{"signature", false}, {"apikey", false}, {"samlresponse", false}, {"accesskey", false}, {"privatekey", false},
+	{"signature", false}, {"apikey", false}, {"samlresponse", false}, {"secretkeybase", false}, {"accesskey", false}, {"privatekey", false},
 }
 
 // credentialLast holds the last letter of every credential word: a key
@@ -490,7 +490,7 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 	case !quoted && commonWord(val) && end+1 < len(v) && v[end] == ' ' && 'a' <= v[end+1] && v[end+1] <= 'z':
 		// "password: must contain a digit": a sentence about the value.
 		return ctxSpan{}, false
-	case prose && strong && len(val) >= 8 && !casedAsWords(val) && classesOf(val).count() >= 2:
+	case prose && strong && len(val) >= 6 && classesOf(val).count() >= 2 && (classesOf(val).sym || !casedAsWords(val) || camelNoise(val)):
 		return ctxSpan{start, end}, true // "with PASSWORD eJNMTIO_bS": no word is cased so
 	case prose && !secretLooking(val):
 		// In prose a password word is followed by words ("the password
@@ -534,6 +534,14 @@ func xmlOpenTagEnd(v string, i int) int {
 // pathValue is a file path (PWD=/home/runner/app is the shell's working
 // directory, not a password).
 func pathValue(s string) bool {
+	if strings.HasSuffix(s, "=") {
+		return false // base64's padding: "/hoAP…5w==" is no path
+	}
+	for seg := range strings.SplitSeq(s, "/") {
+		if len(seg) >= 20 && highEntropyToken(seg) {
+			return false
+		}
+	}
 	return strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~/") || strings.HasPrefix(s, "./") ||
 		len(s) > 2 && s[1] == ':' && (s[2] == '\\' || s[2] == '/')
 }
@@ -1209,7 +1217,28 @@ func userinfoSpans(v string, out []ctxSpan) []ctxSpan {
 			if to > from && !maskOnly(v[from:to]) {
 				out = append(out, ctxSpan{from, to})
 			}
+			continue
 		}
+		// A password holding '#', '?' or '/' unescaped ("neo4j:99#Fd@host"):
+		// user:pass up to the first '@' on the word, unless what follows
+		// the ':' is a port and a path ("host:8080/x?mail=a@b").
+		end := i
+		for end < len(v) && end-i < 256 && v[end] > ' ' && v[end] != '"' && v[end] != '\'' && v[end] != '@' {
+			end++
+		}
+		c := strings.IndexByte(v[i:end], ':')
+		if end >= len(v) || v[end] != '@' || c <= 0 || end+1 >= len(v) || !ctxKeyByte(v[end+1]) {
+			continue
+		}
+		pass := v[i+c+1 : end]
+		d := 0
+		for d < len(pass) && '0' <= pass[d] && pass[d] <= '9' {
+			d++
+		}
+		if pass == "" || d > 0 && (d == len(pass) || pass[d] == '/' || pass[d] == '?') || strings.ContainsRune(v[i:i+c], '/') || maskOnly(pass) {
+			continue
+		}
+		out = append(out, ctxSpan{i + c + 1, end})
 	}
 	for _, tail := range []string{"@tcp(", "@unix(", "@//"} {
 		for i := range after(v, tail) {
@@ -1341,8 +1370,12 @@ func keyHex(s string) bool {
 func redactedTails(v string) []ctxSpan {
 	var out []ctxSpan
 	for i := range after(v, RedactedToken) {
-		if i >= len(v) || v[i] <= ' ' || strings.IndexByte(";,&\"'<>)]}|.:/@=`\\", v[i]) >= 0 {
-			continue
+		if i >= len(v) || v[i] <= ' ' || strings.IndexByte(";,&\"'<>)]}|.:/=`\\", v[i]) >= 0 &&
+			!(v[i] == '.' && i+1 < len(v) && glueByte(v[i+1]) && v[i+1] != '.') {
+			continue // a full stop ends a sentence; ".Ds50F" goes on a token
+		}
+		if before := v[:i-len(RedactedToken)]; v[i] == '@' && (strings.HasSuffix(before, ":") || strings.HasSuffix(before, "//")) {
+			continue // user:[REDACTED]@host: the host follows a userinfo
 		}
 		if s, e, _ := readValue(v, i); e > s {
 			out = append(out, ctxSpan{i - len(RedactedToken), e})
@@ -1390,7 +1423,7 @@ func protocolAuth(v string) []ctxSpan {
 			continue
 		}
 		last := words[len(words)-1]
-		if enumLike(last) && casedAsWords(last) || placeholder(last) {
+		if enumLike(last) && casedAsWords(last) && !camelNoise(last) || placeholder(last) {
 			continue
 		}
 		s := i + strings.LastIndex(v[i:i+le], last)
@@ -1474,4 +1507,31 @@ func authCalls(v string) []ctxSpan {
 		}
 	}
 	return out
+}
+
+// camelNoise: letters of both cases in which some capital starts a part of
+// at most two letters ("imvCuZdVizbg", "bbunaewZhbYr"), as random letters
+// do and an identifier's words ("getUserName") do not. Read only where a
+// password is expected.
+func camelNoise(s string) bool {
+	if len(s) < 8 {
+		return false
+	}
+	k := classesOf(s)
+	if k.digit || k.sym || !k.upper || !k.lower {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !isUpper(s[i]) {
+			continue
+		}
+		j := i + 1
+		for j < len(s) && !isUpper(s[j]) {
+			j++
+		}
+		if j-i <= 2 {
+			return true
+		}
+	}
+	return false
 }
