@@ -129,4 +129,3 @@ func leaksIn(out, secret string) (string, bool) {
 	}
 	return "", false
 }
-
