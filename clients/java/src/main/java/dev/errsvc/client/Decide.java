@@ -106,14 +106,14 @@ public final class Decide {
    * to the cap is kept). The wait is the answer's most precise one (see clients/README.md);
    * {@link Duration#ZERO} when it states none: use your own backoff.
    *
-   * @param maxWait the longest wait accepted; null for no cap
+   * @param maxWait the longest wait accepted; null (or, as in Go, a negative one) for no cap
    */
   public static @Nullable Duration retryAfter(@Nullable TranslateResponse resp, @Nullable Duration maxWait) {
     if (resp == null || !isRetryable(resp)) {
       return null;
     }
     Duration wait = statedWait(resp);
-    if (maxWait != null && wait.compareTo(maxWait) > 0) {
+    if (maxWait != null && !maxWait.isNegative() && wait.compareTo(maxWait) > 0) {
       return null;
     }
     return wait;

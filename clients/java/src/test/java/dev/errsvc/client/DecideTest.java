@@ -113,7 +113,7 @@ class DecideTest {
     if (dir == null || dir.isEmpty()) {
       return; // clients/test.sh sets it
     }
-    String sdk = System.getenv().getOrDefault("ERRSVC_DECISIONS_SDK", "java");
+    String sdk = "java";
     Map<String, Object> file = new LinkedHashMap<>();
     file.put("sdk", sdk);
     file.put("cases", out);
@@ -270,6 +270,15 @@ class DecideTest {
     assertNotNull(err);
     assertEquals(Status.Code.UNKNOWN, err.getStatus().getCode());
     assertEquals("from the future", err.getStatus().getDescription());
+  }
+
+  @Test
+  void negativeCapIsNoCap() throws IOException {
+    TranslateResponse resp = cases().stream().filter(c -> c.name().equals("case.wait_over_default_cap"))
+        .findFirst().orElseThrow().resp();
+    assertNull(Decide.retryAfter(resp));
+    assertEquals(Duration.ofMinutes(10), Decide.retryAfter(resp, Duration.ofSeconds(-1)));
+    assertEquals(Duration.ofMinutes(10), Decide.retryAfter(resp, null));
   }
 
   @Test
