@@ -56,6 +56,11 @@ public final class ErrsvcClient implements AutoCloseable {
   /** The retry policy's longest backoff. */
   public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(2);
 
+  /** How many requests {@link #translateAll} keeps unanswered at once. */
+  public static final int STREAM_WINDOW = 64;
+  /** How often {@link #translateAll} sends one request the stream's rate refused. */
+  public static final int STREAM_ITEM_ATTEMPTS = 10;
+
   static final String SERVICE = TranslationServiceGrpc.SERVICE_NAME;
 
   private final @Nullable ManagedChannel owned;
@@ -344,7 +349,8 @@ public final class ErrsvcClient implements AutoCloseable {
    * <p>errsvc limits the messages per second of a stream: a message over the rate is answered with
    * RESOURCE_EXHAUSTED and a google.rpc.RetryInfo. translateAll then sends the refused request
    * again and from then on paces its sends by the delay the server asked for; a request refused
-   * {@link StreamPacer#ITEM_ATTEMPTS} times keeps the refusal as its answer.
+   * {@link #STREAM_ITEM_ATTEMPTS} times keeps the refusal as its answer. At most {@link
+   * #STREAM_WINDOW} requests are unanswered at once.
    */
   public List<TranslateResponse> translateAll(List<TranslateRequest> requests) {
     return StreamPacer.translateAll(this, requests);

@@ -17,9 +17,9 @@ import org.jspecify.annotations.Nullable;
 /** translateAll's sender and receiver over one TranslateStream, as the Go and Python SDKs do it. */
 final class StreamPacer {
   /** How many requests translateAll keeps unanswered at once. */
-  static final int WINDOW = 64;
+  static final int WINDOW = ErrsvcClient.STREAM_WINDOW;
   /** How often one request is sent after the server refused it over the stream's rate. */
-  static final int ITEM_ATTEMPTS = 10;
+  static final int ITEM_ATTEMPTS = ErrsvcClient.STREAM_ITEM_ATTEMPTS;
   /** The longest interval between two sends that refusals can set. */
   static final Duration MAX_PACE = Duration.ofSeconds(1);
 
