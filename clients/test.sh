@@ -9,27 +9,31 @@
 #                  then the same on the lowest Python the package claims
 #                  (requires-python; PY_MIN_VERSION in scripts/lib.sh), in
 #                  its own venv; a missing interpreter fails under CI;
-#   5. every suite writes its decision helpers' answers for every golden
-#      vector to $ERRSVC_DECISIONS_DIR/<sdk>.json; with all three suites run,
-#      scripts/compare_decisions.py fails unless the three agree;
-#   6. stops errsvc (trap) and exits non-zero if any suite failed.
+#   5. Java:       mvn -q -B test in clients/java (JUnit 5 through Surefire;
+#                  the stubs are generated from proto/ by the build);
+#   6. every suite writes its decision helpers' answers for every golden
+#      vector to $ERRSVC_DECISIONS_DIR/<sdk>.json; with all four suites run,
+#      scripts/compare_decisions.py fails unless the four agree;
+#   7. stops errsvc (trap) and exits non-zero if any suite failed.
 #
-#   bash clients/test.sh [go|typescript|python]...   (default: all three)
+#   bash clients/test.sh [go|typescript|python|java]...   (default: all four)
 #
-# Needs only Go, Node/npm and Python 3 with venv/pip; everything else is
-# installed, pinned, from the package registries (see clients/scripts/lib.sh).
+# Needs only Go, Node/npm, Python 3 with venv/pip and a JDK 17 with Maven;
+# everything else is installed, pinned, from the package registries (see
+# clients/scripts/lib.sh).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/scripts/lib.sh"
 cd "$ROOT"
 
+ALL_SUITES=(go typescript python java)
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(go typescript python)
+[ ${#suites[@]} -gt 0 ] || suites=("${ALL_SUITES[@]}")
 for s in "${suites[@]}"; do
 	case "$s" in
-	go | typescript | python) ;;
+	go | typescript | python | java) ;;
 	*)
-		echo "usage: $0 [go|typescript|python]..." >&2
+		echo "usage: $0 [go|typescript|python|java]..." >&2
 		exit 2
 		;;
 	esac
@@ -165,6 +169,22 @@ run_python() {
 	ERRSVC_DECISIONS_SDK=python-min pytest_in "$PY_MIN_VENV"
 }
 
+run_java() {
+	(cd "$JAVA_DIR" && "$MVN" -q -B test)
+}
+
+# ran_all: every SDK's suite is among the ones run.
+ran_all() {
+	local want s found
+	for want in "${ALL_SUITES[@]}"; do
+		found=0
+		for s in "${suites[@]}"; do
+			[ "$s" != "$want" ] || found=1
+		done
+		[ "$found" -eq 1 ] || return 1
+	done
+}
+
 results=()
 failed=0
 for s in "${suites[@]}"; do
@@ -183,8 +203,8 @@ for s in "${suites[@]}"; do
 	fi
 done
 
-# The three SDKs' decision helpers must agree on every vector.
-if [ ${#suites[@]} -eq 3 ] && [ "$failed" -eq 0 ]; then
+# The four SDKs' decision helpers must agree on every vector.
+if ran_all && [ "$failed" -eq 0 ]; then
 	if "$PYTHON" "$ROOT/clients/scripts/compare_decisions.py" "$ERRSVC_DECISIONS_DIR"; then
 		results+=("decisions  agree")
 	else

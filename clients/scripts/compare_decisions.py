@@ -3,9 +3,9 @@
     python3 clients/scripts/compare_decisions.py DIR
 
 DIR holds one <sdk>.json per suite run ({"sdk": ..., "cases": {name:
-record}}), written by the Go, Python and TypeScript decision tests for every
-golden vector and every case of clients/testdata/decision-cases.json.
-go.json, python.json and typescript.json must all be there; any other file
+record}}), written by the Go, Python, TypeScript and Java decision tests for
+every golden vector and every case of clients/testdata/decision-cases.json.
+go.json, python.json, typescript.json and java.json must all be there; any other file
 (python-min.json, from the lowest supported Python) is compared as well.
 """
 
@@ -14,7 +14,7 @@ import math
 import pathlib
 import sys
 
-REQUIRED = ("go", "python", "typescript")
+REQUIRED = ("go", "python", "typescript", "java")
 MIN_CASES = 500
 
 

@@ -4,7 +4,8 @@
 # Installs each SDK's pinned toolchain from the package registries, and
 # skips the install when the pins have not changed since the last one.
 #
-# Needs: go, node + npm, python3 (>= 3.10) with venv + pip. Override the
+# Needs: go, node + npm, python3 (>= 3.10) with venv + pip, and a JDK 17+
+# with Maven 3.8+ (MVN=/path/to/mvn overrides it). Override the
 # interpreter with PYTHON=/path/to/python3. The Python SDK is also tested on
 # the lowest version it claims (PYTHON_MIN, found by find_min_python).
 
@@ -16,6 +17,10 @@ PYTHON="${PYTHON:-python3}"
 # The lowest Python the SDK's requires-python claims, and its venv.
 PY_MIN_VERSION=3.10
 PY_MIN_VENV="$PY_DIR/.venv-min"
+# The Java SDK: a Maven project; mvn installs its pinned plugins and
+# dependencies (clients/java/pom.xml) from Maven Central into ~/.m2.
+JAVA_DIR="$ROOT/clients/java"
+MVN="${MVN:-mvn}"
 
 log() { printf '==> %s\n' "$*" >&2; }
 
