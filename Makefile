@@ -67,7 +67,7 @@ gotest:
 	go test -race -count=1 -timeout 30m ./...
 	cd bench && go test -count=1 ./...
 
-## sdk: the Go, TypeScript and Python clients against a live errsvc
+## sdk: the Go, TypeScript, Python and Java clients against a live errsvc
 sdk:
 	bash clients/test.sh
 
