@@ -199,7 +199,8 @@ func (c vtCodec) unmarshalBytes(b []byte, v any) error {
 		if err := CheckWire(b, m.ProtoReflect().Descriptor()); err != nil {
 			// A batch is decoded item by item instead: one bad item fails
 			// alone (see unmarshalBatchItems).
-			if batch, ok := v.(*errsvcv1.TranslateBatchRequest); ok {
+			// Too many values is the request's fault, never one item's.
+			if batch, ok := v.(*errsvcv1.TranslateBatchRequest); ok && !errors.Is(err, ErrTooWide) {
 				return unmarshalBatchItems(b, batch)
 			}
 			return err

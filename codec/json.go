@@ -15,6 +15,15 @@ import (
 // ten thousand deep costs a deep goroutine stack for nothing.
 const MaxJSONDepth = 64
 
+// MaxJSONValues is how many JSON values (object members and array elements,
+// counted as the containers and the commas between them) a request's JSON
+// and the Struct/Value trees of a gRPC request may hold. A decoded value
+// costs a few hundred bytes (a map entry, a structpb.Value, its string), so
+// a 4 MiB body of 419,000 one-byte keys decoded to about 150 MiB; at this
+// limit a request decodes to at most about 24 MiB whatever its shape. An
+// error's details hold tens of values, a large one a few thousand.
+const MaxJSONValues = 65536
+
 // FieldError is a request refused before decoding, naming where: Field is a
 // dotted path as the caller wrote it (JSON keys, [i] for array elements,
 // proto field names on the gRPC wire), or "body" when the problem is at the
@@ -34,6 +43,9 @@ func (e *FieldError) Unwrap() error { return e.Err }
 // ErrTooDeep is wrapped by the error for nesting past the limit.
 var ErrTooDeep = errorString("nested too deeply")
 
+// ErrTooWide is wrapped by the error for more values than MaxJSONValues.
+var ErrTooWide = errorString("too many values")
+
 // ErrLoneSurrogate is wrapped by CheckJSON's error for a \uD800-\uDFFF
 // escape that is not half of a surrogate pair.
 var ErrLoneSurrogate = errorString("lone UTF-16 surrogate")
@@ -49,7 +61,8 @@ const pathKeep = 8
 
 // CheckJSON scans a JSON document once, without decoding it, and refuses
 // what would make the decoder do unbounded work or answer a useless error:
-// nesting deeper than maxDepth objects and arrays, a string (key or value)
+// nesting deeper than maxDepth objects and arrays, more than MaxJSONValues
+// values, a string (key or value)
 // holding invalid UTF-8, and a \u escape that is half a surrogate pair. It
 // understands strings and escapes, so brackets inside strings do not count.
 // It does not otherwise validate the syntax: the decoder that runs next
@@ -66,6 +79,7 @@ func CheckJSON(body []byte, maxDepth int) error {
 		keyStart  [pathKeep]int
 		keyEnd    [pathKeep]int
 		index     [pathKeep]int
+		values    int
 	)
 	path := func(extra string) string {
 		var b strings.Builder
@@ -92,6 +106,9 @@ func CheckJSON(body []byte, maxDepth int) error {
 	for i := 0; i < len(body); i++ {
 		switch c := body[i]; c {
 		case '{', '[':
+			if values++; values > MaxJSONValues {
+				return tooWide(path(""))
+			}
 			if depth >= maxDepth {
 				return &FieldError{Field: path(""), Err: ErrTooDeep,
 					Description: "JSON nested deeper than " + strconv.Itoa(maxDepth) + " levels"}
@@ -106,6 +123,9 @@ func CheckJSON(body []byte, maxDepth int) error {
 				depth--
 			}
 		case ',':
+			if values++; values > MaxJSONValues {
+				return tooWide(path(""))
+			}
 			if d := depth - 1; d >= 0 && d < pathKeep {
 				if isArray[d] {
 					index[d]++
@@ -139,6 +159,11 @@ func CheckJSON(body []byte, maxDepth int) error {
 		}
 	}
 	return nil
+}
+
+func tooWide(field string) error {
+	return &FieldError{Field: field, Err: ErrTooWide,
+		Description: "JSON holds more than " + strconv.Itoa(MaxJSONValues) + " values (object members and array elements)"}
 }
 
 // scanString returns the index of the closing quote of the string whose

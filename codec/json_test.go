@@ -154,3 +154,31 @@ func BenchmarkCheckJSON(b *testing.B) {
 		}
 	}
 }
+
+// The value limit counts containers and the commas between members and
+// elements: a body at the limit passes, one value more is refused naming
+// where, and a batch's items share one count.
+func TestCheckJSONCountsValues(t *testing.T) {
+	wide := func(n int) []byte {
+		// An object of n-1 members is one container and n-2 commas: n-1
+		// values; the outer object adds one.
+		var b strings.Builder
+		b.WriteString(`{"d":{`)
+		for i := 0; i < n-1; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`"k":1`)
+		}
+		b.WriteString(`}}`)
+		return []byte(b.String())
+	}
+	if err := codec.CheckJSON(wide(codec.MaxJSONValues), codec.MaxJSONDepth); err != nil {
+		t.Fatalf("at the limit: %v", err)
+	}
+	err := codec.CheckJSON(wide(codec.MaxJSONValues+1), codec.MaxJSONDepth)
+	var fe *codec.FieldError
+	if !errors.As(err, &fe) || !errors.Is(err, codec.ErrTooWide) || fe.Field != "d.k" {
+		t.Fatalf("one value past the limit: %v, want codec.ErrTooWide on d.k", err)
+	}
+}

@@ -41,12 +41,21 @@ func jsonLevel(name protoreflect.FullName) bool {
 // field is a *FieldError whose Field is the proto path, e.g.
 // "labby_error.message" or "agent_error.details".
 func CheckWire(b []byte, md protoreflect.MessageDescriptor) error {
-	return checkWire(b, wireTableOf(md), 0, 0)
+	values := 0
+	return checkWire(b, wireTableOf(md), 0, 0, &values)
 }
 
-func checkWire(b []byte, t *wireTable, depth, jsonDepth int) error {
+// checkWire counts in *values the Struct fields and ListValue elements it
+// meets (each a google.protobuf.Value), at most MaxJSONValues in all.
+func checkWire(b []byte, t *wireTable, depth, jsonDepth int, values *int) error {
 	if depth > MaxDepth {
 		return fmt.Errorf("%s: exceeds the maximum nesting depth of %d", t.md.FullName(), MaxDepth)
+	}
+	if t.jsonValue {
+		if *values++; *values > MaxJSONValues {
+			return &FieldError{Err: ErrTooWide,
+				Description: "Struct/Value holds more than " + strconv.Itoa(MaxJSONValues) + " values (fields and list elements)"}
+		}
 	}
 	if t.jsonLevel {
 		if jsonDepth++; jsonDepth > MaxJSONDepth {
@@ -84,7 +93,7 @@ func checkWire(b []byte, t *wireTable, depth, jsonDepth int) error {
 		var err error
 		switch {
 		case f.msg != nil:
-			err = checkWire(v, f.msg, depth+1, jsonDepth)
+			err = checkWire(v, f.msg, depth+1, jsonDepth, values)
 		case f.str:
 			if !utf8.Valid(v) {
 				err = &FieldError{Err: ErrInvalidUTF8, Description: "string is not valid UTF-8"}
@@ -107,6 +116,7 @@ func checkWire(b []byte, t *wireTable, depth, jsonDepth int) error {
 type wireTable struct {
 	md        protoreflect.MessageDescriptor
 	jsonLevel bool
+	jsonValue bool // a google.protobuf.Value: one counted value
 	// dense holds the fields numbered below len(dense); sparse the others.
 	dense  []wireField
 	sparse map[protowire.Number]*wireField
@@ -166,7 +176,7 @@ func buildWireTable(md protoreflect.MessageDescriptor, built map[protoreflect.Me
 	if t, ok := built[md]; ok {
 		return t
 	}
-	t := &wireTable{md: md, jsonLevel: jsonLevel(md.FullName())}
+	t := &wireTable{md: md, jsonLevel: jsonLevel(md.FullName()), jsonValue: md.FullName() == "google.protobuf.Value"}
 	built[md] = t
 	fields := md.Fields()
 	top := 0

@@ -397,7 +397,7 @@ func (j connectJSON) Unmarshal(data []byte, v any) error {
 	}
 	// Bounded like a REST body before protojson runs (nesting, broken
 	// text); a batch's faults inside its items are the decoder's, per item.
-	if field, desc, ok := checkItemJSON(data); !ok && !(isBatch(m) && strings.HasPrefix(field, "requests[")) {
+	if field, desc, wide, ok := checkJSONFault(data); !ok && (wide || !(isBatch(m) && strings.HasPrefix(field, "requests["))) {
 		proto.Reset(m)
 		openjson.MarkInvalid(m, field, desc)
 		return nil

@@ -184,8 +184,11 @@ func (h *restHandler) bodyFault(w http.ResponseWriter, r *http.Request, call *ca
 	case readErr != nil:
 	case errors.As(checked, &fe) && !batchItemFault(r, fe):
 		field := fe.Field
-		if errors.Is(fe, codec.ErrTooDeep) {
+		switch {
+		case errors.Is(fe, codec.ErrTooDeep):
 			call.limit = limitJSONDepth
+		case errors.Is(fe, codec.ErrTooWide):
+			call.limit = limitJSONValues
 		}
 		call.bodyRefused = invalidArgument(safePath(field), fe.Description)
 		return fe

@@ -191,15 +191,25 @@ func (j *restJSON) NewEncoder(w io.Writer) runtime.Encoder {
 // fails alone. The handler lets a batch whose only fault is inside its items
 // through to here (see batchItemFault).
 func checkItemJSON(item []byte) (string, string, bool) {
+	field, desc, _, ok := checkJSONFault(item)
+	return field, desc, ok
+}
+
+// checkJSONFault is checkItemJSON that also says whether the fault is too
+// many values (the request's, never one item's).
+func checkJSONFault(body []byte) (field, desc string, wide, ok bool) {
 	var fe *codec.FieldError
-	if errors.As(codec.CheckJSON(item, codec.MaxJSONDepth), &fe) {
-		return safePath(fe.Field), fe.Description, false
+	if errors.As(codec.CheckJSON(body, codec.MaxJSONDepth), &fe) {
+		return safePath(fe.Field), fe.Description, errors.Is(fe, codec.ErrTooWide), false
 	}
-	return "", "", true
+	return "", "", false, true
 }
 
 // batchItemFault reports whether a CheckJSON refusal of a batch body lies
 // inside one item (requests[i]…), which the decoder answers per item.
+//
+// Too many values is never one item's fault: the limit is the request's, so
+// a batch cannot spread a wide body over its items.
 func batchItemFault(r *http.Request, fe *codec.FieldError) bool {
-	return r.URL.Path == "/v1/translate:batch" && strings.HasPrefix(fe.Field, "requests[")
+	return r.URL.Path == "/v1/translate:batch" && strings.HasPrefix(fe.Field, "requests[") && !errors.Is(fe, codec.ErrTooWide)
 }

@@ -291,8 +291,11 @@ func (g *recvGuard) recv(ctx context.Context, c *call, timeout time.Duration, ma
 		c.setLimit(limitBatchItems)
 		return resourceExhausted("requests", fmt.Sprintf("a batch holds at most %d requests", g.maxItems)).Err()
 	case errors.As(capture.Err, &fe):
-		if errors.Is(fe, codec.ErrTooDeep) {
+		switch {
+		case errors.Is(fe, codec.ErrTooDeep):
 			c.setLimit(limitJSONDepth)
+		case errors.Is(fe, codec.ErrTooWide):
+			c.setLimit(limitJSONValues)
 		}
 		field := fe.Field
 		if field == "" {

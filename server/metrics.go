@@ -32,11 +32,12 @@ const (
 	limitReceiveBuffer      = "receive_buffer"
 	limitReceiveTimeout     = "receive_timeout"
 	limitJSONDepth          = "json_depth"
+	limitJSONValues         = "json_values"
 )
 
 // allLimits are the limit label values, exposed at 0 from the start.
 var allLimits = []string{limitRequestBytes, limitBatchItems, limitConcurrentRequests, limitConcurrentStreams,
-	limitStreamRate, limitHealthWatches, limitReceiveBuffer, limitReceiveTimeout, limitJSONDepth}
+	limitStreamRate, limitHealthWatches, limitReceiveBuffer, limitReceiveTimeout, limitJSONDepth, limitJSONValues}
 
 // Scope label values of errsvc_errors_total.
 const (
