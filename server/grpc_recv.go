@@ -50,6 +50,11 @@ import (
 // not arrive in time.
 var errReceiveTimeout = errors.New("request message did not arrive in time")
 
+// errWriteTimeout is the cause of a stream's context when its client took
+// none of an answer within the write timeout (it granted no flow-control
+// window): the stream ends instead of holding its slot.
+var errWriteTimeout = errors.New("the client did not take an answer in time")
+
 type recvCancelKey struct{}
 
 // tapReceive gives each TranslationService call a context that ends a
@@ -169,6 +174,7 @@ type recvGuard struct {
 	maxItems       int // a batch's requests, counted before decoding
 	receiveTimeout time.Duration
 	idleTimeout    time.Duration
+	writeTimeout   time.Duration // a stream's answer must be taken within it
 }
 
 // guardedService is desc with every handler behind the guard, and
@@ -329,6 +335,34 @@ type guardedStream struct {
 	// longer than the idle timeout to arrive: one timer for the stream,
 	// armed for each receive.
 	idle *time.Timer
+	// stalled ends the stream when an answer cannot be written within the
+	// write timeout: grpc-go's Send waits for the client's flow-control
+	// window with no bound of its own, and returns once the stream's
+	// context ends.
+	stalled *time.Timer
+}
+
+func (s *guardedStream) SendMsg(m any) error {
+	if s.guard.writeTimeout > 0 {
+		if s.stalled == nil {
+			if cancel, ok := s.Context().Value(recvCancelKey{}).(context.CancelCauseFunc); ok {
+				s.stalled = time.AfterFunc(s.guard.writeTimeout, func() { cancel(errWriteTimeout) })
+			}
+		} else {
+			s.stalled.Reset(s.guard.writeTimeout)
+		}
+	}
+	err := s.ServerStream.SendMsg(m)
+	if s.stalled != nil {
+		s.stalled.Stop()
+	}
+	if err != nil && errors.Is(context.Cause(s.Context()), errWriteTimeout) {
+		// The handler returns and frees the stream's slot; what grpc-go
+		// had queued for the client (at most its 64 KiB write quota, and
+		// the status behind it) waits on the connection.
+		callFrom(s.Context()).setLimit(limitWriteTimeout)
+	}
+	return err
 }
 
 func (s *guardedStream) RecvMsg(m any) error {

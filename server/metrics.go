@@ -33,11 +33,12 @@ const (
 	limitReceiveTimeout     = "receive_timeout"
 	limitJSONDepth          = "json_depth"
 	limitJSONValues         = "json_values"
+	limitWriteTimeout       = "write_timeout"
 )
 
 // allLimits are the limit label values, exposed at 0 from the start.
 var allLimits = []string{limitRequestBytes, limitBatchItems, limitConcurrentRequests, limitConcurrentStreams,
-	limitStreamRate, limitHealthWatches, limitReceiveBuffer, limitReceiveTimeout, limitJSONDepth, limitJSONValues}
+	limitStreamRate, limitHealthWatches, limitReceiveBuffer, limitReceiveTimeout, limitJSONDepth, limitJSONValues, limitWriteTimeout}
 
 // Scope label values of errsvc_errors_total.
 const (

@@ -147,7 +147,10 @@ type Options struct {
 	// bytes it sent.
 	ReceiveTimeout time.Duration
 	// WriteTimeout bounds how long a REST client may take to read its
-	// answer. The answer is produced, and the concurrency slot released,
+	// answer, and a TranslateStream client to take each answer (to grant
+	// the flow-control window it needs): a stream that does not is ended,
+	// and its slot freed, so clients that never read cannot hold the
+	// stream slots. The answer is produced, and the concurrency slot released,
 	// before it is written, so a client that does not read holds only its
 	// connection, for at most this long.
 	WriteTimeout time.Duration

@@ -57,7 +57,7 @@ func parseServeFlags(args []string, getenv func(string) string, errOut io.Writer
 	fs.BoolVar(&opts.AllowPlaintext, "allow-plaintext", envOr("ERRSVC_ALLOW_PLAINTEXT", "") == "true",
 		"plaintext on a non-loopback address is intended (a service mesh or private network encrypts it): no WARN at start (env ERRSVC_ALLOW_PLAINTEXT=true)")
 	fs.DurationVar(&opts.ReceiveTimeout, "receive-timeout", server.DefaultReceiveTimeout, "a REST, Connect or gRPC-Web body or a unary gRPC message must arrive in full within this of its headers (REST 408, Connect 504, gRPC DEADLINE_EXCEEDED)")
-	fs.DurationVar(&opts.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "a REST client must read its answer within this")
+	fs.DurationVar(&opts.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "a REST client must read its answer, and a TranslateStream client take each answer, within this")
 	fs.DurationVar(&opts.StreamIdleTimeout, "stream-idle-timeout", server.DefaultStreamIdleTimeout, "end a TranslateStream that delivers no complete message for this long")
 	fs.IntVar(&opts.MaxStreamsPerConnection, "max-streams-per-connection", server.DefaultMaxStreamsPerConn, "HTTP/2 streams one gRPC connection may open at once (more are refused with REFUSED_STREAM)")
 	fs.IntVar(&opts.MaxHeaderBytes, "max-header-bytes", server.DefaultMaxHeaderBytes, "largest request header block (gRPC metadata, HTTP headers), in `bytes`")
