@@ -218,7 +218,7 @@ func (s *Service) translateOne(ctx context.Context, req *errsvcv1.TranslateReque
 	// sources cannot reach this point: the binary wire keeps the last one and
 	// protojson rejects the second (see decodeErrorStatus).
 	if req.GetSource() == nil {
-		return nil, false, translate.Lease{}, invalidArgument(sourceField, "exactly one of "+sourceChoices()+" is required")
+		return nil, false, translate.Lease{}, missingSource(req)
 	}
 	// A caller that already gave up gets no work done: its deadline is
 	// honoured here, and between the items of a batch.

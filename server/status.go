@@ -1,6 +1,8 @@
 package server
 
 import (
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/translate"
 	"github.com/errsvc/errsvc/translate/sanitize"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -38,6 +40,33 @@ const (
 	maxViolationField       = 256
 	maxViolationDescription = 1024
 )
+
+// badRequestAll is badRequest naming several fields: the message says the
+// first, the BadRequest lists them all.
+func badRequestAll(code codes.Code, violations []*errdetails.BadRequest_FieldViolation) *status.Status {
+	for _, v := range violations {
+		v.Field = sanitize.Text(v.Field, maxViolationField)
+		v.Description = sanitize.Text(v.Description, maxViolationDescription)
+	}
+	st := status.New(code, violations[0].Field+": "+violations[0].Description)
+	withDetail, err := st.WithDetails(&errdetails.BadRequest{FieldViolations: violations})
+	if err != nil {
+		return st
+	}
+	return withDetail
+}
+
+// missingSource is the refusal of a request with no source: the names it
+// used that the contract does not have come first, each with the nearest
+// known one ("labbi": did you mean "labby_error"?), then the source.
+func missingSource(req *errsvcv1.TranslateRequest) *status.Status {
+	var vs []*errdetails.BadRequest_FieldViolation
+	for _, m := range translate.UnknownTopLevel(req) {
+		vs = append(vs, &errdetails.BadRequest_FieldViolation{Field: m.Field, Description: m.Description})
+	}
+	vs = append(vs, &errdetails.BadRequest_FieldViolation{Field: sourceField, Description: "exactly one of " + sourceChoices() + " is required"})
+	return badRequestAll(codes.InvalidArgument, vs)
+}
 
 func invalidArgument(field, description string) *status.Status {
 	return badRequest(codes.InvalidArgument, field, description)

@@ -44,7 +44,14 @@ func noteUnmodelled(m *model, req *errsvcv1.TranslateRequest) {
 	if total == 0 {
 		return
 	}
-	list := strings.Join(paths[:min(len(paths), maxNamedUnmodelled)], ", ")
+	named := paths[:min(len(paths), maxNamedUnmodelled)]
+	for i, p := range named {
+		// A misspelt field ("clasification") is named with the one meant.
+		if near := nearestField(p); near != "" {
+			named[i] = p + " (did you mean " + near + "?)"
+		}
+	}
+	list := strings.Join(named, ", ")
 	if total > maxNamedUnmodelled {
 		list += ", … (" + strconv.Itoa(total) + " in all)"
 	}

@@ -92,7 +92,7 @@ func decodeAgentProjection(m *model, a *errsvcv1.AgentError, field string) error
 	}
 	row := agentCodeRow(code)
 	if row == nil {
-		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_CODE, "agent code %q is not one of the 16; it passes through with %s's meaning", clip(code), fallbackAgentCode)
+		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_CODE, "agent code %q is not one of the 16; it passes through with %s's meaning%s", clip(code), fallbackAgentCode, didYouMean(AgentCodes.Nearest(code)))
 		row = agentCodeRow(fallbackAgentCode)
 	}
 	// Decided on the whole details, as the producer sent them; only the
@@ -129,7 +129,7 @@ func decodeAgentProjection(m *model, a *errsvcv1.AgentError, field string) error
 		retry = derived
 		m.note(errsvcv1.NoteCode_NOTE_CODE_DEFAULT_ASSUMED, "agent_error.retry was empty; %q assumed for %s", derived, clip(code))
 	case !AgentRetries.Has(given):
-		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_TERM, "agent_error.retry %q is not a known hint; it passes through, %q is its meaning elsewhere", clip(given), derived)
+		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_TERM, "agent_error.retry %q is not a known hint; it passes through, %q is its meaning elsewhere%s", clip(given), derived, didYouMean(AgentRetries.Nearest(given)))
 	case !slices.Contains(row.GetRetries(), given):
 		// The matrix closes each code's hints: NOT_AUTHORIZED "yes" would
 		// turn a denial into a retry, so the code's own hint replaces it.

@@ -315,7 +315,7 @@ func readClass(m *model, class, field string) {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_ALIAS_RECOGNIZED, "%s `auth` read as auth_required", field)
 	default:
 		m.recognized = false
-		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_CLASS, "%s %q is not one of the four classes; passed through verbatim", field, clip(class))
+		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_CLASS, "%s %q is not one of the four classes; passed through verbatim%s", field, clip(class), didYouMean(Classes.Nearest(class)))
 	}
 }
 

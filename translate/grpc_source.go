@@ -171,7 +171,7 @@ func decodeOwnStatus(m *model, name, msg string, d statusDetails) error {
 	}
 	setKind(m, m.kind)
 	if m.krow == nil {
-		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_KIND, "kind %q is not in the matrix; it passes through and takes the unknown-kind catch-all", clip(m.kind))
+		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_KIND, "kind %q is not in the matrix; it passes through and takes the unknown-kind catch-all%s", clip(m.kind), didYouMean(LabbyKinds.Nearest(m.kind)))
 	}
 	completeFromKind(m)
 	m.message = m.sanitizeCause(msg)

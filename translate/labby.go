@@ -23,7 +23,7 @@ func decodeLabby(m *model, e *errsvcv1.LabbyError) error {
 	m.originalTerm = m.kind
 	setKind(m, m.kind)
 	if m.krow == nil {
-		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_KIND, "kind %q is not in the matrix; it passes through and takes the unknown-kind catch-all", clip(m.kind))
+		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_KIND, "kind %q is not in the matrix; it passes through and takes the unknown-kind catch-all%s", clip(m.kind), didYouMean(LabbyKinds.Nearest(m.kind)))
 	}
 	if e.GetSafety() != nil {
 		m.readOnly = m.readOnly || e.GetSafety().GetReadOnlyHint()
@@ -100,7 +100,7 @@ func override(m *model, derived *string, supplied, field string, v *Vocabulary) 
 	case supplied == "" || supplied == *derived:
 		return supplied != ""
 	case !v.Has(supplied):
-		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_TERM, "%s %q is not a known term; %q kept in the envelope", field, clip(supplied), *derived)
+		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_TERM, "%s %q is not a known term; %q kept in the envelope%s", field, clip(supplied), *derived, didYouMean(v.Nearest(supplied)))
 		return false
 	default:
 		m.note(errsvcv1.NoteCode_NOTE_CODE_CALLER_OVERRIDE, "%s %q supplied by the caller kept over the derived %q", field, supplied, *derived)

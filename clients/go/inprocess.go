@@ -77,7 +77,14 @@ func translateOne(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, 
 		req = &errsvcv1.TranslateRequest{}
 	}
 	if req.GetSource() == nil {
-		return nil, badRequest("source", "exactly one of "+sourceChoices()+" is required")
+		// As the server: the names the contract does not have first, each
+		// with the nearest known one, then the source.
+		var vs []*errdetails.BadRequest_FieldViolation
+		for _, m := range translate.UnknownTopLevel(req) {
+			vs = append(vs, &errdetails.BadRequest_FieldViolation{Field: m.Field, Description: m.Description})
+		}
+		vs = append(vs, &errdetails.BadRequest_FieldViolation{Field: "source", Description: "exactly one of " + sourceChoices() + " is required"})
+		return nil, badRequests(vs)
 	}
 	// A copy, so the response never shares a message with the caller's
 	// request, as it never does over the network.
@@ -95,10 +102,13 @@ func translateOne(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, 
 }
 
 func badRequest(field, description string) *status.Status {
-	st := status.New(codes.InvalidArgument, field+": "+description)
-	withDetail, err := st.WithDetails(&errdetails.BadRequest{
-		FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: field, Description: description}},
-	})
+	return badRequests([]*errdetails.BadRequest_FieldViolation{{Field: field, Description: description}})
+}
+
+// badRequests names several fields: the message says the first.
+func badRequests(vs []*errdetails.BadRequest_FieldViolation) *status.Status {
+	st := status.New(codes.InvalidArgument, vs[0].Field+": "+vs[0].Description)
+	withDetail, err := st.WithDetails(&errdetails.BadRequest{FieldViolations: vs})
 	if err != nil {
 		return st
 	}
