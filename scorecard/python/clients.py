@@ -81,11 +81,11 @@ GOOGLE_CRASHES = []
 
 def main(outdir, folder=None):
     runs = {
-        "openai": ({"classifier": "openai (Python SDK)", "version": "openai " + version("openai"), "how": "OpenAI._should_retry, _calculate_retry_timeout", "notions": ["retry", "wait"]},
+        "openai": ({"classifier": "openai (Python SDK)", "version": "openai " + version("openai"), "how": "OpenAI._should_retry, _calculate_retry_timeout", "notions": ["retry", "wait"], "own_providers": ["openai", "openai_responses", "azure"]},
                    lambda fx: sdk_answer(OPENAI, openai, fx)),
-        "anthropic": ({"classifier": "anthropic (Python SDK)", "version": "anthropic " + version("anthropic"), "how": "Anthropic._should_retry, _calculate_retry_timeout", "notions": ["retry", "wait"]},
+        "anthropic": ({"classifier": "anthropic (Python SDK)", "version": "anthropic " + version("anthropic"), "how": "Anthropic._should_retry, _calculate_retry_timeout", "notions": ["retry", "wait"], "own_providers": ["anthropic"]},
                       lambda fx: sdk_answer(ANTHROPIC, anthropic, fx)),
-        "google-api-core": ({"classifier": "google-api-core", "version": "google-api-core " + version("google-api-core"), "how": "retry.if_transient_error(exceptions.from_http_response(...))", "notions": ["retry"]},
+        "google-api-core": ({"classifier": "google-api-core", "version": "google-api-core " + version("google-api-core"), "how": "retry.if_transient_error(exceptions.from_http_response(...))", "notions": ["retry"], "own_providers": ["gemini", "vertex"]},
                             google_answer),
     }
     fxs = list(corpus.fixtures(folder))

@@ -10,9 +10,9 @@ For every fixture, with the clock pinned to the fixture's:
    LiteLLM raises to its caller (RateLimitError, ContextWindowExceededError,
    AuthenticationError, ...);
 3. retry: `litellm._should_retry(status_code of that exception)`; wait_s:
-   `litellm._calculate_retry_after(...)` when it retries and the answer's
-   Retry-After gives a wait (`_get_retry_after_from_exception_header` > 0),
-   else null;
+   `litellm._calculate_retry_after(...)` when it retries and the answer has
+   a Retry-After (the one header it reads; a value it refuses gives its own
+   backoff, and that is what it waits), else null;
 4. class: LiteLLM's exception class read in the Error Class Contract's terms
    (the table CLASSES below; the generic APIError by LiteLLM's own retry rule).
 
@@ -127,8 +127,7 @@ def litellm_answer(fx):
     code = getattr(exc, "status_code", None) or status
     retry = bool(litellm._should_retry(code))
     wait = None
-    stated = litellm.utils._get_retry_after_from_exception_header(headers)
-    if retry and stated is not None and stated > 0:
+    if retry and "retry-after" in headers:  # the one header LiteLLM reads
         random.seed(0)  # LiteLLM adds up to 0.75 s of jitter
         wait = round(float(litellm._calculate_retry_after(remaining_retries=2, max_retries=2, response_headers=headers)), 3)
     return corpus.answer(cls=class_of(exc, code), retry=retry, wait_s=wait)
