@@ -68,6 +68,9 @@ def score(want, answers, partial=False):
     unknown = sorted(set(rows) - set(want))
     if unknown and not partial:
         raise SystemExit(f"{meta.get('classifier', '?')}: answers for fixtures not in the corpus: {unknown[:5]}")
+    missing = len(set(want) - set(rows))
+    if missing and not partial:
+        print(f"warning: {meta.get('classifier', '?')}: no answer for {missing} fixtures (scored as no opinion)", file=sys.stderr)
     declared = meta.get("notions")
     key = {"class": "class", "retry": "retry", "wait": "wait_s"}
     has = {n: (n in declared) if declared is not None else any((r or {}).get(key[n]) is not None for r in rows.values()) for n in NOTIONS}
