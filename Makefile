@@ -101,6 +101,10 @@ mutate:
 		--workers $(MUTATE_WORKERS) --test-cpu 1 --timeout-coefficient 5 \
 		$(if $(MUTATE_EXCLUDE),-E '$(MUTATE_EXCLUDE)') --threshold-efficacy 90 ./translate
 
+## scorecard: every classifier (errsvc, LiteLLM, the openai, anthropic, google-api-core and Vercel AI SDK clients) scored over testdata/providers; not in test (see scorecard/README.md)
+.PHONY: scorecard
+scorecard: ; bash scorecard/run.sh
+
 ## release-image: snapshot the contract as the baseline for buf breaking
 release-image:
 	$(BUF) build proto --exclude-source-info -o $(RELEASE_IMAGE)
