@@ -20,6 +20,9 @@ type Server struct {
 	http    *http.Server
 	grpcLis net.Listener
 	httpLis net.Listener
+	// The HTTP port's drain (drain.go): its listener and its front.
+	httpDrain *drainListener
+	httpGate  *drainGate
 }
 
 // New binds both addresses right away, so a port of 0 is resolved (see
@@ -41,11 +44,13 @@ func New(opts Options) (*Server, error) {
 		_ = grpcLis.Close()
 		return nil, fmt.Errorf("listen HTTP on %s: %w", opts.HTTPAddr, err)
 	}
+	drainLis := &drainListener{Listener: httpLis}
+	gate := &drainGate{next: handler}
 	return &Server{
 		opts: opts,
 		grpc: NewGRPCServer(opts),
 		http: &http.Server{
-			Handler: handler,
+			Handler: gate,
 			// Without them a client can hold a connection open by trickling
 			// headers or a body, or by idling forever. REST calls set
 			// tighter deadlines of their own (restHandler); these bound
@@ -58,8 +63,10 @@ func New(opts Options) (*Server, error) {
 			TLSConfig:         opts.TLS,
 			ErrorLog:          slogErrorLog(opts.Logger),
 		},
-		grpcLis: grpcLis,
-		httpLis: httpLis,
+		grpcLis:   grpcLis,
+		httpLis:   drainLis,
+		httpDrain: drainLis,
+		httpGate:  gate,
 	}, nil
 }
 
@@ -128,6 +135,7 @@ func (s *Server) shutdown() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
 	defer cancel()
+	s.drainHTTP(ctx) // see drain.go: Shutdown then has nothing to cut off
 
 	grpcDone := make(chan struct{})
 	go func() {
