@@ -139,7 +139,19 @@ func (l live) local(s string) string {
 // TestSnippets runs every command and Go snippet of the docs against a
 // live errsvc and checks what each says it answers.
 func TestSnippets(t *testing.T) {
+	for _, tool := range []string{"bash", "curl", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("the doc snippets need %s on PATH: %v", tool, err)
+		}
+	}
 	l := startServer(t)
+	// buf runs from its own tool module; build it once before the
+	// commands run in parallel.
+	warm := exec.Command("go", "tool", "-modfile="+filepath.Join(l.root, "tools", "buf", "go.mod"), "buf", "--version")
+	warm.Dir = l.root
+	if out, err := warm.CombinedOutput(); err != nil {
+		t.Fatalf("go tool buf: %v\n%s", err, out)
+	}
 	var goBodies, goPrograms []goSnippet
 	counts := map[string]int{}
 	for _, doc := range documents {
