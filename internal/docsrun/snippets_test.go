@@ -379,3 +379,25 @@ func goRun(t *testing.T, l live, src string, args ...string) string {
 	}
 	return stdout.String()
 }
+
+func TestContains(t *testing.T) {
+	got := map[string]any{"a": 1.0, "b": map[string]any{"c": "x", "d": true}, "l": []any{"p", "q", map[string]any{"k": "v", "z": 2.0}}}
+	for _, tc := range []struct {
+		want any
+		ok   bool
+	}{
+		{map[string]any{}, true},
+		{map[string]any{"a": 1.0}, true},
+		{map[string]any{"a": 2.0}, false},
+		{map[string]any{"b": map[string]any{"c": "x"}}, true},
+		{map[string]any{"b": map[string]any{"e": "x"}}, false},
+		{map[string]any{"l": []any{"q", "p"}}, true},
+		{map[string]any{"l": []any{map[string]any{"k": "v"}}}, true},
+		{map[string]any{"l": []any{"p", "p"}}, false},
+		{map[string]any{"a": "1"}, false},
+	} {
+		if _, ok := contains(got, tc.want, "$"); ok != tc.ok {
+			t.Errorf("contains(%v) = %v, want %v", tc.want, ok, tc.ok)
+		}
+	}
+}
