@@ -297,6 +297,10 @@ func fieldText(comments map[string]string, msg string, fd protoreflect.FieldDesc
 		return additionalFieldsText
 	}
 	text := cell(comments[msg+"."+string(fd.Name())])
+	if fd.Name() == "body" && fd.Kind() == protoreflect.StringKind {
+		// The one mistake every newcomer makes first.
+		text += " **In JSON a string** (the text as received, JSON-encoded), never an object: an object answers 400."
+	}
 	if fd.HasPresence() && fd.Kind() != protoreflect.MessageKind && fd.ContainingOneof() != nil && fd.ContainingOneof().IsSynthetic() {
 		if text == "" {
 			return "*optional*"
