@@ -105,7 +105,7 @@ func providersMarkdown(t *testing.T) string {
 	p("\n| source | what it reads |\n|---|---|\n")
 	seen := map[string]bool{}
 	for _, fam := range []family{familyOpenAI, familyAnthropic, familyGoogle, familyBedrock, familyGeneric} {
-		for _, s := range append(waitSources[fam], sdkWaits...) {
+		for _, s := range waitSources[fam] {
 			key := s.name + s.doc
 			if seen[key] {
 				continue
@@ -114,7 +114,13 @@ func providersMarkdown(t *testing.T) string {
 			p("| %s (%s) | %s |\n", waitLabel(s), fam, strings.ReplaceAll(s.doc, "|", "\\|"))
 		}
 	}
-	p("\nThe OpenAI family (OpenAI and the compatible servers: %s) reads only what Codex reads: Retry-After as whole seconds or an HTTP-date, and Codex's `try again in` text; never `retry-after-ms` or `x-ratelimit-reset-*`.\n\n", aliasList())
+	for _, s := range sdkWaits {
+		if key := s.name + s.doc; !seen[key] {
+			seen[key] = true
+			p("| %s (azure, azure_ai) | %s |\n", waitLabel(s), strings.ReplaceAll(s.doc, "|", "\\|"))
+		}
+	}
+	p("\n`retry-after-ms` is read only where the table above lists it: the anthropic and generic families and the `azure` and `azure_ai` profiles (Azure sends it, and their clients are the OpenAI SDKs, which read it first). The rest of the OpenAI family (%s) reads only what Codex reads: Retry-After as whole seconds or an HTTP-date, and Codex's `try again in` text; never `retry-after-ms` or `x-ratelimit-reset-*`. (`groq` has its own list above.)\n\n", aliasList())
 
 	p("## Code tables\n\n")
 	for _, tb := range []struct {
@@ -371,7 +377,7 @@ func aliasList() string {
 	var names []string
 	for name, pr := range providers {
 		fam := pr.fam
-		if fam == familyOpenAI && name != "openai" {
+		if fam == familyOpenAI && pr.waits == nil {
 			names = append(names, name)
 		}
 	}

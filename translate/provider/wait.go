@@ -114,7 +114,7 @@ var (
 		"Retry-After as seconds (decimals rounded up) or an HTTP-date",
 		readRetryAfterDecimal}
 	srcRetryAfterMs = waitSource{"retry-after-ms",
-		"retry-after-ms, milliseconds (what the OpenAI and Anthropic SDKs read first)",
+		"retry-after-ms, milliseconds (what the OpenAI and Anthropic SDKs read first; of the OpenAI family only azure and azure_ai read it)",
 		readRetryAfterMsHeader}
 	srcAnthropicReset = waitSource{"anthropic-ratelimit-reset",
 		"anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-reset (RFC 3339) of the limits whose -remaining is 0, the latest of them",
