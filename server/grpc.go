@@ -74,7 +74,8 @@ func NewGRPCServer(opts Options) *grpc.Server {
 	}
 	s := grpc.NewServer(serverOpts...)
 	guard := &recvGuard{limiter: opts.limiter, budget: budget, maxBytes: opts.MaxRequestBytes, maxItems: opts.MaxBatchItems,
-		receiveTimeout: opts.ReceiveTimeout, idleTimeout: opts.StreamIdleTimeout, writeTimeout: opts.WriteTimeout}
+		receiveTimeout: opts.ReceiveTimeout, idleTimeout: opts.StreamIdleTimeout, writeTimeout: opts.WriteTimeout,
+		streamBytes: opts.StreamByteRate, streamBurst: grpcRecvCap(opts.MaxRequestBytes)}
 	s.RegisterService(guardedService(errsvcv1.TranslationService_ServiceDesc, guard, newAnswerCache(opts, transportGRPC)), NewService(opts))
 	healthpb.RegisterHealthServer(s, opts.Health.grpc)
 	reflection.Register(s)

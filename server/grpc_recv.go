@@ -11,6 +11,7 @@ import (
 	"github.com/errsvc/errsvc/codec/openjson"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/translate"
+	"golang.org/x/time/rate"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -175,6 +176,8 @@ type recvGuard struct {
 	receiveTimeout time.Duration
 	idleTimeout    time.Duration
 	writeTimeout   time.Duration // a stream's answer must be taken within it
+	streamBytes    float64       // a stream's inflated bytes per second (<= 0: unlimited)
+	streamBurst    int           // and its burst
 }
 
 // guardedService is desc with every handler behind the guard, and
@@ -340,6 +343,11 @@ type guardedStream struct {
 	// window with no bound of its own, and returns once the stream's
 	// context ends.
 	stalled *time.Timer
+	// inflated paces the stream's messages by their bytes after
+	// decompression: when a message puts it in debt, the next is read
+	// only once the debt is paid, and flow control holds the client back.
+	inflated *rate.Limiter
+	debt     time.Duration
 }
 
 func (s *guardedStream) SendMsg(m any) error {
@@ -367,6 +375,16 @@ func (s *guardedStream) SendMsg(m any) error {
 
 func (s *guardedStream) RecvMsg(m any) error {
 	ctx := s.Context()
+	if s.debt > 0 {
+		t := time.NewTimer(s.debt)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return status.FromContextError(ctx.Err()).Err()
+		}
+		s.debt = 0
+	}
 	if s.idle == nil {
 		if cancel, ok := ctx.Value(recvCancelKey{}).(context.CancelCauseFunc); ok {
 			s.idle = time.AfterFunc(s.guard.idleTimeout, func() { cancel(errReceiveTimeout) })
@@ -381,6 +399,9 @@ func (s *guardedStream) RecvMsg(m any) error {
 	if s.idle != nil {
 		s.idle.Stop()
 	}
+	if pm, ok := m.(proto.Message); ok && err == nil && s.guard.streamBytes > 0 {
+		s.pace(codec.Size(pm))
+	}
 	// A message the codec refused (a broken encoding, invalid text, nesting
 	// past the limit) is one bad item, as in a batch: it is handed on
 	// marked with its error, the service answers it with its own
@@ -393,6 +414,18 @@ func (s *guardedStream) RecvMsg(m any) error {
 		}
 	}
 	return err
+}
+
+// pace charges n inflated bytes to the stream's rate and notes how long the
+// next receive must wait.
+func (s *guardedStream) pace(n int) {
+	if s.inflated == nil {
+		s.inflated = rate.NewLimiter(rate.Limit(s.guard.streamBytes), s.guard.streamBurst)
+	}
+	now := time.Now()
+	if r := s.inflated.ReserveN(now, min(n, s.guard.streamBurst)); r.OK() {
+		s.debt = r.DelayFrom(now)
+	}
 }
 
 // fieldViolation is the first BadRequest field violation of st, or nil.

@@ -27,6 +27,7 @@ const (
 	DefaultMaxConcurrentStreams  = 256
 	DefaultStreamRate            = 500
 	DefaultStreamBurst           = 100
+	DefaultStreamByteRate        = 4 << 20
 	DefaultShutdownTimeout       = 15 * time.Second
 
 	// Hostile-input bounds (docs/OPERATIONS.md, "Slow and hostile clients").
@@ -113,6 +114,13 @@ type Options struct {
 	// means unlimited.
 	StreamRate  float64
 	StreamBurst int
+	// StreamByteRate is the sustained bytes per second, counted after
+	// decompression, one TranslateStream may send, with bursts of twice
+	// MaxRequestBytes: past it the stream's next message is read only once
+	// the rate allows (HTTP/2 flow control holds the client back), so a
+	// stream of gzip bombs inflates at most this fast. Negative means
+	// unlimited.
+	StreamByteRate float64
 	// TLS, when set, serves both ports over TLS with this configuration
 	// (see LoadTLSConfig; ClientAuth makes it mutual). Nil serves plaintext,
 	// which is meant for loopback: Serve warns on any other address unless
@@ -262,6 +270,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.StreamBurst <= 0 {
 		o.StreamBurst = DefaultStreamBurst
+	}
+	if o.StreamByteRate == 0 {
+		o.StreamByteRate = DefaultStreamByteRate
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

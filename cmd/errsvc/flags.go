@@ -48,6 +48,7 @@ func parseServeFlags(args []string, getenv func(string) string, errOut io.Writer
 	fs.IntVar(&opts.MaxConcurrentStreams, "max-concurrent-streams", server.DefaultMaxConcurrentStreams, "most gRPC streams open at once")
 	fs.Float64Var(&opts.StreamRate, "stream-rate", server.DefaultStreamRate, "messages per second one TranslateStream may send; a message over it is answered with a RESOURCE_EXHAUSTED item and the stream goes on (negative: unlimited)")
 	fs.IntVar(&opts.StreamBurst, "stream-burst", server.DefaultStreamBurst, "messages a stream may send at once above --stream-rate")
+	fs.Float64Var(&opts.StreamByteRate, "stream-byte-rate", server.DefaultStreamByteRate, "bytes per second, counted after decompression, one TranslateStream may send (bursts of twice --max-request-bytes); past it its next message is read only when the rate allows (negative: unlimited)")
 	fs.StringVar(&tlsCert, "tls-cert", "", "PEM certificate `file` (chain) serving TLS on both ports; plaintext without it")
 	fs.StringVar(&tlsKey, "tls-key", "", "PEM private key `file` of --tls-cert")
 	fs.StringVar(&tlsClientCA, "tls-client-ca", "", "PEM CA bundle `file`: require client certificates issued by it (mutual TLS) on both ports")
