@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/errsvc/errsvc/codec"
@@ -106,8 +107,12 @@ func newRecvBudget(o Options) *recvBudget {
 
 type connKey struct{}
 
-// connRecv is one connection's share of the receive budget.
-type connRecv struct{ slots chan struct{} }
+// connRecv is one connection's share of the receive budget, and its count
+// of open TranslationService streams (streamLimits).
+type connRecv struct {
+	slots   chan struct{}
+	streams atomic.Int64
+}
 
 func (b *recvBudget) tagConn(ctx context.Context) context.Context {
 	return context.WithValue(ctx, connKey{}, &connRecv{slots: make(chan struct{}, b.perConn)})

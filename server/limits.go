@@ -78,6 +78,9 @@ func (l *limiter) releaseRequest() {
 	l.metrics.inFlight.Dec()
 }
 
+// streamsPerConn is one connection's share of the stream slots.
+func (l *limiter) streamsPerConn() int64 { return max(2, l.maxStreams/4) }
+
 func (l *limiter) acquireStream() bool {
 	if l.streams.Add(1) > l.maxStreams {
 		l.streams.Add(-1)
@@ -195,6 +198,22 @@ func streamLimits(l *limiter) grpc.StreamServerInterceptor {
 			}
 			defer l.releaseWatch()
 			return handler(srv, ss)
+		}
+		// One connection gets at most a quarter of the stream slots, so
+		// no client holds them all (streams that take no answer end at
+		// the write timeout, see guardedStream.SendMsg).
+		conn, _ := ss.Context().Value(connKey{}).(*connRecv)
+		if conn != nil {
+			if conn.streams.Add(1) > l.streamsPerConn() {
+				conn.streams.Add(-1)
+				if c := callFrom(ss.Context()); c != nil {
+					c.limit = limitConcurrentStreams
+				}
+				return quotaExceeded(quotaConcurrentStreams, fmt.Sprintf(
+					"one connection may hold at most %d of the server's %d concurrent streams; open another connection or retry shortly",
+					l.streamsPerConn(), l.maxStreams), time.Second).Err()
+			}
+			defer conn.streams.Add(-1)
 		}
 		if !l.acquireStream() {
 			if c := callFrom(ss.Context()); c != nil {

@@ -45,7 +45,7 @@ func parseServeFlags(args []string, getenv func(string) string, errOut io.Writer
 	fs.Int64Var(&opts.MaxRequestBytes, "max-request-bytes", server.DefaultMaxRequestBytes, "largest REST body or gRPC message (each stream message) accepted, in `bytes` (413)")
 	fs.IntVar(&opts.MaxBatchItems, "max-batch-items", server.DefaultMaxBatchItems, "most requests in one TranslateBatch (413)")
 	fs.IntVar(&opts.MaxConcurrentRequests, "max-concurrent-requests", server.DefaultMaxConcurrentRequests, "most unary calls, gRPC and REST together, handled at once (429)")
-	fs.IntVar(&opts.MaxConcurrentStreams, "max-concurrent-streams", server.DefaultMaxConcurrentStreams, "most gRPC streams open at once")
+	fs.IntVar(&opts.MaxConcurrentStreams, "max-concurrent-streams", server.DefaultMaxConcurrentStreams, "most gRPC streams open at once; one connection holds at most a quarter of them")
 	fs.Float64Var(&opts.StreamRate, "stream-rate", server.DefaultStreamRate, "messages per second one TranslateStream may send; a message over it is answered with a RESOURCE_EXHAUSTED item and the stream goes on (negative: unlimited)")
 	fs.IntVar(&opts.StreamBurst, "stream-burst", server.DefaultStreamBurst, "messages a stream may send at once above --stream-rate")
 	fs.Float64Var(&opts.StreamByteRate, "stream-byte-rate", server.DefaultStreamByteRate, "bytes per second, counted after decompression, one TranslateStream may send (bursts of twice --max-request-bytes); past it its next message is read only when the rate allows (negative: unlimited)")
