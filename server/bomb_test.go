@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"context"
 	"io"
 	"net/http"
@@ -125,4 +126,41 @@ func TestRESTBatchStopsDecodingAtTheLimit(t *testing.T) {
 		t.Errorf("refusing a 30,001-item batch took %d allocations: its items were decoded", allocs)
 	}
 	t.Logf("30,001 items refused: HTTP %d, %d allocations, %d bytes", resp.StatusCode, after.Mallocs-before.Mallocs, after.TotalAlloc-before.TotalAlloc)
+}
+
+// Over Connect's binary codec and gRPC-Web (the same codec) a batch is
+// counted on the wire before any item is decoded, as on the gRPC port.
+func TestConnectBatchCountedBeforeDecoding(t *testing.T) {
+	r := start(t, Options{MaxRequestBytes: 1 << 20, MaxBatchItems: 10})
+	wire := bytes.Repeat([]byte{0x0a, 0x00}, 250_000)
+	for _, c := range []struct{ name, contentType string }{
+		{"Connect", "application/proto"},
+		{"gRPC-Web", "application/grpc-web+proto"},
+	} {
+		body := wire
+		if c.name == "gRPC-Web" {
+			body = append([]byte{0, 0, 0, 0, 0}, wire...)
+			binary.BigEndian.PutUint32(body[1:], uint32(len(wire)))
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		req, _ := http.NewRequest(http.MethodPost, r.base+"/errsvc.v1.TranslationService/TranslateBatch", bytes.NewReader(body))
+		req.Header.Set("Content-Type", c.contentType)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		runtime.ReadMemStats(&after)
+		got := string(answer) + " " + resp.Header.Get("Grpc-Message") + " " + resp.Trailer.Get("Grpc-Message")
+		if !strings.Contains(got, "at most 10 requests") {
+			t.Errorf("%s: a 250,000-item batch: HTTP %d %q; want the batch refused on its count", c.name, resp.StatusCode, got)
+		}
+		if allocs := after.Mallocs - before.Mallocs; allocs > 50_000 {
+			t.Errorf("%s: refusing a 250,000-item batch took %d allocations: its items were decoded", c.name, allocs)
+		}
+		t.Logf("%s: 250,000 items refused, %d allocations, %d bytes", c.name, after.Mallocs-before.Mallocs, after.TotalAlloc-before.TotalAlloc)
+	}
 }

@@ -41,7 +41,7 @@ const (
 func newConnectHandler(opts Options) (string, http.Handler) {
 	svc := connectService{recoveringService{Service: NewService(opts), logger: opts.Logger}}
 	path, h := errsvcv1connect.NewTranslationServiceHandler(svc,
-		connect.WithCodec(connectProto{}),
+		connect.WithCodec(connectProto{maxBatchItems: opts.MaxBatchItems}),
 		connect.WithCodec(connectJSON{"json", newRESTJSON(opts.MaxBatchItems)}),
 		connect.WithCodec(connectJSON{"json; charset=utf-8", newRESTJSON(opts.MaxBatchItems)}),
 		// As on gRPC (see grpcRecvCap): the interceptor refuses
@@ -355,7 +355,13 @@ func connectCode(err error) codes.Code {
 // connectProto is the binary codec of the gRPC port (package codec): the
 // same generated code and the same refusal of invalid UTF-8 and excessive
 // nesting, so a message means the same on both ports.
-type connectProto struct{}
+//
+// A batch's requests are counted on the wire before any is decoded, as on
+// the gRPC port: one past --max-batch-items, the batch is handed on as that
+// many empty requests, which the service refuses as it refuses every
+// oversized batch ("a batch holds at most N requests", RESOURCE_EXHAUSTED),
+// without a byte of the rest decoded.
+type connectProto struct{ maxBatchItems int }
 
 func (connectProto) Name() string { return "proto" }
 
@@ -368,7 +374,22 @@ func (connectProto) Marshal(v any) ([]byte, error) {
 	return bs.Materialize(), nil
 }
 
-func (connectProto) Unmarshal(data []byte, v any) error {
+func (c connectProto) Unmarshal(data []byte, v any) error {
+	if batch, ok := v.(*errsvcv1.TranslateBatchRequest); ok && c.maxBatchItems > 0 {
+		capture := codec.Capture{Msg: batch, MaxItems: c.maxBatchItems}
+		if err := codec.Server.Unmarshal(mem.BufferSlice{mem.SliceBuffer(data)}, &capture); err != nil {
+			return err
+		}
+		if errors.Is(capture.Err, codec.ErrTooManyItems) {
+			proto.Reset(batch)
+			batch.Requests = make([]*errsvcv1.TranslateRequest, c.maxBatchItems+1)
+			for i := range batch.Requests {
+				batch.Requests[i] = &errsvcv1.TranslateRequest{}
+			}
+			return nil
+		}
+		return capture.Err
+	}
 	return codec.Server.Unmarshal(mem.BufferSlice{mem.SliceBuffer(data)}, v)
 }
 
