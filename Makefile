@@ -9,8 +9,8 @@ GENERATED := gen server/playground/vectors.json docs/VOCABULARIES.md docs/PROVID
 
 # The build's version and revision (errsvc --version, the start log,
 # errsvc_build_info, /openapi.json): from git, else go run's build info.
-# Untagged trees get a semver pre-release: v0.0.0-dev.<short hash>.
-VERSION ?= $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null || echo v0.0.0-dev.$$(git rev-parse --short HEAD 2>/dev/null))
+# Untagged trees get a semver pre-release of the VERSION file: v0.2.0-dev.<short hash>.
+VERSION ?= $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null || echo v$$(cat VERSION)-dev$$(git rev-parse --short HEAD 2>/dev/null | sed 's/^/./'))
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS := -X github.com/errsvc/errsvc/internal/version.version=$(VERSION) \
 	-X github.com/errsvc/errsvc/internal/version.revision=$(REVISION)
