@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"net/http"
 	"strings"
 	"sync"
@@ -103,7 +105,8 @@ func NewMCPServer(opts Options) *mcp.Server {
 			"a recovery action, a gRPC or JSON-RPC code, …): its meaning, its class, what to do, and its mapping row. " +
 			"vocabulary (e.g. LabbyKind, AgentErrorCode, ErrorClass) narrows the search; without it every " +
 			"vocabulary holding the term answers.",
-		Annotations: readOnly,
+		OutputSchema: mcpSchemas().explainOut,
+		Annotations:  readOnly,
 	}, m.explainTool)
 	for _, v := range translate.Vocabularies().GetVocabularies() {
 		uri := mcpVocabularyURI(v.GetName())
@@ -169,9 +172,18 @@ func (m *mcpService) translateTool(ctx context.Context, req *mcp.CallToolRequest
 // translate reads args (at prefix, "" for the arguments themselves) as a
 // TranslateRequest and answers it; the lease is the answer's storage.
 func (m *mcpService) translate(ctx context.Context, args json.RawMessage, prefix string) (*errsvcv1.TranslateRequest, *errsvcv1.TranslateResponse, translate.Lease, *status.Status) {
+	return m.translateFor(ctx, args, prefix, nil)
+}
+
+// translateFor is translate answering targets rather than the request's
+// own when targets is not empty.
+func (m *mcpService) translateFor(ctx context.Context, args json.RawMessage, prefix string, targets []string) (*errsvcv1.TranslateRequest, *errsvcv1.TranslateResponse, translate.Lease, *status.Status) {
 	req, st := m.decodeRequest(args, prefix)
 	if st != nil {
 		return nil, nil, translate.Lease{}, st
+	}
+	if len(targets) > 0 {
+		req.Targets = targets
 	}
 	resp, _, lease, st := m.svc.translateOne(ctx, req)
 	if st != nil {
@@ -298,7 +310,7 @@ func summary(resp *errsvcv1.TranslateResponse) string {
 
 // mcpSchemaSet holds the tools' schemas, built once.
 type mcpSchemaSet struct {
-	translateIn, translateOut, decideIn, decideOut map[string]any
+	translateIn, translateOut, decideIn, decideOut, explainOut map[string]any
 }
 
 // mcpSchemas are the tool schemas: the TranslateRequest and
@@ -339,7 +351,12 @@ var mcpSchemas = sync.OnceValue(func() mcpSchemaSet {
 	if err != nil {
 		panic(fmt.Sprintf("MCPDecision schema: %v", err))
 	}
-	set.decideOut = remarshalMap(out)
+	set.decideOut = singleTypes(remarshalMap(out)).(map[string]any)
+	explain, err := jsonschema.For[MCPExplanation](nil)
+	if err != nil {
+		panic(fmt.Sprintf("MCPExplanation schema: %v", err))
+	}
+	set.explainOut = singleTypes(remarshalMap(explain)).(map[string]any)
 	return set
 })
 
@@ -360,7 +377,7 @@ func contractSchema(schemas map[string]json.RawMessage, name string) map[string]
 		if err := json.Unmarshal([]byte(raw), &s); err != nil {
 			panic(fmt.Sprintf("gen/openapi schema %s: %v", n, err))
 		}
-		defs[n] = s
+		defs[n] = singleTypes(s)
 		for _, part := range strings.Split(raw, `"`+to)[1:] {
 			if i := strings.IndexByte(part, '"'); i > 0 {
 				todo = append(todo, part[:i])
@@ -378,6 +395,46 @@ func contractSchema(schemas map[string]json.RawMessage, name string) map[string]
 		out["$defs"] = defs
 	}
 	return out
+}
+
+// singleTypes rewrites each `"type": [A, B]` of a schema as
+// `"anyOf": [{"type": A}, {"type": B}]`: the same schema, in the spelling
+// clients that map tool schemas onto a single-type dialect (function
+// declarations of some model providers) accept; the inspector's --strict
+// check warns about the other.
+func singleTypes(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, sub := range x {
+			x[k] = singleTypes(sub)
+		}
+		types, ok := x["type"].([]any)
+		if !ok {
+			return x
+		}
+		branches := make([]any, len(types))
+		for i, t := range types {
+			branches[i] = map[string]any{"type": t}
+		}
+		delete(x, "type")
+		if prior, ok := x["anyOf"]; ok {
+			delete(x, "anyOf")
+			x["allOf"] = append(asList(x["allOf"]), map[string]any{"anyOf": prior}, map[string]any{"anyOf": branches})
+		} else {
+			x["anyOf"] = branches
+		}
+		return x
+	case []any:
+		for i, sub := range x {
+			x[i] = singleTypes(sub)
+		}
+	}
+	return v
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
 }
 
 func remarshalMap(v any) map[string]any {
@@ -462,7 +519,7 @@ func (m *mcpService) decideTool(ctx context.Context, call *mcp.CallToolRequest) 
 		}
 		maxWait = time.Duration(*in.MaxWaitSecs * float64(time.Second))
 	}
-	req, resp, lease, st := m.translate(ctx, in.Request, "request")
+	req, resp, lease, st := m.translateFor(ctx, in.Request, "request", decideTargets)
 	defer lease.Release()
 	if st != nil {
 		return mcpRefusal(st), nil
@@ -481,6 +538,11 @@ func (m *mcpService) decideTool(ctx context.Context, call *mcp.CallToolRequest) 
 		StructuredContent: json.RawMessage(out),
 	}, nil
 }
+
+// decideTargets are the targets the decision reads, whatever the request
+// names: the helpers' (the Labby and Code Mode envelopes, the Agent Surface
+// payload, the class, the grpc_status RetryInfo) and the handling route.
+var decideTargets = []string{"labby_error", "code_mode_error", "agent_error", "classification", "grpc_status", "handling"}
 
 // maxWaitSecs bounds max_wait_secs so it fits a time.Duration (a year).
 const maxWaitSecs = 365 * 24 * 3600
@@ -685,21 +747,21 @@ func (m *mcpService) explainTool(ctx context.Context, _ *mcp.CallToolRequest, in
 		return mcpRefusal(invalidArgument("term", "the term to explain is required")), MCPExplanation{}, nil
 	}
 	out.Terms = []MCPTerm{}
-	// An exact wire spelling first; else the same letters in any case, or
-	// the enum value name.
-	for _, exact := range []bool{true, false} {
-		for _, v := range vocabs {
-			for _, t := range v.GetTerms() {
-				if exact && t.GetTerm() == term ||
-					!exact && (strings.EqualFold(t.GetTerm(), term) || strings.EqualFold(t.GetEnumValue(), term)) {
-					out.Terms = append(out.Terms, explainTerm(v, t))
-				}
+	// The wire spelling in any case (UNAVAILABLE is a gRPC code and
+	// unavailable a Labby kind: both answer), or the enum value name; an
+	// exact spelling first.
+	var folded []MCPTerm
+	for _, v := range vocabs {
+		for _, t := range v.GetTerms() {
+			switch {
+			case t.GetTerm() == term:
+				out.Terms = append(out.Terms, explainTerm(v, t))
+			case strings.EqualFold(t.GetTerm(), term) || strings.EqualFold(t.GetEnumValue(), term):
+				folded = append(folded, explainTerm(v, t))
 			}
 		}
-		if len(out.Terms) > 0 {
-			break
-		}
 	}
+	out.Terms = append(out.Terms, folded...)
 	if len(out.Terms) == 0 {
 		var all []string
 		for _, v := range vocabs {
@@ -787,3 +849,18 @@ func explainTerm(v *errsvcv1.Vocabulary, t *errsvcv1.Term) MCPTerm {
 }
 
 func protoName(s string) protoreflect.Name { return protoreflect.Name(s) }
+
+// ServeMCP serves NewMCPServer(opts) over newline-delimited JSON-RPC on r
+// and w (`errsvc mcp`: stdin and stdout) until ctx ends or r does. A line
+// longer than MaxRequestBytes plus a JSON-RPC envelope's allowance ends the
+// session (stdio has no way to refuse one message and read on).
+func ServeMCP(ctx context.Context, opts Options, r io.ReadCloser, w io.WriteCloser) error {
+	opts = opts.withDefaults()
+	t := &mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: int(min(opts.MaxRequestBytes+mcpEnvelopeBytes, math.MaxInt32))}
+	err := NewMCPServer(opts).Run(ctx, t)
+	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+		// The client closed its end, or the process was told to stop.
+		return nil
+	}
+	return err
+}
