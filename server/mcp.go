@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	rpccode "google.golang.org/genproto/googleapis/rpc/code"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -220,16 +221,39 @@ func (m *mcpService) recoverTool(ctx context.Context, res **mcp.CallToolResult, 
 	if p := recover(); p != nil {
 		// Only the type: a panic's value may quote the request.
 		m.svc.logger.ErrorContext(ctx, "MCP tool panicked", "panic_type", fmt.Sprintf("%T", p))
-		*res, *err = mcpRefusal(status.New(codes.Internal, "translation failed")), nil
+		*res, *err = mcpRefusalText(status.New(codes.Internal, "translation failed")), nil
 	}
 }
 
-// mcpRefusal is a tool result with isError: the status's text (naming the
-// field of each BadRequest violation) and, as structured content, a
-// TranslateResponse carrying the status in error, as a batch item's own
-// failure does.
+// mcpRefusal is translate's result with isError: the status's text
+// (naming the field of each BadRequest violation) and, as structured
+// content, a TranslateResponse carrying the status in error, as a batch
+// item's own failure does: valid against the tool's output schema, which
+// clients check even on an error (the inspector's does).
 func mcpRefusal(st *status.Status) *mcp.CallToolResult {
-	text := st.Code().String() + ": " + st.Message()
+	res := mcpRefusalText(st)
+	if out, err := errjson.Marshal(restAnswer, &errsvcv1.TranslateResponse{Error: st.Proto()}); err == nil {
+		res.StructuredContent = json.RawMessage(out)
+	}
+	return res
+}
+
+// mcpRefusalText is a result with isError and the refusal's text alone,
+// for the tools whose output schema has no room for an error.
+func mcpRefusalText(st *status.Status) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: refusalText(st)}}}
+}
+
+// refusalError is a refusal as the error of a typed tool handler, which the
+// SDK turns into a result with isError and this text.
+type refusalError struct{ st *status.Status }
+
+func (e refusalError) Error() string { return refusalText(e.st) }
+
+// refusalText is the code, the message and the field of each BadRequest
+// violation: "INVALID_ARGUMENT: …: … (field labby_error.kind)".
+func refusalText(st *status.Status) string {
+	text := rpccode.Code(st.Code()).String() + ": " + st.Message()
 	for _, d := range st.Details() {
 		if br, ok := d.(*errdetails.BadRequest); ok {
 			var fields []string
@@ -239,11 +263,7 @@ func mcpRefusal(st *status.Status) *mcp.CallToolResult {
 			text += " (field " + strings.Join(fields, ", ") + ")"
 		}
 	}
-	res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-	if out, err := errjson.Marshal(restAnswer, &errsvcv1.TranslateResponse{Error: st.Proto()}); err == nil {
-		res.StructuredContent = json.RawMessage(out)
-	}
-	return res
+	return text
 }
 
 // prefixed is st with its BadRequest fields under prefix (decide reads its
@@ -493,10 +513,10 @@ func (m *mcpService) decideTool(ctx context.Context, call *mcp.CallToolRequest) 
 	defer m.recoverTool(ctx, &res, &err)
 	args := call.Params.Arguments
 	if int64(len(args)) > m.maxBytes+mcpEnvelopeBytes {
-		return mcpRefusal(tooLarge(m.maxBytes)), nil
+		return mcpRefusalText(tooLarge(m.maxBytes)), nil
 	}
 	if field, desc, _, ok := checkJSONFault(args); len(args) > 0 && !ok {
-		return mcpRefusal(invalidArgument(field, desc)), nil
+		return mcpRefusalText(invalidArgument(field, desc)), nil
 	}
 	var in mcpDecideIn
 	if len(args) > 0 {
@@ -506,28 +526,28 @@ func (m *mcpService) decideTool(ctx context.Context, call *mcp.CallToolRequest) 
 			if errors.As(err, &te) && te.Field != "" {
 				field = te.Field
 			}
-			return mcpRefusal(invalidArgument(field, "not the type the input schema gives")), nil
+			return mcpRefusalText(invalidArgument(field, "not the type the input schema gives")), nil
 		}
 	}
 	if len(in.Request) == 0 || string(in.Request) == "null" {
-		return mcpRefusal(invalidArgument("request", "the error to decide about, as a TranslateRequest, is required")), nil
+		return mcpRefusalText(invalidArgument("request", "the error to decide about, as a TranslateRequest, is required")), nil
 	}
 	maxWait := errsvcclient.DefaultMaxWait
 	if in.MaxWaitSecs != nil {
 		if *in.MaxWaitSecs < 0 || *in.MaxWaitSecs > maxWaitSecs {
-			return mcpRefusal(invalidArgument("max_wait_secs", fmt.Sprintf("a number of seconds from 0 to %d", maxWaitSecs))), nil
+			return mcpRefusalText(invalidArgument("max_wait_secs", fmt.Sprintf("a number of seconds from 0 to %d", maxWaitSecs))), nil
 		}
 		maxWait = time.Duration(*in.MaxWaitSecs * float64(time.Second))
 	}
 	req, resp, lease, st := m.translateFor(ctx, in.Request, "request", decideTargets)
 	defer lease.Release()
 	if st != nil {
-		return mcpRefusal(st), nil
+		return mcpRefusalText(st), nil
 	}
 	d := mcpDecide(resp, maxWait, req.GetContext().GetIdempotent())
 	out, err := json.Marshal(d)
 	if err != nil {
-		return mcpRefusal(status.New(codes.Internal, "encode the answer")), nil
+		return mcpRefusalText(status.New(codes.Internal, "encode the answer")), nil
 	}
 	text := d.Action
 	if d.RetryAfterSecs != nil {
@@ -717,11 +737,11 @@ func (m *mcpService) explainTool(ctx context.Context, _ *mcp.CallToolRequest, in
 	defer func() {
 		if p := recover(); p != nil {
 			m.svc.logger.ErrorContext(ctx, "MCP tool panicked", "panic_type", fmt.Sprintf("%T", p))
-			res, out, err = mcpRefusal(status.New(codes.Internal, "explain failed")), MCPExplanation{}, nil
+			res, out, err = nil, MCPExplanation{}, refusalError{status.New(codes.Internal, "explain failed")}
 		}
 	}()
 	if int64(len(in.Term)+len(in.Vocabulary)) > m.maxBytes {
-		return mcpRefusal(tooLarge(m.maxBytes)), MCPExplanation{}, nil
+		return nil, MCPExplanation{}, refusalError{tooLarge(m.maxBytes)}
 	}
 	vocabs := translate.Vocabularies().GetVocabularies()
 	if in.Vocabulary != "" {
@@ -738,13 +758,13 @@ func (m *mcpService) explainTool(ctx context.Context, _ *mcp.CallToolRequest, in
 			if near := translate.NearestName(in.Vocabulary, names); near != "" {
 				desc = "no such vocabulary (did you mean " + near + "?); one of " + strings.Join(names, ", ")
 			}
-			return mcpRefusal(invalidArgument("vocabulary", desc)), MCPExplanation{}, nil
+			return nil, MCPExplanation{}, refusalError{invalidArgument("vocabulary", desc)}
 		}
 		vocabs = found
 	}
 	term := strings.TrimSpace(in.Term)
 	if term == "" {
-		return mcpRefusal(invalidArgument("term", "the term to explain is required")), MCPExplanation{}, nil
+		return nil, MCPExplanation{}, refusalError{invalidArgument("term", "the term to explain is required")}
 	}
 	out.Terms = []MCPTerm{}
 	// The wire spelling in any case (UNAVAILABLE is a gRPC code and
@@ -773,7 +793,7 @@ func (m *mcpService) explainTool(ctx context.Context, _ *mcp.CallToolRequest, in
 		if near := translate.NearestName(term, all); near != "" {
 			desc += " (did you mean " + near + "?)"
 		}
-		return mcpRefusal(invalidArgument("term", desc)), MCPExplanation{}, nil
+		return nil, MCPExplanation{}, refusalError{invalidArgument("term", desc)}
 	}
 	var lines []string
 	for _, t := range out.Terms {

@@ -89,15 +89,48 @@ func TestMCPLimits(t *testing.T) {
 		if !res.IsError {
 			t.Fatalf("%s of %d bytes over a 2048-byte limit: not an error", tc.tool, 4096)
 		}
-		st := mcpStatus(t, res)
-		if st.GetCode() != 8 || !strings.Contains(mcpText(res), "field body") {
-			t.Errorf("%s over the limit: %v, %q; want RESOURCE_EXHAUSTED naming body", tc.tool, st, mcpText(res))
+		if txt := mcpText(res); !strings.HasPrefix(txt, "RESOURCE_EXHAUSTED: ") || !strings.Contains(txt, "(field body)") {
+			t.Errorf("%s over the limit: %q; want RESOURCE_EXHAUSTED naming body", tc.tool, txt)
+		}
+		if tc.tool == "translate" {
+			if st := mcpStatus(t, res); st.GetCode() != 8 {
+				t.Errorf("translate over the limit: code %d, want RESOURCE_EXHAUSTED", st.GetCode())
+			}
 		}
 	}
 	// Past the envelope's allowance the transport refuses the body.
 	huge := map[string]any{"labby_error": map[string]any{"kind": "rate_limited", "message": strings.Repeat("x", 2048+mcpEnvelopeBytes)}}
 	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "translate", Arguments: huge}); err == nil && !res.IsError {
 		t.Errorf("a body past MaxRequestBytes and the envelope was translated")
+	}
+}
+
+// TestMCPPanicIsAnError: a translation that panics is an INTERNAL isError
+// result; the session (over stdio, the process) goes on.
+func TestMCPPanicIsAnError(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, ct := mcp.NewInMemoryTransports()
+	opts := Options{Logger: slog.New(slog.DiscardHandler)}
+	opts.translate = func(*errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, error) { panic("boom") }
+	ss, err := NewMCPServer(opts).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ss.Close() }()
+	cs := mcpConnect(ctx, t, ct)
+	req := map[string]any{"labby_error": map[string]any{"kind": "timeout", "message": "m"}}
+	for _, tc := range []struct {
+		tool string
+		args any
+	}{{"translate", req}, {"decide", map[string]any{"request": req}}, {"translate", req}} {
+		res := mcpCall(ctx, t, cs, tc.tool, tc.args)
+		if !res.IsError || !strings.HasPrefix(mcpText(res), "INTERNAL: ") || strings.Contains(mcpText(res), "boom") {
+			t.Errorf("%s panicking: isError %v, %q", tc.tool, res.IsError, mcpText(res))
+		}
+	}
+	if res := mcpCall(ctx, t, cs, "explain", map[string]any{"term": "timeout"}); res.IsError {
+		t.Errorf("explain after a panic: %q", mcpText(res))
 	}
 }
 
