@@ -67,7 +67,7 @@ func mcpVocabularyURI(name string) string { return "errsvc://vocabularies/" + na
 // by opts (MaxRequestBytes bounds a tool's arguments).
 func NewMCPServer(opts Options) *mcp.Server {
 	opts = opts.withDefaults()
-	m := &mcpService{svc: NewService(opts), maxBytes: opts.MaxRequestBytes}
+	m := &mcpService{svc: NewService(opts), maxBytes: opts.MaxRequestBytes, limiter: opts.limiter}
 	s := mcp.NewServer(&mcp.Implementation{Name: "errsvc", Title: "errsvc error translation", Version: version.Get().Version},
 		&mcp.ServerOptions{
 			Instructions: "errsvc translates an error between the Labby agent error envelope, the Code Mode tool " +
@@ -150,6 +150,9 @@ func NewMCPHandler(opts Options) http.Handler {
 type mcpService struct {
 	svc      *Service
 	maxBytes int64
+	// limiter is the server's: a translation takes a unary-call slot, as
+	// a REST or gRPC Translate does (MaxConcurrentRequests).
+	limiter *limiter
 }
 
 // translateTool is the translate tool.
@@ -186,6 +189,10 @@ func (m *mcpService) translateFor(ctx context.Context, args json.RawMessage, pre
 	if len(targets) > 0 {
 		req.Targets = targets
 	}
+	if !m.limiter.acquireRequest() {
+		return nil, nil, translate.Lease{}, m.limiter.requestsExhausted()
+	}
+	defer m.limiter.releaseRequest()
 	resp, _, lease, st := m.svc.translateOne(ctx, req)
 	if st != nil {
 		return nil, nil, translate.Lease{}, prefixed(st, prefix)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -131,6 +132,36 @@ func TestMCPPanicIsAnError(t *testing.T) {
 	}
 	if res := mcpCall(ctx, t, cs, "explain", map[string]any{"term": "timeout"}); res.IsError {
 		t.Errorf("explain after a panic: %q", mcpText(res))
+	}
+}
+
+// TestMCPConcurrencyLimit: a translation takes one of the server's
+// unary-call slots; with none free the tool answers RESOURCE_EXHAUSTED, as
+// REST and gRPC do, and explain (no translation) still answers.
+func TestMCPConcurrencyLimit(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	opts := Options{Logger: slog.New(slog.DiscardHandler)}
+	opts.limiter = newLimiter(0, 1, 1, NewMetrics())
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := NewMCPServer(opts).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ss.Close() }()
+	cs := mcpConnect(ctx, t, ct)
+	req := map[string]any{"labby_error": map[string]any{"kind": "timeout", "message": "m"}}
+	for _, tc := range []struct {
+		tool string
+		args any
+	}{{"translate", req}, {"decide", map[string]any{"request": req}}} {
+		res := mcpCall(ctx, t, cs, tc.tool, tc.args)
+		if !res.IsError || !strings.HasPrefix(mcpText(res), "RESOURCE_EXHAUSTED: ") || !strings.Contains(mcpText(res), "concurrent requests") {
+			t.Errorf("%s with no slot free: isError %v, %q", tc.tool, res.IsError, mcpText(res))
+		}
+	}
+	if res := mcpCall(ctx, t, cs, "explain", map[string]any{"term": "timeout"}); res.IsError {
+		t.Errorf("explain: %q", mcpText(res))
 	}
 }
 
@@ -468,4 +499,42 @@ func mcpSuite(ctx context.Context, t *testing.T, cs *mcp.ClientSession) {
 			t.Errorf("an unknown tool answered")
 		}
 	})
+}
+
+// TestMCPHostileJSON: arguments nested past errsvc's depth are an isError
+// naming the path, as over REST; nested past the SDK's own decoder's depth,
+// the transport refuses the body (400). Neither takes the server down.
+func TestMCPHostileJSON(t *testing.T) {
+	r := start(t, Options{})
+	for _, tc := range []struct {
+		depth int
+		code  int
+		want  string
+	}{
+		{100, http.StatusOK, `JSON nested deeper than 64 levels (field labby_error[0]`},
+		{1_000_000, http.StatusBadRequest, "nesting depth"},
+	} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"translate","arguments":{"labby_error":` +
+			strings.Repeat("[", tc.depth) + strings.Repeat("]", tc.depth) + `}}}`
+		req, err := http.NewRequest(http.MethodPost, r.base+MCPPath, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != tc.code || !strings.Contains(string(b), tc.want) {
+			t.Errorf("depth %d: %d %s; want %d with %q", tc.depth, resp.StatusCode, b, tc.code, tc.want)
+		}
+	}
+	// Still serving.
+	if code, _ := r.get(t, "/healthz"); code != http.StatusOK {
+		t.Errorf("/healthz %d after hostile MCP bodies", code)
+	}
 }
