@@ -78,10 +78,12 @@ web-check:
 	bash web/check.sh
 
 ## conformance: the Code Mode tool error contract's JavaScript rules (points 5 and 6), with Node's
-## test runner; the provider-shaped answers held to the real openai, anthropic and google-api-core clients
+## test runner; the provider-shaped answers held to the real openai, anthropic and google-api-core clients;
+## the MCP server (errsvc mcp over stdio, /mcp over streamable HTTP) held to the MCP inspector's CLI
 conformance:
 	node --test conformance/codemode-js/
 	bash conformance/provider-clients/run.sh
+	bash conformance/mcp-inspector/run.sh
 
 ## fuzz: run every fuzz target for FUZZTIME each (default 30s)
 FUZZTIME ?= 30s

@@ -11,7 +11,7 @@ import (
 
 // NewHTTPHandler returns the HTTP surface: the REST mapping of
 // TranslationService under /v1/, plus /healthz, /readyz (opts.Health),
-// /metrics (opts.Metrics) and /openapi.json.
+// /metrics (opts.Metrics), /openapi.json and /mcp (MCP's streamable HTTP).
 //
 // REST calls the service in process (RegisterTranslationServiceHandlerServer)
 // instead of dialling the gRPC port: no second hop, no loopback connection to
@@ -58,6 +58,9 @@ func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 	connectPath, connectHandler := newConnectHandler(opts)
 	mux.Handle(connectPath, httpTracing(opts, connectHandler))
 	registerDocs(mux)
+	// MCP's streamable HTTP (server/mcp.go): the translate, explain and
+	// decide tools and the vocabularies as resources.
+	mux.Handle(MCPPath, httpTracing(opts, NewMCPHandler(opts)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeText(w, http.StatusOK, "ok")
 	})

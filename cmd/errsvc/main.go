@@ -1,5 +1,6 @@
 // Command errsvc serves the error translation service over gRPC and REST;
-// `errsvc translate [FILE]` translates one request locally, `errsvc
+// `errsvc translate [FILE]` translates one request locally, `errsvc mcp`
+// serves the MCP tools and resources over stdio, `errsvc
 // healthcheck` asks a running errsvc for its gRPC health (the container's
 // health check) and `errsvc --version` prints the build.
 package main
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -24,6 +26,11 @@ func main() {
 		switch os.Args[1] {
 		case "translate":
 			os.Exit(runTranslate(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+		case "mcp":
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			code := runMCP(ctx, os.Args[2:], os.Getenv, os.Stdin, nopCloser{os.Stdout}, os.Stderr)
+			stop()
+			os.Exit(code)
 		case "healthcheck":
 			os.Exit(runHealthcheck(os.Args[2:], os.Getenv, os.Stdout, os.Stderr))
 		case "--version", "-version", "version":
@@ -82,3 +89,8 @@ func runServe(args []string) int {
 	}
 	return 0
 }
+
+// nopCloser is stdout for a transport that closes its writer.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
