@@ -104,7 +104,8 @@ func startHealth(t *testing.T, steps []grpcStep) *scriptedHealth {
 	return h
 }
 
-func dialHealth(t *testing.T, h *scriptedHealth, ic *adapters.Interceptor) healthpb.HealthClient {
+// serveHealth serves h on a loopback port and returns its address.
+func serveHealth(t *testing.T, h *scriptedHealth) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -113,11 +114,16 @@ func dialHealth(t *testing.T, h *scriptedHealth, ic *adapters.Interceptor) healt
 	healthpb.RegisterHealthServer(srv, h)
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(srv.Stop)
+	return l.Addr().String()
+}
+
+func dialHealth(t *testing.T, h *scriptedHealth, ic *adapters.Interceptor) healthpb.HealthClient {
+	addr := serveHealth(t, h)
 	opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
 	if ic != nil {
 		opts = append(opts, grpc.WithUnaryInterceptor(ic.Unary()), grpc.WithStreamInterceptor(ic.Stream()))
 	}
-	conn, err := grpc.NewClient(l.Addr().String(), opts...)
+	conn, err := grpc.NewClient(addr, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

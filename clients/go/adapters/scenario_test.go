@@ -220,6 +220,9 @@ func TestScenarioRoundTripper(t *testing.T) {
 				}
 				final += " (not repeated: same_arguments discouraged)"
 			}
+			if adapter && len(events) > 0 && events[0].Decision.Reauthenticate {
+				final += " (re-authenticate)"
+			}
 			calls, waited := m.took(st.Name)
 			rows = append(rows, Row{"Go net/http + RoundTripper", adapter, st.Name, calls, waited.Milliseconds(), decided.Milliseconds(), final})
 			if !adapter {
@@ -228,7 +231,7 @@ func TestScenarioRoundTripper(t *testing.T) {
 			if calls != st.Expect.Calls {
 				t.Errorf("%s: %d calls, want %d (%s)", st.Name, calls, st.Expect.Calls, final)
 			}
-			if st.Expect.Retried != (final == "ok") {
+			if st.Expect.Retried != (final == "ok") || (st.Expect.Reauthenticate && !strings.HasSuffix(final, "(re-authenticate)")) {
 				t.Errorf("%s: ended %q", st.Name, final)
 			}
 			if st.Expect.StatedWaitMs > 0 && decided != time.Duration(st.Expect.StatedWaitMs)*time.Millisecond {
