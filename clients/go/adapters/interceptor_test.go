@@ -65,6 +65,8 @@ type scriptedHealth struct {
 	mu    sync.Mutex
 	steps map[string][]*status.Status
 	calls map[string]int
+	first map[string]time.Time
+	last  map[string]time.Time
 }
 
 func (h *scriptedHealth) next(service string) error {
@@ -72,6 +74,10 @@ func (h *scriptedHealth) next(service string) error {
 	defer h.mu.Unlock()
 	n := h.calls[service]
 	h.calls[service]++
+	if n == 0 {
+		h.first[service] = time.Now()
+	}
+	h.last[service] = time.Now()
 	if errs := h.steps[service]; n < len(errs) {
 		return errs[n].Err()
 	}
@@ -97,7 +103,7 @@ func (h *scriptedHealth) Watch(r *healthpb.HealthCheckRequest, s grpc.ServerStre
 }
 
 func startHealth(t *testing.T, steps []grpcStep) *scriptedHealth {
-	h := &scriptedHealth{steps: map[string][]*status.Status{}, calls: map[string]int{}}
+	h := &scriptedHealth{steps: map[string][]*status.Status{}, calls: map[string]int{}, first: map[string]time.Time{}, last: map[string]time.Time{}}
 	for _, s := range steps {
 		h.steps[s.name] = s.errs
 	}
@@ -175,8 +181,9 @@ func TestInterceptorUnaryAndStream(t *testing.T) {
 				}
 				h.mu.Lock()
 				calls := h.calls[s.name]
+				waited := h.last[s.name].Sub(h.first[s.name])
 				h.mu.Unlock()
-				rows = append(rows, Row{"Go grpc-go interceptor (" + mode + ")", adapter, s.name, calls, 0, decided.Milliseconds(), final})
+				rows = append(rows, Row{"Go grpc-go interceptor (" + mode + ")", adapter, s.name, calls, waited.Milliseconds(), decided.Milliseconds(), final})
 				if !adapter {
 					continue
 				}

@@ -39,12 +39,12 @@ function version(pkg: string): string {
 }
 
 function describeError(err: unknown): string {
-  const e = err as { name?: string; status?: number; statusCode?: number; code?: string; advice?: Advice; cause?: unknown; lastError?: unknown };
+  const e = err as { name?: string; status?: number; statusCode?: number; code?: string; advice?: Advice; cause?: unknown; lastError?: unknown; error?: { code?: string; type?: string } };
   if (e.advice) return `${describeError(e.cause)} (errsvc: ${e.advice.errorClass}, ${e.advice.action})`;
   if (e.lastError) return describeError(e.lastError);
-  const status = e.status ?? e.statusCode ?? "";
+  if (!(err instanceof Error) && e.error) return `stream error event ${e.error.code ?? e.error.type ?? ""}`.trim();
   const name = e.name && e.name !== "Error" ? e.name : ((err as object)?.constructor?.name ?? "Error");
-  return `${name} ${status}${e.code ? " " + e.code : ""}`.trim();
+  return [name, e.status ?? e.statusCode, e.code].filter((x) => x !== undefined && x !== null && x !== "").join(" ");
 }
 
 const grpcAddr = process.env.ERRSVC_GRPC_ADDR ?? "";
