@@ -7,6 +7,7 @@ import (
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 )
@@ -83,45 +84,58 @@ func (ic *Interceptor) Stream() grpc.StreamClientInterceptor {
 		if err != nil {
 			return nil, err
 		}
-		return &retryStream{ClientStream: s, ic: ic, ctx: ctx, method: method, open: open}, nil
+		return &retryStream{cur: s, ic: ic, ctx: ctx, method: method, open: open}, nil
 	}
 }
 
 // retryStream replays the sent messages on a new stream when the first
-// receive fails before any message arrived.
+// receive fails before any message arrived. grpc-go allows one goroutine
+// sending while another receives, so the current stream is read under mu.
 type retryStream struct {
-	grpc.ClientStream
 	ic     *Interceptor
 	ctx    context.Context
 	method string
 	open   func() (grpc.ClientStream, error)
 
 	mu       sync.Mutex
+	cur      grpc.ClientStream
 	sent     []any
 	closed   bool
 	received bool
 	attempt  int
 }
 
+func (s *retryStream) stream() grpc.ClientStream {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur
+}
+
+func (s *retryStream) Header() (metadata.MD, error) { return s.stream().Header() }
+func (s *retryStream) Trailer() metadata.MD         { return s.stream().Trailer() }
+func (s *retryStream) Context() context.Context     { return s.stream().Context() }
+
 func (s *retryStream) SendMsg(m any) error {
 	s.mu.Lock()
 	if !s.received {
 		s.sent = append(s.sent, m)
 	}
+	cur := s.cur
 	s.mu.Unlock()
-	return s.ClientStream.SendMsg(m)
+	return cur.SendMsg(m)
 }
 
 func (s *retryStream) CloseSend() error {
 	s.mu.Lock()
 	s.closed = true
+	cur := s.cur
 	s.mu.Unlock()
-	return s.ClientStream.CloseSend()
+	return cur.CloseSend()
 }
 
 func (s *retryStream) RecvMsg(m any) error {
 	for {
-		err := s.ClientStream.RecvMsg(m)
+		err := s.stream().RecvMsg(m)
 		s.mu.Lock()
 		if err == nil {
 			s.received, s.sent = true, nil
@@ -142,6 +156,7 @@ func (s *retryStream) RecvMsg(m any) error {
 		}
 		s.mu.Lock()
 		sent, closed := s.sent, s.closed
+		s.cur = ns
 		s.mu.Unlock()
 		for _, msg := range sent {
 			if serr := ns.SendMsg(msg); serr != nil {
@@ -151,6 +166,5 @@ func (s *retryStream) RecvMsg(m any) error {
 		if closed {
 			_ = ns.CloseSend()
 		}
-		s.ClientStream = ns
 	}
 }

@@ -59,12 +59,18 @@ func (rt *RoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil || resp.StatusCode < 400 {
 			return resp, err
 		}
-		raw, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		resp.Body.Close()
+		orig := resp.Body
+		raw, err := io.ReadAll(io.LimitReader(orig, maxErrorBody))
 		if err != nil {
+			orig.Close()
 			return nil, err
 		}
-		resp.Body = io.NopCloser(bytes.NewReader(raw))
+		// The caller reads the answer whole: what was read, then the rest
+		// of a body longer than the translation reads.
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(raw), orig), orig}
 		ev := rt.decide(req.Context(), rt.request(req, resp, raw), attempt, idempotentMethod(req.Method), req.Method+" "+req.URL.Path)
 		next := req
 		switch {
@@ -75,13 +81,14 @@ func (rt *RoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			if next, err = rt.Reauthenticate(req); err != nil {
 				return resp, nil
 			}
-		case !ev.Retry || body == nil:
+		case !ev.Retry:
 			return resp, nil
 		default:
 			if err := rt.sleep(req.Context(), ev.Wait); err != nil {
 				return resp, nil
 			}
 		}
+		orig.Close()
 		if req, err = rewind(next, body); err != nil {
 			return nil, err
 		}

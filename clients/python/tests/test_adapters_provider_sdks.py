@@ -122,3 +122,35 @@ def test_fallback_when_errsvc_unreachable(mock: MockProvider, caplog: pytest.Log
     assert calls == 3 and "429" in final, (calls, final)
     assert "errsvc could not be reached" in caplog.text and "falling back to openai's own retry behaviour" in caplog.text
     dead.close()
+
+
+def test_async_transport(mock: MockProvider, client: ErrsvcClient) -> None:
+    """AsyncOpenAI with the asyncio transport: the billing 429 once, the rate
+    limit retried after errsvc's wait."""
+    import asyncio
+
+    from errsvc_client.adapters.httpx_transport import _httpx_of, async_transport
+
+    async def run(key: str) -> str:
+        advice: List[Advice] = []
+        advisor = Advisor(client, wait_scale=SCENARIO["wait_scale"], on_advice=advice.append)
+        hx = _httpx_of(openai.DefaultAsyncHttpxClient)
+        c = openai.AsyncOpenAI(
+            base_url=mock.url + "/" + key + "/v1",
+            api_key="sk-test",
+            http_client=openai.DefaultAsyncHttpxClient(transport=async_transport(advisor, hx)),
+        )
+        try:
+            await c.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "hi"}])
+            return "ok"
+        except openai.APIError as err:
+            return final_error(err)
+        finally:
+            await c.close()
+
+    mock.steps["async-billing"] = dict(STEPS[0])
+    mock.steps["async-rate"] = dict(STEPS[1])
+    assert asyncio.run(run("async-billing")).startswith("RateLimitError 429")
+    assert mock.took("async-billing")[0] == 1
+    assert asyncio.run(run("async-rate")) == "ok"
+    assert mock.took("async-rate")[0] == 2

@@ -17,6 +17,6 @@ See docs/INTEGRATIONS.md ("Retry adapters").
 """
 
 from errsvc_client.adapters._advisor import Advice, Advisor, guess_provider
-from errsvc_client.adapters.httpx_transport import anthropic_client, openai_client, transport
+from errsvc_client.adapters.httpx_transport import anthropic_client, async_transport, openai_client, transport
 
-__all__ = ["Advice", "Advisor", "anthropic_client", "guess_provider", "openai_client", "transport"]
+__all__ = ["Advice", "Advisor", "anthropic_client", "async_transport", "guess_provider", "openai_client", "transport"]
