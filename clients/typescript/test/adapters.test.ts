@@ -42,7 +42,7 @@ function describeError(err: unknown): string {
   const e = err as { name?: string; status?: number; statusCode?: number; code?: string; advice?: Advice; cause?: unknown; lastError?: unknown; error?: { code?: string; type?: string } };
   if (e.advice) return `${describeError(e.cause)} (errsvc: ${e.advice.errorClass}, ${e.advice.action})`;
   if (e.lastError) return describeError(e.lastError);
-  if (!(err instanceof Error) && e.error) return `stream error event ${e.error.code ?? e.error.type ?? ""}`.trim();
+  if (!(err instanceof Error)) return `stream error event ${e.error?.code ?? e.error?.type ?? e.code ?? ""}`.trim();
   const name = e.name && e.name !== "Error" ? e.name : ((err as object)?.constructor?.name ?? "Error");
   return [name, e.status ?? e.statusCode, e.code].filter((x) => x !== undefined && x !== null && x !== "").join(" ");
 }
