@@ -72,6 +72,10 @@ def test_scenario_litellm(mock: MockProvider, client: ErrsvcClient) -> None:
             rows.append(row("Python LiteLLM %s" % litellm_version(), adapter, step["name"], calls, waited, decided, final))
             if not adapter:
                 continue
+            if step.get("stream"):
+                verdict = advisor.advise_stream_error(step["answers"][0]["body"])
+                assert verdict is not None and verdict.decision.retryable and not verdict.retry, verdict
+                rows[-1]["final_error"] += " (not repeated: same_arguments discouraged)"
             want = step["adapter_expect"]
             assert calls == want["calls"], (key, calls, final, advice)
             assert (final == "ok") == want["retried"], (key, final)

@@ -105,6 +105,11 @@ def test_scenario(mock: MockProvider, client: ErrsvcClient, sdk: str) -> None:
             if adapter and step.get("stream"):
                 # The error after output began is the caller's: never repeated.
                 assert calls == 1, (key, calls, final)
+                answers = step.get("anthropic_answers", step["answers"]) if sdk == "anthropic" else step["answers"]
+                verdict = advisor.advise_stream_error(answers[0]["body"])
+                assert verdict is not None and verdict.decision.retryable and not verdict.retry, verdict
+                assert not verdict.decision.same_arguments_safe
+                rows[-1]["final_error"] += " (not repeated: same_arguments discouraged)"
     write_rows("python-" + sdk, rows)
 
 

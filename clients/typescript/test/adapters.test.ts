@@ -68,6 +68,13 @@ function check(step: Step, calls: number, final: string, advice: Advice[]): void
   if (want.reauthenticate) assert.ok(advice[0]?.decision.reauthenticate, `${step.name}: reauthenticate`);
 }
 
+/** errsvc's verdict on the stream error: retryable, yet never repeated with the same arguments once output began. */
+async function streamVerdict(advisor: Advisor, step: Step, rows: Row[]): Promise<void> {
+  const verdict = await advisor.adviseStreamError(step.answers[0].body);
+  assert.ok(verdict && verdict.decision.retryable && !verdict.retry && !verdict.decision.sameArgumentsSafe, `${step.name}: ${JSON.stringify(verdict?.decision)}`);
+  rows[rows.length - 1].final_error += " (not repeated: same_arguments discouraged)";
+}
+
 describe("retry adapters: the scenario", { skip }, () => {
   let client: ErrsvcClient;
   const mock = new MockProvider();
@@ -105,6 +112,7 @@ describe("retry adapters: the scenario", { skip }, () => {
         const decided = advice.slice(0, Math.max(calls - 1, 0)).reduce((s, a) => s + (a.retry ? a.waitMs : 0), 0);
         rows.push({ framework: `TypeScript openai ${version("openai")}`, adapter, step: step.name, calls, waited_ms: waited, decided_wait_ms: decided, final_error: final });
         if (adapter) check(step, calls, final.replace(" (re-authenticate)", ""), advice);
+        if (adapter && step.stream) await streamVerdict(advisor, step, rows);
       }
     }
     writeRows("typescript-openai", rows);
@@ -137,6 +145,7 @@ describe("retry adapters: the scenario", { skip }, () => {
         const decided = advice.reduce((s, a) => s + (a.retry ? a.waitMs : 0), 0);
         rows.push({ framework: `TypeScript Vercel AI SDK ${version("ai")}`, adapter, step: step.name, calls, waited_ms: waited, decided_wait_ms: decided, final_error: final });
         if (adapter) check(step, calls, final, advice);
+        if (adapter && step.stream) await streamVerdict(advisor, step, rows);
       }
     }
     writeRows("typescript-ai", rows);

@@ -123,6 +123,18 @@ export class Advisor {
     return advice;
   }
 
+  /**
+   * errsvc's advice on an error event that arrived after a 200 had begun
+   * streaming (events: the stream as received, the error event included).
+   * retry is true only when repeating the same call is safe, which it is not
+   * once output began (same_arguments discouraged): the caller decides.
+   */
+  async adviseStreamError(events: string, provider?: string): Promise<Advice | undefined> {
+    const advice = await this.advise({ status: 200, headers: { "content-type": "text/event-stream" }, body: events, provider });
+    if (!advice || !advice.retry || advice.decision.sameArgumentsSafe) return advice;
+    return { ...advice, retry: false };
+  }
+
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
       const t = setTimeout(resolve, ms * this.options.waitScale);

@@ -128,5 +128,16 @@ class Advisor:
             self.on_advice(advice)
         return advice
 
+    def advise_stream_error(self, events: Union[str, bytes], provider: Optional[str] = None) -> Optional[Advice]:
+        """errsvc's advice on an error event that arrived after a 200 had
+        begun streaming (``events``: the stream as received, the error event
+        included). ``retry`` is true only when repeating the same call is
+        safe, which it is not once output began (``same_arguments``
+        discouraged): the caller holds the partial output and decides."""
+        advice = self.advise(status=200, headers={"content-type": "text/event-stream"}, body=events, provider=provider)
+        if advice is None or not advice.retry or advice.decision.same_arguments_safe:
+            return advice
+        return dataclasses.replace(advice, retry=False)
+
     def sleep(self, seconds: float) -> None:
         time.sleep(seconds * self.wait_scale)
