@@ -3,8 +3,8 @@ package server
 import (
 	"bytes"
 	"compress/gzip"
-	"encoding/binary"
 	"context"
+	"encoding/binary"
 	"io"
 	"net/http"
 	"runtime"
