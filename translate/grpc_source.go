@@ -177,6 +177,7 @@ func decodeOwnStatus(m *model, name, msg string, d statusDetails) error {
 	m.message = m.sanitizeCause(msg)
 	m.providerCode = term(m, md["providerCode"], prefix+"providerCode")
 	m.producerStatus = term(m, md["producerStatus"], prefix+"producerStatus")
+	m.limit = limitFromMetadata(md)
 	if delay := d.retry.GetRetryDelay(); delay != nil {
 		if err := setRetryDelay(m, delay.AsDuration()); err != nil {
 			return err
