@@ -4,7 +4,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -50,6 +54,34 @@ func limitFromProvider(m *model, l *provider.Limit) {
 		f.windows[i].QuotaID = limitName(m, f.windows[i].QuotaID)
 	}
 	m.limit = f
+}
+
+// limitFromQuotaFailure reads a foreign gRPC status's QuotaFailure into
+// the facet (the kind's limit, else quota: a QuotaFailure names a quota).
+func limitFromQuotaFailure(m *model, q *errdetails.QuotaFailure) {
+	if q == nil || len(q.GetViolations()) == 0 {
+		return
+	}
+	kind, ok := kindLimits[m.kind]
+	if !ok {
+		kind = provider.LimitQuota
+	}
+	var vs []provider.QuotaViolation
+	for i, v := range q.GetViolations() {
+		if i == 8 {
+			break
+		}
+		qv := provider.QuotaViolation{Subject: v.GetSubject(), Description: v.GetDescription(), Metric: v.GetQuotaMetric(),
+			ID: v.GetQuotaId(), Location: v.GetQuotaDimensions()["location"], Model: v.GetQuotaDimensions()["model"]}
+		if v.GetQuotaValue() != 0 || v.GetQuotaId() != "" {
+			// In the binary form an unset quota_value reads as 0
+			// (GrpcCode's note): only a named quota's value is read.
+			val := v.GetQuotaValue()
+			qv.Value = &val
+		}
+		vs = append(vs, qv)
+	}
+	limitFromProvider(m, provider.LimitFromQuota(kind, vs))
 }
 
 // limitName is a limit's name: a header family's as it is, provider text
@@ -130,7 +162,19 @@ func settleLimit(m *model) {
 	if l.scope == "" {
 		l.scope = provider.ScopeUnknown
 	}
-	m.detail = withLimit(m, m.detail, m.limit, limitDecision(m))
+	if limitSaysMore(m) {
+		m.detail = withLimit(m, m.detail, m.limit, limitDecision(m))
+	}
+}
+
+// limitSaysMore says the facet holds more than the kind derives again (a
+// kind of its own, a dimension, a scope, a reset, counts or a name): only
+// then does the Labby detail carry it, so an envelope whose kind says it
+// all stays as it was.
+func limitSaysMore(m *model) bool {
+	l := m.limit
+	return l.kind != kindLimits[m.kind] || l.dimension != "" || l.scope != provider.ScopeUnknown ||
+		!l.resetAt.IsZero() || l.remaining != nil || l.max != nil || l.quotaID != ""
 }
 
 // limitDecision is what to do about the limit: the one retry decision
@@ -150,6 +194,11 @@ type limitRoom struct {
 	out           errsvcv1.Limit
 	resetAt       timestamppb.Timestamp
 	resetText     [40]byte
+	resetLen      int
+	quota         anypb.Any
+	quotaBytes    [256]byte
+	infoBytes     [512]byte
+	details       [3]*anypb.Any
 	innerKind     structpb.Value_StructValue
 	innerValue    structpb.Value
 	windows       [4]errsvcv1.LimitWindow
@@ -211,7 +260,8 @@ func withLimit(m *model, d *structpb.Struct, l *limitFacts, decision string) *st
 		lf["quota_id"] = r.str(l.quotaID)
 	}
 	if !l.resetAt.IsZero() {
-		lf["reset_at"] = r.str(string(l.resetAt.UTC().AppendFormat(r.resetText[:0], time.RFC3339Nano)))
+		m.limitRoomV = r
+		lf["reset_at"] = r.str(resetText(m))
 	}
 	if l.remaining != nil {
 		lf["remaining"] = r.num(*l.remaining, 0)
@@ -309,4 +359,72 @@ func limitHeaders(m *model, h map[string]string) {
 	if t != "" {
 		h["x-ratelimit-reset"+suffix] = t + "s"
 	}
+}
+
+// quotaFailureDetail is the QuotaFailure grpc_status (and google_error)
+// carries for a limit whose facet says more than its kind: one violation,
+// the limit hit (subject its scope when known, description its kind and
+// dimension, quota_metric its dimension, quota_id its name, quota_value
+// its size), encoded with protowire into the limit room.
+func quotaFailureDetail(m *model) *anypb.Any {
+	l := m.limit
+	if l == nil || !limitSaysMore(m) {
+		return nil
+	}
+	r := m.limitRoomV
+	if r == nil {
+		r = m.limitRoom()
+		m.limitRoomV = r
+	}
+	var v []byte = r.quotaBytes[:0]
+	str := func(b []byte, n protowire.Number, s string) []byte {
+		if s == "" {
+			return b
+		}
+		b = protowire.AppendTag(b, n, protowire.BytesType)
+		return protowire.AppendString(b, s)
+	}
+	if l.scope != provider.ScopeUnknown {
+		v = str(v, 1, l.scope)
+	}
+	descLen := len(l.kind) + len(" limit")
+	if l.dimension != "" {
+		descLen += len(" on ") + len(l.dimension)
+	}
+	v = protowire.AppendTag(v, 2, protowire.BytesType)
+	v = protowire.AppendVarint(v, uint64(descLen))
+	v = append(append(v, l.kind...), " limit"...)
+	if l.dimension != "" {
+		v = append(append(v, " on "...), l.dimension...)
+	}
+	v = str(v, 4, l.dimension)
+	v = str(v, 5, l.quotaID)
+	if l.max != nil && *l.max > 0 && *l.max < 1<<63 {
+		v = protowire.AppendTag(v, 7, protowire.VarintType)
+		v = protowire.AppendVarint(v, *l.max)
+	}
+	n := len(v)
+	b := protowire.AppendTag(v, 1, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(n))
+	b = append(b, v...)
+	r.quota.TypeUrl, r.quota.Value = "type.googleapis.com/google.rpc.QuotaFailure", b[n:]
+	return &r.quota
+}
+
+// resetText is the facet's reset time in RFC 3339, written once into the
+// limit room.
+func resetText(m *model) string {
+	l := m.limit
+	if l.resetAt.IsZero() {
+		return ""
+	}
+	r := m.limitRoomV
+	if r == nil {
+		r = m.limitRoom()
+		m.limitRoomV = r
+	}
+	if r.resetLen == 0 {
+		r.resetLen = len(l.resetAt.UTC().AppendFormat(r.resetText[:0], time.RFC3339Nano))
+	}
+	return unsafe.String(&r.resetText[0], r.resetLen)
 }

@@ -572,3 +572,43 @@ func ReadLimits(a Answer) []LimitWindow {
 	fixPointers(ws)
 	return ws
 }
+
+// QuotaViolation is a google.rpc.QuotaFailure violation as a gRPC source
+// carries it.
+type QuotaViolation struct {
+	Subject, Description, Metric, ID, Location, Model string
+	Value                                             *int64
+}
+
+// LimitFromQuota is the limit facet of a gRPC status's QuotaFailure: kind
+// is the kind's limit (rate, or quota); a per-day or per-month quota id
+// makes a rate a quota. The first violation is the limit hit.
+func LimitFromQuota(kind string, vs []QuotaViolation) *Limit {
+	qs := make([]quotaViolation, 0, len(vs))
+	for _, v := range vs {
+		q := quotaViolation{Metric: v.Metric, ID: v.ID, Subject: v.Subject, Description: v.Description, Location: v.Location, Model: v.Model}
+		if v.Value != nil && *v.Value >= 0 {
+			q.Value = strconv.FormatInt(*v.Value, 10)
+		}
+		qs = append(qs, q)
+	}
+	if kind == LimitRate && periodic("", qs) {
+		kind = LimitQuota
+	}
+	l := &Limit{Kind: kind, Scope: scopeOf("", qs)}
+	for _, q := range qs {
+		name := q.ID
+		if name == "" {
+			name = q.Metric
+		}
+		lw := LimitWindow{Dimension: dimensionOf(q.Metric + " " + q.ID), QuotaID: name}
+		lw.max, lw.Max = parseCount(q.Value)
+		l.Windows = append(l.Windows, lw)
+	}
+	fixPointers(l.Windows)
+	if len(l.Windows) > 0 {
+		h := l.Windows[0]
+		l.Dimension, l.Max, l.QuotaID = h.Dimension, h.Max, h.QuotaID
+	}
+	return l
+}
