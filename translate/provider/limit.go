@@ -134,8 +134,7 @@ func limitKind(res *Result, obj *errorObject, status int, lower string, quotas [
 	}
 	switch res.Kind {
 	case kindQuotaExceeded:
-		if res.Class == classPermanent && (has(spendCodes) || status == 402 || strings.HasPrefix(res.Rule, "phrase.billing") ||
-			strings.Contains(lower, "credit balance") || strings.Contains(lower, "billing")) {
+		if res.Class == classPermanent && (has(spendCodes) || status == 402 || spendPhrase(lower)) {
 			return LimitSpend
 		}
 		return LimitQuota
@@ -156,6 +155,20 @@ func limitKind(res *Result, obj *errorObject, status int, lower string, quotas [
 		return LimitConcurrency
 	}
 	return ""
+}
+
+// spendPhrases are the words of money in a permanent quota's message.
+// Not "billing" alone: Google says "check your plan and billing details"
+// for every quota, a window's too.
+var spendPhrases = []string{"credit balance", "credits", "spending limit", "spend limit", "insufficient balance", "billing hard limit", "payment required", "purchase more"}
+
+func spendPhrase(lower string) bool {
+	for _, p := range spendPhrases {
+		if strings.Contains(lower, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // periodic says the limit is per day or month (a quota passes when its
@@ -357,7 +370,7 @@ func readLimit(res *Result, obj *errorObject, status int, text, body string, w *
 // tokens per min (TPM)", "input tokens per minute", "token rate limit"):
 // the text from the first "limit", "per min" or "rate" on, else the whole.
 func messageLimitPhrase(lower string) string {
-	for _, p := range []string{" on tokens", " on requests", "input tokens", "output tokens", "request tokens", "tokens per", "requests per", "token rate", "call rate", "(tpm)", "(rpm)", "(tpd)", "(rpd)", "too many tokens", "too many requests"} {
+	for _, p := range []string{" on tokens", " on requests", "input tokens", "output tokens", "input_token", "output_token", "request tokens", "tokens per", "requests per", "token rate", "call rate", "(tpm)", "(rpm)", "(tpd)", "(rpd)", "too many tokens", "too many requests", "requests rate limit", "tokens rate limit", "requests_per_", "tokens_per_", "token_count"} {
 		if i := strings.Index(lower, p); i >= 0 {
 			return lower[i:min(len(lower), i+len(p)+8)]
 		}
@@ -379,6 +392,9 @@ var limitHeaders = []headerFamily{
 	{DimRequests, "x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests", false},
 	{DimTokens, "x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens", false},
 	{"", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", false},
+	// Cerebras: per-minute tokens and per-day requests.
+	{DimTokens, "x-ratelimit-limit-tokens-minute", "x-ratelimit-remaining-tokens-minute", "x-ratelimit-reset-tokens-minute", false},
+	{DimRequests, "x-ratelimit-limit-requests-day", "x-ratelimit-remaining-requests-day", "x-ratelimit-reset-requests-day", false},
 	{DimRequests, "anthropic-ratelimit-requests-limit", "anthropic-ratelimit-requests-remaining", "anthropic-ratelimit-requests-reset", true},
 	{DimTokens, "anthropic-ratelimit-tokens-limit", "anthropic-ratelimit-tokens-remaining", "anthropic-ratelimit-tokens-reset", true},
 	{DimInputTokens, "anthropic-ratelimit-input-tokens-limit", "anthropic-ratelimit-input-tokens-remaining", "anthropic-ratelimit-input-tokens-reset", true},
