@@ -178,9 +178,13 @@ func limitSaysMore(m *model) bool {
 }
 
 // limitDecision is what to do about the limit: the one retry decision
-// says whether a retry helps; the kind says how.
+// says whether a retry helps, as every target says it (the class, and the
+// recovery the envelope advises: quota_exceeded's reduce_work, same
+// arguments never, is no retry of the same call even with its transient
+// class); the kind says how.
 func limitDecision(m *model) string {
-	return provider.Decision(m.limit.kind, retryHelps(m))
+	helps := retryHelps(m) && (m.action == "" || m.action == "retry_later")
+	return provider.Decision(m.limit.kind, helps)
 }
 
 // limitRoom is where a leased model writes the facet's detail and answer,

@@ -114,11 +114,11 @@ func TestLimitFromLabbyKinds(t *testing.T) {
 		}
 	}
 	// quota_exceeded's class is transient (the Error Class Contract's safe
-	// default for a quota it cannot tell apart): the one decision is a
-	// retry, so the limit's is a wait; a caller's do_not_retry makes it
-	// a person's.
+	// default for a quota it cannot tell apart), but the Labby row's
+	// recovery is reduce_work with same_arguments never: no target advises
+	// sending the same call again, so a person must act.
 	resp := mustTranslate(t, "quota", &errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_LabbyError{LabbyError: &errsvcv1.LabbyError{Kind: "quota_exceeded", Message: "m"}}})
-	if d := resp.GetLimit().GetDecision(); d != "wait_until_reset" {
+	if d := resp.GetLimit().GetDecision(); d != "stop_and_tell_a_person" {
 		t.Errorf("quota_exceeded: decision %q", d)
 	}
 	resp = mustTranslate(t, "quota stop", &errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_LabbyError{LabbyError: &errsvcv1.LabbyError{Kind: "quota_exceeded", Message: "m",
