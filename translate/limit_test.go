@@ -7,6 +7,7 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -151,5 +152,25 @@ func TestLimitFromForeignQuotaFailure(t *testing.T) {
 	if l.GetKind() != "quota" || l.GetDimension() != "requests" || l.GetScope() != "model" || l.GetLimit() != 50 ||
 		l.GetQuotaId() != "GenerateRequestsPerDayPerProjectPerModel-FreeTier" {
 		t.Errorf("QuotaFailure: %v", l)
+	}
+}
+
+// google_error, read back as a Gemini answer, keeps kind, scope, dimension
+// and the limit (errsvc's own ErrorInfo and QuotaFailure).
+func TestLimitRoundTripThroughGoogleError(t *testing.T) {
+	for name, req := range limitSources() {
+		req.Targets = []string{TargetGoogleError, TargetLimit}
+		resp := mustTranslate(t, name, req)
+		ge := resp.GetGoogleError()
+		body, err := protojson.Marshal(ge.GetBody())
+		if err != nil {
+			t.Fatal(err)
+		}
+		back := mustTranslate(t, name+" via google_error", &errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_ProviderResponse{ProviderResponse: &errsvcv1.ProviderResponse{
+			Provider: "gemini", Status: ge.GetStatus(), Headers: ge.GetHeaders(), Body: string(body)}}})
+		a, b := resp.GetLimit(), back.GetLimit()
+		if a.GetKind() != b.GetKind() || a.GetScope() != b.GetScope() || a.GetDimension() != b.GetDimension() || a.GetLimit() != b.GetLimit() || a.GetDecision() != b.GetDecision() {
+			t.Errorf("%s: limit %v came back through google_error as %v", name, a, b)
+		}
 	}
 }

@@ -157,6 +157,13 @@ func limitKind(res *Result, obj *errorObject, status int, lower string, quotas [
 	return ""
 }
 
+// ownLimitKinds and ownScopes are the terms errsvc writes into its own
+// QuotaFailure.
+var (
+	ownLimitKinds = map[string]bool{LimitRate: true, LimitQuota: true, LimitSpend: true, LimitConcurrency: true, LimitCapacity: true}
+	ownScopes     = map[string]bool{ScopeKey: true, ScopeProject: true, ScopeOrganization: true, "account": true, ScopeModel: true, ScopeRegion: true}
+)
+
 // spendPhrases are the words of money in a permanent quota's message.
 // Not "billing" alone: Google says "check your plan and billing details"
 // for every quota, a window's too.
@@ -298,10 +305,23 @@ func readLimit(res *Result, obj *errorObject, status int, text, body string, w *
 	var buf [1024]byte
 	lower := lowerText(buf[:0], text)
 	kind := limitKind(res, obj, status, lower, quotas)
+	scope := scopeOf(lower, quotas)
+	if obj.OwnClass != "" || obj.OwnKind != "" {
+		// errsvc's own answer (google_error): its QuotaFailure says the
+		// kind ("<kind> limit on <dimension>") and the scope (subject).
+		for _, q := range quotas {
+			if k, _, ok := strings.Cut(q.Description, " limit"); ok && ownLimitKinds[k] {
+				kind = k
+			}
+			if ownScopes[q.Subject] {
+				scope = q.Subject
+			}
+		}
+	}
 	if kind == "" {
 		return nil
 	}
-	l := &Limit{Kind: kind, Scope: scopeOf(lower, quotas)}
+	l := &Limit{Kind: kind, Scope: scope}
 	l.Windows = readWindows(w, l.room[:0])
 	for _, q := range quotas {
 		name := q.ID
@@ -315,14 +335,24 @@ func readLimit(res *Result, obj *errorObject, status int, text, body string, w *
 	}
 	fixPointers(l.Windows)
 	// The limit that was hit: a window with nothing left (the latest to
-	// reset, as every one of them must reset before a retry passes), else a
-	// QuotaFailure violation, else none.
+	// reset, as every one of them must reset before a retry passes; on a
+	// tie the one that names its dimension), else a QuotaFailure
+	// violation, else none.
 	var hit *LimitWindow
 	for i := range l.Windows {
 		lw := &l.Windows[i]
-		if lw.Remaining != nil && *lw.Remaining == 0 || lw.hit && hit == nil {
-			if hit == nil || !hit.hit && lw.ResetAt.After(hit.ResetAt) || hit.hit && lw.Remaining != nil {
-				hit = lw
+		if lw.Remaining == nil || *lw.Remaining != 0 {
+			continue
+		}
+		if hit == nil || lw.ResetAt.After(hit.ResetAt) || lw.ResetAt.Equal(hit.ResetAt) && hit.Dimension == "" && lw.Dimension != "" {
+			hit = lw
+		}
+	}
+	if hit == nil {
+		for i := range l.Windows {
+			if l.Windows[i].hit {
+				hit = &l.Windows[i]
+				break
 			}
 		}
 	}
