@@ -235,7 +235,7 @@ func providersMarkdown(t *testing.T) string {
 			if l.Dimension != "" {
 				lim += " " + l.Dimension
 			}
-			lim += ", " + l.Scope + ": " + Decision(l.Kind, row.r.Class == classTransient)
+			lim += ", " + l.Scope + ": " + Decision(l.Kind, retryAdvised(row.r))
 		}
 		p("| `%s` | %s | %s | %s | %s | %s | %s | %s |\n", row.f.Name, fam, status, class, wait, lim, so, win)
 	}
