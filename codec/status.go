@@ -47,7 +47,7 @@ func (p *responseParts) split(m *errsvcv1.TranslateResponse) {
 	p.head.LabbyError, p.head.CodeModeError, p.head.AgentError, p.head.Classification, p.head.HttpStatus = m.LabbyError, m.CodeModeError, m.AgentError, m.Classification, m.HttpStatus
 	t := &p.tail
 	t.Notes, t.Error, t.Handling, t.HttpHeaders, t.GrpcMetadata = m.Notes, m.Error, m.Handling, m.HttpHeaders, m.GrpcMetadata
-	t.OpenaiError, t.AnthropicError, t.GoogleError, t.JsonrpcError = m.OpenaiError, m.AnthropicError, m.GoogleError, m.JsonrpcError
+	t.OpenaiError, t.AnthropicError, t.GoogleError, t.JsonrpcError, t.Limit = m.OpenaiError, m.AnthropicError, m.GoogleError, m.JsonrpcError, m.Limit
 	p.unknown = m.ProtoReflect().GetUnknown()
 	p.status = m.GrpcStatus
 }

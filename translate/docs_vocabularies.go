@@ -91,6 +91,28 @@ sanitised Labby message.
 				status(r.GetOpenaiStatus()), r.GetOpenaiType(), code, status(r.GetAnthropicStatus()), r.GetAnthropicType(), t.Meaning}
 		})
 	b.WriteString(`
+## The limit facet
+
+` + "`limit`" + ` is answered with the default targets whenever the error is a limit, and is absent
+otherwise: ` + "`kind`" + `, ` + "`dimension`" + `, ` + "`scope`" + ` (` + "`unknown`" + ` when the source does not say: none is
+invented), ` + "`reset_at`" + ` (absolute, counted from the answer's ` + "`Date`" + ` header, else ` + "`received_at`" + `; never
+from errsvc's clock), ` + "`remaining`" + ` and ` + "`limit`" + ` where the provider says them, ` + "`quota_id`" + `, every
+window the answer reported, and ` + "`decision`" + ` (also ` + "`handling.limit_decision`" + `). The terms are
+open strings: an unknown one passes through. It is read from provider answers
+(docs/PROVIDERS.md, "Limits"), a foreign ` + "`grpc_status`" + `'s QuotaFailure, errsvc's own ErrorInfo
+metadata (` + "`limitKind`, `limitDimension`, `limitScope`, `limitResetAt`" + `) and a Labby envelope's
+` + "`detail.limit`" + `, else from the kind (` + "`rate_limited`" + ` rate, ` + "`quota_exceeded`" + ` quota,
+` + "`queue_saturated`" + ` concurrency). The decision follows the one decision above: an answer no retry
+helps is ` + "`stop_and_tell_a_person`" + ` whatever its kind (a spend cap is never retried); otherwise
+capacity fails over, concurrency sends fewer in flight, and any other limit waits until it resets.
+` + "`grpc_status`" + ` and ` + "`google_error`" + ` carry a ` + "`google.rpc.QuotaFailure`" + ` and ` + "`http_headers`" + ` the IETF
+httpapi draft's ` + "`RateLimit`/`RateLimit-Policy`" + ` and ` + "`x-ratelimit-*`" + ` when the facet says more than the kind.
+`)
+	section(b, LimitKinds, []string{"limit kind", "meaning"}, plain)
+	section(b, LimitDimensions, []string{"dimension", "meaning"}, plain)
+	section(b, LimitScopes, []string{"scope", "meaning"}, plain)
+	section(b, LimitDecisions, []string{"decision", "meaning"}, plain)
+	b.WriteString(`
 ## Sources grpc_status, jsonrpc_error and http_error
 
 A ` + "`grpc_status`" + ` whose ErrorInfo has errsvc's domain (` + "`" + ErrorInfoDomain + "`" + `) is read back from its

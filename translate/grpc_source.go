@@ -31,6 +31,7 @@ func grpcCodeRow(name string) *errsvcv1.GrpcCodeRow {
 type statusDetails struct {
 	info  *errdetails.ErrorInfo
 	retry *errdetails.RetryInfo
+	quota *errdetails.QuotaFailure
 	// kept are every readable detail in its JSON form, for the envelope's
 	// detail (diagnostics only, sanitised).
 	kept []*structpb.Value
@@ -91,6 +92,7 @@ func decodeGRPCStatusSource(m *model, g *errsvcv1.GrpcStatusError) error {
 		return err
 	}
 	m.grpcCode, m.originalTerm, m.grpcCodeFromSource = name, name, true
+	limitFromQuotaFailure(m, d.quota)
 	return nil
 }
 
@@ -139,6 +141,10 @@ func readStatusDetails(m *model, details []*anypb.Any) statusDetails {
 			if d.retry == nil {
 				d.retry = v
 			}
+		case *errdetails.QuotaFailure:
+			if d.quota == nil {
+				d.quota = v
+			}
 		}
 		if b, err := protojson.Marshal(a); err == nil {
 			val := &structpb.Value{}
@@ -177,6 +183,9 @@ func decodeOwnStatus(m *model, name, msg string, d statusDetails) error {
 	m.message = m.sanitizeCause(msg)
 	m.providerCode = term(m, md["providerCode"], prefix+"providerCode")
 	m.producerStatus = term(m, md["producerStatus"], prefix+"producerStatus")
+	if f := limitFromMetadata(md); f != nil {
+		m.limitV, m.limit = *f, &m.limitV
+	}
 	if delay := d.retry.GetRetryDelay(); delay != nil {
 		if err := setRetryDelay(m, delay.AsDuration()); err != nil {
 			return err

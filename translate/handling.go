@@ -40,6 +40,9 @@ func encodeHandling(m *model, resp *errsvcv1.TranslateResponse) {
 		cacheable := ar.GetCacheable()
 		h.Cacheable = &cacheable
 	}
+	if m.limit != nil {
+		h.LimitDecision = limitDecision(m)
+	}
 	resp.Handling = h
 }
 

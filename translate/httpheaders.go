@@ -29,13 +29,16 @@ func encodeHTTPHeaders(m *model, resp *errsvcv1.TranslateResponse) {
 func retryHeaders(m *model) map[string]string {
 	if !retryHelps(m) {
 		noteWaitWithheld(m)
-		return map[string]string{headerShouldRetry: "false"}
+		h := map[string]string{headerShouldRetry: "false"}
+		limitHeaders(m, h)
+		return h
 	}
 	h := map[string]string{headerShouldRetry: "true"}
 	if ms, ok := waitMillis(m); ok {
 		h[headerRetryAfter] = strconv.FormatUint(uint64(*m.waitSecs), 10)
 		h[headerRetryAfterMs] = strconv.FormatUint(ms, 10)
 	}
+	limitHeaders(m, h)
 	return h
 }
 

@@ -165,10 +165,11 @@ func TestReleaseClearsReused(t *testing.T) {
 // the four sources of bench/run.sh's load mix with none: anything
 // allocated per call is garbage the collector pays for on every call.
 // The others' bounds are what they allocate now (the provider classifier's
-// wait pointer, the gRPC and JSON-RPC sources' details).
+// wait pointer and, for a limit, its limit facet; the gRPC and JSON-RPC
+// sources' details).
 func TestLeasedAllocations(t *testing.T) {
 	bounds := map[string]float64{"labby": 0, "agent": 0, "classified": 0, "mcp": 0,
-		"provider": 1, "http_error": 1, "grpc_status": 3, "jsonrpc": 6}
+		"provider": 2, "http_error": 2, "grpc_status": 3, "jsonrpc": 6}
 	for _, name := range benchSourceNames {
 		req := benchRequest(t, benchSources[name])
 		n := testing.AllocsPerRun(200, func() {

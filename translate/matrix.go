@@ -64,11 +64,16 @@ var (
 	GrpcCodes       = mustVocabulary(errsvcv1.GrpcCode(0).Descriptor(), "google.rpc.Code read as a source (AIP-193, AIP-194, Error Class Contract v1)")
 	JSONRPCCodes    = mustVocabulary(errsvcv1.JsonRpcCode(0).Descriptor(), "JSON-RPC 2.0 and MCP protocol error codes read as a source (MCP 2026-07-28)")
 	GatewayAnswers  = mustVocabulary(errsvcv1.GatewayAnswer(0).Descriptor(), "OpenAI-compatible and Anthropic error answers (openai_error, anthropic_error)")
+	LimitKinds      = mustVocabulary(errsvcv1.LimitKind(0).Descriptor(), "errsvc limit facet: which sort of limit (limit.kind)")
+	LimitDimensions = mustVocabulary(errsvcv1.LimitDimension(0).Descriptor(), "errsvc limit facet: what the limit counts (limit.dimension)")
+	LimitScopes     = mustVocabulary(errsvcv1.LimitScope(0).Descriptor(), "errsvc limit facet: whose limit (limit.scope)")
+	LimitDecisions  = mustVocabulary(errsvcv1.LimitDecision(0).Descriptor(), "errsvc limit facet: what to do about it (limit.decision, handling.limit_decision)")
 
 	allVocabularies = []*Vocabulary{
 		LabbyKinds, Origins, RecoveryActions, SameArgs, SideEffects,
 		AgentCodes, AgentRetries, Classes, ClassifiedCodes, RoutingCodes, NoteCodes,
 		HandlingRoutes, LogLevels, GrpcCodes, JSONRPCCodes, GatewayAnswers,
+		LimitKinds, LimitDimensions, LimitScopes, LimitDecisions,
 	}
 )
 

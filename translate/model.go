@@ -13,6 +13,12 @@ import (
 // every target encodes from it, so N sources and M targets need N+M pieces
 // of code, not N×M, and every target tells the same story.
 type model struct {
+	// limit is the limit facet (limit.go); nil when the error is not a
+	// limit.
+	limit  *limitFacts
+	limitV limitFacts
+	// limitRoomV is the room withLimit used, for encodeLimit.
+	limitRoomV *limitRoom
 	// clock says the answer depends on when it was asked (a wait counted
 	// from the clock), so it must not be cached.
 	clock bool
@@ -143,6 +149,10 @@ type reused struct {
 	// (agentMsgUsed: this one has).
 	agentMsg     []byte
 	agentMsgUsed bool
+	// limit is the room of the limit facet's detail and answer
+	// (limitRoom); limitUsed: handed out in this translation.
+	limit     limitRoom
+	limitUsed bool
 	// arenaUsed, contextUsed, codeModeUsed and agentUsed: handed out in
 	// this translation.
 	arenaUsed, contextUsed, codeModeUsed, agentUsed bool
@@ -168,6 +178,10 @@ func (r *reused) clear() {
 	if r.agentUsed {
 		r.agent = errsvcv1.AgentError{}
 	}
+	if r.limitUsed {
+		r.limit.clear()
+		r.limitUsed = false
+	}
 	for i := range r.blocksUsed {
 		r.blocks[i] = errsvcv1.EvidenceBlock{}
 	}
@@ -179,6 +193,8 @@ func (r *reused) clear() {
 const (
 	agentDetailFields = iota
 	providerDetailFields
+	limitDetailFields
+	limitFields
 	fieldMaps
 )
 

@@ -33,6 +33,7 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 		Headers:  p.GetHeaders(),
 		Body:     p.GetBody(),
 		Clock:    now,
+		Limits:   true,
 	}
 	if p.GetReceivedAt() != nil {
 		a.ReceivedAt = p.GetReceivedAt().AsTime()
@@ -66,6 +67,7 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 		m.originalTerm = r.Kind
 	}
 	providerWaitNotes(m, r, p.GetHeaders())
+	limitFromProvider(m, r.Limit)
 	if r.AfterOutput {
 		afterOutput(m)
 	}

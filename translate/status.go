@@ -49,17 +49,34 @@ func encodeGRPCStatus(m *model, resp *errsvcv1.TranslateResponse) {
 	// the sanitiser here, where the detail is written, whatever its
 	// decoder did (a vocabulary term passes as it is).
 	kind := m.metadataValue(m.kind)
+	// The limit facet, when it says more than the kind (whose limit
+	// reads back from the kind itself); the decision reads back from the
+	// class.
+	var lk, ld, lr, ls string
+	if l := m.limit; l != nil && limitSaysMore(m) {
+		lk, ld, ls = l.kind, l.dimension, l.scope
+		lr = resetText(m)
+	}
 	md := [...][2]string{
 		{"agentCode", m.metadataValue(m.agentCode)},
 		{"class", m.metadataValue(class)},
 		{"kind", kind},
+		{"limitDimension", ld},
+		{"limitKind", lk},
+		{"limitResetAt", lr},
+		{"limitScope", ls},
 		{"originalTerm", m.metadataValue(m.originalTerm)},
 		{"producerStatus", m.metadataValue(m.producerStatus)},
 		{"providerCode", m.metadataValue(m.providerCode)},
 		{"retry", m.metadataValue(m.agentRetry)},
 	}
 	info := &m.store.info
-	info.TypeUrl, info.Value = errorInfoTypeURL, appendErrorInfo(m.store.infoBytes[:0], errorInfoReason(kind), ErrorInfoDomain, md[:])
+	infoBuf := m.store.infoBytes[:0]
+	if lk != "" {
+		// A limit's metadata is longer: the limit room holds it.
+		infoBuf = m.limitRoomV.infoBytes[:0]
+	}
+	info.TypeUrl, info.Value = errorInfoTypeURL, appendErrorInfo(infoBuf, errorInfoReason(kind), ErrorInfoDomain, md[:])
 	m.store.details[0] = info
 	st := &m.store.status
 	code := grpcCodeFor(m)
@@ -76,6 +93,10 @@ func encodeGRPCStatus(m *model, resp *errsvcv1.TranslateResponse) {
 		retry := &m.store.retryInfo
 		retry.TypeUrl, retry.Value = retryInfoTypeURL, appendRetryInfo(m.store.retryBytes[:0], delay)
 		st.Details = append(st.Details, retry)
+	}
+	if q := quotaFailureDetail(m); q != nil {
+		r := m.limitRoomV
+		st.Details = append(append(r.details[:0], st.Details...), q)
 	}
 	resp.GrpcStatus = st
 }
@@ -118,7 +139,9 @@ const (
 func appendErrorInfo(b []byte, reason, domain string, md [][2]string) []byte {
 	size := 2 + protowire.SizeBytes(len(reason)) + protowire.SizeBytes(len(domain))
 	for _, kv := range md {
-		size += 5 + protowire.SizeBytes(len(kv[0])) + protowire.SizeBytes(len(kv[1]))
+		if kv[1] != "" {
+			size += 5 + protowire.SizeBytes(len(kv[0])) + protowire.SizeBytes(len(kv[1]))
+		}
 	}
 	b = slices.Grow(b, size)
 	b = protowire.AppendTag(b, 1, protowire.BytesType)

@@ -24,6 +24,9 @@ const (
 	TargetAnthropicError = "anthropic_error"
 	TargetGoogleError    = "google_error"
 	TargetJSONRPCError   = "jsonrpc_error"
+	// The limit facet: in the default targets, absent when the error is
+	// not a limit.
+	TargetLimit = "limit"
 )
 
 // target encodes the model into one response field.
@@ -62,6 +65,7 @@ var targets = []target{
 	{TargetAnthropicError, onRequest, encodeAnthropicError},
 	{TargetGoogleError, onRequest, encodeGoogleError},
 	{TargetJSONRPCError, onRequest, encodeJSONRPCError},
+	{TargetLimit, always, encodeLimit},
 }
 
 // defaultTargets and toolResultTargets are the bits of targets an empty
@@ -245,6 +249,7 @@ func decode(m *model, req *errsvcv1.TranslateRequest) error {
 	}
 	applyContext(m, req.GetContext())
 	settleDecision(m)
+	settleLimit(m)
 	noteUnmodelled(m, req)
 	return nil
 }

@@ -34,7 +34,22 @@ type ProviderFixture struct {
 		Stream     *bool  `json:"stream,omitempty"`
 		// AfterOutput: the error came after the stream delivered output.
 		AfterOutput *bool `json:"after_output,omitempty"`
+		// Limit: the limit facet a person reads in the answer; asserted
+		// only when present (an empty member is not checked, except scope).
+		Limit *FixtureLimit `json:"limit,omitempty"`
 	} `json:"want"`
+}
+
+// FixtureLimit is a fixture's expected limit facet. Kind "none" says the
+// answer is not a limit.
+type FixtureLimit struct {
+	Kind      string  `json:"kind"`
+	Dimension string  `json:"dimension,omitempty"`
+	Scope     string  `json:"scope,omitempty"`
+	ResetAt   string  `json:"reset_at,omitempty"`
+	Remaining *uint64 `json:"remaining,omitempty"`
+	Limit     *uint64 `json:"limit,omitempty"`
+	Decision  string  `json:"decision,omitempty"`
 }
 
 // LoadProviderFixtures reads every fixture of testdata/providers, sorted

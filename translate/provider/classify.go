@@ -26,6 +26,9 @@ type Answer struct {
 	// and only when a wait counts from it: most answers need no clock, and
 	// reading it is a good part of a classification.
 	Clock func() time.Time
+	// Limits asks for the limit facet (Result.Limit); without it Classify
+	// stays nearly allocation-free.
+	Limits bool
 }
 
 // Result is the classification of an Answer.
@@ -65,6 +68,9 @@ type Result struct {
 	// error: the class stays what the error says, but a retry with the
 	// same input regenerates, and so repeats, that output.
 	AfterOutput bool
+	// Limit is the limit facet (limit.go), nil when the answer is not a
+	// limit.
+	Limit *Limit
 }
 
 // Classify classifies one upstream answer; see the package comment for the
@@ -112,10 +118,19 @@ func classify(a Answer, find errorFinder) Result {
 	if res.Code == "" {
 		res.Code = primaryCode(&obj)
 	}
+	var w *waitInput
 	if v.class == classTransient {
-		w := &waitInput{h: h, retryDelay: obj.RetryDelay, text: text, receivedAt: a.ReceivedAt, now: a.Now, clock: a.Clock}
+		w = &waitInput{h: h, retryDelay: obj.RetryDelay, text: text, receivedAt: a.ReceivedAt, now: a.Now, clock: a.Clock}
 		res.RetryAfterSecs, res.WaitSource, res.WaitClamped = waitFor(prof.waitList(), w)
 		res.Clock = w.clockRead
+	}
+	if a.Limits {
+		if w == nil {
+			w = &waitInput{h: h, retryDelay: obj.RetryDelay, text: text, receivedAt: a.ReceivedAt, now: a.Now, clock: a.Clock}
+		}
+		if res.Limit = readLimit(&res, &obj, status, text, a.Body, w); res.Limit != nil {
+			res.Clock = res.Clock || res.Limit.Clock
+		}
 	}
 	return res
 }

@@ -26,6 +26,7 @@ func TestProvidersDoc(t *testing.T) {
 type docRow struct {
 	f          *fixture
 	r          Result
+	limit      *Limit
 	statusOnly bool // status-only logic retries
 	errsvcOK   bool // errsvc's class is transient exactly when a retry helps
 	statusOK   bool // status-only retries exactly when a retry helps
@@ -38,11 +39,14 @@ func providersMarkdown(t *testing.T) string {
 	for i := range fs {
 		f := &fs[i]
 		r := Classify(f.answer(t))
+		la := f.answer(t)
+		la.Limits = true
+		lr := Classify(la)
 		helps := f.Want.Class == classTransient
 		// Status-only logic sees the HTTP status only: a 200 stream that
 		// failed is, to it, a 200.
 		so := statusOnlyRetries(f.Answer.Status)
-		rows[i] = docRow{f: f, r: r, statusOnly: so, errsvcOK: (r.Class == classTransient) == helps, statusOK: so == helps}
+		rows[i] = docRow{f: f, r: r, limit: lr.Limit, statusOnly: so, errsvcOK: (r.Class == classTransient) == helps, statusOK: so == helps}
 		if rows[i].errsvcOK {
 			errsvcRight++
 		}
@@ -122,6 +126,20 @@ func providersMarkdown(t *testing.T) string {
 	}
 	p("\n`retry-after-ms` is read only where the table above lists it: the anthropic and generic families and the `azure` and `azure_ai` profiles (Azure sends it, and their clients are the OpenAI SDKs, which read it first). The rest of the OpenAI family (%s) reads only what Codex reads: Retry-After as whole seconds or an HTTP-date, and Codex's `try again in` text; never `retry-after-ms` or `x-ratelimit-reset-*`. (`groq` has its own list above.)\n\n", aliasList())
 
+	p("## Limits: what is read into the limit facet, per provider\n\n")
+	p("Whenever an answer is a limit (a rate limit, a quota, a spend cap, a concurrency cap, or a provider out of capacity) the engine answers `limit` (kind, dimension, scope, reset_at, remaining, limit, decision; translate/provider/limit.go). ")
+	p("`reset_at` is absolute: a relative reset (a duration such as `6m0s`, seconds) counts from the `Date` header, else `received_at`; with neither it is left out, never counted from errsvc's clock. A fact the answer does not state stays empty; the scope is then `unknown`. ")
+	p("The limit hit is the window whose remaining is 0 (the latest to reset when several are), else the window of the dimension the message or code names, else the first QuotaFailure violation. ")
+	p("The decision follows the answer's one retry decision: no retry helps (a spend cap, a zero quota) → `stop_and_tell_a_person`; capacity → `fail_over`; concurrency → `reduce_concurrency`; otherwise `wait_until_reset`. ")
+	p("Every family reads every header family below (their names do not collide); the table says what each provider documents.\n\n")
+	p("| provider | headers | body | kind from |\n|---|---|---|---|\n")
+	for _, r := range limitDocRows {
+		p("| %s | %s | %s | %s |\n", r[0], r[1], r[2], r[3])
+	}
+	p("\nThe scope is read only where the answer names it: a QuotaFailure's `quotaId` (`PerModel` → model, `PerRegion`/`PerLocation` or a `location` dimension → region, `PerProject` → project, the narrowest first), or the message (\"in organization …\", \"your organization's rate limit\", \"in project …\"). ")
+	p("A 2xx answer is not an error and has no facet; `provider.ReadLimits` reads its windows for a client that slows down before the 429.\n\n")
+	p("Written into: `limit` (a default target), `handling.limit_decision`, the Labby envelope's `detail.limit` (when the facet says more than the kind), `grpc_status` and `google_error` (ErrorInfo metadata `limitKind`, `limitDimension`, `limitScope`, `limitResetAt` and a `google.rpc.QuotaFailure` violation), and `http_headers` (`RateLimit-Policy` `q`, `RateLimit` `r`/`t` of the IETF httpapi draft, `x-ratelimit-limit[-requests|-tokens]`, `-remaining`, `-reset`). Read back from each, so a round trip keeps kind, scope and reset time.\n\n")
+
 	p("## Code tables\n\n")
 	for _, tb := range []struct {
 		title string
@@ -186,7 +204,7 @@ func providersMarkdown(t *testing.T) string {
 	p("\nBare `billing` and `quota` are deliberately not billing phrases: OpenAI's window rate-limit message links account/billing, and Gemini's per-minute quota message says \"check your plan and billing details\". `RateLimitError` and `429` are deliberately not window wording: LiteLLM prefixes billing exhaustion with both (its issue #32785).\n")
 
 	p("\n## Fixtures\n\n")
-	p("| fixture | family | status | errsvc class | wait | status-only | errsvc right, status-only wrong |\n|---|---|---|---|---|---|---|\n")
+	p("| fixture | family | status | errsvc class | wait | limit | status-only | errsvc right, status-only wrong |\n|---|---|---|---|---|---|---|---|\n")
 	for _, row := range rows {
 		fam := familyOf(row.f.Answer.Provider).String()
 		if pr := strings.ToLower(row.f.Answer.Provider); pr != "" && pr != fam {
@@ -217,7 +235,15 @@ func providersMarkdown(t *testing.T) string {
 		if row.errsvcOK && !row.statusOK {
 			win = "**yes**"
 		}
-		p("| `%s` | %s | %s | %s | %s | %s | %s |\n", row.f.Name, fam, status, class, wait, so, win)
+		lim := "—"
+		if l := row.limit; l != nil {
+			lim = l.Kind
+			if l.Dimension != "" {
+				lim += " " + l.Dimension
+			}
+			lim += ", " + l.Scope + ": " + Decision(l.Kind, retryAdvised(row.r))
+		}
+		p("| `%s` | %s | %s | %s | %s | %s | %s | %s |\n", row.f.Name, fam, status, class, wait, lim, so, win)
 	}
 	return b.String()
 }
@@ -383,4 +409,19 @@ func aliasList() string {
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
+}
+
+// limitDocRows are docs/PROVIDERS.md's limit table: what each provider
+// documents and limit.go reads.
+var limitDocRows = [][4]string{
+	{"openai, openai_responses, chatgpt, codex", "`x-ratelimit-{limit,remaining,reset}-{requests,tokens}` (reset a Go-like duration: `6m0s`, `1s`, `20ms`)", "`error.code`/`error.type`: `insufficient_quota`, `billing_hard_limit_reached`, `billing_not_active` → spend; `rate_limit_exceeded`, `tokens`, `requests` → rate; the message's \"on tokens per min (TPM)\", \"in organization …\", \"in project …\"; per day (TPD/RPD) → quota; `usage_limit_reached` → quota", "code, then message"},
+	{"azure, azure_ai", "`x-ratelimit-remaining-{requests,tokens}` (no reset: `retry-after-ms`/`Retry-After` give reset_at)", "\"token rate limit\", \"call rate limit\" in the message", "status 429 default (rate)"},
+	{"groq", "`x-ratelimit-{limit,remaining,reset}-{requests,tokens}` (reset `2m59.56s`), `retry-after`", "as OpenAI; 498 `capacity_exceeded` → capacity", "code"},
+	{"cerebras", "`x-ratelimit-{limit,remaining,reset}-tokens-minute`, `-requests-day` (reset seconds)", "`token_quota_exceeded`, `request_quota_exceeded`; \"per day\" → quota", "code"},
+	{"together, fireworks, perplexity, deepseek, mistral, xai, vllm and the other OpenAI-compatible servers", "`x-ratelimit-{limit,remaining,reset}` (reset seconds, or Unix seconds from 10^9 up) and the suffixed OpenAI names", "`credit_limit`, `payment_required`, 402 → spend; `model_rate_limit` → rate; \"concurrent\" → concurrency; `overloaded` (TGI) → capacity", "code, then status"},
+	{"openrouter", "`Retry-After`", "`error.metadata.limit_source` `openrouter_in_flight_budget` → concurrency; 402 insufficient credits → spend; the relayed upstream's code (`metadata.raw`)", "code"},
+	{"anthropic", "`anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,reset}` (reset RFC 3339), `retry-after`", "`rate_limit_error` → rate; `overloaded_error` / 529 → capacity; `billing_error`, a too-low credit balance → spend; \"your organization's rate limit of … input tokens per minute\"", "type"},
+	{"gemini, vertex, vertex_ai, google", "—", "`RESOURCE_EXHAUSTED` → rate; `QuotaFailure` violations (`quotaMetric`, `quotaId`, `quotaDimensions` location/model, `quotaValue`) give dimension, scope, limit and the quota id; `PerDay` → quota; `quotaValue` 0 → quota, no retry; ErrorInfo `BILLING_DISABLED` → spend; `RetryInfo` gives reset_at; 503 \"overloaded\" → capacity", "status, QuotaFailure"},
+	{"bedrock, aws_bedrock, sagemaker", "`Retry-After` (gateways)", "`ThrottlingException` → rate (\"Too many tokens\" tokens, \"Too many requests\" requests, \"per day\" quota, \"concurrent\" concurrency); `ServiceQuotaExceededException` → quota", "`x-amzn-ErrorType`"},
+	{"any other (generic), http_error", "all of the above, and the IETF httpapi draft's `RateLimit` (`r`, `t`) with `RateLimit-Policy` (`q`), and the older `RateLimit-{Limit,Remaining,Reset}`", "any code above; a Labby kind `rate_limited` (rate), `quota_exceeded` (quota), `queue_saturated` (concurrency)", "code, then status"},
 }

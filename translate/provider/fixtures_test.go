@@ -2,6 +2,7 @@ package provider
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -64,8 +65,11 @@ func TestFixtures(t *testing.T) {
 	fs := loadFixtures(t)
 	for _, f := range fs {
 		t.Run(f.Name, func(t *testing.T) {
-			got := Classify(f.answer(t))
+			a := f.answer(t)
+			a.Limits = true
+			got := Classify(a)
 			w := f.Want
+			checkLimit(t, got, w.Limit)
 			if got.Class != w.Class || got.Kind != w.Kind {
 				t.Errorf("class/kind = %q/%q, want %q/%q (rule %s)", got.Class, got.Kind, w.Class, w.Kind, got.Rule)
 			}
@@ -177,4 +181,71 @@ func contains(set []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// checkLimit compares the limit facet with the fixture's, member by member
+// (an empty expected member is not checked; scope defaults to unknown).
+func checkLimit(t *testing.T, got Result, want *golden.FixtureLimit) {
+	t.Helper()
+	if want == nil {
+		return
+	}
+	l := got.Limit
+	if want.Kind == "none" {
+		if l != nil {
+			t.Errorf("limit = %+v, want none", *l)
+		}
+		return
+	}
+	if l == nil {
+		t.Fatalf("no limit facet, want kind %q", want.Kind)
+	}
+	if l.Kind != want.Kind {
+		t.Errorf("limit.kind = %q, want %q", l.Kind, want.Kind)
+	}
+	if want.Dimension != "" && l.Dimension != want.Dimension {
+		t.Errorf("limit.dimension = %q, want %q", l.Dimension, want.Dimension)
+	}
+	scope := want.Scope
+	if scope == "" {
+		scope = ScopeUnknown
+	}
+	if l.Scope != scope {
+		t.Errorf("limit.scope = %q, want %q", l.Scope, scope)
+	}
+	if want.ResetAt != "" {
+		wt, err := time.Parse(time.RFC3339Nano, want.ResetAt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !l.ResetAt.Equal(wt) {
+			t.Errorf("limit.reset_at = %s, want %s", l.ResetAt.Format(time.RFC3339Nano), want.ResetAt)
+		}
+	}
+	if want.Remaining != nil && (l.Remaining == nil || *l.Remaining != *want.Remaining) {
+		t.Errorf("limit.remaining = %v, want %d", u64(l.Remaining), *want.Remaining)
+	}
+	if want.Limit != nil && (l.Max == nil || *l.Max != *want.Limit) {
+		t.Errorf("limit.limit = %v, want %d", u64(l.Max), *want.Limit)
+	}
+	if want.Decision != "" {
+		if d := Decision(l.Kind, retryAdvised(got)); d != want.Decision {
+			t.Errorf("limit decision = %q, want %q", d, want.Decision)
+		}
+	}
+}
+
+func u64(p *uint64) string {
+	if p == nil {
+		return "absent"
+	}
+	return strconv.FormatUint(*p, 10)
+}
+
+// retryAdvised is whether every target advises sending the same call again,
+// as the engine decides it: a transient class, except the kind
+// quota_exceeded, whose Labby row advises reduce_work with same arguments
+// never (translate/limit.go, limitDecision).
+func retryAdvised(r Result) bool {
+	return r.Class == classTransient && r.Kind != kindQuotaExceeded
 }

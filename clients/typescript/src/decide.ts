@@ -5,7 +5,7 @@
 // do: clients/README.md ("Acting on an answer") is their one definition, and
 // every SDK checks it on every golden vector.
 
-import { anyIs, anyUnpack } from "@bufbuild/protobuf/wkt";
+import { anyIs, anyUnpack, timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 
 import type { LabbyError } from "./gen/errsvc/v1/errors_pb.js";
@@ -180,4 +180,78 @@ export function toConnectError(resp: TranslateResponse): ConnectError | undefine
     err.details.push({ type: d.typeUrl.slice(d.typeUrl.lastIndexOf("/") + 1), value: d.value });
   }
   return err;
+}
+
+/**
+ * The limit facet of an answer: which limit the error hit, whose, until
+ * when, how much is left, and what to do about it (docs/VOCABULARIES.md,
+ * "The limit facet"). Terms are open strings.
+ */
+export interface LimitInfo {
+  /** rate, quota, spend, concurrency, capacity, or a newer term. */
+  kind: string;
+  /** requests, tokens, input_tokens, output_tokens, ...; "" when unsaid. */
+  dimension: string;
+  /** key, project, organization, account, model, region, or unknown. */
+  scope: string;
+  /** When the limit resets; undefined when unsaid. */
+  resetAt: Date | undefined;
+  remaining: bigint | undefined;
+  limit: bigint | undefined;
+  /** wait_until_reset, reduce_concurrency, fail_over or stop_and_tell_a_person. */
+  decision: string;
+}
+
+const knownLimitDecisions = new Set<string>(Object.values(wire.LimitDecision));
+
+/**
+ * The answer's limit facet, or undefined when the error is not a limit: the
+ * limit target, else the Labby envelope's detail.limit. A missing or unknown
+ * decision is derived as the service derives it: no retry helps
+ * (isRetryable) → stop_and_tell_a_person (a spend cap is never retried);
+ * capacity → fail_over; concurrency → reduce_concurrency; else
+ * wait_until_reset.
+ */
+export function limitOf(resp: TranslateResponse): LimitInfo | undefined {
+  if (resp.error) return undefined;
+  let out: LimitInfo;
+  const l = resp.limit;
+  const d = resp.labbyError?.detail?.["limit"];
+  if (l && l.kind) {
+    out = {
+      kind: l.kind,
+      dimension: l.dimension,
+      scope: l.scope,
+      resetAt: l.resetAt ? timestampDate(l.resetAt) : undefined,
+      remaining: l.remaining,
+      limit: l.limit,
+      decision: l.decision,
+    };
+  } else if (d && typeof d === "object" && !Array.isArray(d) && typeof d["kind"] === "string" && d["kind"]) {
+    const s = (k: string) => (typeof d[k] === "string" ? (d[k] as string) : "");
+    const n = (k: string) => {
+      const v = d[k];
+      return typeof v === "number" && v >= 0 && Number.isSafeInteger(v) ? BigInt(v) : undefined;
+    };
+    const reset = s("reset_at") ? new Date(s("reset_at")) : undefined;
+    out = {
+      kind: s("kind"),
+      dimension: s("dimension"),
+      scope: s("scope"),
+      resetAt: reset && !Number.isNaN(reset.getTime()) ? reset : undefined,
+      remaining: n("remaining"),
+      limit: n("limit"),
+      decision: s("decision"),
+    };
+  } else {
+    return undefined;
+  }
+  if (!out.scope) out.scope = wire.LimitScope.UNKNOWN;
+  if (!knownLimitDecisions.has(out.decision)) {
+    if (!isRetryable(resp)) out.decision = wire.LimitDecision.STOP_AND_TELL_A_PERSON;
+    else if (out.kind === wire.LimitKind.CAPACITY) out.decision = wire.LimitDecision.FAIL_OVER;
+    else if (out.kind === wire.LimitKind.CONCURRENCY) out.decision = wire.LimitDecision.REDUCE_CONCURRENCY;
+    else out.decision = wire.LimitDecision.WAIT_UNTIL_RESET;
+  }
+  return out;
 }

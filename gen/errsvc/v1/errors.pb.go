@@ -1398,7 +1398,10 @@ type Handling struct {
 	// Surface matrix's cacheable for the answer's agent code).
 	Cacheable *bool `protobuf:"varint,5,opt,name=cacheable,proto3,oneof" json:"cacheable,omitempty"`
 	// WARN (caller-fixable) or ERROR (an internal failure needing an operator).
-	LogLevel      string `protobuf:"bytes,6,opt,name=log_level,json=logLevel,proto3" json:"log_level,omitempty"`
+	LogLevel string `protobuf:"bytes,6,opt,name=log_level,json=logLevel,proto3" json:"log_level,omitempty"`
+	// For a limit: what to do about it (LimitDecision wire string), the same
+	// as limit.decision; empty when the error is not a limit.
+	LimitDecision string `protobuf:"bytes,7,opt,name=limit_decision,json=limitDecision,proto3" json:"limit_decision,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1475,6 +1478,221 @@ func (x *Handling) GetLogLevel() string {
 	return ""
 }
 
+func (x *Handling) GetLimitDecision() string {
+	if x != nil {
+		return x.LimitDecision
+	}
+	return ""
+}
+
+// Limit is the limit facet of an error that hit a limit: which limit,
+// whose, until when, how much is left, and what to do about it. Terms are
+// open strings (LimitKind, LimitDimension, LimitScope, LimitDecision); a
+// field the source does not say stays empty (scope says "unknown"): no fact
+// is invented.
+type Limit struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// LimitKind wire string: rate, quota, spend, concurrency, capacity.
+	Kind string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	// LimitDimension wire string of the limit that was hit; empty when the
+	// source does not say.
+	Dimension string `protobuf:"bytes,2,opt,name=dimension,proto3" json:"dimension,omitempty"`
+	// LimitScope wire string; "unknown" when the source does not say.
+	Scope string `protobuf:"bytes,3,opt,name=scope,proto3" json:"scope,omitempty"`
+	// When the limit resets, as an absolute time: counted from the answer's
+	// Date header, else its received_at; from errsvc's clock only when the
+	// answer carries neither (then the answer is not cacheable).
+	ResetAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=reset_at,json=resetAt,proto3" json:"reset_at,omitempty"`
+	// What is left of the limit that was hit, where the provider says it.
+	Remaining *uint64 `protobuf:"varint,5,opt,name=remaining,proto3,oneof" json:"remaining,omitempty"`
+	// The limit's size, where the provider says it.
+	Limit *uint64 `protobuf:"varint,6,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// LimitDecision wire string: wait_until_reset, reduce_concurrency,
+	// fail_over or stop_and_tell_a_person.
+	Decision string `protobuf:"bytes,7,opt,name=decision,proto3" json:"decision,omitempty"`
+	// The provider's name for the limit (a QuotaFailure quota_id, an x-ratelimit
+	// header family), sanitised; empty when none.
+	QuotaId string `protobuf:"bytes,8,opt,name=quota_id,json=quotaId,proto3" json:"quota_id,omitempty"`
+	// Every limit the answer reported, the one hit among them.
+	Windows       []*LimitWindow `protobuf:"bytes,9,rep,name=windows,proto3" json:"windows,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Limit) Reset() {
+	*x = Limit{}
+	mi := &file_errsvc_v1_errors_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Limit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Limit) ProtoMessage() {}
+
+func (x *Limit) ProtoReflect() protoreflect.Message {
+	mi := &file_errsvc_v1_errors_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Limit.ProtoReflect.Descriptor instead.
+func (*Limit) Descriptor() ([]byte, []int) {
+	return file_errsvc_v1_errors_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *Limit) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *Limit) GetDimension() string {
+	if x != nil {
+		return x.Dimension
+	}
+	return ""
+}
+
+func (x *Limit) GetScope() string {
+	if x != nil {
+		return x.Scope
+	}
+	return ""
+}
+
+func (x *Limit) GetResetAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ResetAt
+	}
+	return nil
+}
+
+func (x *Limit) GetRemaining() uint64 {
+	if x != nil && x.Remaining != nil {
+		return *x.Remaining
+	}
+	return 0
+}
+
+func (x *Limit) GetLimit() uint64 {
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *Limit) GetDecision() string {
+	if x != nil {
+		return x.Decision
+	}
+	return ""
+}
+
+func (x *Limit) GetQuotaId() string {
+	if x != nil {
+		return x.QuotaId
+	}
+	return ""
+}
+
+func (x *Limit) GetWindows() []*LimitWindow {
+	if x != nil {
+		return x.Windows
+	}
+	return nil
+}
+
+// LimitWindow is one limit an answer reported (a family of rate-limit
+// headers, one QuotaFailure violation).
+type LimitWindow struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// LimitDimension wire string; empty when the source does not say.
+	Dimension string  `protobuf:"bytes,1,opt,name=dimension,proto3" json:"dimension,omitempty"`
+	Remaining *uint64 `protobuf:"varint,2,opt,name=remaining,proto3,oneof" json:"remaining,omitempty"`
+	Limit     *uint64 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// Absolute, counted as Limit.reset_at.
+	ResetAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=reset_at,json=resetAt,proto3" json:"reset_at,omitempty"`
+	// The provider's name for it (header family or quota_id).
+	QuotaId       string `protobuf:"bytes,5,opt,name=quota_id,json=quotaId,proto3" json:"quota_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LimitWindow) Reset() {
+	*x = LimitWindow{}
+	mi := &file_errsvc_v1_errors_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LimitWindow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LimitWindow) ProtoMessage() {}
+
+func (x *LimitWindow) ProtoReflect() protoreflect.Message {
+	mi := &file_errsvc_v1_errors_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LimitWindow.ProtoReflect.Descriptor instead.
+func (*LimitWindow) Descriptor() ([]byte, []int) {
+	return file_errsvc_v1_errors_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *LimitWindow) GetDimension() string {
+	if x != nil {
+		return x.Dimension
+	}
+	return ""
+}
+
+func (x *LimitWindow) GetRemaining() uint64 {
+	if x != nil && x.Remaining != nil {
+		return *x.Remaining
+	}
+	return 0
+}
+
+func (x *LimitWindow) GetLimit() uint64 {
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *LimitWindow) GetResetAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ResetAt
+	}
+	return nil
+}
+
+func (x *LimitWindow) GetQuotaId() string {
+	if x != nil {
+		return x.QuotaId
+	}
+	return ""
+}
+
 // HttpAnswer is an HTTP error answer in another producer's shape: the
 // status, the headers and the JSON body exactly as that producer sends it.
 type HttpAnswer struct {
@@ -1488,7 +1706,7 @@ type HttpAnswer struct {
 
 func (x *HttpAnswer) Reset() {
 	*x = HttpAnswer{}
-	mi := &file_errsvc_v1_errors_proto_msgTypes[14]
+	mi := &file_errsvc_v1_errors_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1500,7 +1718,7 @@ func (x *HttpAnswer) String() string {
 func (*HttpAnswer) ProtoMessage() {}
 
 func (x *HttpAnswer) ProtoReflect() protoreflect.Message {
-	mi := &file_errsvc_v1_errors_proto_msgTypes[14]
+	mi := &file_errsvc_v1_errors_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1513,7 +1731,7 @@ func (x *HttpAnswer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HttpAnswer.ProtoReflect.Descriptor instead.
 func (*HttpAnswer) Descriptor() ([]byte, []int) {
-	return file_errsvc_v1_errors_proto_rawDescGZIP(), []int{14}
+	return file_errsvc_v1_errors_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *HttpAnswer) GetStatus() int32 {
@@ -1550,7 +1768,7 @@ type Note struct {
 
 func (x *Note) Reset() {
 	*x = Note{}
-	mi := &file_errsvc_v1_errors_proto_msgTypes[15]
+	mi := &file_errsvc_v1_errors_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1562,7 +1780,7 @@ func (x *Note) String() string {
 func (*Note) ProtoMessage() {}
 
 func (x *Note) ProtoReflect() protoreflect.Message {
-	mi := &file_errsvc_v1_errors_proto_msgTypes[15]
+	mi := &file_errsvc_v1_errors_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1575,7 +1793,7 @@ func (x *Note) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Note.ProtoReflect.Descriptor instead.
 func (*Note) Descriptor() ([]byte, []int) {
-	return file_errsvc_v1_errors_proto_rawDescGZIP(), []int{15}
+	return file_errsvc_v1_errors_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Note) GetCode() string {
@@ -1727,19 +1945,42 @@ const file_errsvc_v1_errors_proto_rawDesc = "" +
 	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFields\x1a:\n" +
 	"\fHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xf8\x02\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x9f\x03\n" +
 	"\bHandling\x12\x14\n" +
 	"\x05route\x18\x01 \x01(\tR\x05route\x121\n" +
 	"\x12backoff_floor_secs\x18\x02 \x01(\rH\x00R\x10backoffFloorSecs\x88\x01\x01\x12J\n" +
 	"\x1fsame_provider_alternatives_dead\x18\x03 \x01(\bH\x01R\x1csameProviderAlternativesDead\x88\x01\x01\x125\n" +
 	"\x14counts_toward_health\x18\x04 \x01(\bH\x02R\x12countsTowardHealth\x88\x01\x01\x12!\n" +
 	"\tcacheable\x18\x05 \x01(\bH\x03R\tcacheable\x88\x01\x01\x12\x1b\n" +
-	"\tlog_level\x18\x06 \x01(\tR\blogLevelB\x15\n" +
+	"\tlog_level\x18\x06 \x01(\tR\blogLevel\x12%\n" +
+	"\x0elimit_decision\x18\a \x01(\tR\rlimitDecisionB\x15\n" +
 	"\x13_backoff_floor_secsB\"\n" +
 	" _same_provider_alternatives_deadB\x17\n" +
 	"\x15_counts_toward_healthB\f\n" +
 	"\n" +
-	"_cacheable\"\xcb\x01\n" +
+	"_cacheable\"\xc5\x02\n" +
+	"\x05Limit\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x1c\n" +
+	"\tdimension\x18\x02 \x01(\tR\tdimension\x12\x14\n" +
+	"\x05scope\x18\x03 \x01(\tR\x05scope\x125\n" +
+	"\breset_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\aresetAt\x12!\n" +
+	"\tremaining\x18\x05 \x01(\x04H\x00R\tremaining\x88\x01\x01\x12\x19\n" +
+	"\x05limit\x18\x06 \x01(\x04H\x01R\x05limit\x88\x01\x01\x12\x1a\n" +
+	"\bdecision\x18\a \x01(\tR\bdecision\x12\x19\n" +
+	"\bquota_id\x18\b \x01(\tR\aquotaId\x120\n" +
+	"\awindows\x18\t \x03(\v2\x16.errsvc.v1.LimitWindowR\awindowsB\f\n" +
+	"\n" +
+	"_remainingB\b\n" +
+	"\x06_limit\"\xd3\x01\n" +
+	"\vLimitWindow\x12\x1c\n" +
+	"\tdimension\x18\x01 \x01(\tR\tdimension\x12!\n" +
+	"\tremaining\x18\x02 \x01(\x04H\x00R\tremaining\x88\x01\x01\x12\x19\n" +
+	"\x05limit\x18\x03 \x01(\x04H\x01R\x05limit\x88\x01\x01\x125\n" +
+	"\breset_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\aresetAt\x12\x19\n" +
+	"\bquota_id\x18\x05 \x01(\tR\aquotaIdB\f\n" +
+	"\n" +
+	"_remainingB\b\n" +
+	"\x06_limit\"\xcb\x01\n" +
 	"\n" +
 	"HttpAnswer\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\x05R\x06status\x12<\n" +
@@ -1764,7 +2005,7 @@ func file_errsvc_v1_errors_proto_rawDescGZIP() []byte {
 	return file_errsvc_v1_errors_proto_rawDescData
 }
 
-var file_errsvc_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_errsvc_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_errsvc_v1_errors_proto_goTypes = []any{
 	(*LabbyError)(nil),            // 0: errsvc.v1.LabbyError
 	(*Recovery)(nil),              // 1: errsvc.v1.Recovery
@@ -1780,14 +2021,16 @@ var file_errsvc_v1_errors_proto_goTypes = []any{
 	(*JsonRpcError)(nil),          // 11: errsvc.v1.JsonRpcError
 	(*HttpError)(nil),             // 12: errsvc.v1.HttpError
 	(*Handling)(nil),              // 13: errsvc.v1.Handling
-	(*HttpAnswer)(nil),            // 14: errsvc.v1.HttpAnswer
-	(*Note)(nil),                  // 15: errsvc.v1.Note
-	nil,                           // 16: errsvc.v1.ProviderResponse.HeadersEntry
-	nil,                           // 17: errsvc.v1.HttpError.HeadersEntry
-	nil,                           // 18: errsvc.v1.HttpAnswer.HeadersEntry
-	(*structpb.Struct)(nil),       // 19: google.protobuf.Struct
-	(*structpb.Value)(nil),        // 20: google.protobuf.Value
-	(*timestamppb.Timestamp)(nil), // 21: google.protobuf.Timestamp
+	(*Limit)(nil),                 // 14: errsvc.v1.Limit
+	(*LimitWindow)(nil),           // 15: errsvc.v1.LimitWindow
+	(*HttpAnswer)(nil),            // 16: errsvc.v1.HttpAnswer
+	(*Note)(nil),                  // 17: errsvc.v1.Note
+	nil,                           // 18: errsvc.v1.ProviderResponse.HeadersEntry
+	nil,                           // 19: errsvc.v1.HttpError.HeadersEntry
+	nil,                           // 20: errsvc.v1.HttpAnswer.HeadersEntry
+	(*structpb.Struct)(nil),       // 21: google.protobuf.Struct
+	(*structpb.Value)(nil),        // 22: google.protobuf.Value
+	(*timestamppb.Timestamp)(nil), // 23: google.protobuf.Timestamp
 }
 var file_errsvc_v1_errors_proto_depIdxs = []int32{
 	1,  // 0: errsvc.v1.LabbyError.recovery:type_name -> errsvc.v1.Recovery
@@ -1795,41 +2038,44 @@ var file_errsvc_v1_errors_proto_depIdxs = []int32{
 	3,  // 2: errsvc.v1.LabbyError.evidence:type_name -> errsvc.v1.Evidence
 	5,  // 3: errsvc.v1.LabbyError.agent_error:type_name -> errsvc.v1.AgentError
 	6,  // 4: errsvc.v1.LabbyError.classification:type_name -> errsvc.v1.Classification
-	19, // 5: errsvc.v1.LabbyError.detail:type_name -> google.protobuf.Struct
-	19, // 6: errsvc.v1.LabbyError.additional_fields:type_name -> google.protobuf.Struct
-	19, // 7: errsvc.v1.Recovery.additional_fields:type_name -> google.protobuf.Struct
-	19, // 8: errsvc.v1.Safety.additional_fields:type_name -> google.protobuf.Struct
+	21, // 5: errsvc.v1.LabbyError.detail:type_name -> google.protobuf.Struct
+	21, // 6: errsvc.v1.LabbyError.additional_fields:type_name -> google.protobuf.Struct
+	21, // 7: errsvc.v1.Recovery.additional_fields:type_name -> google.protobuf.Struct
+	21, // 8: errsvc.v1.Safety.additional_fields:type_name -> google.protobuf.Struct
 	4,  // 9: errsvc.v1.Evidence.content:type_name -> errsvc.v1.EvidenceBlock
-	20, // 10: errsvc.v1.Evidence.structured_content:type_name -> google.protobuf.Value
-	20, // 11: errsvc.v1.Evidence.parsed_error:type_name -> google.protobuf.Value
-	19, // 12: errsvc.v1.Evidence.additional_fields:type_name -> google.protobuf.Struct
-	19, // 13: errsvc.v1.EvidenceBlock.additional_fields:type_name -> google.protobuf.Struct
-	19, // 14: errsvc.v1.AgentError.details:type_name -> google.protobuf.Struct
-	19, // 15: errsvc.v1.AgentError.additional_fields:type_name -> google.protobuf.Struct
-	19, // 16: errsvc.v1.Classification.additional_fields:type_name -> google.protobuf.Struct
-	19, // 17: errsvc.v1.ClassifiedError.detail:type_name -> google.protobuf.Struct
-	19, // 18: errsvc.v1.ClassifiedError.additional_fields:type_name -> google.protobuf.Struct
-	16, // 19: errsvc.v1.ProviderResponse.headers:type_name -> errsvc.v1.ProviderResponse.HeadersEntry
-	21, // 20: errsvc.v1.ProviderResponse.received_at:type_name -> google.protobuf.Timestamp
-	19, // 21: errsvc.v1.ProviderResponse.additional_fields:type_name -> google.protobuf.Struct
-	19, // 22: errsvc.v1.McpToolResult.content:type_name -> google.protobuf.Struct
-	20, // 23: errsvc.v1.McpToolResult.structured_content:type_name -> google.protobuf.Value
+	22, // 10: errsvc.v1.Evidence.structured_content:type_name -> google.protobuf.Value
+	22, // 11: errsvc.v1.Evidence.parsed_error:type_name -> google.protobuf.Value
+	21, // 12: errsvc.v1.Evidence.additional_fields:type_name -> google.protobuf.Struct
+	21, // 13: errsvc.v1.EvidenceBlock.additional_fields:type_name -> google.protobuf.Struct
+	21, // 14: errsvc.v1.AgentError.details:type_name -> google.protobuf.Struct
+	21, // 15: errsvc.v1.AgentError.additional_fields:type_name -> google.protobuf.Struct
+	21, // 16: errsvc.v1.Classification.additional_fields:type_name -> google.protobuf.Struct
+	21, // 17: errsvc.v1.ClassifiedError.detail:type_name -> google.protobuf.Struct
+	21, // 18: errsvc.v1.ClassifiedError.additional_fields:type_name -> google.protobuf.Struct
+	18, // 19: errsvc.v1.ProviderResponse.headers:type_name -> errsvc.v1.ProviderResponse.HeadersEntry
+	23, // 20: errsvc.v1.ProviderResponse.received_at:type_name -> google.protobuf.Timestamp
+	21, // 21: errsvc.v1.ProviderResponse.additional_fields:type_name -> google.protobuf.Struct
+	21, // 22: errsvc.v1.McpToolResult.content:type_name -> google.protobuf.Struct
+	22, // 23: errsvc.v1.McpToolResult.structured_content:type_name -> google.protobuf.Value
 	2,  // 24: errsvc.v1.McpToolResult.annotations:type_name -> errsvc.v1.Safety
-	19, // 25: errsvc.v1.McpToolResult.additional_fields:type_name -> google.protobuf.Struct
-	19, // 26: errsvc.v1.GrpcStatusError.details:type_name -> google.protobuf.Struct
-	19, // 27: errsvc.v1.GrpcStatusError.additional_fields:type_name -> google.protobuf.Struct
-	20, // 28: errsvc.v1.JsonRpcError.data:type_name -> google.protobuf.Value
-	19, // 29: errsvc.v1.JsonRpcError.additional_fields:type_name -> google.protobuf.Struct
-	17, // 30: errsvc.v1.HttpError.headers:type_name -> errsvc.v1.HttpError.HeadersEntry
-	21, // 31: errsvc.v1.HttpError.received_at:type_name -> google.protobuf.Timestamp
-	19, // 32: errsvc.v1.HttpError.additional_fields:type_name -> google.protobuf.Struct
-	18, // 33: errsvc.v1.HttpAnswer.headers:type_name -> errsvc.v1.HttpAnswer.HeadersEntry
-	19, // 34: errsvc.v1.HttpAnswer.body:type_name -> google.protobuf.Struct
-	35, // [35:35] is the sub-list for method output_type
-	35, // [35:35] is the sub-list for method input_type
-	35, // [35:35] is the sub-list for extension type_name
-	35, // [35:35] is the sub-list for extension extendee
-	0,  // [0:35] is the sub-list for field type_name
+	21, // 25: errsvc.v1.McpToolResult.additional_fields:type_name -> google.protobuf.Struct
+	21, // 26: errsvc.v1.GrpcStatusError.details:type_name -> google.protobuf.Struct
+	21, // 27: errsvc.v1.GrpcStatusError.additional_fields:type_name -> google.protobuf.Struct
+	22, // 28: errsvc.v1.JsonRpcError.data:type_name -> google.protobuf.Value
+	21, // 29: errsvc.v1.JsonRpcError.additional_fields:type_name -> google.protobuf.Struct
+	19, // 30: errsvc.v1.HttpError.headers:type_name -> errsvc.v1.HttpError.HeadersEntry
+	23, // 31: errsvc.v1.HttpError.received_at:type_name -> google.protobuf.Timestamp
+	21, // 32: errsvc.v1.HttpError.additional_fields:type_name -> google.protobuf.Struct
+	23, // 33: errsvc.v1.Limit.reset_at:type_name -> google.protobuf.Timestamp
+	15, // 34: errsvc.v1.Limit.windows:type_name -> errsvc.v1.LimitWindow
+	23, // 35: errsvc.v1.LimitWindow.reset_at:type_name -> google.protobuf.Timestamp
+	20, // 36: errsvc.v1.HttpAnswer.headers:type_name -> errsvc.v1.HttpAnswer.HeadersEntry
+	21, // 37: errsvc.v1.HttpAnswer.body:type_name -> google.protobuf.Struct
+	38, // [38:38] is the sub-list for method output_type
+	38, // [38:38] is the sub-list for method input_type
+	38, // [38:38] is the sub-list for extension type_name
+	38, // [38:38] is the sub-list for extension extendee
+	0,  // [0:38] is the sub-list for field type_name
 }
 
 func init() { file_errsvc_v1_errors_proto_init() }
@@ -1844,13 +2090,15 @@ func file_errsvc_v1_errors_proto_init() {
 	file_errsvc_v1_errors_proto_msgTypes[6].OneofWrappers = []any{}
 	file_errsvc_v1_errors_proto_msgTypes[7].OneofWrappers = []any{}
 	file_errsvc_v1_errors_proto_msgTypes[13].OneofWrappers = []any{}
+	file_errsvc_v1_errors_proto_msgTypes[14].OneofWrappers = []any{}
+	file_errsvc_v1_errors_proto_msgTypes[15].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_errsvc_v1_errors_proto_rawDesc), len(file_errsvc_v1_errors_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   19,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

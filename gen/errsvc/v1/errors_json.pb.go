@@ -2165,6 +2165,10 @@ func (x *Handling) MarshalOpenJSON(e *jsonwire.Encoder) {
 		e.Name(&first, "\"log_level\":", "\"logLevel\":")
 		e.String(x.LogLevel)
 	}
+	if x.LimitDecision != "" {
+		e.Name(&first, "\"limit_decision\":", "\"limitDecision\":")
+		e.String(x.LimitDecision)
+	}
 	_ = first
 	e.EndObject()
 }
@@ -2176,7 +2180,7 @@ func (x *Handling) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 	if err := d.BeginObject(); err != nil {
 		return err
 	}
-	var seen [6]bool
+	var seen [7]bool
 	for n := 0; ; n++ {
 		k, more, err := d.Key(n)
 		if err != nil {
@@ -2261,6 +2265,340 @@ func (x *Handling) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 			x.LogLevel, err = d.String()
 			if err != nil {
 				return jsonwire.At(err, "log_level")
+			}
+		case "limit_decision", "limitDecision":
+			if seen[6] {
+				return jsonwire.At(jsonwire.Duplicate(), "limit_decision")
+			}
+			seen[6] = true
+			if d.Null() {
+				continue
+			}
+			x.LimitDecision, err = d.String()
+			if err != nil {
+				return jsonwire.At(err, "limit_decision")
+			}
+		default:
+			return jsonwire.At(jsonwire.Unknown(), string(k))
+		}
+	}
+	return nil
+}
+
+// MarshalOpenJSON writes x as protojson does, with the members of its
+// additional_fields lifted into the object (see codec/errjson).
+func (x *Limit) MarshalOpenJSON(e *jsonwire.Encoder) {
+	e.BeginObject()
+	if x == nil {
+		e.EndObject()
+		return
+	}
+	first := true
+	if x.Kind != "" {
+		e.Name(&first, "\"kind\":", "\"kind\":")
+		e.String(x.Kind)
+	}
+	if x.Dimension != "" {
+		e.Name(&first, "\"dimension\":", "\"dimension\":")
+		e.String(x.Dimension)
+	}
+	if x.Scope != "" {
+		e.Name(&first, "\"scope\":", "\"scope\":")
+		e.String(x.Scope)
+	}
+	if x.ResetAt != nil {
+		e.Name(&first, "\"reset_at\":", "\"resetAt\":")
+		e.Timestamp(x.ResetAt)
+	}
+	if x.Remaining != nil {
+		e.Name(&first, "\"remaining\":", "\"remaining\":")
+		e.Uint64(*x.Remaining)
+	}
+	if x.Limit != nil {
+		e.Name(&first, "\"limit\":", "\"limit\":")
+		e.Uint64(*x.Limit)
+	}
+	if x.Decision != "" {
+		e.Name(&first, "\"decision\":", "\"decision\":")
+		e.String(x.Decision)
+	}
+	if x.QuotaId != "" {
+		e.Name(&first, "\"quota_id\":", "\"quotaId\":")
+		e.String(x.QuotaId)
+	}
+	if len(x.Windows) > 0 || (e.TopLevelLists && e.TopLevel()) {
+		e.Name(&first, "\"windows\":", "\"windows\":")
+		e.Buf = append(e.Buf, '[')
+		for i, v := range x.Windows {
+			if i > 0 {
+				e.Buf = append(e.Buf, ',')
+			}
+			v.MarshalOpenJSON(e)
+		}
+		e.Buf = append(e.Buf, ']')
+	}
+	_ = first
+	e.EndObject()
+}
+
+// UnmarshalOpenJSON reads x as protojson does (x is empty), a member
+// the message does not declare going into its additional_fields when it
+// has one (see codec/errjson).
+func (x *Limit) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
+	if err := d.BeginObject(); err != nil {
+		return err
+	}
+	var seen [9]bool
+	for n := 0; ; n++ {
+		k, more, err := d.Key(n)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(k) {
+		case "kind":
+			if seen[0] {
+				return jsonwire.At(jsonwire.Duplicate(), "kind")
+			}
+			seen[0] = true
+			if d.Null() {
+				continue
+			}
+			x.Kind, err = d.String()
+			if err != nil {
+				return jsonwire.At(err, "kind")
+			}
+		case "dimension":
+			if seen[1] {
+				return jsonwire.At(jsonwire.Duplicate(), "dimension")
+			}
+			seen[1] = true
+			if d.Null() {
+				continue
+			}
+			x.Dimension, err = d.String()
+			if err != nil {
+				return jsonwire.At(err, "dimension")
+			}
+		case "scope":
+			if seen[2] {
+				return jsonwire.At(jsonwire.Duplicate(), "scope")
+			}
+			seen[2] = true
+			if d.Null() {
+				continue
+			}
+			x.Scope, err = d.String()
+			if err != nil {
+				return jsonwire.At(err, "scope")
+			}
+		case "reset_at", "resetAt":
+			if seen[3] {
+				return jsonwire.At(jsonwire.Duplicate(), "reset_at")
+			}
+			seen[3] = true
+			if d.Null() {
+				continue
+			}
+			x.ResetAt, err = d.Timestamp()
+			if err != nil {
+				return jsonwire.At(err, "reset_at")
+			}
+		case "remaining":
+			if seen[4] {
+				return jsonwire.At(jsonwire.Duplicate(), "remaining")
+			}
+			seen[4] = true
+			if d.Null() {
+				continue
+			}
+			v, err := d.Uint64()
+			if err != nil {
+				return jsonwire.At(err, "remaining")
+			}
+			x.Remaining = &v
+		case "limit":
+			if seen[5] {
+				return jsonwire.At(jsonwire.Duplicate(), "limit")
+			}
+			seen[5] = true
+			if d.Null() {
+				continue
+			}
+			v, err := d.Uint64()
+			if err != nil {
+				return jsonwire.At(err, "limit")
+			}
+			x.Limit = &v
+		case "decision":
+			if seen[6] {
+				return jsonwire.At(jsonwire.Duplicate(), "decision")
+			}
+			seen[6] = true
+			if d.Null() {
+				continue
+			}
+			x.Decision, err = d.String()
+			if err != nil {
+				return jsonwire.At(err, "decision")
+			}
+		case "quota_id", "quotaId":
+			if seen[7] {
+				return jsonwire.At(jsonwire.Duplicate(), "quota_id")
+			}
+			seen[7] = true
+			if d.Null() {
+				continue
+			}
+			x.QuotaId, err = d.String()
+			if err != nil {
+				return jsonwire.At(err, "quota_id")
+			}
+		case "windows":
+			if seen[8] {
+				return jsonwire.At(jsonwire.Duplicate(), "windows")
+			}
+			seen[8] = true
+			if d.Null() {
+				continue
+			}
+			if err := d.BeginArray("errsvc.v1.LimitWindow"); err != nil {
+				return jsonwire.At(err, "windows")
+			}
+			for i := 0; ; i++ {
+				more, err := d.Item(i)
+				if err != nil {
+					return jsonwire.At(err, "windows")
+				}
+				if !more {
+					break
+				}
+				v := &LimitWindow{}
+				if err := v.UnmarshalOpenJSON(d); err != nil {
+					return jsonwire.At(jsonwire.AtIndex(err, i), "windows")
+				}
+				x.Windows = append(x.Windows, v)
+			}
+		default:
+			return jsonwire.At(jsonwire.Unknown(), string(k))
+		}
+	}
+	return nil
+}
+
+// MarshalOpenJSON writes x as protojson does, with the members of its
+// additional_fields lifted into the object (see codec/errjson).
+func (x *LimitWindow) MarshalOpenJSON(e *jsonwire.Encoder) {
+	e.BeginObject()
+	if x == nil {
+		e.EndObject()
+		return
+	}
+	first := true
+	if x.Dimension != "" {
+		e.Name(&first, "\"dimension\":", "\"dimension\":")
+		e.String(x.Dimension)
+	}
+	if x.Remaining != nil {
+		e.Name(&first, "\"remaining\":", "\"remaining\":")
+		e.Uint64(*x.Remaining)
+	}
+	if x.Limit != nil {
+		e.Name(&first, "\"limit\":", "\"limit\":")
+		e.Uint64(*x.Limit)
+	}
+	if x.ResetAt != nil {
+		e.Name(&first, "\"reset_at\":", "\"resetAt\":")
+		e.Timestamp(x.ResetAt)
+	}
+	if x.QuotaId != "" {
+		e.Name(&first, "\"quota_id\":", "\"quotaId\":")
+		e.String(x.QuotaId)
+	}
+	_ = first
+	e.EndObject()
+}
+
+// UnmarshalOpenJSON reads x as protojson does (x is empty), a member
+// the message does not declare going into its additional_fields when it
+// has one (see codec/errjson).
+func (x *LimitWindow) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
+	if err := d.BeginObject(); err != nil {
+		return err
+	}
+	var seen [5]bool
+	for n := 0; ; n++ {
+		k, more, err := d.Key(n)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(k) {
+		case "dimension":
+			if seen[0] {
+				return jsonwire.At(jsonwire.Duplicate(), "dimension")
+			}
+			seen[0] = true
+			if d.Null() {
+				continue
+			}
+			x.Dimension, err = d.String()
+			if err != nil {
+				return jsonwire.At(err, "dimension")
+			}
+		case "remaining":
+			if seen[1] {
+				return jsonwire.At(jsonwire.Duplicate(), "remaining")
+			}
+			seen[1] = true
+			if d.Null() {
+				continue
+			}
+			v, err := d.Uint64()
+			if err != nil {
+				return jsonwire.At(err, "remaining")
+			}
+			x.Remaining = &v
+		case "limit":
+			if seen[2] {
+				return jsonwire.At(jsonwire.Duplicate(), "limit")
+			}
+			seen[2] = true
+			if d.Null() {
+				continue
+			}
+			v, err := d.Uint64()
+			if err != nil {
+				return jsonwire.At(err, "limit")
+			}
+			x.Limit = &v
+		case "reset_at", "resetAt":
+			if seen[3] {
+				return jsonwire.At(jsonwire.Duplicate(), "reset_at")
+			}
+			seen[3] = true
+			if d.Null() {
+				continue
+			}
+			x.ResetAt, err = d.Timestamp()
+			if err != nil {
+				return jsonwire.At(err, "reset_at")
+			}
+		case "quota_id", "quotaId":
+			if seen[4] {
+				return jsonwire.At(jsonwire.Duplicate(), "quota_id")
+			}
+			seen[4] = true
+			if d.Null() {
+				continue
+			}
+			x.QuotaId, err = d.String()
+			if err != nil {
+				return jsonwire.At(err, "quota_id")
 			}
 		default:
 			return jsonwire.At(jsonwire.Unknown(), string(k))

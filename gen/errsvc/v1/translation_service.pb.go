@@ -380,7 +380,11 @@ type TranslateResponse struct {
 	GoogleError *HttpAnswer `protobuf:"bytes,14,opt,name=google_error,json=googleError,proto3" json:"google_error,omitempty"`
 	// The MCP protocol error: a JSON-RPC error object carrying the Labby
 	// envelope in data.
-	JsonrpcError  *JsonRpcError `protobuf:"bytes,15,opt,name=jsonrpc_error,json=jsonrpcError,proto3" json:"jsonrpc_error,omitempty"`
+	JsonrpcError *JsonRpcError `protobuf:"bytes,15,opt,name=jsonrpc_error,json=jsonrpcError,proto3" json:"jsonrpc_error,omitempty"`
+	// The limit facet: present whenever the error is a limit (a rate limit,
+	// quota, spend cap, concurrency cap or a provider out of capacity), and
+	// answered with the default targets.
+	Limit         *Limit `protobuf:"bytes,16,opt,name=limit,proto3" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -516,6 +520,13 @@ func (x *TranslateResponse) GetGoogleError() *HttpAnswer {
 func (x *TranslateResponse) GetJsonrpcError() *JsonRpcError {
 	if x != nil {
 		return x.JsonrpcError
+	}
+	return nil
+}
+
+func (x *TranslateResponse) GetLimit() *Limit {
+	if x != nil {
+		return x.Limit
 	}
 	return nil
 }
@@ -1043,7 +1054,7 @@ const file_errsvc_v1_translation_service_proto_rawDesc = "" +
 	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFieldsB\r\n" +
 	"\v_idempotentB\f\n" +
 	"\n" +
-	"_read_only\"\x8c\b\n" +
+	"_read_only\"\xb4\b\n" +
 	"\x11TranslateResponse\x126\n" +
 	"\vlabby_error\x18\x01 \x01(\v2\x15.errsvc.v1.LabbyErrorR\n" +
 	"labbyError\x12=\n" +
@@ -1064,7 +1075,8 @@ const file_errsvc_v1_translation_service_proto_rawDesc = "" +
 	"\fopenai_error\x18\f \x01(\v2\x15.errsvc.v1.HttpAnswerR\vopenaiError\x12>\n" +
 	"\x0fanthropic_error\x18\r \x01(\v2\x15.errsvc.v1.HttpAnswerR\x0eanthropicError\x128\n" +
 	"\fgoogle_error\x18\x0e \x01(\v2\x15.errsvc.v1.HttpAnswerR\vgoogleError\x12<\n" +
-	"\rjsonrpc_error\x18\x0f \x01(\v2\x17.errsvc.v1.JsonRpcErrorR\fjsonrpcError\x1a>\n" +
+	"\rjsonrpc_error\x18\x0f \x01(\v2\x17.errsvc.v1.JsonRpcErrorR\fjsonrpcError\x12&\n" +
+	"\x05limit\x18\x10 \x01(\v2\x10.errsvc.v1.LimitR\x05limit\x1a>\n" +
 	"\x10HttpHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a?\n" +
@@ -1148,16 +1160,17 @@ var file_errsvc_v1_translation_service_proto_goTypes = []any{
 	(*Note)(nil),                     // 22: errsvc.v1.Note
 	(*Handling)(nil),                 // 23: errsvc.v1.Handling
 	(*HttpAnswer)(nil),               // 24: errsvc.v1.HttpAnswer
-	(*KindRow)(nil),                  // 25: errsvc.v1.KindRow
-	(*AgentCodeRow)(nil),             // 26: errsvc.v1.AgentCodeRow
-	(*ClassifiedCodeRow)(nil),        // 27: errsvc.v1.ClassifiedCodeRow
-	(*ClassRow)(nil),                 // 28: errsvc.v1.ClassRow
-	(*OriginRow)(nil),                // 29: errsvc.v1.OriginRow
-	(*ActionRow)(nil),                // 30: errsvc.v1.ActionRow
-	(*RetryRow)(nil),                 // 31: errsvc.v1.RetryRow
-	(*GrpcCodeRow)(nil),              // 32: errsvc.v1.GrpcCodeRow
-	(*JsonRpcCodeRow)(nil),           // 33: errsvc.v1.JsonRpcCodeRow
-	(*GatewayAnswerRow)(nil),         // 34: errsvc.v1.GatewayAnswerRow
+	(*Limit)(nil),                    // 25: errsvc.v1.Limit
+	(*KindRow)(nil),                  // 26: errsvc.v1.KindRow
+	(*AgentCodeRow)(nil),             // 27: errsvc.v1.AgentCodeRow
+	(*ClassifiedCodeRow)(nil),        // 28: errsvc.v1.ClassifiedCodeRow
+	(*ClassRow)(nil),                 // 29: errsvc.v1.ClassRow
+	(*OriginRow)(nil),                // 30: errsvc.v1.OriginRow
+	(*ActionRow)(nil),                // 31: errsvc.v1.ActionRow
+	(*RetryRow)(nil),                 // 32: errsvc.v1.RetryRow
+	(*GrpcCodeRow)(nil),              // 33: errsvc.v1.GrpcCodeRow
+	(*JsonRpcCodeRow)(nil),           // 34: errsvc.v1.JsonRpcCodeRow
+	(*GatewayAnswerRow)(nil),         // 35: errsvc.v1.GatewayAnswerRow
 }
 var file_errsvc_v1_translation_service_proto_depIdxs = []int32{
 	11, // 0: errsvc.v1.TranslateRequest.labby_error:type_name -> errsvc.v1.LabbyError
@@ -1185,34 +1198,35 @@ var file_errsvc_v1_translation_service_proto_depIdxs = []int32{
 	24, // 22: errsvc.v1.TranslateResponse.anthropic_error:type_name -> errsvc.v1.HttpAnswer
 	24, // 23: errsvc.v1.TranslateResponse.google_error:type_name -> errsvc.v1.HttpAnswer
 	17, // 24: errsvc.v1.TranslateResponse.jsonrpc_error:type_name -> errsvc.v1.JsonRpcError
-	0,  // 25: errsvc.v1.TranslateBatchRequest.requests:type_name -> errsvc.v1.TranslateRequest
-	19, // 26: errsvc.v1.TranslateBatchRequest.additional_fields:type_name -> google.protobuf.Struct
-	2,  // 27: errsvc.v1.TranslateBatchResponse.responses:type_name -> errsvc.v1.TranslateResponse
-	7,  // 28: errsvc.v1.ListVocabulariesResponse.vocabularies:type_name -> errsvc.v1.Vocabulary
-	8,  // 29: errsvc.v1.Vocabulary.terms:type_name -> errsvc.v1.Term
-	25, // 30: errsvc.v1.Term.kind:type_name -> errsvc.v1.KindRow
-	26, // 31: errsvc.v1.Term.agent_code:type_name -> errsvc.v1.AgentCodeRow
-	27, // 32: errsvc.v1.Term.classified_code:type_name -> errsvc.v1.ClassifiedCodeRow
-	28, // 33: errsvc.v1.Term.class:type_name -> errsvc.v1.ClassRow
-	29, // 34: errsvc.v1.Term.origin:type_name -> errsvc.v1.OriginRow
-	30, // 35: errsvc.v1.Term.action:type_name -> errsvc.v1.ActionRow
-	31, // 36: errsvc.v1.Term.retry:type_name -> errsvc.v1.RetryRow
-	32, // 37: errsvc.v1.Term.grpc_code:type_name -> errsvc.v1.GrpcCodeRow
-	33, // 38: errsvc.v1.Term.jsonrpc_code:type_name -> errsvc.v1.JsonRpcCodeRow
-	34, // 39: errsvc.v1.Term.gateway_answer:type_name -> errsvc.v1.GatewayAnswerRow
-	0,  // 40: errsvc.v1.TranslationService.Translate:input_type -> errsvc.v1.TranslateRequest
-	3,  // 41: errsvc.v1.TranslationService.TranslateBatch:input_type -> errsvc.v1.TranslateBatchRequest
-	0,  // 42: errsvc.v1.TranslationService.TranslateStream:input_type -> errsvc.v1.TranslateRequest
-	5,  // 43: errsvc.v1.TranslationService.ListVocabularies:input_type -> errsvc.v1.ListVocabulariesRequest
-	2,  // 44: errsvc.v1.TranslationService.Translate:output_type -> errsvc.v1.TranslateResponse
-	4,  // 45: errsvc.v1.TranslationService.TranslateBatch:output_type -> errsvc.v1.TranslateBatchResponse
-	2,  // 46: errsvc.v1.TranslationService.TranslateStream:output_type -> errsvc.v1.TranslateResponse
-	6,  // 47: errsvc.v1.TranslationService.ListVocabularies:output_type -> errsvc.v1.ListVocabulariesResponse
-	44, // [44:48] is the sub-list for method output_type
-	40, // [40:44] is the sub-list for method input_type
-	40, // [40:40] is the sub-list for extension type_name
-	40, // [40:40] is the sub-list for extension extendee
-	0,  // [0:40] is the sub-list for field type_name
+	25, // 25: errsvc.v1.TranslateResponse.limit:type_name -> errsvc.v1.Limit
+	0,  // 26: errsvc.v1.TranslateBatchRequest.requests:type_name -> errsvc.v1.TranslateRequest
+	19, // 27: errsvc.v1.TranslateBatchRequest.additional_fields:type_name -> google.protobuf.Struct
+	2,  // 28: errsvc.v1.TranslateBatchResponse.responses:type_name -> errsvc.v1.TranslateResponse
+	7,  // 29: errsvc.v1.ListVocabulariesResponse.vocabularies:type_name -> errsvc.v1.Vocabulary
+	8,  // 30: errsvc.v1.Vocabulary.terms:type_name -> errsvc.v1.Term
+	26, // 31: errsvc.v1.Term.kind:type_name -> errsvc.v1.KindRow
+	27, // 32: errsvc.v1.Term.agent_code:type_name -> errsvc.v1.AgentCodeRow
+	28, // 33: errsvc.v1.Term.classified_code:type_name -> errsvc.v1.ClassifiedCodeRow
+	29, // 34: errsvc.v1.Term.class:type_name -> errsvc.v1.ClassRow
+	30, // 35: errsvc.v1.Term.origin:type_name -> errsvc.v1.OriginRow
+	31, // 36: errsvc.v1.Term.action:type_name -> errsvc.v1.ActionRow
+	32, // 37: errsvc.v1.Term.retry:type_name -> errsvc.v1.RetryRow
+	33, // 38: errsvc.v1.Term.grpc_code:type_name -> errsvc.v1.GrpcCodeRow
+	34, // 39: errsvc.v1.Term.jsonrpc_code:type_name -> errsvc.v1.JsonRpcCodeRow
+	35, // 40: errsvc.v1.Term.gateway_answer:type_name -> errsvc.v1.GatewayAnswerRow
+	0,  // 41: errsvc.v1.TranslationService.Translate:input_type -> errsvc.v1.TranslateRequest
+	3,  // 42: errsvc.v1.TranslationService.TranslateBatch:input_type -> errsvc.v1.TranslateBatchRequest
+	0,  // 43: errsvc.v1.TranslationService.TranslateStream:input_type -> errsvc.v1.TranslateRequest
+	5,  // 44: errsvc.v1.TranslationService.ListVocabularies:input_type -> errsvc.v1.ListVocabulariesRequest
+	2,  // 45: errsvc.v1.TranslationService.Translate:output_type -> errsvc.v1.TranslateResponse
+	4,  // 46: errsvc.v1.TranslationService.TranslateBatch:output_type -> errsvc.v1.TranslateBatchResponse
+	2,  // 47: errsvc.v1.TranslationService.TranslateStream:output_type -> errsvc.v1.TranslateResponse
+	6,  // 48: errsvc.v1.TranslationService.ListVocabularies:output_type -> errsvc.v1.ListVocabulariesResponse
+	45, // [45:49] is the sub-list for method output_type
+	41, // [41:45] is the sub-list for method input_type
+	41, // [41:41] is the sub-list for extension type_name
+	41, // [41:41] is the sub-list for extension extendee
+	0,  // [0:41] is the sub-list for field type_name
 }
 
 func init() { file_errsvc_v1_translation_service_proto_init() }

@@ -529,6 +529,10 @@ func (x *TranslateResponse) MarshalOpenJSON(e *jsonwire.Encoder) {
 		e.Name(&first, "\"jsonrpc_error\":", "\"jsonrpcError\":")
 		x.JsonrpcError.MarshalOpenJSON(e)
 	}
+	if x.Limit != nil {
+		e.Name(&first, "\"limit\":", "\"limit\":")
+		x.Limit.MarshalOpenJSON(e)
+	}
 	_ = first
 	e.EndObject()
 }
@@ -540,7 +544,7 @@ func (x *TranslateResponse) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 	if err := d.BeginObject(); err != nil {
 		return err
 	}
-	var seen [15]bool
+	var seen [16]bool
 	for n := 0; ; n++ {
 		k, more, err := d.Key(n)
 		if err != nil {
@@ -741,6 +745,18 @@ func (x *TranslateResponse) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 			x.JsonrpcError = &JsonRpcError{}
 			if err := x.JsonrpcError.UnmarshalOpenJSON(d); err != nil {
 				return jsonwire.At(err, "jsonrpc_error")
+			}
+		case "limit":
+			if seen[15] {
+				return jsonwire.At(jsonwire.Duplicate(), "limit")
+			}
+			seen[15] = true
+			if d.Null() {
+				continue
+			}
+			x.Limit = &Limit{}
+			if err := x.Limit.UnmarshalOpenJSON(d); err != nil {
+				return jsonwire.At(err, "limit")
 			}
 		default:
 			return jsonwire.At(jsonwire.Unknown(), string(k))

@@ -1448,6 +1448,253 @@ func (NoteCode) EnumDescriptor() ([]byte, []int) {
 	return file_errsvc_v1_vocabulary_proto_rawDescGZIP(), []int{15}
 }
 
+// LimitKind is Limit.kind: which sort of limit the error hit. Open on read:
+// an unknown kind passes through.
+type LimitKind int32
+
+const (
+	LimitKind_LIMIT_KIND_UNSPECIFIED LimitKind = 0
+	LimitKind_LIMIT_KIND_RATE        LimitKind = 1
+	LimitKind_LIMIT_KIND_QUOTA       LimitKind = 2
+	LimitKind_LIMIT_KIND_SPEND       LimitKind = 3
+	LimitKind_LIMIT_KIND_CONCURRENCY LimitKind = 4
+	LimitKind_LIMIT_KIND_CAPACITY    LimitKind = 5
+)
+
+// Enum value maps for LimitKind.
+var (
+	LimitKind_name = map[int32]string{
+		0: "LIMIT_KIND_UNSPECIFIED",
+		1: "LIMIT_KIND_RATE",
+		2: "LIMIT_KIND_QUOTA",
+		3: "LIMIT_KIND_SPEND",
+		4: "LIMIT_KIND_CONCURRENCY",
+		5: "LIMIT_KIND_CAPACITY",
+	}
+	LimitKind_value = map[string]int32{
+		"LIMIT_KIND_UNSPECIFIED": 0,
+		"LIMIT_KIND_RATE":        1,
+		"LIMIT_KIND_QUOTA":       2,
+		"LIMIT_KIND_SPEND":       3,
+		"LIMIT_KIND_CONCURRENCY": 4,
+		"LIMIT_KIND_CAPACITY":    5,
+	}
+)
+
+func (x LimitKind) Enum() *LimitKind {
+	p := new(LimitKind)
+	*p = x
+	return p
+}
+
+func (x LimitKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (LimitKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_errsvc_v1_vocabulary_proto_enumTypes[16].Descriptor()
+}
+
+func (LimitKind) Type() protoreflect.EnumType {
+	return &file_errsvc_v1_vocabulary_proto_enumTypes[16]
+}
+
+func (x LimitKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use LimitKind.Descriptor instead.
+func (LimitKind) EnumDescriptor() ([]byte, []int) {
+	return file_errsvc_v1_vocabulary_proto_rawDescGZIP(), []int{16}
+}
+
+// LimitDimension is Limit.dimension: what the limit counts. Open on read.
+type LimitDimension int32
+
+const (
+	LimitDimension_LIMIT_DIMENSION_UNSPECIFIED         LimitDimension = 0
+	LimitDimension_LIMIT_DIMENSION_REQUESTS            LimitDimension = 1
+	LimitDimension_LIMIT_DIMENSION_TOKENS              LimitDimension = 2
+	LimitDimension_LIMIT_DIMENSION_INPUT_TOKENS        LimitDimension = 3
+	LimitDimension_LIMIT_DIMENSION_OUTPUT_TOKENS       LimitDimension = 4
+	LimitDimension_LIMIT_DIMENSION_CONCURRENT_REQUESTS LimitDimension = 5
+	LimitDimension_LIMIT_DIMENSION_CREDITS             LimitDimension = 6
+)
+
+// Enum value maps for LimitDimension.
+var (
+	LimitDimension_name = map[int32]string{
+		0: "LIMIT_DIMENSION_UNSPECIFIED",
+		1: "LIMIT_DIMENSION_REQUESTS",
+		2: "LIMIT_DIMENSION_TOKENS",
+		3: "LIMIT_DIMENSION_INPUT_TOKENS",
+		4: "LIMIT_DIMENSION_OUTPUT_TOKENS",
+		5: "LIMIT_DIMENSION_CONCURRENT_REQUESTS",
+		6: "LIMIT_DIMENSION_CREDITS",
+	}
+	LimitDimension_value = map[string]int32{
+		"LIMIT_DIMENSION_UNSPECIFIED":         0,
+		"LIMIT_DIMENSION_REQUESTS":            1,
+		"LIMIT_DIMENSION_TOKENS":              2,
+		"LIMIT_DIMENSION_INPUT_TOKENS":        3,
+		"LIMIT_DIMENSION_OUTPUT_TOKENS":       4,
+		"LIMIT_DIMENSION_CONCURRENT_REQUESTS": 5,
+		"LIMIT_DIMENSION_CREDITS":             6,
+	}
+)
+
+func (x LimitDimension) Enum() *LimitDimension {
+	p := new(LimitDimension)
+	*p = x
+	return p
+}
+
+func (x LimitDimension) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (LimitDimension) Descriptor() protoreflect.EnumDescriptor {
+	return file_errsvc_v1_vocabulary_proto_enumTypes[17].Descriptor()
+}
+
+func (LimitDimension) Type() protoreflect.EnumType {
+	return &file_errsvc_v1_vocabulary_proto_enumTypes[17]
+}
+
+func (x LimitDimension) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use LimitDimension.Descriptor instead.
+func (LimitDimension) EnumDescriptor() ([]byte, []int) {
+	return file_errsvc_v1_vocabulary_proto_rawDescGZIP(), []int{17}
+}
+
+// LimitScope is Limit.scope: whose limit it is. Open on read; "unknown"
+// when the source does not say (none is invented).
+type LimitScope int32
+
+const (
+	LimitScope_LIMIT_SCOPE_UNSPECIFIED  LimitScope = 0
+	LimitScope_LIMIT_SCOPE_KEY          LimitScope = 1
+	LimitScope_LIMIT_SCOPE_PROJECT      LimitScope = 2
+	LimitScope_LIMIT_SCOPE_ORGANIZATION LimitScope = 3
+	LimitScope_LIMIT_SCOPE_ACCOUNT      LimitScope = 4
+	LimitScope_LIMIT_SCOPE_MODEL        LimitScope = 5
+	LimitScope_LIMIT_SCOPE_REGION       LimitScope = 6
+	LimitScope_LIMIT_SCOPE_UNKNOWN      LimitScope = 7
+)
+
+// Enum value maps for LimitScope.
+var (
+	LimitScope_name = map[int32]string{
+		0: "LIMIT_SCOPE_UNSPECIFIED",
+		1: "LIMIT_SCOPE_KEY",
+		2: "LIMIT_SCOPE_PROJECT",
+		3: "LIMIT_SCOPE_ORGANIZATION",
+		4: "LIMIT_SCOPE_ACCOUNT",
+		5: "LIMIT_SCOPE_MODEL",
+		6: "LIMIT_SCOPE_REGION",
+		7: "LIMIT_SCOPE_UNKNOWN",
+	}
+	LimitScope_value = map[string]int32{
+		"LIMIT_SCOPE_UNSPECIFIED":  0,
+		"LIMIT_SCOPE_KEY":          1,
+		"LIMIT_SCOPE_PROJECT":      2,
+		"LIMIT_SCOPE_ORGANIZATION": 3,
+		"LIMIT_SCOPE_ACCOUNT":      4,
+		"LIMIT_SCOPE_MODEL":        5,
+		"LIMIT_SCOPE_REGION":       6,
+		"LIMIT_SCOPE_UNKNOWN":      7,
+	}
+)
+
+func (x LimitScope) Enum() *LimitScope {
+	p := new(LimitScope)
+	*p = x
+	return p
+}
+
+func (x LimitScope) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (LimitScope) Descriptor() protoreflect.EnumDescriptor {
+	return file_errsvc_v1_vocabulary_proto_enumTypes[18].Descriptor()
+}
+
+func (LimitScope) Type() protoreflect.EnumType {
+	return &file_errsvc_v1_vocabulary_proto_enumTypes[18]
+}
+
+func (x LimitScope) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use LimitScope.Descriptor instead.
+func (LimitScope) EnumDescriptor() ([]byte, []int) {
+	return file_errsvc_v1_vocabulary_proto_rawDescGZIP(), []int{18}
+}
+
+// LimitDecision is Limit.decision and Handling.limit_decision: what to do
+// about the limit. It follows the answer's one retry decision
+// (docs/VOCABULARIES.md, "One decision"): an answer no retry helps is
+// stop_and_tell_a_person whatever its kind.
+type LimitDecision int32
+
+const (
+	LimitDecision_LIMIT_DECISION_UNSPECIFIED            LimitDecision = 0
+	LimitDecision_LIMIT_DECISION_WAIT_UNTIL_RESET       LimitDecision = 1
+	LimitDecision_LIMIT_DECISION_REDUCE_CONCURRENCY     LimitDecision = 2
+	LimitDecision_LIMIT_DECISION_FAIL_OVER              LimitDecision = 3
+	LimitDecision_LIMIT_DECISION_STOP_AND_TELL_A_PERSON LimitDecision = 4
+)
+
+// Enum value maps for LimitDecision.
+var (
+	LimitDecision_name = map[int32]string{
+		0: "LIMIT_DECISION_UNSPECIFIED",
+		1: "LIMIT_DECISION_WAIT_UNTIL_RESET",
+		2: "LIMIT_DECISION_REDUCE_CONCURRENCY",
+		3: "LIMIT_DECISION_FAIL_OVER",
+		4: "LIMIT_DECISION_STOP_AND_TELL_A_PERSON",
+	}
+	LimitDecision_value = map[string]int32{
+		"LIMIT_DECISION_UNSPECIFIED":            0,
+		"LIMIT_DECISION_WAIT_UNTIL_RESET":       1,
+		"LIMIT_DECISION_REDUCE_CONCURRENCY":     2,
+		"LIMIT_DECISION_FAIL_OVER":              3,
+		"LIMIT_DECISION_STOP_AND_TELL_A_PERSON": 4,
+	}
+)
+
+func (x LimitDecision) Enum() *LimitDecision {
+	p := new(LimitDecision)
+	*p = x
+	return p
+}
+
+func (x LimitDecision) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (LimitDecision) Descriptor() protoreflect.EnumDescriptor {
+	return file_errsvc_v1_vocabulary_proto_enumTypes[19].Descriptor()
+}
+
+func (LimitDecision) Type() protoreflect.EnumType {
+	return &file_errsvc_v1_vocabulary_proto_enumTypes[19]
+}
+
+func (x LimitDecision) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use LimitDecision.Descriptor instead.
+func (LimitDecision) EnumDescriptor() ([]byte, []int) {
+	return file_errsvc_v1_vocabulary_proto_rawDescGZIP(), []int{19}
+}
+
 var File_errsvc_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
@@ -1964,7 +2211,38 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\x19NOTE_CODE_FIELD_TRUNCATED\x10\x12\x1a[\xc2\xf3\x18\x0ffield_truncated\xca\xf3\x18DA copied value was capped; the decision was made on the whole value.\x12\xc4\x01\n" +
 	"\x17NOTE_CODE_VALUE_COERCED\x10\x13\x1a\xa6\x01\xc2\xf3\x18\rvalue_coerced\xca\xf3\x18\x90\x01A value of another JSON type was read as the field's type (a numeric string as a number, a fraction rounded up), or refused for that field only.\x12\xf8\x01\n" +
 	"\x18NOTE_CODE_PARTIAL_OUTPUT\x10\x14\x1a\xd9\x01\xc2\xf3\x18\x0epartial_output\xca\xf3\x18\xc2\x01The provider's stream had delivered output before the error: the class is the error's, but a retry with the same input regenerates and repeats that output, which recovery and same_arguments say.\x12\xa7\x01\n" +
-	"\x13NOTE_CODE_LONG_WAIT\x10\x15\x1a\x8d\x01\xc2\xf3\x18\tlong_wait\xca\xf3\x18|The producer's wait is over an hour; it passes whole (a longer producer value wins) and capping it is the consumer's choice.B1Z/github.com/errsvc/errsvc/gen/errsvc/v1;errsvcv1b\x06proto3"
+	"\x13NOTE_CODE_LONG_WAIT\x10\x15\x1a\x8d\x01\xc2\xf3\x18\tlong_wait\xca\xf3\x18|The producer's wait is over an hour; it passes whole (a longer producer value wins) and capping it is the consumer's choice.*\x85\x06\n" +
+	"\tLimitKind\x12\x1a\n" +
+	"\x16LIMIT_KIND_UNSPECIFIED\x10\x00\x12\xa8\x01\n" +
+	"\x0fLIMIT_KIND_RATE\x10\x01\x1a\x92\x01\xc2\xf3\x18\x04rate\xca\xf3\x18\x85\x01A window rate limit (requests or tokens per second, minute or hour): it passes by itself when the window resets; wait until reset_at.\x12\xa1\x01\n" +
+	"\x10LIMIT_KIND_QUOTA\x10\x02\x1a\x8a\x01\xc2\xf3\x18\x05quota\xca\xf3\x18}A quota over a longer period (a day, a month) or a service quota: it passes when the period ends, or when a person raises it.\x12\x84\x01\n" +
+	"\x10LIMIT_KIND_SPEND\x10\x03\x1an\xc2\xf3\x18\x05spend\xca\xf3\x18aA spend cap, exhausted credits or an unpaid bill: waiting never fixes it; stop and tell a person.\x12f\n" +
+	"\x16LIMIT_KIND_CONCURRENCY\x10\x04\x1aJ\xc2\xf3\x18\vconcurrency\xca\xf3\x187Too many calls in flight at once: send fewer at a time.\x12\x9d\x01\n" +
+	"\x13LIMIT_KIND_CAPACITY\x10\x05\x1a\x83\x01\xc2\xf3\x18\bcapacity\xca\xf3\x18sThe provider is out of capacity (overloaded): not the caller's limit, so another model, region or provider will do.*\xe9\x04\n" +
+	"\x0eLimitDimension\x12\x1f\n" +
+	"\x1bLIMIT_DIMENSION_UNSPECIFIED\x10\x00\x12T\n" +
+	"\x18LIMIT_DIMENSION_REQUESTS\x10\x01\x1a6\xc2\xf3\x18\brequests\xca\xf3\x18&Requests (calls) per window or period.\x12b\n" +
+	"\x16LIMIT_DIMENSION_TOKENS\x10\x02\x1aF\xc2\xf3\x18\x06tokens\xca\xf3\x188Tokens, input and output together, per window or period.\x12a\n" +
+	"\x1cLIMIT_DIMENSION_INPUT_TOKENS\x10\x03\x1a?\xc2\xf3\x18\finput_tokens\xca\xf3\x18+Input (prompt) tokens per window or period.\x12h\n" +
+	"\x1dLIMIT_DIMENSION_OUTPUT_TOKENS\x10\x04\x1aE\xc2\xf3\x18\routput_tokens\xca\xf3\x180Output (completion) tokens per window or period.\x12h\n" +
+	"#LIMIT_DIMENSION_CONCURRENT_REQUESTS\x10\x05\x1a?\xc2\xf3\x18\x13concurrent_requests\xca\xf3\x18$Requests in flight at the same time.\x12E\n" +
+	"\x17LIMIT_DIMENSION_CREDITS\x10\x06\x1a(\xc2\xf3\x18\acredits\xca\xf3\x18\x19Money or prepaid credits.*\xc9\x05\n" +
+	"\n" +
+	"LimitScope\x12\x1b\n" +
+	"\x17LIMIT_SCOPE_UNSPECIFIED\x10\x00\x128\n" +
+	"\x0fLIMIT_SCOPE_KEY\x10\x01\x1a#\xc2\xf3\x18\x03key\xca\xf3\x18\x18The API key's own limit.\x12a\n" +
+	"\x13LIMIT_SCOPE_PROJECT\x10\x02\x1aH\xc2\xf3\x18\aproject\xca\xf3\x189The project's (or workspace's) limit, shared by its keys.\x12l\n" +
+	"\x18LIMIT_SCOPE_ORGANIZATION\x10\x03\x1aN\xc2\xf3\x18\forganization\xca\xf3\x18:The organization's limit, shared by its projects and keys.\x12k\n" +
+	"\x13LIMIT_SCOPE_ACCOUNT\x10\x04\x1aR\xc2\xf3\x18\aaccount\xca\xf3\x18CThe cloud account's limit (a service quota per account and region).\x12h\n" +
+	"\x11LIMIT_SCOPE_MODEL\x10\x05\x1aQ\xc2\xf3\x18\x05model\xca\xf3\x18DThe limit of one model (or deployment): another model may have room.\x12h\n" +
+	"\x12LIMIT_SCOPE_REGION\x10\x06\x1aP\xc2\xf3\x18\x06region\xca\xf3\x18BThe limit of one region or location: another region may have room.\x12R\n" +
+	"\x13LIMIT_SCOPE_UNKNOWN\x10\a\x1a9\xc2\xf3\x18\aunknown\xca\xf3\x18*The source does not say whose limit it is.*\xaf\x04\n" +
+	"\rLimitDecision\x12\x1e\n" +
+	"\x1aLIMIT_DECISION_UNSPECIFIED\x10\x00\x12y\n" +
+	"\x1fLIMIT_DECISION_WAIT_UNTIL_RESET\x10\x01\x1aT\xc2\xf3\x18\x10wait_until_reset\xca\xf3\x18<Wait until reset_at (or the answer's wait), then send again.\x12u\n" +
+	"!LIMIT_DECISION_REDUCE_CONCURRENCY\x10\x02\x1aN\xc2\xf3\x18\x12reduce_concurrency\xca\xf3\x184Send fewer calls in flight at once, then send again.\x12z\n" +
+	"\x18LIMIT_DECISION_FAIL_OVER\x10\x03\x1a\\\xc2\xf3\x18\tfail_over\xca\xf3\x18KSend to another model, region or provider now; this one is out of capacity.\x12\x8f\x01\n" +
+	"%LIMIT_DECISION_STOP_AND_TELL_A_PERSON\x10\x04\x1ad\xc2\xf3\x18\x16stop_and_tell_a_person\xca\xf3\x18FNo retry helps: a person must pay, raise the quota or change the plan.B1Z/github.com/errsvc/errsvc/gen/errsvc/v1;errsvcv1b\x06proto3"
 
 var (
 	file_errsvc_v1_vocabulary_proto_rawDescOnce sync.Once
@@ -1978,7 +2256,7 @@ func file_errsvc_v1_vocabulary_proto_rawDescGZIP() []byte {
 	return file_errsvc_v1_vocabulary_proto_rawDescData
 }
 
-var file_errsvc_v1_vocabulary_proto_enumTypes = make([]protoimpl.EnumInfo, 16)
+var file_errsvc_v1_vocabulary_proto_enumTypes = make([]protoimpl.EnumInfo, 20)
 var file_errsvc_v1_vocabulary_proto_goTypes = []any{
 	(Origin)(0),         // 0: errsvc.v1.Origin
 	(RecoveryAction)(0), // 1: errsvc.v1.RecoveryAction
@@ -1996,6 +2274,10 @@ var file_errsvc_v1_vocabulary_proto_goTypes = []any{
 	(JsonRpcCode)(0),    // 13: errsvc.v1.JsonRpcCode
 	(GatewayAnswer)(0),  // 14: errsvc.v1.GatewayAnswer
 	(NoteCode)(0),       // 15: errsvc.v1.NoteCode
+	(LimitKind)(0),      // 16: errsvc.v1.LimitKind
+	(LimitDimension)(0), // 17: errsvc.v1.LimitDimension
+	(LimitScope)(0),     // 18: errsvc.v1.LimitScope
+	(LimitDecision)(0),  // 19: errsvc.v1.LimitDecision
 }
 var file_errsvc_v1_vocabulary_proto_depIdxs = []int32{
 	0, // [0:0] is the sub-list for method output_type
@@ -2016,7 +2298,7 @@ func file_errsvc_v1_vocabulary_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_errsvc_v1_vocabulary_proto_rawDesc), len(file_errsvc_v1_vocabulary_proto_rawDesc)),
-			NumEnums:      16,
+			NumEnums:      20,
 			NumMessages:   0,
 			NumExtensions: 0,
 			NumServices:   0,

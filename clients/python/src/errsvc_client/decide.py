@@ -26,6 +26,8 @@ from errsvc_client.gen.errsvc.v1 import translation_service_pb2 as pb
 __all__ = [
     "DEFAULT_MAX_WAIT",
     "Decision",
+    "Limit",
+    "limit_of",
     "TranslatedError",
     "decide",
     "is_retryable",
@@ -253,3 +255,89 @@ def to_status(resp: pb.TranslateResponse) -> Optional[grpc.Status]:
     st.CopyFrom(err.status)
     st.code = err.code().value[0]
     return rpc_status.to_status(st)
+
+
+@dataclasses.dataclass(frozen=True)
+class Limit:
+    """The limit facet of an answer (see :func:`limit_of`): which limit the
+    error hit, whose, until when, how much is left, and what to do about it.
+    Terms are open strings."""
+
+    #: rate, quota, spend, concurrency, capacity, or a newer term.
+    kind: str
+    #: requests, tokens, input_tokens, output_tokens, ...; "" when unsaid.
+    dimension: str
+    #: key, project, organization, account, model, region, or unknown.
+    scope: str
+    #: When the limit resets (an aware UTC datetime), or None when unsaid.
+    reset_at: Optional[Any]
+    remaining: Optional[int]
+    limit: Optional[int]
+    #: wait_until_reset, reduce_concurrency, fail_over or stop_and_tell_a_person.
+    decision: str
+
+
+def limit_of(resp: pb.TranslateResponse) -> Optional[Limit]:
+    """The answer's limit facet, or None when the error is not a limit: the
+    ``limit`` target, else the Labby envelope's ``detail.limit``. A missing or
+    unknown decision is derived as the service derives it: no retry helps
+    (:func:`is_retryable`) → stop_and_tell_a_person (a spend cap is never
+    retried); capacity → fail_over; concurrency → reduce_concurrency; else
+    wait_until_reset.
+
+    >>> lim = limit_of(resp)
+    >>> if lim and lim.decision == LimitDecision.FAIL_OVER: ...
+    """
+    import datetime
+
+    if resp.HasField("error"):
+        return None
+    if resp.HasField("limit") and resp.limit.kind:
+        lim = resp.limit
+        out = dict(
+            kind=lim.kind,
+            dimension=lim.dimension,
+            scope=lim.scope,
+            reset_at=lim.reset_at.ToDatetime(tzinfo=datetime.timezone.utc) if lim.HasField("reset_at") else None,
+            remaining=lim.remaining if lim.HasField("remaining") else None,
+            limit=lim.limit if lim.HasField("limit") else None,
+            decision=lim.decision,
+        )
+    else:
+        fields = resp.labby_error.detail.fields
+        if "limit" not in fields or fields["limit"].WhichOneof("kind") != "struct_value":
+            return None
+        d = fields["limit"].struct_value.fields
+
+        def text(k: str) -> str:
+            return d[k].string_value if k in d and d[k].WhichOneof("kind") == "string_value" else ""
+
+        def count(k: str) -> Optional[int]:
+            if k in d and d[k].WhichOneof("kind") == "number_value":
+                n = d[k].number_value
+                if n >= 0 and n < 2**63 and float(n).is_integer():
+                    return int(n)
+            return None
+
+        if not text("kind"):
+            return None
+        reset = None
+        if text("reset_at"):
+            try:
+                reset = datetime.datetime.fromisoformat(text("reset_at").replace("Z", "+00:00"))
+            except ValueError:
+                reset = None
+        out = dict(kind=text("kind"), dimension=text("dimension"), scope=text("scope"), reset_at=reset,
+                   remaining=count("remaining"), limit=count("limit"), decision=text("decision"))
+    if not out["scope"]:
+        out["scope"] = wire.LimitScope.UNKNOWN
+    if out["decision"] not in wire.LimitDecision.ALL:
+        if not is_retryable(resp):
+            out["decision"] = wire.LimitDecision.STOP_AND_TELL_A_PERSON
+        elif out["kind"] == wire.LimitKind.CAPACITY:
+            out["decision"] = wire.LimitDecision.FAIL_OVER
+        elif out["kind"] == wire.LimitKind.CONCURRENCY:
+            out["decision"] = wire.LimitDecision.REDUCE_CONCURRENCY
+        else:
+            out["decision"] = wire.LimitDecision.WAIT_UNTIL_RESET
+    return Limit(**out)

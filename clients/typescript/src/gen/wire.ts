@@ -577,6 +577,74 @@ export const GatewayAnswer = {
 /** A known term of GatewayAnswer. */
 export type GatewayAnswer = (typeof GatewayAnswer)[keyof typeof GatewayAnswer];
 
+/** The known terms of LimitKind. */
+export const LimitKind = {
+  /** A window rate limit (requests or tokens per second, minute or hour): it passes by itself when the window resets; wait until reset_at. */
+  RATE: "rate",
+  /** A quota over a longer period (a day, a month) or a service quota: it passes when the period ends, or when a person raises it. */
+  QUOTA: "quota",
+  /** A spend cap, exhausted credits or an unpaid bill: waiting never fixes it; stop and tell a person. */
+  SPEND: "spend",
+  /** Too many calls in flight at once: send fewer at a time. */
+  CONCURRENCY: "concurrency",
+  /** The provider is out of capacity (overloaded): not the caller's limit, so another model, region or provider will do. */
+  CAPACITY: "capacity",
+} as const;
+/** A known term of LimitKind. */
+export type LimitKind = (typeof LimitKind)[keyof typeof LimitKind];
+
+/** The known terms of LimitDimension. */
+export const LimitDimension = {
+  /** Requests (calls) per window or period. */
+  REQUESTS: "requests",
+  /** Tokens, input and output together, per window or period. */
+  TOKENS: "tokens",
+  /** Input (prompt) tokens per window or period. */
+  INPUT_TOKENS: "input_tokens",
+  /** Output (completion) tokens per window or period. */
+  OUTPUT_TOKENS: "output_tokens",
+  /** Requests in flight at the same time. */
+  CONCURRENT_REQUESTS: "concurrent_requests",
+  /** Money or prepaid credits. */
+  CREDITS: "credits",
+} as const;
+/** A known term of LimitDimension. */
+export type LimitDimension = (typeof LimitDimension)[keyof typeof LimitDimension];
+
+/** The known terms of LimitScope. */
+export const LimitScope = {
+  /** The API key's own limit. */
+  KEY: "key",
+  /** The project's (or workspace's) limit, shared by its keys. */
+  PROJECT: "project",
+  /** The organization's limit, shared by its projects and keys. */
+  ORGANIZATION: "organization",
+  /** The cloud account's limit (a service quota per account and region). */
+  ACCOUNT: "account",
+  /** The limit of one model (or deployment): another model may have room. */
+  MODEL: "model",
+  /** The limit of one region or location: another region may have room. */
+  REGION: "region",
+  /** The source does not say whose limit it is. */
+  UNKNOWN: "unknown",
+} as const;
+/** A known term of LimitScope. */
+export type LimitScope = (typeof LimitScope)[keyof typeof LimitScope];
+
+/** The known terms of LimitDecision. */
+export const LimitDecision = {
+  /** Wait until reset_at (or the answer's wait), then send again. */
+  WAIT_UNTIL_RESET: "wait_until_reset",
+  /** Send fewer calls in flight at once, then send again. */
+  REDUCE_CONCURRENCY: "reduce_concurrency",
+  /** Send to another model, region or provider now; this one is out of capacity. */
+  FAIL_OVER: "fail_over",
+  /** No retry helps: a person must pay, raise the quota or change the plan. */
+  STOP_AND_TELL_A_PERSON: "stop_and_tell_a_person",
+} as const;
+/** A known term of LimitDecision. */
+export type LimitDecision = (typeof LimitDecision)[keyof typeof LimitDecision];
+
 /** Every vocabulary by name, each with its known terms. */
 export const VOCABULARIES: Readonly<Record<string, readonly string[]>> = {
   LabbyKind: Object.values(LabbyKind),
@@ -595,6 +663,10 @@ export const VOCABULARIES: Readonly<Record<string, readonly string[]>> = {
   GrpcCode: Object.values(GrpcCode),
   JsonRpcCode: Object.values(JsonRpcCode),
   GatewayAnswer: Object.values(GatewayAnswer),
+  LimitKind: Object.values(LimitKind),
+  LimitDimension: Object.values(LimitDimension),
+  LimitScope: Object.values(LimitScope),
+  LimitDecision: Object.values(LimitDecision),
 };
 
 /**

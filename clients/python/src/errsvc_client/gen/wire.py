@@ -600,6 +600,78 @@ class GatewayAnswer:
     ALL: Final[FrozenSet[str]] = frozenset({"billing", "rate_limit", "timeout", "overloaded", "transient", "context_overflow", "authentication", "permission", "not_found", "permanent", "unclassified_server", "unclassified"})
 
 
+class LimitKind:
+    """The known terms of LimitKind."""
+
+    RATE: Final = "rate"
+    """A window rate limit (requests or tokens per second, minute or hour): it passes by itself when the window resets; wait until reset_at."""
+    QUOTA: Final = "quota"
+    """A quota over a longer period (a day, a month) or a service quota: it passes when the period ends, or when a person raises it."""
+    SPEND: Final = "spend"
+    """A spend cap, exhausted credits or an unpaid bill: waiting never fixes it; stop and tell a person."""
+    CONCURRENCY: Final = "concurrency"
+    """Too many calls in flight at once: send fewer at a time."""
+    CAPACITY: Final = "capacity"
+    """The provider is out of capacity (overloaded): not the caller's limit, so another model, region or provider will do."""
+
+    ALL: Final[FrozenSet[str]] = frozenset({"rate", "quota", "spend", "concurrency", "capacity"})
+
+
+class LimitDimension:
+    """The known terms of LimitDimension."""
+
+    REQUESTS: Final = "requests"
+    """Requests (calls) per window or period."""
+    TOKENS: Final = "tokens"
+    """Tokens, input and output together, per window or period."""
+    INPUT_TOKENS: Final = "input_tokens"
+    """Input (prompt) tokens per window or period."""
+    OUTPUT_TOKENS: Final = "output_tokens"
+    """Output (completion) tokens per window or period."""
+    CONCURRENT_REQUESTS: Final = "concurrent_requests"
+    """Requests in flight at the same time."""
+    CREDITS: Final = "credits"
+    """Money or prepaid credits."""
+
+    ALL: Final[FrozenSet[str]] = frozenset({"requests", "tokens", "input_tokens", "output_tokens", "concurrent_requests", "credits"})
+
+
+class LimitScope:
+    """The known terms of LimitScope."""
+
+    KEY: Final = "key"
+    """The API key's own limit."""
+    PROJECT: Final = "project"
+    """The project's (or workspace's) limit, shared by its keys."""
+    ORGANIZATION: Final = "organization"
+    """The organization's limit, shared by its projects and keys."""
+    ACCOUNT: Final = "account"
+    """The cloud account's limit (a service quota per account and region)."""
+    MODEL: Final = "model"
+    """The limit of one model (or deployment): another model may have room."""
+    REGION: Final = "region"
+    """The limit of one region or location: another region may have room."""
+    UNKNOWN: Final = "unknown"
+    """The source does not say whose limit it is."""
+
+    ALL: Final[FrozenSet[str]] = frozenset({"key", "project", "organization", "account", "model", "region", "unknown"})
+
+
+class LimitDecision:
+    """The known terms of LimitDecision."""
+
+    WAIT_UNTIL_RESET: Final = "wait_until_reset"
+    """Wait until reset_at (or the answer's wait), then send again."""
+    REDUCE_CONCURRENCY: Final = "reduce_concurrency"
+    """Send fewer calls in flight at once, then send again."""
+    FAIL_OVER: Final = "fail_over"
+    """Send to another model, region or provider now; this one is out of capacity."""
+    STOP_AND_TELL_A_PERSON: Final = "stop_and_tell_a_person"
+    """No retry helps: a person must pay, raise the quota or change the plan."""
+
+    ALL: Final[FrozenSet[str]] = frozenset({"wait_until_reset", "reduce_concurrency", "fail_over", "stop_and_tell_a_person"})
+
+
 #: Every vocabulary by name, each with its known terms.
 VOCABULARIES: Final[Dict[str, FrozenSet[str]]] = {
     "LabbyKind": LabbyKind.ALL,
@@ -618,6 +690,10 @@ VOCABULARIES: Final[Dict[str, FrozenSet[str]]] = {
     "GrpcCode": GrpcCode.ALL,
     "JsonRpcCode": JsonRpcCode.ALL,
     "GatewayAnswer": GatewayAnswer.ALL,
+    "LimitKind": LimitKind.ALL,
+    "LimitDimension": LimitDimension.ALL,
+    "LimitScope": LimitScope.ALL,
+    "LimitDecision": LimitDecision.ALL,
 }
 
 #: The Labby recovery (action, same_arguments) each Agent Surface retry hint
@@ -648,6 +724,10 @@ __all__ = [
     "GrpcCode",
     "JsonRpcCode",
     "GatewayAnswer",
+    "LimitKind",
+    "LimitDimension",
+    "LimitScope",
+    "LimitDecision",
     "VOCABULARIES",
     "AGENT_RETRY_RECOVERY",
 ]

@@ -12,7 +12,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file errsvc/v1/errors.proto.
  */
 export const file_errsvc_v1_errors: GenFile = /*@__PURE__*/
-  fileDesc("ChZlcnJzdmMvdjEvZXJyb3JzLnByb3RvEgllcnJzdmMudjEi6AQKCkxhYmJ5RXJyb3ISGAoQY29udHJhY3RfdmVyc2lvbhgBIAEoDRIMCgRraW5kGAIgASgJEg8KB21lc3NhZ2UYAyABKAkSDgoGb3JpZ2luGAQgASgJEiUKCHJlY292ZXJ5GAUgASgLMhMuZXJyc3ZjLnYxLlJlY292ZXJ5EhQKDHNpZGVfZWZmZWN0cxgGIAEoCRIPCgdzZXJ2aWNlGAcgASgJEg4KBmFjdGlvbhgIIAEoCRIMCgR0b29sGAkgASgJEhAKCHVwc3RyZWFtGAogASgJEg8KB2NvbW1hbmQYCyABKAkSDgoGcHJvbXB0GAwgASgJEhAKCHJlc291cmNlGA0gASgJEg0KBWNhdXNlGA4gASgJEhUKDW9yaWdpbmFsX2tpbmQYDyABKAkSIQoGc2FmZXR5GBAgASgLMhEuZXJyc3ZjLnYxLlNhZmV0eRIlCghldmlkZW5jZRgRIAEoCzITLmVycnN2Yy52MS5FdmlkZW5jZRIqCgthZ2VudF9lcnJvchgSIAEoCzIVLmVycnN2Yy52MS5BZ2VudEVycm9yEjEKDmNsYXNzaWZpY2F0aW9uGBMgASgLMhkuZXJyc3ZjLnYxLkNsYXNzaWZpY2F0aW9uEicKBmRldGFpbBgUIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFwoPcmVxdWlyZWRfc2NvcGVzGBUgAygJEg0KBXZhbGlkGBYgAygJEgwKBGhpbnQYFyABKAkSMgoRYWRkaXRpb25hbF9maWVsZHMYZCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IqgBCghSZWNvdmVyeRIOCgZhY3Rpb24YASABKAkSFgoOc2FtZV9hcmd1bWVudHMYAiABKAkSEAoIZ3VpZGFuY2UYAyABKAkSGwoOcmV0cnlfYWZ0ZXJfbXMYBCABKA1IAIgBARIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCEQoPX3JldHJ5X2FmdGVyX21zIoQCCgZTYWZldHkSGwoOcmVhZF9vbmx5X2hpbnQYASABKAhIAIgBARIdChBkZXN0cnVjdGl2ZV9oaW50GAIgASgISAGIAQESHAoPaWRlbXBvdGVudF9oaW50GAMgASgISAKIAQESHAoPb3Blbl93b3JsZF9oaW50GAQgASgISAOIAQESMgoRYWRkaXRpb25hbF9maWVsZHMYZCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0QhEKD19yZWFkX29ubHlfaGludEITChFfZGVzdHJ1Y3RpdmVfaGludEISChBfaWRlbXBvdGVudF9oaW50QhIKEF9vcGVuX3dvcmxkX2hpbnQiiwIKCEV2aWRlbmNlEikKB2NvbnRlbnQYASADKAsyGC5lcnJzdmMudjEuRXZpZGVuY2VCbG9jaxIyChJzdHJ1Y3R1cmVkX2NvbnRlbnQYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSLAoMcGFyc2VkX2Vycm9yGAMgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEiMKFm9taXR0ZWRfY29udGVudF9ibG9ja3MYBCABKA1IAIgBARIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCGQoXX29taXR0ZWRfY29udGVudF9ibG9ja3MiiwIKDUV2aWRlbmNlQmxvY2sSDAoEdHlwZRgBIAEoCRIMCgR0ZXh0GAIgASgJEhEKCW1pbWVfdHlwZRgDIAEoCRIaCg1lbmNvZGVkX2J5dGVzGAQgASgNSACIAQESGQoMZGF0YV9vbWl0dGVkGAUgASgISAGIAQESHAoPY29udGVudF9vbWl0dGVkGAYgASgISAKIAQESCwoDdXJpGAcgASgJEjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIQCg5fZW5jb2RlZF9ieXRlc0IPCg1fZGF0YV9vbWl0dGVkQhIKEF9jb250ZW50X29taXR0ZWQimAEKCkFnZW50RXJyb3ISDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEg0KBXJldHJ5GAMgASgJEigKB2RldGFpbHMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCKvAQoOQ2xhc3NpZmljYXRpb24SDQoFY2xhc3MYASABKAkSHQoQcmV0cnlfYWZ0ZXJfc2VjcxgCIAEoDUgAiAEBEhcKCnJlY29nbml6ZWQYAyABKAhIAYgBARIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCEwoRX3JldHJ5X2FmdGVyX3NlY3NCDQoLX3JlY29nbml6ZWQihwIKD0NsYXNzaWZpZWRFcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSDQoFY2xhc3MYAyABKAkSHQoQcmV0cnlfYWZ0ZXJfc2VjcxgEIAEoAUgAiAEBEicKBmRldGFpbBgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFQoNcHJvdmlkZXJfY29kZRgGIAEoCRITCgZzdGF0dXMYByABKAVIAYgBARIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCEwoRX3JldHJ5X2FmdGVyX3NlY3NCCQoHX3N0YXR1cyKSAgoQUHJvdmlkZXJSZXNwb25zZRIQCghwcm92aWRlchgBIAEoCRIOCgZzdGF0dXMYAiABKAUSOQoHaGVhZGVycxgDIAMoCzIoLmVycnN2Yy52MS5Qcm92aWRlclJlc3BvbnNlLkhlYWRlcnNFbnRyeRIMCgRib2R5GAQgASgJEi8KC3JlY2VpdmVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEi6QEKDU1jcFRvb2xSZXN1bHQSDAoEdG9vbBgBIAEoCRIQCghpc19lcnJvchgCIAEoCBIoCgdjb250ZW50GAMgAygLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIyChJzdHJ1Y3R1cmVkX2NvbnRlbnQYBCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSJgoLYW5ub3RhdGlvbnMYBSABKAsyES5lcnJzdmMudjEuU2FmZXR5EjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCKiAQoPR3JwY1N0YXR1c0Vycm9yEgwKBGNvZGUYASABKAUSDwoHbWVzc2FnZRgCIAEoCRIoCgdkZXRhaWxzGAMgAygLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBISCgpzdGF0dXNfYmluGAQgASgMEjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCKHAQoMSnNvblJwY0Vycm9yEgwKBGNvZGUYASABKAUSDwoHbWVzc2FnZRgCIAEoCRIkCgRkYXRhGAMgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCLyAQoJSHR0cEVycm9yEg4KBnN0YXR1cxgBIAEoBRIyCgdoZWFkZXJzGAIgAygLMiEuZXJyc3ZjLnYxLkh0dHBFcnJvci5IZWFkZXJzRW50cnkSDAoEYm9keRgDIAEoCRIvCgtyZWNlaXZlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMgoRYWRkaXRpb25hbF9maWVsZHMYZCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Gi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIpgCCghIYW5kbGluZxINCgVyb3V0ZRgBIAEoCRIfChJiYWNrb2ZmX2Zsb29yX3NlY3MYAiABKA1IAIgBARIsCh9zYW1lX3Byb3ZpZGVyX2FsdGVybmF0aXZlc19kZWFkGAMgASgISAGIAQESIQoUY291bnRzX3Rvd2FyZF9oZWFsdGgYBCABKAhIAogBARIWCgljYWNoZWFibGUYBSABKAhIA4gBARIRCglsb2dfbGV2ZWwYBiABKAlCFQoTX2JhY2tvZmZfZmxvb3Jfc2Vjc0IiCiBfc2FtZV9wcm92aWRlcl9hbHRlcm5hdGl2ZXNfZGVhZEIXChVfY291bnRzX3Rvd2FyZF9oZWFsdGhCDAoKX2NhY2hlYWJsZSKoAQoKSHR0cEFuc3dlchIOCgZzdGF0dXMYASABKAUSMwoHaGVhZGVycxgCIAMoCzIiLmVycnN2Yy52MS5IdHRwQW5zd2VyLkhlYWRlcnNFbnRyeRIlCgRib2R5GAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIlCgROb3RlEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCUIxWi9naXRodWIuY29tL2VycnN2Yy9lcnJzdmMvZ2VuL2VycnN2Yy92MTtlcnJzdmN2MWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChZlcnJzdmMvdjEvZXJyb3JzLnByb3RvEgllcnJzdmMudjEi6AQKCkxhYmJ5RXJyb3ISGAoQY29udHJhY3RfdmVyc2lvbhgBIAEoDRIMCgRraW5kGAIgASgJEg8KB21lc3NhZ2UYAyABKAkSDgoGb3JpZ2luGAQgASgJEiUKCHJlY292ZXJ5GAUgASgLMhMuZXJyc3ZjLnYxLlJlY292ZXJ5EhQKDHNpZGVfZWZmZWN0cxgGIAEoCRIPCgdzZXJ2aWNlGAcgASgJEg4KBmFjdGlvbhgIIAEoCRIMCgR0b29sGAkgASgJEhAKCHVwc3RyZWFtGAogASgJEg8KB2NvbW1hbmQYCyABKAkSDgoGcHJvbXB0GAwgASgJEhAKCHJlc291cmNlGA0gASgJEg0KBWNhdXNlGA4gASgJEhUKDW9yaWdpbmFsX2tpbmQYDyABKAkSIQoGc2FmZXR5GBAgASgLMhEuZXJyc3ZjLnYxLlNhZmV0eRIlCghldmlkZW5jZRgRIAEoCzITLmVycnN2Yy52MS5FdmlkZW5jZRIqCgthZ2VudF9lcnJvchgSIAEoCzIVLmVycnN2Yy52MS5BZ2VudEVycm9yEjEKDmNsYXNzaWZpY2F0aW9uGBMgASgLMhkuZXJyc3ZjLnYxLkNsYXNzaWZpY2F0aW9uEicKBmRldGFpbBgUIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFwoPcmVxdWlyZWRfc2NvcGVzGBUgAygJEg0KBXZhbGlkGBYgAygJEgwKBGhpbnQYFyABKAkSMgoRYWRkaXRpb25hbF9maWVsZHMYZCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IqgBCghSZWNvdmVyeRIOCgZhY3Rpb24YASABKAkSFgoOc2FtZV9hcmd1bWVudHMYAiABKAkSEAoIZ3VpZGFuY2UYAyABKAkSGwoOcmV0cnlfYWZ0ZXJfbXMYBCABKA1IAIgBARIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCEQoPX3JldHJ5X2FmdGVyX21zIoQCCgZTYWZldHkSGwoOcmVhZF9vbmx5X2hpbnQYASABKAhIAIgBARIdChBkZXN0cnVjdGl2ZV9oaW50GAIgASgISAGIAQESHAoPaWRlbXBvdGVudF9oaW50GAMgASgISAKIAQESHAoPb3Blbl93b3JsZF9oaW50GAQgASgISAOIAQESMgoRYWRkaXRpb25hbF9maWVsZHMYZCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0QhEKD19yZWFkX29ubHlfaGludEITChFfZGVzdHJ1Y3RpdmVfaGludEISChBfaWRlbXBvdGVudF9oaW50QhIKEF9vcGVuX3dvcmxkX2hpbnQiiwIKCEV2aWRlbmNlEikKB2NvbnRlbnQYASADKAsyGC5lcnJzdmMudjEuRXZpZGVuY2VCbG9jaxIyChJzdHJ1Y3R1cmVkX2NvbnRlbnQYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSLAoMcGFyc2VkX2Vycm9yGAMgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEiMKFm9taXR0ZWRfY29udGVudF9ibG9ja3MYBCABKA1IAIgBARIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCGQoXX29taXR0ZWRfY29udGVudF9ibG9ja3MiiwIKDUV2aWRlbmNlQmxvY2sSDAoEdHlwZRgBIAEoCRIMCgR0ZXh0GAIgASgJEhEKCW1pbWVfdHlwZRgDIAEoCRIaCg1lbmNvZGVkX2J5dGVzGAQgASgNSACIAQESGQoMZGF0YV9vbWl0dGVkGAUgASgISAGIAQESHAoPY29udGVudF9vbWl0dGVkGAYgASgISAKIAQESCwoDdXJpGAcgASgJEjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIQCg5fZW5jb2RlZF9ieXRlc0IPCg1fZGF0YV9vbWl0dGVkQhIKEF9jb250ZW50X29taXR0ZWQimAEKCkFnZW50RXJyb3ISDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEg0KBXJldHJ5GAMgASgJEigKB2RldGFpbHMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCKvAQoOQ2xhc3NpZmljYXRpb24SDQoFY2xhc3MYASABKAkSHQoQcmV0cnlfYWZ0ZXJfc2VjcxgCIAEoDUgAiAEBEhcKCnJlY29nbml6ZWQYAyABKAhIAYgBARIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCEwoRX3JldHJ5X2FmdGVyX3NlY3NCDQoLX3JlY29nbml6ZWQihwIKD0NsYXNzaWZpZWRFcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSDQoFY2xhc3MYAyABKAkSHQoQcmV0cnlfYWZ0ZXJfc2VjcxgEIAEoAUgAiAEBEicKBmRldGFpbBgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFQoNcHJvdmlkZXJfY29kZRgGIAEoCRITCgZzdGF0dXMYByABKAVIAYgBARIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCEwoRX3JldHJ5X2FmdGVyX3NlY3NCCQoHX3N0YXR1cyKSAgoQUHJvdmlkZXJSZXNwb25zZRIQCghwcm92aWRlchgBIAEoCRIOCgZzdGF0dXMYAiABKAUSOQoHaGVhZGVycxgDIAMoCzIoLmVycnN2Yy52MS5Qcm92aWRlclJlc3BvbnNlLkhlYWRlcnNFbnRyeRIMCgRib2R5GAQgASgJEi8KC3JlY2VpdmVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyChFhZGRpdGlvbmFsX2ZpZWxkcxhkIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEi6QEKDU1jcFRvb2xSZXN1bHQSDAoEdG9vbBgBIAEoCRIQCghpc19lcnJvchgCIAEoCBIoCgdjb250ZW50GAMgAygLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIyChJzdHJ1Y3R1cmVkX2NvbnRlbnQYBCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSJgoLYW5ub3RhdGlvbnMYBSABKAsyES5lcnJzdmMudjEuU2FmZXR5EjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCKiAQoPR3JwY1N0YXR1c0Vycm9yEgwKBGNvZGUYASABKAUSDwoHbWVzc2FnZRgCIAEoCRIoCgdkZXRhaWxzGAMgAygLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBISCgpzdGF0dXNfYmluGAQgASgMEjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCKHAQoMSnNvblJwY0Vycm9yEgwKBGNvZGUYASABKAUSDwoHbWVzc2FnZRgCIAEoCRIkCgRkYXRhGAMgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEjIKEWFkZGl0aW9uYWxfZmllbGRzGGQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCLyAQoJSHR0cEVycm9yEg4KBnN0YXR1cxgBIAEoBRIyCgdoZWFkZXJzGAIgAygLMiEuZXJyc3ZjLnYxLkh0dHBFcnJvci5IZWFkZXJzRW50cnkSDAoEYm9keRgDIAEoCRIvCgtyZWNlaXZlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMgoRYWRkaXRpb25hbF9maWVsZHMYZCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Gi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIrACCghIYW5kbGluZxINCgVyb3V0ZRgBIAEoCRIfChJiYWNrb2ZmX2Zsb29yX3NlY3MYAiABKA1IAIgBARIsCh9zYW1lX3Byb3ZpZGVyX2FsdGVybmF0aXZlc19kZWFkGAMgASgISAGIAQESIQoUY291bnRzX3Rvd2FyZF9oZWFsdGgYBCABKAhIAogBARIWCgljYWNoZWFibGUYBSABKAhIA4gBARIRCglsb2dfbGV2ZWwYBiABKAkSFgoObGltaXRfZGVjaXNpb24YByABKAlCFQoTX2JhY2tvZmZfZmxvb3Jfc2Vjc0IiCiBfc2FtZV9wcm92aWRlcl9hbHRlcm5hdGl2ZXNfZGVhZEIXChVfY291bnRzX3Rvd2FyZF9oZWFsdGhCDAoKX2NhY2hlYWJsZSL2AQoFTGltaXQSDAoEa2luZBgBIAEoCRIRCglkaW1lbnNpb24YAiABKAkSDQoFc2NvcGUYAyABKAkSLAoIcmVzZXRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhYKCXJlbWFpbmluZxgFIAEoBEgAiAEBEhIKBWxpbWl0GAYgASgESAGIAQESEAoIZGVjaXNpb24YByABKAkSEAoIcXVvdGFfaWQYCCABKAkSJwoHd2luZG93cxgJIAMoCzIWLmVycnN2Yy52MS5MaW1pdFdpbmRvd0IMCgpfcmVtYWluaW5nQggKBl9saW1pdCKkAQoLTGltaXRXaW5kb3cSEQoJZGltZW5zaW9uGAEgASgJEhYKCXJlbWFpbmluZxgCIAEoBEgAiAEBEhIKBWxpbWl0GAMgASgESAGIAQESLAoIcmVzZXRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCHF1b3RhX2lkGAUgASgJQgwKCl9yZW1haW5pbmdCCAoGX2xpbWl0IqgBCgpIdHRwQW5zd2VyEg4KBnN0YXR1cxgBIAEoBRIzCgdoZWFkZXJzGAIgAygLMiIuZXJyc3ZjLnYxLkh0dHBBbnN3ZXIuSGVhZGVyc0VudHJ5EiUKBGJvZHkYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Gi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIiUKBE5vdGUSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJQjFaL2dpdGh1Yi5jb20vZXJyc3ZjL2VycnN2Yy9nZW4vZXJyc3ZjL3YxO2VycnN2Y3YxYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * LabbyError is the Labby agent error envelope (the Labby agent error contract v1),
@@ -930,6 +930,14 @@ export type Handling = Message<"errsvc.v1.Handling"> & {
    * @generated from field: string log_level = 6;
    */
   logLevel: string;
+
+  /**
+   * For a limit: what to do about it (LimitDecision wire string), the same
+   * as limit.decision; empty when the error is not a limit.
+   *
+   * @generated from field: string limit_decision = 7;
+   */
+  limitDecision: string;
 };
 
 /**
@@ -938,6 +946,138 @@ export type Handling = Message<"errsvc.v1.Handling"> & {
  */
 export const HandlingSchema: GenMessage<Handling> = /*@__PURE__*/
   messageDesc(file_errsvc_v1_errors, 13);
+
+/**
+ * Limit is the limit facet of an error that hit a limit: which limit,
+ * whose, until when, how much is left, and what to do about it. Terms are
+ * open strings (LimitKind, LimitDimension, LimitScope, LimitDecision); a
+ * field the source does not say stays empty (scope says "unknown"): no fact
+ * is invented.
+ *
+ * @generated from message errsvc.v1.Limit
+ */
+export type Limit = Message<"errsvc.v1.Limit"> & {
+  /**
+   * LimitKind wire string: rate, quota, spend, concurrency, capacity.
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * LimitDimension wire string of the limit that was hit; empty when the
+   * source does not say.
+   *
+   * @generated from field: string dimension = 2;
+   */
+  dimension: string;
+
+  /**
+   * LimitScope wire string; "unknown" when the source does not say.
+   *
+   * @generated from field: string scope = 3;
+   */
+  scope: string;
+
+  /**
+   * When the limit resets, as an absolute time: counted from the answer's
+   * Date header, else its received_at; from errsvc's clock only when the
+   * answer carries neither (then the answer is not cacheable).
+   *
+   * @generated from field: google.protobuf.Timestamp reset_at = 4;
+   */
+  resetAt?: Timestamp | undefined;
+
+  /**
+   * What is left of the limit that was hit, where the provider says it.
+   *
+   * @generated from field: optional uint64 remaining = 5;
+   */
+  remaining?: bigint | undefined;
+
+  /**
+   * The limit's size, where the provider says it.
+   *
+   * @generated from field: optional uint64 limit = 6;
+   */
+  limit?: bigint | undefined;
+
+  /**
+   * LimitDecision wire string: wait_until_reset, reduce_concurrency,
+   * fail_over or stop_and_tell_a_person.
+   *
+   * @generated from field: string decision = 7;
+   */
+  decision: string;
+
+  /**
+   * The provider's name for the limit (a QuotaFailure quota_id, an x-ratelimit
+   * header family), sanitised; empty when none.
+   *
+   * @generated from field: string quota_id = 8;
+   */
+  quotaId: string;
+
+  /**
+   * Every limit the answer reported, the one hit among them.
+   *
+   * @generated from field: repeated errsvc.v1.LimitWindow windows = 9;
+   */
+  windows: LimitWindow[];
+};
+
+/**
+ * Describes the message errsvc.v1.Limit.
+ * Use `create(LimitSchema)` to create a new message.
+ */
+export const LimitSchema: GenMessage<Limit> = /*@__PURE__*/
+  messageDesc(file_errsvc_v1_errors, 14);
+
+/**
+ * LimitWindow is one limit an answer reported (a family of rate-limit
+ * headers, one QuotaFailure violation).
+ *
+ * @generated from message errsvc.v1.LimitWindow
+ */
+export type LimitWindow = Message<"errsvc.v1.LimitWindow"> & {
+  /**
+   * LimitDimension wire string; empty when the source does not say.
+   *
+   * @generated from field: string dimension = 1;
+   */
+  dimension: string;
+
+  /**
+   * @generated from field: optional uint64 remaining = 2;
+   */
+  remaining?: bigint | undefined;
+
+  /**
+   * @generated from field: optional uint64 limit = 3;
+   */
+  limit?: bigint | undefined;
+
+  /**
+   * Absolute, counted as Limit.reset_at.
+   *
+   * @generated from field: google.protobuf.Timestamp reset_at = 4;
+   */
+  resetAt?: Timestamp | undefined;
+
+  /**
+   * The provider's name for it (header family or quota_id).
+   *
+   * @generated from field: string quota_id = 5;
+   */
+  quotaId: string;
+};
+
+/**
+ * Describes the message errsvc.v1.LimitWindow.
+ * Use `create(LimitWindowSchema)` to create a new message.
+ */
+export const LimitWindowSchema: GenMessage<LimitWindow> = /*@__PURE__*/
+  messageDesc(file_errsvc_v1_errors, 15);
 
 /**
  * HttpAnswer is an HTTP error answer in another producer's shape: the
@@ -967,7 +1107,7 @@ export type HttpAnswer = Message<"errsvc.v1.HttpAnswer"> & {
  * Use `create(HttpAnswerSchema)` to create a new message.
  */
 export const HttpAnswerSchema: GenMessage<HttpAnswer> = /*@__PURE__*/
-  messageDesc(file_errsvc_v1_errors, 14);
+  messageDesc(file_errsvc_v1_errors, 16);
 
 /**
  * Note records a step that lost information, assumed a default or
@@ -994,5 +1134,5 @@ export type Note = Message<"errsvc.v1.Note"> & {
  * Use `create(NoteSchema)` to create a new message.
  */
 export const NoteSchema: GenMessage<Note> = /*@__PURE__*/
-  messageDesc(file_errsvc_v1_errors, 15);
+  messageDesc(file_errsvc_v1_errors, 17);
 

@@ -1,5 +1,5 @@
-// A minimal subset of googleapis' google/rpc/error_details.proto: the three
-// detail messages errsvc sends (ErrorInfo, RetryInfo, BadRequest), with the
+// A minimal subset of googleapis' google/rpc/error_details.proto: the four
+// detail messages errsvc sends (ErrorInfo, RetryInfo, BadRequest, QuotaFailure), with the
 // exact package, message names and field numbers of the original, so that
 // google.protobuf.Any values packed by any googleapis-based server decode.
 // It lives here only to generate the TypeScript SDK's detail types; the
@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file google/rpc/error_details.proto.
  */
 export const file_google_rpc_error_details: GenFile = /*@__PURE__*/
-  fileDesc("Ch5nb29nbGUvcnBjL2Vycm9yX2RldGFpbHMucHJvdG8SCmdvb2dsZS5ycGMikwEKCUVycm9ySW5mbxIOCgZyZWFzb24YASABKAkSDgoGZG9tYWluGAIgASgJEjUKCG1ldGFkYXRhGAMgAygLMiMuZ29vZ2xlLnJwYy5FcnJvckluZm8uTWV0YWRhdGFFbnRyeRovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiOwoJUmV0cnlJbmZvEi4KC3JldHJ5X2RlbGF5GAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIoMBCgpCYWRSZXF1ZXN0Ej8KEGZpZWxkX3Zpb2xhdGlvbnMYASADKAsyJS5nb29nbGUucnBjLkJhZFJlcXVlc3QuRmllbGRWaW9sYXRpb24aNAoORmllbGRWaW9sYXRpb24SDQoFZmllbGQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAlCQVo/Z29vZ2xlLmdvbGFuZy5vcmcvZ2VucHJvdG8vZ29vZ2xlYXBpcy9ycGMvZXJyZGV0YWlscztlcnJkZXRhaWxzYgZwcm90bzM", [file_google_protobuf_duration]);
+  fileDesc("Ch5nb29nbGUvcnBjL2Vycm9yX2RldGFpbHMucHJvdG8SCmdvb2dsZS5ycGMikwEKCUVycm9ySW5mbxIOCgZyZWFzb24YASABKAkSDgoGZG9tYWluGAIgASgJEjUKCG1ldGFkYXRhGAMgAygLMiMuZ29vZ2xlLnJwYy5FcnJvckluZm8uTWV0YWRhdGFFbnRyeRovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiOwoJUmV0cnlJbmZvEi4KC3JldHJ5X2RlbGF5GAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIoMBCgpCYWRSZXF1ZXN0Ej8KEGZpZWxkX3Zpb2xhdGlvbnMYASADKAsyJS5nb29nbGUucnBjLkJhZFJlcXVlc3QuRmllbGRWaW9sYXRpb24aNAoORmllbGRWaW9sYXRpb24SDQoFZmllbGQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkijwMKDFF1b3RhRmFpbHVyZRI2Cgp2aW9sYXRpb25zGAEgAygLMiIuZ29vZ2xlLnJwYy5RdW90YUZhaWx1cmUuVmlvbGF0aW9uGsYCCglWaW9sYXRpb24SDwoHc3ViamVjdBgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRITCgthcGlfc2VydmljZRgDIAEoCRIUCgxxdW90YV9tZXRyaWMYBCABKAkSEAoIcXVvdGFfaWQYBSABKAkSUQoQcXVvdGFfZGltZW5zaW9ucxgGIAMoCzI3Lmdvb2dsZS5ycGMuUXVvdGFGYWlsdXJlLlZpb2xhdGlvbi5RdW90YURpbWVuc2lvbnNFbnRyeRITCgtxdW90YV92YWx1ZRgHIAEoAxIfChJmdXR1cmVfcXVvdGFfdmFsdWUYCCABKANIAIgBARo2ChRRdW90YURpbWVuc2lvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhUKE19mdXR1cmVfcXVvdGFfdmFsdWVCQVo/Z29vZ2xlLmdvbGFuZy5vcmcvZ2VucHJvdG8vZ29vZ2xlYXBpcy9ycGMvZXJyZGV0YWlscztlcnJkZXRhaWxzYgZwcm90bzM", [file_google_protobuf_duration]);
 
 /**
  * Describes the cause of the error with structured details.
@@ -126,4 +126,96 @@ export type BadRequest_FieldViolation = Message<"google.rpc.BadRequest.FieldViol
  */
 export const BadRequest_FieldViolationSchema: GenMessage<BadRequest_FieldViolation> = /*@__PURE__*/
   messageDesc(file_google_rpc_error_details, 2, 0);
+
+/**
+ * Describes how a quota check failed (errsvc sends one violation with a
+ * limit facet).
+ *
+ * @generated from message google.rpc.QuotaFailure
+ */
+export type QuotaFailure = Message<"google.rpc.QuotaFailure"> & {
+  /**
+   * Describes all quota violations.
+   *
+   * @generated from field: repeated google.rpc.QuotaFailure.Violation violations = 1;
+   */
+  violations: QuotaFailure_Violation[];
+};
+
+/**
+ * Describes the message google.rpc.QuotaFailure.
+ * Use `create(QuotaFailureSchema)` to create a new message.
+ */
+export const QuotaFailureSchema: GenMessage<QuotaFailure> = /*@__PURE__*/
+  messageDesc(file_google_rpc_error_details, 3);
+
+/**
+ * A message type used to describe a single quota violation.
+ *
+ * @generated from message google.rpc.QuotaFailure.Violation
+ */
+export type QuotaFailure_Violation = Message<"google.rpc.QuotaFailure.Violation"> & {
+  /**
+   * The subject on which the quota check failed.
+   *
+   * @generated from field: string subject = 1;
+   */
+  subject: string;
+
+  /**
+   * A description of how the quota check failed.
+   *
+   * @generated from field: string description = 2;
+   */
+  description: string;
+
+  /**
+   * The API Service from which the QuotaFailure originates.
+   *
+   * @generated from field: string api_service = 3;
+   */
+  apiService: string;
+
+  /**
+   * The metric of the violated quota.
+   *
+   * @generated from field: string quota_metric = 4;
+   */
+  quotaMetric: string;
+
+  /**
+   * The id of the violated quota.
+   *
+   * @generated from field: string quota_id = 5;
+   */
+  quotaId: string;
+
+  /**
+   * The dimensions of the violated quota.
+   *
+   * @generated from field: map<string, string> quota_dimensions = 6;
+   */
+  quotaDimensions: { [key: string]: string };
+
+  /**
+   * The enforced quota value at the time of the QuotaFailure.
+   *
+   * @generated from field: int64 quota_value = 7;
+   */
+  quotaValue: bigint;
+
+  /**
+   * The new quota value being rolled out at the time of the violation.
+   *
+   * @generated from field: optional int64 future_quota_value = 8;
+   */
+  futureQuotaValue?: bigint | undefined;
+};
+
+/**
+ * Describes the message google.rpc.QuotaFailure.Violation.
+ * Use `create(QuotaFailure_ViolationSchema)` to create a new message.
+ */
+export const QuotaFailure_ViolationSchema: GenMessage<QuotaFailure_Violation> = /*@__PURE__*/
+  messageDesc(file_google_rpc_error_details, 3, 0);
 

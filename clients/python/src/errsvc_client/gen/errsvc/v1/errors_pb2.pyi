@@ -255,20 +255,58 @@ class HttpError(_message.Message):
     def __init__(self, status: _Optional[int] = ..., headers: _Optional[_Mapping[str, str]] = ..., body: _Optional[str] = ..., received_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., additional_fields: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class Handling(_message.Message):
-    __slots__ = ("route", "backoff_floor_secs", "same_provider_alternatives_dead", "counts_toward_health", "cacheable", "log_level")
+    __slots__ = ("route", "backoff_floor_secs", "same_provider_alternatives_dead", "counts_toward_health", "cacheable", "log_level", "limit_decision")
     ROUTE_FIELD_NUMBER: _ClassVar[int]
     BACKOFF_FLOOR_SECS_FIELD_NUMBER: _ClassVar[int]
     SAME_PROVIDER_ALTERNATIVES_DEAD_FIELD_NUMBER: _ClassVar[int]
     COUNTS_TOWARD_HEALTH_FIELD_NUMBER: _ClassVar[int]
     CACHEABLE_FIELD_NUMBER: _ClassVar[int]
     LOG_LEVEL_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_DECISION_FIELD_NUMBER: _ClassVar[int]
     route: str
     backoff_floor_secs: int
     same_provider_alternatives_dead: bool
     counts_toward_health: bool
     cacheable: bool
     log_level: str
-    def __init__(self, route: _Optional[str] = ..., backoff_floor_secs: _Optional[int] = ..., same_provider_alternatives_dead: _Optional[bool] = ..., counts_toward_health: _Optional[bool] = ..., cacheable: _Optional[bool] = ..., log_level: _Optional[str] = ...) -> None: ...
+    limit_decision: str
+    def __init__(self, route: _Optional[str] = ..., backoff_floor_secs: _Optional[int] = ..., same_provider_alternatives_dead: _Optional[bool] = ..., counts_toward_health: _Optional[bool] = ..., cacheable: _Optional[bool] = ..., log_level: _Optional[str] = ..., limit_decision: _Optional[str] = ...) -> None: ...
+
+class Limit(_message.Message):
+    __slots__ = ("kind", "dimension", "scope", "reset_at", "remaining", "limit", "decision", "quota_id", "windows")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    DIMENSION_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    RESET_AT_FIELD_NUMBER: _ClassVar[int]
+    REMAINING_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    QUOTA_ID_FIELD_NUMBER: _ClassVar[int]
+    WINDOWS_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    dimension: str
+    scope: str
+    reset_at: _timestamp_pb2.Timestamp
+    remaining: int
+    limit: int
+    decision: str
+    quota_id: str
+    windows: _containers.RepeatedCompositeFieldContainer[LimitWindow]
+    def __init__(self, kind: _Optional[str] = ..., dimension: _Optional[str] = ..., scope: _Optional[str] = ..., reset_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., remaining: _Optional[int] = ..., limit: _Optional[int] = ..., decision: _Optional[str] = ..., quota_id: _Optional[str] = ..., windows: _Optional[_Iterable[_Union[LimitWindow, _Mapping]]] = ...) -> None: ...
+
+class LimitWindow(_message.Message):
+    __slots__ = ("dimension", "remaining", "limit", "reset_at", "quota_id")
+    DIMENSION_FIELD_NUMBER: _ClassVar[int]
+    REMAINING_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    RESET_AT_FIELD_NUMBER: _ClassVar[int]
+    QUOTA_ID_FIELD_NUMBER: _ClassVar[int]
+    dimension: str
+    remaining: int
+    limit: int
+    reset_at: _timestamp_pb2.Timestamp
+    quota_id: str
+    def __init__(self, dimension: _Optional[str] = ..., remaining: _Optional[int] = ..., limit: _Optional[int] = ..., reset_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., quota_id: _Optional[str] = ...) -> None: ...
 
 class HttpAnswer(_message.Message):
     __slots__ = ("status", "headers", "body")

@@ -55,7 +55,7 @@ class TranslateContext(_message.Message):
     def __init__(self, service: _Optional[str] = ..., action: _Optional[str] = ..., tool: _Optional[str] = ..., upstream: _Optional[str] = ..., idempotent: _Optional[bool] = ..., read_only: _Optional[bool] = ..., additional_fields: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class TranslateResponse(_message.Message):
-    __slots__ = ("labby_error", "code_mode_error", "agent_error", "classification", "http_status", "grpc_status", "notes", "error", "handling", "http_headers", "grpc_metadata", "openai_error", "anthropic_error", "google_error", "jsonrpc_error")
+    __slots__ = ("labby_error", "code_mode_error", "agent_error", "classification", "http_status", "grpc_status", "notes", "error", "handling", "http_headers", "grpc_metadata", "openai_error", "anthropic_error", "google_error", "jsonrpc_error", "limit")
     class HttpHeadersEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -85,6 +85,7 @@ class TranslateResponse(_message.Message):
     ANTHROPIC_ERROR_FIELD_NUMBER: _ClassVar[int]
     GOOGLE_ERROR_FIELD_NUMBER: _ClassVar[int]
     JSONRPC_ERROR_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
     labby_error: _errors_pb2.LabbyError
     code_mode_error: _errors_pb2.LabbyError
     agent_error: _errors_pb2.AgentError
@@ -100,7 +101,8 @@ class TranslateResponse(_message.Message):
     anthropic_error: _errors_pb2.HttpAnswer
     google_error: _errors_pb2.HttpAnswer
     jsonrpc_error: _errors_pb2.JsonRpcError
-    def __init__(self, labby_error: _Optional[_Union[_errors_pb2.LabbyError, _Mapping]] = ..., code_mode_error: _Optional[_Union[_errors_pb2.LabbyError, _Mapping]] = ..., agent_error: _Optional[_Union[_errors_pb2.AgentError, _Mapping]] = ..., classification: _Optional[_Union[_errors_pb2.Classification, _Mapping]] = ..., http_status: _Optional[int] = ..., grpc_status: _Optional[_Union[_status_pb2.Status, _Mapping]] = ..., notes: _Optional[_Iterable[_Union[_errors_pb2.Note, _Mapping]]] = ..., error: _Optional[_Union[_status_pb2.Status, _Mapping]] = ..., handling: _Optional[_Union[_errors_pb2.Handling, _Mapping]] = ..., http_headers: _Optional[_Mapping[str, str]] = ..., grpc_metadata: _Optional[_Mapping[str, str]] = ..., openai_error: _Optional[_Union[_errors_pb2.HttpAnswer, _Mapping]] = ..., anthropic_error: _Optional[_Union[_errors_pb2.HttpAnswer, _Mapping]] = ..., google_error: _Optional[_Union[_errors_pb2.HttpAnswer, _Mapping]] = ..., jsonrpc_error: _Optional[_Union[_errors_pb2.JsonRpcError, _Mapping]] = ...) -> None: ...
+    limit: _errors_pb2.Limit
+    def __init__(self, labby_error: _Optional[_Union[_errors_pb2.LabbyError, _Mapping]] = ..., code_mode_error: _Optional[_Union[_errors_pb2.LabbyError, _Mapping]] = ..., agent_error: _Optional[_Union[_errors_pb2.AgentError, _Mapping]] = ..., classification: _Optional[_Union[_errors_pb2.Classification, _Mapping]] = ..., http_status: _Optional[int] = ..., grpc_status: _Optional[_Union[_status_pb2.Status, _Mapping]] = ..., notes: _Optional[_Iterable[_Union[_errors_pb2.Note, _Mapping]]] = ..., error: _Optional[_Union[_status_pb2.Status, _Mapping]] = ..., handling: _Optional[_Union[_errors_pb2.Handling, _Mapping]] = ..., http_headers: _Optional[_Mapping[str, str]] = ..., grpc_metadata: _Optional[_Mapping[str, str]] = ..., openai_error: _Optional[_Union[_errors_pb2.HttpAnswer, _Mapping]] = ..., anthropic_error: _Optional[_Union[_errors_pb2.HttpAnswer, _Mapping]] = ..., google_error: _Optional[_Union[_errors_pb2.HttpAnswer, _Mapping]] = ..., jsonrpc_error: _Optional[_Union[_errors_pb2.JsonRpcError, _Mapping]] = ..., limit: _Optional[_Union[_errors_pb2.Limit, _Mapping]] = ...) -> None: ...
 
 class TranslateBatchRequest(_message.Message):
     __slots__ = ("requests", "additional_fields")

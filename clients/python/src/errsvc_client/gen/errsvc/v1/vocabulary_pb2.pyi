@@ -305,6 +305,44 @@ class NoteCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     NOTE_CODE_VALUE_COERCED: _ClassVar[NoteCode]
     NOTE_CODE_PARTIAL_OUTPUT: _ClassVar[NoteCode]
     NOTE_CODE_LONG_WAIT: _ClassVar[NoteCode]
+
+class LimitKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    LIMIT_KIND_UNSPECIFIED: _ClassVar[LimitKind]
+    LIMIT_KIND_RATE: _ClassVar[LimitKind]
+    LIMIT_KIND_QUOTA: _ClassVar[LimitKind]
+    LIMIT_KIND_SPEND: _ClassVar[LimitKind]
+    LIMIT_KIND_CONCURRENCY: _ClassVar[LimitKind]
+    LIMIT_KIND_CAPACITY: _ClassVar[LimitKind]
+
+class LimitDimension(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    LIMIT_DIMENSION_UNSPECIFIED: _ClassVar[LimitDimension]
+    LIMIT_DIMENSION_REQUESTS: _ClassVar[LimitDimension]
+    LIMIT_DIMENSION_TOKENS: _ClassVar[LimitDimension]
+    LIMIT_DIMENSION_INPUT_TOKENS: _ClassVar[LimitDimension]
+    LIMIT_DIMENSION_OUTPUT_TOKENS: _ClassVar[LimitDimension]
+    LIMIT_DIMENSION_CONCURRENT_REQUESTS: _ClassVar[LimitDimension]
+    LIMIT_DIMENSION_CREDITS: _ClassVar[LimitDimension]
+
+class LimitScope(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    LIMIT_SCOPE_UNSPECIFIED: _ClassVar[LimitScope]
+    LIMIT_SCOPE_KEY: _ClassVar[LimitScope]
+    LIMIT_SCOPE_PROJECT: _ClassVar[LimitScope]
+    LIMIT_SCOPE_ORGANIZATION: _ClassVar[LimitScope]
+    LIMIT_SCOPE_ACCOUNT: _ClassVar[LimitScope]
+    LIMIT_SCOPE_MODEL: _ClassVar[LimitScope]
+    LIMIT_SCOPE_REGION: _ClassVar[LimitScope]
+    LIMIT_SCOPE_UNKNOWN: _ClassVar[LimitScope]
+
+class LimitDecision(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    LIMIT_DECISION_UNSPECIFIED: _ClassVar[LimitDecision]
+    LIMIT_DECISION_WAIT_UNTIL_RESET: _ClassVar[LimitDecision]
+    LIMIT_DECISION_REDUCE_CONCURRENCY: _ClassVar[LimitDecision]
+    LIMIT_DECISION_FAIL_OVER: _ClassVar[LimitDecision]
+    LIMIT_DECISION_STOP_AND_TELL_A_PERSON: _ClassVar[LimitDecision]
 ORIGIN_UNSPECIFIED: Origin
 ORIGIN_VALIDATION: Origin
 ORIGIN_POLICY: Origin
@@ -558,3 +596,29 @@ NOTE_CODE_FIELD_TRUNCATED: NoteCode
 NOTE_CODE_VALUE_COERCED: NoteCode
 NOTE_CODE_PARTIAL_OUTPUT: NoteCode
 NOTE_CODE_LONG_WAIT: NoteCode
+LIMIT_KIND_UNSPECIFIED: LimitKind
+LIMIT_KIND_RATE: LimitKind
+LIMIT_KIND_QUOTA: LimitKind
+LIMIT_KIND_SPEND: LimitKind
+LIMIT_KIND_CONCURRENCY: LimitKind
+LIMIT_KIND_CAPACITY: LimitKind
+LIMIT_DIMENSION_UNSPECIFIED: LimitDimension
+LIMIT_DIMENSION_REQUESTS: LimitDimension
+LIMIT_DIMENSION_TOKENS: LimitDimension
+LIMIT_DIMENSION_INPUT_TOKENS: LimitDimension
+LIMIT_DIMENSION_OUTPUT_TOKENS: LimitDimension
+LIMIT_DIMENSION_CONCURRENT_REQUESTS: LimitDimension
+LIMIT_DIMENSION_CREDITS: LimitDimension
+LIMIT_SCOPE_UNSPECIFIED: LimitScope
+LIMIT_SCOPE_KEY: LimitScope
+LIMIT_SCOPE_PROJECT: LimitScope
+LIMIT_SCOPE_ORGANIZATION: LimitScope
+LIMIT_SCOPE_ACCOUNT: LimitScope
+LIMIT_SCOPE_MODEL: LimitScope
+LIMIT_SCOPE_REGION: LimitScope
+LIMIT_SCOPE_UNKNOWN: LimitScope
+LIMIT_DECISION_UNSPECIFIED: LimitDecision
+LIMIT_DECISION_WAIT_UNTIL_RESET: LimitDecision
+LIMIT_DECISION_REDUCE_CONCURRENCY: LimitDecision
+LIMIT_DECISION_FAIL_OVER: LimitDecision
+LIMIT_DECISION_STOP_AND_TELL_A_PERSON: LimitDecision

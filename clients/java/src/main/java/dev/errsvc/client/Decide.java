@@ -284,4 +284,111 @@ public final class Decide {
     }
     return Duration.ZERO;
   }
+
+  /**
+   * The limit facet of an answer: which limit the error hit, whose, until when, how much is left, and
+   * what to do about it (docs/VOCABULARIES.md, "The limit facet"). Terms are open strings.
+   *
+   * @param kind rate, quota, spend, concurrency, capacity, or a newer term
+   * @param dimension requests, tokens, input_tokens, output_tokens, ...; empty when unsaid
+   * @param scope key, project, organization, account, model, region, or unknown
+   * @param resetAt when the limit resets; null when unsaid
+   * @param remaining what is left; null when unsaid
+   * @param limit the limit's size; null when unsaid
+   * @param decision wait_until_reset, reduce_concurrency, fail_over or stop_and_tell_a_person
+   */
+  public record Limit(
+      String kind,
+      String dimension,
+      String scope,
+      java.time.@Nullable Instant resetAt,
+      @Nullable Long remaining,
+      @Nullable Long limit,
+      String decision) {}
+
+  /**
+   * The answer's limit facet, or null when the error is not a limit: the limit target, else the Labby
+   * envelope's detail.limit. A missing or unknown decision is derived as the service derives it: not
+   * {@link #isRetryable} → stop_and_tell_a_person (a spend cap is never retried); capacity → fail_over;
+   * concurrency → reduce_concurrency; else wait_until_reset.
+   */
+  public static @Nullable Limit limitOf(@Nullable TranslateResponse resp) {
+    if (resp == null || resp.hasError()) {
+      return null;
+    }
+    String kind;
+    String dimension;
+    String scope;
+    String decision;
+    java.time.Instant resetAt = null;
+    Long remaining = null;
+    Long max = null;
+    if (resp.hasLimit() && !resp.getLimit().getKind().isEmpty()) {
+      dev.errsvc.v1.Limit l = resp.getLimit();
+      kind = l.getKind();
+      dimension = l.getDimension();
+      scope = l.getScope();
+      decision = l.getDecision();
+      if (l.hasResetAt()) {
+        resetAt = java.time.Instant.ofEpochSecond(l.getResetAt().getSeconds(), l.getResetAt().getNanos());
+      }
+      if (l.hasRemaining()) {
+        remaining = l.getRemaining();
+      }
+      if (l.hasLimit()) {
+        max = l.getLimit();
+      }
+    } else {
+      Value v = resp.getLabbyError().getDetail().getFieldsMap().get("limit");
+      if (v == null || !v.hasStructValue()) {
+        return null;
+      }
+      Map<String, Value> d = v.getStructValue().getFieldsMap();
+      kind = text(d, "kind");
+      if (kind.isEmpty()) {
+        return null;
+      }
+      dimension = text(d, "dimension");
+      scope = text(d, "scope");
+      decision = text(d, "decision");
+      try {
+        if (!text(d, "reset_at").isEmpty()) {
+          resetAt = java.time.Instant.parse(text(d, "reset_at"));
+        }
+      } catch (java.time.format.DateTimeParseException e) {
+        resetAt = null;
+      }
+      remaining = count(d, "remaining");
+      max = count(d, "limit");
+    }
+    if (scope.isEmpty()) {
+      scope = Wire.LimitScope.UNKNOWN;
+    }
+    if (!Wire.LimitDecision.ALL.contains(decision)) {
+      if (!isRetryable(resp)) {
+        decision = Wire.LimitDecision.STOP_AND_TELL_A_PERSON;
+      } else if (Wire.LimitKind.CAPACITY.equals(kind)) {
+        decision = Wire.LimitDecision.FAIL_OVER;
+      } else if (Wire.LimitKind.CONCURRENCY.equals(kind)) {
+        decision = Wire.LimitDecision.REDUCE_CONCURRENCY;
+      } else {
+        decision = Wire.LimitDecision.WAIT_UNTIL_RESET;
+      }
+    }
+    return new Limit(kind, dimension, scope, resetAt, remaining, max, decision);
+  }
+
+  private static String text(Map<String, Value> d, String k) {
+    Value v = d.get(k);
+    return v != null && v.hasStringValue() ? v.getStringValue() : "";
+  }
+
+  private static @Nullable Long count(Map<String, Value> d, String k) {
+    Value v = d.get(k);
+    if (v == null || !v.hasNumberValue()) {
+      return null;
+    }
+    double n = v.getNumberValue();
+    return n >= 0 && n < 9.2e18 && n == Math.rint(n) ? (long) n : null;
+  }
 }

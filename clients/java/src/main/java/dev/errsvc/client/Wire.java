@@ -872,6 +872,108 @@ public final class Wire {
         LONG_WAIT);
   }
 
+  /** The known terms of LimitKind. */
+  public static final class LimitKind {
+    private LimitKind() {}
+
+    /** A window rate limit (requests or tokens per second, minute or hour): it passes by itself when the window resets; wait until reset_at. */
+    public static final String RATE = "rate";
+    /** A quota over a longer period (a day, a month) or a service quota: it passes when the period ends, or when a person raises it. */
+    public static final String QUOTA = "quota";
+    /** A spend cap, exhausted credits or an unpaid bill: waiting never fixes it; stop and tell a person. */
+    public static final String SPEND = "spend";
+    /** Too many calls in flight at once: send fewer at a time. */
+    public static final String CONCURRENCY = "concurrency";
+    /** The provider is out of capacity (overloaded): not the caller's limit, so another model, region or provider will do. */
+    public static final String CAPACITY = "capacity";
+
+    /** Every known term of LimitKind. */
+    public static final Set<String> ALL = Set.of(
+        RATE,
+        QUOTA,
+        SPEND,
+        CONCURRENCY,
+        CAPACITY);
+  }
+
+  /** The known terms of LimitDimension. */
+  public static final class LimitDimension {
+    private LimitDimension() {}
+
+    /** Requests (calls) per window or period. */
+    public static final String REQUESTS = "requests";
+    /** Tokens, input and output together, per window or period. */
+    public static final String TOKENS = "tokens";
+    /** Input (prompt) tokens per window or period. */
+    public static final String INPUT_TOKENS = "input_tokens";
+    /** Output (completion) tokens per window or period. */
+    public static final String OUTPUT_TOKENS = "output_tokens";
+    /** Requests in flight at the same time. */
+    public static final String CONCURRENT_REQUESTS = "concurrent_requests";
+    /** Money or prepaid credits. */
+    public static final String CREDITS = "credits";
+
+    /** Every known term of LimitDimension. */
+    public static final Set<String> ALL = Set.of(
+        REQUESTS,
+        TOKENS,
+        INPUT_TOKENS,
+        OUTPUT_TOKENS,
+        CONCURRENT_REQUESTS,
+        CREDITS);
+  }
+
+  /** The known terms of LimitScope. */
+  public static final class LimitScope {
+    private LimitScope() {}
+
+    /** The API key's own limit. */
+    public static final String KEY = "key";
+    /** The project's (or workspace's) limit, shared by its keys. */
+    public static final String PROJECT = "project";
+    /** The organization's limit, shared by its projects and keys. */
+    public static final String ORGANIZATION = "organization";
+    /** The cloud account's limit (a service quota per account and region). */
+    public static final String ACCOUNT = "account";
+    /** The limit of one model (or deployment): another model may have room. */
+    public static final String MODEL = "model";
+    /** The limit of one region or location: another region may have room. */
+    public static final String REGION = "region";
+    /** The source does not say whose limit it is. */
+    public static final String UNKNOWN = "unknown";
+
+    /** Every known term of LimitScope. */
+    public static final Set<String> ALL = Set.of(
+        KEY,
+        PROJECT,
+        ORGANIZATION,
+        ACCOUNT,
+        MODEL,
+        REGION,
+        UNKNOWN);
+  }
+
+  /** The known terms of LimitDecision. */
+  public static final class LimitDecision {
+    private LimitDecision() {}
+
+    /** Wait until reset_at (or the answer's wait), then send again. */
+    public static final String WAIT_UNTIL_RESET = "wait_until_reset";
+    /** Send fewer calls in flight at once, then send again. */
+    public static final String REDUCE_CONCURRENCY = "reduce_concurrency";
+    /** Send to another model, region or provider now; this one is out of capacity. */
+    public static final String FAIL_OVER = "fail_over";
+    /** No retry helps: a person must pay, raise the quota or change the plan. */
+    public static final String STOP_AND_TELL_A_PERSON = "stop_and_tell_a_person";
+
+    /** Every known term of LimitDecision. */
+    public static final Set<String> ALL = Set.of(
+        WAIT_UNTIL_RESET,
+        REDUCE_CONCURRENCY,
+        FAIL_OVER,
+        STOP_AND_TELL_A_PERSON);
+  }
+
   /** Every vocabulary by name, each with its known terms. */
   public static final Map<String, Set<String>> VOCABULARIES = Map.ofEntries(
       Map.entry("Origin", Origin.ALL),
@@ -889,7 +991,11 @@ public final class Wire {
       Map.entry("GrpcCode", GrpcCode.ALL),
       Map.entry("JsonRpcCode", JsonRpcCode.ALL),
       Map.entry("GatewayAnswer", GatewayAnswer.ALL),
-      Map.entry("NoteCode", NoteCode.ALL));
+      Map.entry("NoteCode", NoteCode.ALL),
+      Map.entry("LimitKind", LimitKind.ALL),
+      Map.entry("LimitDimension", LimitDimension.ALL),
+      Map.entry("LimitScope", LimitScope.ALL),
+      Map.entry("LimitDecision", LimitDecision.ALL));
 
   /**
    * The Labby recovery [action, same_arguments] each Agent Surface retry hint

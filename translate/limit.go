@@ -1,0 +1,434 @@
+package translate
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/translate/provider"
+)
+
+// The limit facet (TranslateResponse.limit): which limit the error hit,
+// whose, until when, how much is left, and what to do about it. It is read
+// from a provider answer's headers and body (translate/provider/limit.go),
+// from a Labby envelope's or classified error's detail.limit (errsvc's own
+// answers, so a round trip keeps it), from errsvc's own ErrorInfo metadata
+// (limitKind, limitScope, limitDimension, limitResetAt), and otherwise from
+// the kind (rate_limited, quota_exceeded, queue_saturated). A fact no source
+// states stays empty; the scope is "unknown". The decision follows the
+// answer's one retry decision (decision.go, provider.Decision).
+
+// limitFacts is the model's limit facet.
+type limitFacts struct {
+	kind, dimension, scope, quotaID string
+	resetAt                         time.Time
+	remaining, max                  *uint64
+	windows                         []provider.LimitWindow
+}
+
+// kindLimits are the Labby kinds that mean a limit, and which.
+var kindLimits = map[string]string{
+	"rate_limited":    provider.LimitRate,
+	"quota_exceeded":  provider.LimitQuota,
+	"queue_saturated": provider.LimitConcurrency,
+}
+
+// limitFromProvider takes the classifier's facet, its provider text
+// sanitised.
+func limitFromProvider(m *model, l *provider.Limit) {
+	if l == nil {
+		return
+	}
+	m.limitV = limitFacts{kind: l.Kind, dimension: l.Dimension, scope: l.Scope, quotaID: limitName(m, l.QuotaID),
+		resetAt: l.ResetAt, remaining: l.Remaining, max: l.Max, windows: l.Windows}
+	f := &m.limitV
+	for i := range f.windows {
+		f.windows[i].QuotaID = limitName(m, f.windows[i].QuotaID)
+	}
+	m.limit = f
+}
+
+// limitFromQuotaFailure reads a foreign gRPC status's QuotaFailure into
+// the facet (the kind's limit, else quota: a QuotaFailure names a quota).
+func limitFromQuotaFailure(m *model, q *errdetails.QuotaFailure) {
+	if q == nil || len(q.GetViolations()) == 0 {
+		return
+	}
+	kind, ok := kindLimits[m.kind]
+	if !ok {
+		kind = provider.LimitQuota
+	}
+	var vs []provider.QuotaViolation
+	for i, v := range q.GetViolations() {
+		if i == 8 {
+			break
+		}
+		qv := provider.QuotaViolation{Subject: v.GetSubject(), Description: v.GetDescription(), Metric: v.GetQuotaMetric(),
+			ID: v.GetQuotaId(), Location: v.GetQuotaDimensions()["location"], Model: v.GetQuotaDimensions()["model"]}
+		if v.GetQuotaValue() != 0 || v.GetQuotaId() != "" {
+			// In the binary form an unset quota_value reads as 0
+			// (GrpcCode's note): only a named quota's value is read.
+			val := v.GetQuotaValue()
+			qv.Value = &val
+		}
+		vs = append(vs, qv)
+	}
+	limitFromProvider(m, provider.LimitFromQuota(kind, vs))
+}
+
+// limitName is a limit's name: a header family's as it is, provider text
+// (a QuotaFailure's quotaId) sanitised.
+func limitName(m *model, s string) string {
+	if provider.KnownLimitName(s) {
+		return s
+	}
+	return m.sanitizeShort(s)
+}
+
+// limitFromDetail reads detail.limit as errsvc writes it.
+func limitFromDetail(d *structpb.Struct) *limitFacts {
+	lv := d.GetFields()["limit"].GetStructValue()
+	if lv == nil || stringField(lv, "kind") == "" {
+		return nil
+	}
+	f := &limitFacts{kind: stringField(lv, "kind"), dimension: stringField(lv, "dimension"),
+		scope: stringField(lv, "scope"), quotaID: stringField(lv, "quota_id")}
+	if t, err := time.Parse(time.RFC3339Nano, stringField(lv, "reset_at")); err == nil {
+		f.resetAt = t.UTC()
+	}
+	f.remaining = countField(lv, "remaining")
+	f.max = countField(lv, "limit")
+	return f
+}
+
+func countField(s *structpb.Struct, key string) *uint64 {
+	v, ok := s.GetFields()[key]
+	if !ok {
+		return nil
+	}
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_NumberValue:
+		if k.NumberValue >= 0 && k.NumberValue < 1<<63 {
+			n := uint64(k.NumberValue)
+			return &n
+		}
+	case *structpb.Value_StringValue:
+		if n, err := strconv.ParseUint(k.StringValue, 10, 64); err == nil {
+			return &n
+		}
+	}
+	return nil
+}
+
+// limitFromMetadata reads errsvc's own ErrorInfo metadata.
+func limitFromMetadata(md map[string]string) *limitFacts {
+	if md["limitKind"] == "" {
+		return nil
+	}
+	f := &limitFacts{kind: md["limitKind"], dimension: md["limitDimension"], scope: md["limitScope"]}
+	if t, err := time.Parse(time.RFC3339Nano, md["limitResetAt"]); err == nil {
+		f.resetAt = t.UTC()
+	}
+	return f
+}
+
+// settleLimit completes the facet once the decision is settled: from the
+// detail or the kind when no source gave one, with every open term
+// sanitised (unknown terms pass through) and the scope "unknown" when
+// unsaid; the Labby detail then carries it.
+func settleLimit(m *model) {
+	if m.limit == nil {
+		m.limit = limitFromDetail(m.detail)
+	}
+	if m.limit == nil {
+		if k, ok := kindLimits[m.kind]; ok {
+			m.limitV = limitFacts{kind: k}
+			m.limit = &m.limitV
+		}
+	}
+	if m.limit == nil {
+		return
+	}
+	l := m.limit
+	l.kind, l.dimension, l.scope = m.metadataValue(l.kind), m.metadataValue(l.dimension), m.metadataValue(l.scope)
+	if l.scope == "" {
+		l.scope = provider.ScopeUnknown
+	}
+	if limitSaysMore(m) {
+		m.detail = withLimit(m, m.detail, m.limit, limitDecision(m))
+	}
+}
+
+// limitSaysMore says the facet holds more than the kind derives again (a
+// kind of its own, a dimension, a scope, a reset, counts or a name): only
+// then does the Labby detail carry it, so an envelope whose kind says it
+// all stays as it was.
+func limitSaysMore(m *model) bool {
+	l := m.limit
+	return l.kind != kindLimits[m.kind] || l.dimension != "" || l.scope != provider.ScopeUnknown ||
+		!l.resetAt.IsZero() || l.remaining != nil || l.max != nil || l.quotaID != ""
+}
+
+// limitDecision is what to do about the limit: the one retry decision
+// says whether a retry helps, as every target says it (the class, and the
+// recovery the envelope advises: quota_exceeded's reduce_work, same
+// arguments never, is no retry of the same call even with its transient
+// class); the kind says how.
+func limitDecision(m *model) string {
+	helps := retryHelps(m) && (m.action == "" || m.action == "retry_later")
+	return provider.Decision(m.limit.kind, helps)
+}
+
+// limitRoom is where a leased model writes the facet's detail and answer,
+// so a limit costs no allocation per translation.
+type limitRoom struct {
+	detail, inner structpb.Struct
+	values        [8]structpb.Value
+	strs          [6]structpb.Value_StringValue
+	nums          [2]structpb.Value_NumberValue
+	used, strUsed int
+	out           errsvcv1.Limit
+	resetAt       timestamppb.Timestamp
+	resetText     [40]byte
+	resetLen      int
+	quota         anypb.Any
+	quotaBytes    [256]byte
+	infoBytes     [512]byte
+	details       [3]*anypb.Any
+	innerKind     structpb.Value_StructValue
+	innerValue    structpb.Value
+	windows       [4]errsvcv1.LimitWindow
+	windowPtrs    [4]*errsvcv1.LimitWindow
+	windowResets  [4]timestamppb.Timestamp
+}
+
+func (r *limitRoom) clear() {
+	*r = limitRoom{}
+}
+
+// room is the leased model's limit room once per translation, else a new one.
+func (m *model) limitRoom() *limitRoom {
+	if r := m.reuse; r != nil {
+		return handOut(&r.limitUsed, &r.limit)
+	}
+	return new(limitRoom)
+}
+
+func (r *limitRoom) str(s string) *structpb.Value {
+	if r.used == len(r.values) || r.strUsed == len(r.strs) {
+		return structpb.NewStringValue(s)
+	}
+	v, k := &r.values[r.used], &r.strs[r.strUsed]
+	r.used++
+	r.strUsed++
+	k.StringValue = s
+	v.Kind = k
+	return v
+}
+
+func (r *limitRoom) num(n uint64, i int) *structpb.Value {
+	if r.used == len(r.values) {
+		return structpb.NewNumberValue(float64(n))
+	}
+	v, k := &r.values[r.used], &r.nums[i]
+	r.used++
+	k.NumberValue = float64(n)
+	v.Kind = k
+	return v
+}
+
+// withLimit is d with its limit member set: a new Struct (d may be the
+// request's), in the leased model's room.
+func withLimit(m *model, d *structpb.Struct, l *limitFacts, decision string) *structpb.Struct {
+	r := m.limitRoom()
+	fields := m.fieldsMap(limitDetailFields, len(d.GetFields())+1)
+	for k, v := range d.GetFields() {
+		fields[k] = v
+	}
+	lf := m.fieldsMap(limitFields, 8)
+	lf["kind"] = r.str(l.kind)
+	lf["scope"] = r.str(l.scope)
+	lf["decision"] = r.str(decision)
+	if l.dimension != "" {
+		lf["dimension"] = r.str(l.dimension)
+	}
+	if l.quotaID != "" {
+		lf["quota_id"] = r.str(l.quotaID)
+	}
+	if !l.resetAt.IsZero() {
+		m.limitRoomV = r
+		lf["reset_at"] = r.str(resetText(m))
+	}
+	if l.remaining != nil {
+		lf["remaining"] = r.num(*l.remaining, 0)
+	}
+	if l.max != nil {
+		lf["limit"] = r.num(*l.max, 1)
+	}
+	r.inner.Fields = lf
+	r.innerKind.StructValue = &r.inner
+	r.innerValue.Kind = &r.innerKind
+	fields["limit"] = &r.innerValue
+	r.detail.Fields = fields
+	m.limitRoomV = r
+	return &r.detail
+}
+
+// encodeLimit writes the limit facet, absent when the error is not a limit.
+func encodeLimit(m *model, resp *errsvcv1.TranslateResponse) {
+	l := m.limit
+	if l == nil {
+		return
+	}
+	r := m.limitRoomV
+	if r == nil {
+		r = m.limitRoom()
+	}
+	out := &r.out
+	out.Kind, out.Dimension, out.Scope, out.Decision = l.kind, l.dimension, l.scope, limitDecision(m)
+	out.QuotaId, out.Remaining, out.Limit = l.quotaID, l.remaining, l.max
+	if !l.resetAt.IsZero() {
+		r.resetAt.Seconds, r.resetAt.Nanos = l.resetAt.Unix(), int32(l.resetAt.Nanosecond())
+		out.ResetAt = &r.resetAt
+	}
+	out.Windows = r.windowPtrs[:0]
+	for i, w := range l.windows {
+		var ow *errsvcv1.LimitWindow
+		var ts *timestamppb.Timestamp
+		if i < len(r.windows) {
+			ow, ts = &r.windows[i], &r.windowResets[i]
+		} else {
+			ow, ts = new(errsvcv1.LimitWindow), new(timestamppb.Timestamp)
+		}
+		ow.Dimension, ow.Remaining, ow.Limit, ow.QuotaId = w.Dimension, w.Remaining, w.Max, w.QuotaID
+		if !w.ResetAt.IsZero() {
+			ts.Seconds, ts.Nanos = w.ResetAt.Unix(), int32(w.ResetAt.Nanosecond())
+			ow.ResetAt = ts
+		}
+		out.Windows = append(out.Windows, ow)
+	}
+	if len(out.Windows) == 0 {
+		out.Windows = nil
+	}
+	resp.Limit = out
+}
+
+// limitHeaders are the rate-limit headers of http_headers: the IETF
+// httpapi draft's RateLimit-Policy (q, the limit) and RateLimit (r, what
+// remains; t, seconds to the reset, counted from the answer's own wait
+// when the reset time is not known relative to it), and the x-ratelimit-*
+// headers the OpenAI-compatible clients read. Only what the facet states.
+func limitHeaders(m *model, h map[string]string) {
+	l := m.limit
+	if l == nil {
+		return
+	}
+	name := l.kind
+	if l.dimension != "" {
+		name += "-" + l.dimension
+	}
+	name = strings.ReplaceAll(name, "_", "-")
+	var t string
+	if m.waitSecs != nil && retryHelps(m) {
+		t = strconv.FormatUint(uint64(*m.waitSecs), 10)
+	}
+	if l.max != nil {
+		h["RateLimit-Policy"] = strconv.Quote(name) + ";q=" + strconv.FormatUint(*l.max, 10)
+	}
+	if l.remaining != nil {
+		v := strconv.Quote(name) + ";r=" + strconv.FormatUint(*l.remaining, 10)
+		if t != "" {
+			v += ";t=" + t
+		}
+		h["RateLimit"] = v
+	}
+	suffix := ""
+	if l.dimension == provider.DimRequests || l.dimension == provider.DimTokens {
+		suffix = "-" + l.dimension
+	}
+	if l.max != nil {
+		h["x-ratelimit-limit"+suffix] = strconv.FormatUint(*l.max, 10)
+	}
+	if l.remaining != nil {
+		h["x-ratelimit-remaining"+suffix] = strconv.FormatUint(*l.remaining, 10)
+	}
+	if t != "" {
+		h["x-ratelimit-reset"+suffix] = t + "s"
+	}
+}
+
+// quotaFailureDetail is the QuotaFailure grpc_status (and google_error)
+// carries for a limit whose facet says more than its kind: one violation,
+// the limit hit (subject its scope when known, description its kind and
+// dimension, quota_metric its dimension, quota_id its name, quota_value
+// its size), encoded with protowire into the limit room.
+func quotaFailureDetail(m *model) *anypb.Any {
+	l := m.limit
+	if l == nil || !limitSaysMore(m) {
+		return nil
+	}
+	r := m.limitRoomV
+	if r == nil {
+		r = m.limitRoom()
+		m.limitRoomV = r
+	}
+	var v []byte = r.quotaBytes[:0]
+	str := func(b []byte, n protowire.Number, s string) []byte {
+		if s == "" {
+			return b
+		}
+		b = protowire.AppendTag(b, n, protowire.BytesType)
+		return protowire.AppendString(b, s)
+	}
+	if l.scope != provider.ScopeUnknown {
+		v = str(v, 1, l.scope)
+	}
+	descLen := len(l.kind) + len(" limit")
+	if l.dimension != "" {
+		descLen += len(" on ") + len(l.dimension)
+	}
+	v = protowire.AppendTag(v, 2, protowire.BytesType)
+	v = protowire.AppendVarint(v, uint64(descLen))
+	v = append(append(v, l.kind...), " limit"...)
+	if l.dimension != "" {
+		v = append(append(v, " on "...), l.dimension...)
+	}
+	v = str(v, 4, l.dimension)
+	v = str(v, 5, l.quotaID)
+	if l.max != nil && *l.max > 0 && *l.max < 1<<63 {
+		v = protowire.AppendTag(v, 7, protowire.VarintType)
+		v = protowire.AppendVarint(v, *l.max)
+	}
+	n := len(v)
+	b := protowire.AppendTag(v, 1, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(n))
+	b = append(b, v...)
+	r.quota.TypeUrl, r.quota.Value = "type.googleapis.com/google.rpc.QuotaFailure", b[n:]
+	return &r.quota
+}
+
+// resetText is the facet's reset time in RFC 3339, written once into the
+// limit room.
+func resetText(m *model) string {
+	l := m.limit
+	if l.resetAt.IsZero() {
+		return ""
+	}
+	r := m.limitRoomV
+	if r == nil {
+		r = m.limitRoom()
+		m.limitRoomV = r
+	}
+	if r.resetLen == 0 {
+		r.resetLen = len(l.resetAt.UTC().AppendFormat(r.resetText[:0], time.RFC3339Nano))
+	}
+	return unsafe.String(&r.resetText[0], r.resetLen)
+}

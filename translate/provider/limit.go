@@ -1,0 +1,660 @@
+package provider
+
+import (
+	"strconv"
+
+	"github.com/errsvc/errsvc/translate/internal/jsonread"
+	"strings"
+	"time"
+)
+
+// The limit facet: which limit an answer hit, whose, until when and how
+// much is left. Every fact comes from the answer (its headers, its body's
+// codes, QuotaFailure violations and message); a fact the answer does not
+// state stays empty, and the scope says "unknown". What to do about it
+// (LimitDecision) follows the answer's class: see Decision.
+
+// Limit kinds (LimitKind wire strings).
+const (
+	LimitRate        = "rate"
+	LimitQuota       = "quota"
+	LimitSpend       = "spend"
+	LimitConcurrency = "concurrency"
+	LimitCapacity    = "capacity"
+)
+
+// Limit dimensions (LimitDimension wire strings).
+const (
+	DimRequests     = "requests"
+	DimTokens       = "tokens"
+	DimInputTokens  = "input_tokens"
+	DimOutputTokens = "output_tokens"
+	DimConcurrent   = "concurrent_requests"
+	DimCredits      = "credits"
+)
+
+// Limit scopes (LimitScope wire strings).
+const (
+	ScopeKey          = "key"
+	ScopeProject      = "project"
+	ScopeOrganization = "organization"
+	ScopeModel        = "model"
+	ScopeRegion       = "region"
+	ScopeUnknown      = "unknown"
+)
+
+// Limit decisions (LimitDecision wire strings).
+const (
+	DecisionWait         = "wait_until_reset"
+	DecisionFewer        = "reduce_concurrency"
+	DecisionFailOver     = "fail_over"
+	DecisionStop = "stop_and_tell_a_person"
+)
+
+// Decision is what to do about a limit of this kind, given the answer's
+// one retry decision (retry: an automatic retry is known to help). An
+// answer no retry helps (a spend cap, a zero quota, a caller's
+// do_not_retry) is stop_and_tell_a_person whatever its kind; otherwise
+// capacity fails over, concurrency sends fewer in flight, and every other
+// limit waits until it resets.
+func Decision(kind string, retry bool) string {
+	switch {
+	case !retry:
+		return DecisionStop
+	case kind == LimitCapacity:
+		return DecisionFailOver
+	case kind == LimitConcurrency:
+		return DecisionFewer
+	}
+	return DecisionWait
+}
+
+// Limit is the limit facet of an answer.
+type Limit struct {
+	// Kind is a LimitKind wire string.
+	Kind string
+	// Dimension is what the limit that was hit counts; "" when unsaid.
+	Dimension string
+	// Scope is whose limit it is; ScopeUnknown when unsaid.
+	Scope string
+	// ResetAt is when the limit that was hit resets, absolute; zero when
+	// unsaid.
+	ResetAt time.Time
+	// Remaining and Max are what is left of that limit and its size.
+	Remaining, Max *uint64
+	// QuotaID is the provider's name for the limit (a quotaId or
+	// quotaMetric, a header family), untrusted provider text.
+	QuotaID string
+	// Windows are every limit the answer reported.
+	Windows []LimitWindow
+	// Clock says a reset was counted from the clock (neither a Date
+	// header nor ReceivedAt).
+	Clock bool
+	// room holds the first windows, so a Limit is one allocation.
+	room [4]LimitWindow
+}
+
+// LimitWindow is one limit an answer reported.
+type LimitWindow struct {
+	Dimension        string
+	Remaining, Max   *uint64
+	ResetAt          time.Time
+	QuotaID          string
+	hit, resetRelClk bool
+	// rem and max are what Remaining and Max point to.
+	rem, max uint64
+}
+
+// spendCodes are the codes that mean money: exhausted credits, a spend
+// cap, an inactive or unpaid bill.
+var spendCodes = map[string]bool{
+	"insufficient_quota": true, "billing_hard_limit_reached": true, "billing_not_active": true,
+	"payment_required": true, "credit_limit": true, "billing_error": true, "billing_disabled": true,
+	"insufficient_credits": true,
+}
+
+// capacityCodes are the codes that mean the provider is out of capacity.
+var capacityCodes = map[string]bool{
+	"overloaded_error": true, "server_is_overloaded": true, "capacity_exceeded": true,
+	"provider_overloaded": true, "overloaded": true,
+}
+
+// limitKind is the answer's LimitKind, "" when the answer is not a limit.
+func limitKind(res *Result, obj *errorObject, status int, lower string, quotas []quotaViolation) string {
+	has := func(set map[string]bool) bool {
+		if set[res.Code] || set[obj.Code] || set[obj.Type] || set[obj.ErrorType] {
+			return true
+		}
+		for _, r := range obj.Reasons {
+			if set[strings.ToLower(r)] {
+				return true
+			}
+		}
+		return false
+	}
+	switch res.Kind {
+	case kindQuotaExceeded:
+		if res.Class == classPermanent && (has(spendCodes) || status == 402 || spendPhrase(lower)) {
+			return LimitSpend
+		}
+		return LimitQuota
+	case kindRateLimited:
+		switch {
+		case obj.LimitSource == "openrouter_in_flight_budget", strings.Contains(lower, "concurren"):
+			return LimitConcurrency
+		case periodic(lower, quotas), strings.EqualFold(res.Code, "usage_limit_reached"):
+			return LimitQuota
+		}
+		return LimitRate
+	case kindProviderUnavailable, kindServiceUnavailable:
+		if has(capacityCodes) || status == 529 || strings.Contains(lower, "overloaded") || strings.Contains(lower, "capacity") {
+			return LimitCapacity
+		}
+	}
+	if res.Kind == "queue_saturated" {
+		return LimitConcurrency
+	}
+	return ""
+}
+
+// ownLimitKinds and ownScopes are the terms errsvc writes into its own
+// QuotaFailure.
+var (
+	ownLimitKinds = map[string]bool{LimitRate: true, LimitQuota: true, LimitSpend: true, LimitConcurrency: true, LimitCapacity: true}
+	ownScopes     = map[string]bool{ScopeKey: true, ScopeProject: true, ScopeOrganization: true, "account": true, ScopeModel: true, ScopeRegion: true}
+)
+
+// spendPhrases are the words of money in a permanent quota's message.
+// Not "billing" alone: Google says "check your plan and billing details"
+// for every quota, a window's too.
+var spendPhrases = []string{"credit balance", "credits", "spending limit", "spend limit", "insufficient balance", "billing hard limit", "payment required", "purchase more"}
+
+func spendPhrase(lower string) bool {
+	for _, p := range spendPhrases {
+		if strings.Contains(lower, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// periodic says the limit is per day or month (a quota passes when its
+// period ends), from the message or a QuotaFailure's id.
+func periodic(lower string, qs []quotaViolation) bool {
+	for _, p := range []string{"per day", "per-day", "daily", "per month", "monthly", "(tpd)", "(rpd)"} {
+		if strings.Contains(lower, p) {
+			return true
+		}
+	}
+	for _, q := range qs {
+		if strings.Contains(q.ID, "PerDay") || strings.Contains(q.ID, "PerMonth") {
+			return true
+		}
+	}
+	return false
+}
+
+// dimensionOf reads a dimension from a name or phrase, "" when none.
+func dimensionOf(s string) string {
+	l := strings.ToLower(s)
+	switch {
+	case strings.Contains(l, "input_token"), strings.Contains(l, "input-token"), strings.Contains(l, "input token"), strings.Contains(l, "inputtoken"):
+		return DimInputTokens
+	case strings.Contains(l, "output_token"), strings.Contains(l, "output-token"), strings.Contains(l, "output token"), strings.Contains(l, "outputtoken"):
+		return DimOutputTokens
+	case strings.Contains(l, "token"), strings.Contains(l, "(tpm)"), strings.Contains(l, "(tpd)"):
+		return DimTokens
+	case strings.Contains(l, "request"), strings.Contains(l, "(rpm)"), strings.Contains(l, "(rpd)"), strings.Contains(l, "call rate"):
+		return DimRequests
+	}
+	return ""
+}
+
+// scopeOf reads a scope from the message and the QuotaFailure violations:
+// the narrowest one named (model, region, key, project, organization), so
+// a consumer knows what another choice would escape.
+func scopeOf(lower string, qs []quotaViolation) string {
+	var model, region, key, project, org bool
+	for _, q := range qs {
+		model = model || q.Model != "" || strings.Contains(q.ID, "PerModel")
+		region = region || q.Location != "" || strings.Contains(q.ID, "PerRegion") || strings.Contains(q.ID, "PerLocation")
+		project = project || strings.Contains(q.ID, "PerProject") || strings.HasPrefix(q.Subject, "project:")
+	}
+	org = strings.Contains(lower, "in organization ") || strings.Contains(lower, "organization's rate limit") || strings.Contains(lower, "your organization")
+	project = project || strings.Contains(lower, "in project ")
+	key = strings.Contains(lower, "per api key") || strings.Contains(lower, "for this api key") || strings.Contains(lower, "api key's")
+	switch {
+	case model:
+		return ScopeModel
+	case region:
+		return ScopeRegion
+	case key:
+		return ScopeKey
+	case project:
+		return ScopeProject
+	case org:
+		return ScopeOrganization
+	}
+	return ScopeUnknown
+}
+
+// quotaViolation is one google.rpc.QuotaFailure violation.
+type quotaViolation struct {
+	Metric, ID, Value, Subject, Description string
+	// Location and Model are quotaDimensions' location and model.
+	Location, Model string
+}
+
+// maxQuotas bounds the violations and policies read from one answer.
+const maxQuotas = 8
+
+// quotaViolations reads the QuotaFailure violations of a JSON body (a
+// google.rpc.Status, bare, under "error", or the first of an array). The
+// classifier does not keep them (Classify stays nearly allocation-free);
+// the limit facet reads the body again, only for a limit.
+func quotaViolations(body string) []quotaViolation {
+	doc, ok := parseJSON(body)
+	if !ok {
+		return nil
+	}
+	defer doc.Release()
+	v := doc.Root()
+	if v.Kind() == jsonread.Array {
+		it := v.Elems()
+		v, _ = it.Next()
+	}
+	if e := v.Get("error"); e.Kind() == jsonread.Object {
+		v = e
+	}
+	var out []quotaViolation
+	for it := v.Get("details").Elems(); ; {
+		d, more := it.Next()
+		if !more {
+			break
+		}
+		if !strings.HasSuffix(code(d.Get("@type")), "google.rpc.QuotaFailure") {
+			continue
+		}
+		for vs := d.Get("violations").Elems(); len(out) < maxQuotas; {
+			q, more := vs.Next()
+			if !more {
+				break
+			}
+			if q.Kind() != jsonread.Object {
+				continue
+			}
+			dims := q.Get("quotaDimensions")
+			out = append(out, quotaViolation{
+				Metric: code(q.Get("quotaMetric")), ID: code(q.Get("quotaId")),
+				Value: code(q.Get("quotaValue")), Subject: code(q.Get("subject")),
+				Description: code(q.Get("description")),
+				Location:    code(dims.Get("location")), Model: code(dims.Get("model")),
+			})
+		}
+	}
+	return out
+}
+
+// readLimit builds the limit facet of a classified answer, nil when the
+// answer is not a limit.
+func readLimit(res *Result, obj *errorObject, status int, text, body string, w *waitInput) *Limit {
+	var quotas []quotaViolation
+	if obj.shape == familyGoogle || len(obj.QuotaValues) > 0 || obj.Status != "" {
+		quotas = quotaViolations(body)
+	}
+	var buf [1024]byte
+	lower := lowerText(buf[:0], text)
+	kind := limitKind(res, obj, status, lower, quotas)
+	scope := scopeOf(lower, quotas)
+	if obj.OwnClass != "" || obj.OwnKind != "" {
+		// errsvc's own answer (google_error): its QuotaFailure says the
+		// kind ("<kind> limit on <dimension>") and the scope (subject).
+		for _, q := range quotas {
+			if k, _, ok := strings.Cut(q.Description, " limit"); ok && ownLimitKinds[k] {
+				kind = k
+			}
+			if ownScopes[q.Subject] {
+				scope = q.Subject
+			}
+		}
+	}
+	if kind == "" {
+		return nil
+	}
+	l := &Limit{Kind: kind, Scope: scope}
+	l.Windows = readWindows(w, l.room[:0])
+	for _, q := range quotas {
+		name := q.ID
+		if name == "" {
+			name = q.Metric
+		}
+		lw := LimitWindow{Dimension: dimensionOf(q.Metric + " " + q.ID), QuotaID: name}
+		lw.max, lw.Max = parseCount(q.Value)
+		lw.hit = true
+		l.Windows = append(l.Windows, lw)
+	}
+	fixPointers(l.Windows)
+	// The limit that was hit: a window with nothing left (the latest to
+	// reset, as every one of them must reset before a retry passes; on a
+	// tie the one that names its dimension), else a QuotaFailure
+	// violation, else none.
+	var hit *LimitWindow
+	for i := range l.Windows {
+		lw := &l.Windows[i]
+		if lw.Remaining == nil || *lw.Remaining != 0 {
+			continue
+		}
+		if hit == nil || lw.ResetAt.After(hit.ResetAt) || lw.ResetAt.Equal(hit.ResetAt) && hit.Dimension == "" && lw.Dimension != "" {
+			hit = lw
+		}
+	}
+	if hit == nil {
+		for i := range l.Windows {
+			if l.Windows[i].hit {
+				hit = &l.Windows[i]
+				break
+			}
+		}
+	}
+	switch kind {
+	case LimitSpend:
+		l.Dimension = DimCredits
+	case LimitConcurrency:
+		l.Dimension = DimConcurrent
+	case LimitCapacity:
+	default:
+		switch {
+		case hit != nil && hit.Dimension != "":
+			l.Dimension = hit.Dimension
+		case obj.Type == "tokens" || obj.Type == "requests":
+			l.Dimension = obj.Type
+		default:
+			l.Dimension = dimensionOf(messageLimitPhrase(lower))
+		}
+	}
+	if hit == nil && l.Dimension != "" {
+		// The message named the dimension: its window, if reported.
+		for i := range l.Windows {
+			if l.Windows[i].Dimension == l.Dimension {
+				hit = &l.Windows[i]
+				break
+			}
+		}
+	}
+	if hit != nil {
+		l.Remaining, l.Max, l.ResetAt, l.QuotaID = hit.Remaining, hit.Max, hit.ResetAt, hit.QuotaID
+	}
+	if l.ResetAt.IsZero() && res.Class == classTransient {
+		// The answer's own wait says when the limit lets a retry pass.
+		if ref, ok := refNoClock(w); ok && res.RetryAfterSecs != nil && res.WaitSource != "retry-after-date" {
+			l.ResetAt = ref.Add(time.Duration(*res.RetryAfterSecs) * time.Second).UTC()
+		}
+	}
+	for _, lw := range l.Windows {
+		l.Clock = l.Clock || lw.resetRelClk
+	}
+	return l
+}
+
+// messageLimitPhrase is the part of a message that names a limit ("on
+// tokens per min (TPM)", "input tokens per minute", "token rate limit"):
+// the text from the first "limit", "per min" or "rate" on, else the whole.
+func messageLimitPhrase(lower string) string {
+	for _, p := range []string{" on tokens", " on requests", "input tokens", "output tokens", "input_token", "output_token", "request tokens", "tokens per", "requests per", "token rate", "call rate", "(tpm)", "(rpm)", "(tpd)", "(rpd)", "too many tokens", "too many requests", "requests rate limit", "tokens rate limit", "requests_per_", "tokens_per_", "token_count"} {
+		if i := strings.Index(lower, p); i >= 0 {
+			return lower[i:min(len(lower), i+len(p)+8)]
+		}
+	}
+	return ""
+}
+
+// headerFamily is one provider's rate-limit headers of one dimension.
+type headerFamily struct {
+	dim                    string
+	limit, remaining, reset string
+	// absolute: reset is an RFC 3339 time (Anthropic); else a duration,
+	// seconds, or Unix seconds.
+	absolute bool
+}
+
+// limitHeaders are the rate-limit header families read, in order.
+var limitHeaders = []headerFamily{
+	{DimRequests, "x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests", false},
+	{DimTokens, "x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens", false},
+	{"", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", false},
+	// Cerebras: per-minute tokens and per-day requests.
+	{DimTokens, "x-ratelimit-limit-tokens-minute", "x-ratelimit-remaining-tokens-minute", "x-ratelimit-reset-tokens-minute", false},
+	{DimRequests, "x-ratelimit-limit-requests-day", "x-ratelimit-remaining-requests-day", "x-ratelimit-reset-requests-day", false},
+	{DimRequests, "anthropic-ratelimit-requests-limit", "anthropic-ratelimit-requests-remaining", "anthropic-ratelimit-requests-reset", true},
+	{DimTokens, "anthropic-ratelimit-tokens-limit", "anthropic-ratelimit-tokens-remaining", "anthropic-ratelimit-tokens-reset", true},
+	{DimInputTokens, "anthropic-ratelimit-input-tokens-limit", "anthropic-ratelimit-input-tokens-remaining", "anthropic-ratelimit-input-tokens-reset", true},
+	{DimOutputTokens, "anthropic-ratelimit-output-tokens-limit", "anthropic-ratelimit-output-tokens-remaining", "anthropic-ratelimit-output-tokens-reset", true},
+	{"", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", false},
+}
+
+// knownLimitNames are the header family names a window's QuotaID may be.
+var knownLimitNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, f := range limitHeaders {
+		m[strings.TrimSuffix(f.limit, "-limit")] = true
+	}
+	return m
+}()
+
+// KnownLimitName says a QuotaID is one of the header families' names
+// (errsvc's own text), not provider text that needs sanitising.
+func KnownLimitName(s string) bool { return s == "" || knownLimitNames[s] }
+
+// LimitHeaderNames are the header names readWindows reads (docs).
+func LimitHeaderNames() []string {
+	var n []string
+	for _, f := range limitHeaders {
+		n = append(n, f.limit, f.remaining, f.reset)
+	}
+	return append(n, "ratelimit-policy", "ratelimit")
+}
+
+// readWindows reads every rate-limit header family the answer carries,
+// appending to out.
+func readWindows(w *waitInput, out []LimitWindow) []LimitWindow {
+	for _, f := range limitHeaders {
+		lv, rv, sv := w.h.get(f.limit), w.h.get(f.remaining), w.h.get(f.reset)
+		if lv == "" && rv == "" && sv == "" {
+			continue
+		}
+		out = append(out, LimitWindow{Dimension: f.dim, QuotaID: strings.TrimSuffix(f.limit, "-limit")})
+		lw := &out[len(out)-1]
+		lw.max, lw.Max = parseCount(lv)
+		lw.rem, lw.Remaining = parseCount(rv)
+		if sv != "" {
+			lw.ResetAt, lw.resetRelClk = parseReset(w, sv, f.absolute)
+		}
+	}
+	return append(out, readIETF(w)...)
+}
+
+// fixPointers points each window's Remaining and Max at its own values
+// (after a copy of the windows).
+func fixPointers(ws []LimitWindow) {
+	for i := range ws {
+		if ws[i].Remaining != nil {
+			ws[i].Remaining = &ws[i].rem
+		}
+		if ws[i].Max != nil {
+			ws[i].Max = &ws[i].max
+		}
+	}
+}
+
+// readIETF reads the IETF httpapi draft's RateLimit and RateLimit-Policy
+// structured fields: `"name";q=100;w=60` and `"name";r=0;t=30`, one item
+// per policy, matched by name.
+func readIETF(w *waitInput) []LimitWindow {
+	rl := w.h.get("ratelimit")
+	if rl == "" || !strings.Contains(rl, ";") {
+		return nil
+	}
+	policies := map[string]map[string]string{}
+	for _, item := range splitItems(w.h.get("ratelimit-policy")) {
+		policies[item.name] = item.params
+	}
+	var out []LimitWindow
+	for _, item := range splitItems(rl) {
+		lw := LimitWindow{QuotaID: item.name, Dimension: dimensionOf(item.name)}
+		lw.rem, lw.Remaining = parseCount(item.params["r"])
+		if p, ok := policies[item.name]; ok {
+			lw.max, lw.Max = parseCount(p["q"])
+			if u := p["qu"]; u != "" {
+				switch strings.Trim(u, `"`) {
+				case "requests":
+					lw.Dimension = DimRequests
+				case "content-bytes", "concurrent-requests":
+					if strings.Trim(u, `"`) == "concurrent-requests" {
+						lw.Dimension = DimConcurrent
+					}
+				}
+			}
+		}
+		if t := item.params["t"]; t != "" {
+			lw.ResetAt, lw.resetRelClk = parseReset(w, t, false)
+		}
+		out = append(out, lw)
+	}
+	return out
+}
+
+type sfItem struct {
+	name   string
+	params map[string]string
+}
+
+// splitItems reads a structured-field list of `"name";k=v;k=v` items,
+// leniently (a bare token name is read too).
+func splitItems(v string) []sfItem {
+	var out []sfItem
+	for _, part := range strings.Split(v, ",") {
+		fields := strings.Split(strings.TrimSpace(part), ";")
+		if len(fields) == 0 || fields[0] == "" {
+			continue
+		}
+		it := sfItem{name: strings.Trim(strings.TrimSpace(fields[0]), `"`), params: map[string]string{}}
+		for _, p := range fields[1:] {
+			k, val, _ := strings.Cut(strings.TrimSpace(p), "=")
+			it.params[strings.ToLower(k)] = strings.TrimSpace(val)
+		}
+		out = append(out, it)
+		if len(out) == maxQuotas {
+			break
+		}
+	}
+	return out
+}
+
+// parseCount reads a count; the pointer is non-nil when there is one (a
+// marker only: callers point at their own copy, see fixPointers).
+func parseCount(s string) (uint64, *uint64) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	if n, err := strconv.ParseUint(s, 10, 64); err == nil {
+		return n, &present
+	}
+	if f, ok := parseDecimal(s); ok && f < 1<<63 {
+		return uint64(f), &present
+	}
+	return 0, nil
+}
+
+// present marks a count parseCount found.
+var present uint64
+
+// parseReset reads a reset header: an RFC 3339 time when absolute, else a
+// duration ("6m0s", "20ms"), seconds, or Unix seconds, relative to the
+// answer's Date, else ReceivedAt. The second result says the clock was
+// the reference.
+func parseReset(w *waitInput, v string, absolute bool) (time.Time, bool) {
+	if absolute {
+		if t, err := time.Parse(time.RFC3339, strings.TrimSpace(v)); err == nil {
+			return t.UTC(), false
+		}
+		return time.Time{}, false
+	}
+	var secs float64
+	if f, ok := parseDecimal(v); ok {
+		if f >= epochFloor {
+			return time.Unix(int64(min(f, 1<<40)), 0).UTC(), false
+		}
+		secs = f
+	} else if f, ok := parseWholeDuration(v); ok {
+		secs = f
+	} else {
+		return time.Time{}, false
+	}
+	ref, ok := refNoClock(w)
+	if !ok {
+		return time.Time{}, false
+	}
+	return ref.Add(time.Duration(secs * float64(time.Second))).UTC(), false
+}
+
+// refNoClock is the answer's reference time (Date, else ReceivedAt); false
+// when only the clock is known: a reset is never counted from the clock,
+// so the facet never depends on when it was asked.
+func refNoClock(w *waitInput) (time.Time, bool) {
+	wasRead := w.clockRead
+	ref := w.reference()
+	clk := w.refIsClock
+	w.clockRead = wasRead
+	return ref, !clk
+}
+
+// ReadLimits reads the rate-limit windows an answer's headers report,
+// whatever its status: a 2xx's headers say what remains, so a client can
+// slow down before the 429.
+func ReadLimits(a Answer) []LimitWindow {
+	w := &waitInput{h: newHeaders(a.Headers), receivedAt: a.ReceivedAt, now: a.Now, clock: a.Clock}
+	ws := readWindows(w, nil)
+	fixPointers(ws)
+	return ws
+}
+
+// QuotaViolation is a google.rpc.QuotaFailure violation as a gRPC source
+// carries it.
+type QuotaViolation struct {
+	Subject, Description, Metric, ID, Location, Model string
+	Value                                             *int64
+}
+
+// LimitFromQuota is the limit facet of a gRPC status's QuotaFailure: kind
+// is the kind's limit (rate, or quota); a per-day or per-month quota id
+// makes a rate a quota. The first violation is the limit hit.
+func LimitFromQuota(kind string, vs []QuotaViolation) *Limit {
+	qs := make([]quotaViolation, 0, len(vs))
+	for _, v := range vs {
+		q := quotaViolation{Metric: v.Metric, ID: v.ID, Subject: v.Subject, Description: v.Description, Location: v.Location, Model: v.Model}
+		if v.Value != nil && *v.Value >= 0 {
+			q.Value = strconv.FormatInt(*v.Value, 10)
+		}
+		qs = append(qs, q)
+	}
+	if kind == LimitRate && periodic("", qs) {
+		kind = LimitQuota
+	}
+	l := &Limit{Kind: kind, Scope: scopeOf("", qs)}
+	for _, q := range qs {
+		name := q.ID
+		if name == "" {
+			name = q.Metric
+		}
+		lw := LimitWindow{Dimension: dimensionOf(q.Metric + " " + q.ID), QuotaID: name}
+		lw.max, lw.Max = parseCount(q.Value)
+		l.Windows = append(l.Windows, lw)
+	}
+	fixPointers(l.Windows)
+	if len(l.Windows) > 0 {
+		h := l.Windows[0]
+		l.Dimension, l.Max, l.QuotaID = h.Dimension, h.Max, h.QuotaID
+	}
+	return l
+}
