@@ -137,10 +137,12 @@ function fillVectors() {
     ...mine.map((v) => el("option", { value: v.name }, v.name)));
 }
 
-// The example of a source is its first golden vector in vectors.json
-// (generated from testdata/golden), so every source has one.
+// The example of a source is the golden vector vectors.json marks
+// "example" (generated from testdata/golden by the server's tests, which
+// check every source has one), else its first vector.
 function exampleOf(kind) {
-  return vectors.find((v) => sourceOf(v.request) === kind);
+  return vectors.find((v) => v.example && sourceOf(v.request) === kind)
+    ?? vectors.find((v) => sourceOf(v.request) === kind);
 }
 
 function loadRequest(req) {
