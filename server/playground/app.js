@@ -151,6 +151,7 @@ function loadRequest(req) {
   $("source").value = kind;
   $("input").value = JSON.stringify(req[kind], null, 2);
   $("context").value = req.context ? JSON.stringify(req.context) : "";
+  setTargets(req.targets);
 }
 
 function pickVector() {
@@ -256,7 +257,6 @@ async function restoreFromHash() {
   if (params.get("p") === "rest" || params.get("p") === "connect") $("protocol").value = params.get("p");
   loadRequest(req);
   fillVectors();
-  setTargets(req.targets);
   await translate();
   return true;
 }
