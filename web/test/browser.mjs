@@ -16,7 +16,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 import { chromium } from "playwright-core";
@@ -250,6 +250,7 @@ try {
 
   // The screenshot in the docs: an example over Connect, every target.
   if (process.env.ERRSVC_SCREENSHOT) {
+    const shotPath = resolve(root, process.env.ERRSVC_SCREENSHOT);
     const shot = await context.newPage();
     await shot.setViewportSize({ width: 1280, height: 1000 });
     await shot.goto(base + "/");
@@ -257,9 +258,9 @@ try {
     await shot.selectOption("#source", "provider_response");
     await shot.click("#submit");
     await translated(shot, "connect");
-    mkdirSync(dirname(process.env.ERRSVC_SCREENSHOT), { recursive: true });
-    await shot.screenshot({ path: process.env.ERRSVC_SCREENSHOT });
-    console.log(`playground screenshot: ${process.env.ERRSVC_SCREENSHOT}`);
+    mkdirSync(dirname(shotPath), { recursive: true });
+    await shot.screenshot({ path: shotPath });
+    console.log(`playground screenshot: ${shotPath}`);
     await shot.close();
   }
 
