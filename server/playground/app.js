@@ -13,10 +13,25 @@ const FIELDS = [
   ["classification", "Error Class Contract v1 classification"],
   ["http_status", "HTTP status a REST surface answers with"],
   ["grpc_status", "google.rpc.Status with its details"],
+  ["handling", "What each part of a consumer does with the error"],
+  ["http_headers", "Headers a REST surface sends with http_status"],
+  ["grpc_metadata", "Trailers a gRPC surface sends with grpc_status"],
+  ["openai_error", "OpenAI-compatible error answer"],
+  ["anthropic_error", "Anthropic error answer"],
+  ["google_error", "AIP-193 HTTP JSON error answer"],
+  ["jsonrpc_error", "MCP protocol error (JSON-RPC error object)"],
 ];
+
+// The TranslateRequest `source` oneof, in the order of the contract.
+const SOURCES = ["labby_error", "agent_error", "classified_error", "provider_response", "mcp_tool_result",
+  "grpc_status", "jsonrpc_error", "http_error"];
+
+// Response members that are not targets a caller can name.
+const NOT_TARGETS = new Set(["notes", "error"]);
 
 const $ = (id) => document.getElementById(id);
 let vectors = [];
+let lastRequest = null;
 
 async function call(method, body) {
   const protocol = $("protocol").value;
@@ -66,7 +81,9 @@ function showError(err) {
 function render(resp) {
   const grid = $("result");
   grid.replaceChildren();
-  for (const [field, what] of FIELDS) {
+  const known = new Set(FIELDS.map(([f]) => f));
+  const extra = Object.keys(resp).filter((f) => !known.has(f) && !NOT_TARGETS.has(f)).map((f) => [f, ""]);
+  for (const [field, what] of [...FIELDS, ...extra]) {
     if (resp[field] === undefined) continue;
     const value = typeof resp[field] === "object" ? JSON.stringify(resp[field], null, 2) : String(resp[field]);
     grid.append(el("div", { class: "card", "data-field": field },
@@ -95,10 +112,14 @@ async function translate(ev) {
   }
   const req = { [$("source").value]: source };
   if (context) req.context = context;
+  const targets = chosenTargets();
+  if (targets.length) req.targets = targets;
+  lastRequest = req;
   $("status").textContent = "translating…";
   try {
     const resp = await call("Translate", req);
     render(resp);
+    await updateShare(req);
     $("status").textContent = `answered over ${$("protocol").value}`;
   } catch (e) {
     $("status").textContent = "failed";
@@ -106,24 +127,139 @@ async function translate(ev) {
   }
 }
 
+const sourceOf = (req) => Object.keys(req).find((k) => SOURCES.includes(k));
+
 function fillVectors() {
   const kind = $("source").value;
   const sel = $("vector");
-  const mine = vectors.filter((v) => Object.keys(v.request).some((k) => k === kind));
+  const mine = vectors.filter((v) => sourceOf(v.request) === kind);
   sel.replaceChildren(el("option", { value: "" }, `(pick one of ${mine.length})`),
     ...mine.map((v) => el("option", { value: v.name }, v.name)));
 }
 
-function pickVector() {
-  const v = vectors.find((x) => x.name === $("vector").value);
-  if (!v) return;
-  const kind = Object.keys(v.request).find((k) => FIELDS_SOURCES.includes(k));
-  $("source").value = kind;
-  $("input").value = JSON.stringify(v.request[kind], null, 2);
-  $("context").value = v.request.context ? JSON.stringify(v.request.context) : "";
+// The example of a source is the golden vector vectors.json marks
+// "example" (generated from testdata/golden by the server's tests, which
+// check every source has one), else its first vector.
+function exampleOf(kind) {
+  return vectors.find((v) => v.example && sourceOf(v.request) === kind)
+    ?? vectors.find((v) => sourceOf(v.request) === kind);
 }
 
-const FIELDS_SOURCES = ["labby_error", "agent_error", "classified_error", "provider_response", "mcp_tool_result"];
+function loadRequest(req) {
+  const kind = sourceOf(req);
+  if (!kind) return;
+  $("source").value = kind;
+  $("input").value = JSON.stringify(req[kind], null, 2);
+  $("context").value = req.context ? JSON.stringify(req.context) : "";
+  setTargets(req.targets);
+}
+
+function pickVector() {
+  const v = vectors.find((x) => x.name === $("vector").value);
+  if (v) loadRequest(v.request);
+}
+
+function pickExample() {
+  const v = exampleOf($("source").value);
+  if (!v) return;
+  fillVectors();
+  $("vector").value = v.name;
+  loadRequest(v.request);
+}
+
+// --- Targets: the TranslateResponse members the server documents in its
+// own /openapi.json, each a name the request's `targets` may hold.
+async function loadTargets() {
+  let names = [];
+  try {
+    const doc = await (await fetch("/openapi.json")).json();
+    const schemas = doc.components?.schemas ?? {};
+    const key = Object.keys(schemas).find((k) => k.endsWith("TranslateResponse"));
+    names = Object.keys(schemas[key]?.properties ?? {}).filter((n) => !NOT_TARGETS.has(n));
+  } catch {
+    names = [];
+  }
+  const order = FIELDS.map(([f]) => f);
+  names.sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
+  $("targets").replaceChildren(...names.map((n) => el("label", { class: "target" },
+    el("input", { type: "checkbox", value: n, "data-target": n }), " " + n)));
+}
+
+function chosenTargets() {
+  return [...document.querySelectorAll("#targets input:checked")].map((c) => c.value);
+}
+
+function setTargets(names) {
+  const want = new Set(names ?? []);
+  for (const c of document.querySelectorAll("#targets input")) c.checked = want.has(c.value);
+}
+
+// --- Share link: the request as deflate-raw compressed JSON, base64url,
+// in the fragment (#r=...&p=protocol), so it never reaches a server log.
+function b64url(bytes) {
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function unb64url(s) {
+  const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/"));
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+}
+
+async function pipe(bytes, stream) {
+  const out = new Blob([bytes]).stream().pipeThrough(stream);
+  return new Uint8Array(await new Response(out).arrayBuffer());
+}
+
+async function encodeRequest(req) {
+  const json = new TextEncoder().encode(JSON.stringify(req));
+  return b64url(await pipe(json, new CompressionStream("deflate-raw")));
+}
+
+async function decodeRequest(s) {
+  const json = await pipe(unb64url(s), new DecompressionStream("deflate-raw"));
+  return JSON.parse(new TextDecoder().decode(json));
+}
+
+async function updateShare(req) {
+  const frag = `r=${await encodeRequest(req)}&p=${encodeURIComponent($("protocol").value)}`;
+  const url = new URL(location.href);
+  url.hash = frag;
+  history.replaceState(null, "", url);
+  const link = $("share");
+  link.href = url.href;
+  link.textContent = "Share link";
+  link.hidden = false;
+}
+
+async function copyShare() {
+  try {
+    await navigator.clipboard.writeText($("share").href);
+    $("status").textContent = "link copied";
+  } catch {
+    /* the link itself stays clickable */
+  }
+}
+
+// Reads #r=... and, when present, restores the request and translates it.
+async function restoreFromHash() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const r = params.get("r");
+  if (!r) return false;
+  let req;
+  try {
+    req = await decodeRequest(r);
+  } catch (e) {
+    showError(new Error("The link's request cannot be read: " + e.message));
+    return false;
+  }
+  if (params.get("p") === "rest" || params.get("p") === "connect") $("protocol").value = params.get("p");
+  loadRequest(req);
+  fillVectors();
+  await translate();
+  return true;
+}
 
 async function loadVocabularies() {
   const list = $("vocab-list");
@@ -131,12 +267,24 @@ async function loadVocabularies() {
   try {
     const resp = await call("ListVocabularies", {});
     for (const v of resp.vocabularies) {
-      const rows = (v.terms ?? []).map((t) => el("tr", {}, el("td", {}, el("code", {}, t.term ?? "")),
-        el("td", {}, t.meaning ?? "")));
+      const terms = v.terms ?? [];
+      // Each term's matrix row is the one member besides term, enum_value
+      // and meaning (the Term.row oneof); its fields become columns.
+      const rowOf = (t) => {
+        const k = Object.keys(t).find((x) => !["term", "enum_value", "meaning"].includes(x));
+        return k ? t[k] : undefined;
+      };
+      const cols = [];
+      for (const t of terms) for (const c of Object.keys(rowOf(t) ?? {})) if (!cols.includes(c)) cols.push(c);
+      const cell = (x) => x === undefined ? "" : typeof x === "object" ? JSON.stringify(x) : String(x);
+      const rows = terms.map((t) => el("tr", rowOf(t) ? { "data-row": "" } : {},
+        el("td", {}, el("code", {}, t.term ?? "")), el("td", {}, t.meaning ?? ""),
+        ...cols.map((c) => el("td", { "data-col": c }, cell(rowOf(t)?.[c])))));
       list.append(el("details", { "data-vocabulary": v.name },
-        el("summary", {}, `${v.name} (${v.source}, ${rows.length} terms)`),
-        el("table", {}, el("thead", {}, el("tr", {}, el("th", {}, "Term"), el("th", {}, "Meaning"))),
-          el("tbody", {}, ...rows))));
+        el("summary", {}, `${v.name} (${v.source}, ${rows.length} terms${cols.length ? ", mapping rows" : ""})`),
+        el("div", { class: "scroll" }, el("table", {},
+          el("thead", {}, el("tr", {}, el("th", {}, "Term"), el("th", {}, "Meaning"), ...cols.map((c) => el("th", {}, c)))),
+          el("tbody", {}, ...rows)))));
     }
   } catch (e) {
     showError(e);
@@ -153,8 +301,10 @@ function showTab(name) {
 
 async function init() {
   $("form").addEventListener("submit", translate);
-  $("source").addEventListener("change", fillVectors);
+  $("source").addEventListener("change", pickExample);
   $("vector").addEventListener("change", pickVector);
+  $("example").addEventListener("click", pickExample);
+  $("share").addEventListener("click", (ev) => { ev.preventDefault(); copyShare(); });
   $("tab-translate").addEventListener("click", () => showTab("translate"));
   $("tab-vocabularies").addEventListener("click", () => showTab("vocabularies"));
   try {
@@ -162,7 +312,8 @@ async function init() {
   } catch {
     vectors = [];
   }
-  fillVectors();
+  await loadTargets();
+  if (!(await restoreFromHash())) pickExample();
   document.body.setAttribute("data-ready", "true");
 }
 
