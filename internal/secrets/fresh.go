@@ -135,6 +135,25 @@ func LoadAll() ([]Entry, error) {
 	return append(fixed, fresh...), nil
 }
 
+// LoadSample is the fixed corpus and every nth entry of the fresh one (each
+// class and encoding still met, the offset turning with the seed): for the
+// walks over the wire, which repeat the engine's walk (LoadAll, every
+// entry in every position) per transport and cost a request each.
+func LoadSample(n int) ([]Entry, error) {
+	fixed, err := Load()
+	if err != nil {
+		return nil, err
+	}
+	fresh, err := Fresh(Seed())
+	if err != nil {
+		return nil, err
+	}
+	for i := int(Seed() % uint64(n)); i < len(fresh); i += n {
+		fixed = append(fixed, fresh[i])
+	}
+	return fixed, nil
+}
+
 // LoadAllOrdinary is ordinary.json followed by the fresh ordinary shapes.
 func LoadAllOrdinary() ([]string, error) {
 	fixed, err := LoadOrdinary()
