@@ -164,3 +164,36 @@ func TestConnectBatchCountedBeforeDecoding(t *testing.T) {
 		t.Logf("%s: 250,000 items refused, %d allocations, %d bytes", c.name, after.Mallocs-before.Mallocs, after.TotalAlloc-before.TotalAlloc)
 	}
 }
+
+// REST reads a body sent with Content-Encoding: gzip as what it inflates
+// to, under the same size limit counted after inflation: a small one is
+// translated, a bomb is refused 413 once it inflates past the limit, and
+// another encoding is refused naming it.
+func TestRESTGzipBodies(t *testing.T) {
+	r := start(t, Options{MaxRequestBytes: 1 << 20})
+	send := func(encoding string, body []byte) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, r.base+"/v1/translate", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Encoding", encoding)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	var small bytes.Buffer
+	w := gzip.NewWriter(&small)
+	io.WriteString(w, `{"labby_error":{"kind":"rate_limited","message":"slow down"}}`)
+	w.Close()
+	if code, body := send("gzip", small.Bytes()); code != http.StatusOK || !strings.Contains(body, "rate_limited") {
+		t.Errorf("a gzip body: HTTP %d %.200s", code, body)
+	}
+	if code, body := send("gzip", gzipBomb(t, 64<<20)); code != http.StatusRequestEntityTooLarge || !strings.Contains(body, "exceeds 1048576 bytes") {
+		t.Errorf("a gzip bomb: HTTP %d %.200s; want 413 naming the limit", code, body)
+	}
+	if code, body := send("br", []byte("x")); code != http.StatusBadRequest || !strings.Contains(body, `Content-Encoding \"br\" is not supported`) {
+		t.Errorf("a br body: HTTP %d %.200s; want 400 naming the encoding", code, body)
+	}
+}

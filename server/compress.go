@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"connectrpc.com/connect"
 	"github.com/klauspost/compress/gzhttp"
@@ -61,4 +62,47 @@ func (g *boundedGzip) Close() error {
 		return nil
 	}
 	return g.Reader.Close()
+}
+
+// restInflate reads a REST body sent with Content-Encoding: gzip as what it
+// inflates to, stopping at max: one byte past it the read fails as the
+// size limit does (http.MaxBytesError, answered 413 naming the body), so a
+// bomb costs at most max inflated bytes. Another encoding is refused
+// naming it.
+func restInflate(r io.Reader, encoding string, max int64) io.Reader {
+	if !strings.EqualFold(encoding, "gzip") {
+		return errReader{fmt.Errorf("Content-Encoding %q is not supported: send the body as it is, or gzip", encoding)}
+	}
+	return &inflateLimit{src: r, max: max}
+}
+
+// inflateLimit inflates src lazily (the gzip header is read on the first
+// Read) and fails past max inflated bytes.
+type inflateLimit struct {
+	src io.Reader
+	zr  *gzip.Reader
+	max int64
+	n   int64
+}
+
+func (l *inflateLimit) Read(p []byte) (int, error) {
+	if l.zr == nil {
+		zr, err := gzip.NewReader(l.src)
+		if err != nil {
+			return 0, fmt.Errorf("the body is not valid gzip: %w", err)
+		}
+		l.zr = zr
+	}
+	if l.n > l.max {
+		return 0, &http.MaxBytesError{Limit: l.max}
+	}
+	if rest := l.max + 1 - l.n; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	k, err := l.zr.Read(p)
+	l.n += int64(k)
+	if l.n > l.max {
+		return k, &http.MaxBytesError{Limit: l.max}
+	}
+	return k, err
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -105,7 +106,14 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = rc.SetReadDeadline(time.Now().Add(h.receiveTimeout))
 		counted := &budgetReader{r: http.MaxBytesReader(w, r.Body, h.maxBytes), budget: h.bodies}
 		defer counted.release()
-		body, err := readDeclared(counted, r.ContentLength, h.maxBytes)
+		var src io.Reader = counted
+		declared := r.ContentLength
+		if enc := r.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
+			// A compressed body: its limit counts the inflated bytes, and
+			// the inflating stops at it (restInflate).
+			src, declared = restInflate(counted, enc, h.maxBytes), -1
+		}
+		body, err := readDeclared(src, declared, h.maxBytes)
 		if err == nil {
 			_ = rc.SetReadDeadline(time.Time{})
 		}
