@@ -139,6 +139,16 @@ def test_runner_retry_policy_does_not_double_retry(mock: MockProvider, client: E
         run_config = agents.RunConfig(model_settings=settings)
         final = asyncio.run(run_agent(m, {}, run_config=run_config))
         assert mock.took(key)[0] == want, (name, mock.took(key), final)
+    # A rate limit every time: the client's own retry (max_retries=1, after
+    # errsvc's wait) is the only one; the runner does not add its 3.
+    key = "agents-policy-rate-limit-always"
+    step = dict(next(s for s in STEPS if s["name"] == "rate_limit_429"))
+    step["answers"] = step["answers"][:1]
+    mock.steps[key] = step
+    advisor = Advisor(client, wait_scale=SCENARIO["wait_scale"])
+    m = errsvc_agents.model(advisor, "gpt-4o", base_url=mock.url + "/" + key + "/v1", api_key="sk-test", max_retries=1)
+    final = asyncio.run(run_agent(m, {}, run_config=agents.RunConfig(model_settings=settings)))
+    assert mock.took(key)[0] == 2 and "429" in final, (mock.took(key), final)
 
 
 def test_openai_agents_fallback_when_errsvc_unreachable(mock: MockProvider, caplog: pytest.LogCaptureFixture) -> None:
