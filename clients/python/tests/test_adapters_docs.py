@@ -15,7 +15,7 @@ import pytest
 from _scenario import MockProvider, load_scenario, repo_root
 
 EXAMPLE = re.compile(r"<!-- example: ([a-z0-9-]+) -->\s*```python\n(.*?)```", re.S)
-NEEDS = {"python-openai": "openai", "python-anthropic": "anthropic", "python-litellm": "litellm"}
+NEEDS = {"python-openai": "openai", "python-anthropic": "anthropic", "python-litellm": "litellm", "python-openai-agents": "agents"}
 
 
 def examples():
@@ -48,6 +48,7 @@ def test_doc_example(name: str, mock: MockProvider, client) -> None:
         OPENAI_API_KEY="sk-test",
         ANTHROPIC_API_KEY="sk-ant-test",
         LITELLM_LOCAL_MODEL_COST_MAP="True",
+        OPENAI_AGENTS_DISABLE_TRACING="1",  # no trace export to the network
     )
     out = subprocess.run([sys.executable, "-c", EXAMPLES[name]], env=env, capture_output=True, text=True, timeout=120)
     lines = out.stdout.strip().splitlines()

@@ -12,6 +12,9 @@
   ``x-errsvc-action`` for the caller (a 401 says ``reauthenticate``).
 * :func:`errsvc_client.adapters.litellm.completion`: LiteLLM's
   ``completion`` with errsvc deciding the retries (``errsvc_client[litellm]``).
+* :func:`errsvc_client.adapters.openai_agents.model`: an OpenAI Agents SDK
+  ``OpenAIChatCompletionsModel`` on an ``AsyncOpenAI`` with the asyncio
+  transport (``errsvc_client[openai-agents]``).
 
 See docs/INTEGRATIONS.md ("Retry adapters").
 """
