@@ -45,10 +45,10 @@ const (
 
 // Limit decisions (LimitDecision wire strings).
 const (
-	DecisionWait         = "wait_until_reset"
-	DecisionFewer        = "reduce_concurrency"
-	DecisionFailOver     = "fail_over"
-	DecisionStop = "stop_and_tell_a_person"
+	DecisionWait     = "wait_until_reset"
+	DecisionFewer    = "reduce_concurrency"
+	DecisionFailOver = "fail_over"
+	DecisionStop     = "stop_and_tell_a_person"
 )
 
 // Decision is what to do about a limit of this kind, given the answer's
@@ -410,7 +410,7 @@ func messageLimitPhrase(lower string) string {
 
 // headerFamily is one provider's rate-limit headers of one dimension.
 type headerFamily struct {
-	dim                    string
+	dim                     string
 	limit, remaining, reset string
 	// absolute: reset is an RFC 3339 time (Anthropic); else a duration,
 	// seconds, or Unix seconds.
