@@ -941,6 +941,10 @@ type ProviderResponse struct {
 	Body string `protobuf:"bytes,4,opt,name=body,proto3" json:"body,omitempty"`
 	// When the answer arrived; the base for an HTTP-date Retry-After without Date.
 	ReceivedAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=received_at,json=receivedAt,proto3" json:"received_at,omitempty"`
+	// The URL the request went to, or its base (https://llm.internal.example/v1).
+	// Only an operator policy reads it, to recognise its own provider families
+	// (docs/POLICY.md); it never reaches an answer.
+	BaseUrl string `protobuf:"bytes,6,opt,name=base_url,json=baseUrl,proto3" json:"base_url,omitempty"`
 	// Members of the object that this contract version does not model (a
 	// producer's or a newer version's additive fields), sanitised and capped.
 	// Consumers ignore unknown additive fields, so errsvc reads them, notes
@@ -1015,6 +1019,13 @@ func (x *ProviderResponse) GetReceivedAt() *timestamppb.Timestamp {
 		return x.ReceivedAt
 	}
 	return nil
+}
+
+func (x *ProviderResponse) GetBaseUrl() string {
+	if x != nil {
+		return x.BaseUrl
+	}
+	return ""
 }
 
 func (x *ProviderResponse) GetAdditionalFields() *structpb.Struct {
@@ -1905,14 +1916,15 @@ const file_errsvc_v1_errors_proto_rawDesc = "" +
 	"\x06status\x18\a \x01(\x05H\x01R\x06status\x88\x01\x01\x12D\n" +
 	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFieldsB\x13\n" +
 	"\x11_retry_after_secsB\t\n" +
-	"\a_status\"\xdd\x02\n" +
+	"\a_status\"\xf8\x02\n" +
 	"\x10ProviderResponse\x12\x1a\n" +
 	"\bprovider\x18\x01 \x01(\tR\bprovider\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\x05R\x06status\x12B\n" +
 	"\aheaders\x18\x03 \x03(\v2(.errsvc.v1.ProviderResponse.HeadersEntryR\aheaders\x12\x12\n" +
 	"\x04body\x18\x04 \x01(\tR\x04body\x12;\n" +
 	"\vreceived_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"receivedAt\x12D\n" +
+	"receivedAt\x12\x19\n" +
+	"\bbase_url\x18\x06 \x01(\tR\abaseUrl\x12D\n" +
 	"\x11additional_fields\x18d \x01(\v2\x17.google.protobuf.StructR\x10additionalFields\x1a:\n" +
 	"\fHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +

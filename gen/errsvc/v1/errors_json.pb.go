@@ -1488,6 +1488,10 @@ func (x *ProviderResponse) MarshalOpenJSON(e *jsonwire.Encoder) {
 		e.Name(&first, "\"received_at\":", "\"receivedAt\":")
 		e.Timestamp(x.ReceivedAt)
 	}
+	if x.BaseUrl != "" {
+		e.Name(&first, "\"base_url\":", "\"baseUrl\":")
+		e.String(x.BaseUrl)
+	}
 	e.Lift(&first, x.AdditionalFields, jsonDeclaredProviderResponse)
 	e.EndObject()
 }
@@ -1500,7 +1504,7 @@ func (x *ProviderResponse) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 		return err
 	}
 	var extra jsonwire.Extra
-	var seen [6]bool
+	var seen [7]bool
 	for n := 0; ; n++ {
 		k, more, err := d.Key(n)
 		if err != nil {
@@ -1569,11 +1573,23 @@ func (x *ProviderResponse) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 			if err != nil {
 				return extra.Err(jsonwire.At(err, "received_at"))
 			}
-		case "additional_fields", "additionalFields":
+		case "base_url", "baseUrl":
 			if seen[5] {
-				return extra.Err(jsonwire.At(jsonwire.Duplicate(), "additional_fields"))
+				return extra.Err(jsonwire.At(jsonwire.Duplicate(), "base_url"))
 			}
 			seen[5] = true
+			if d.Null() {
+				continue
+			}
+			x.BaseUrl, err = d.String()
+			if err != nil {
+				return extra.Err(jsonwire.At(err, "base_url"))
+			}
+		case "additional_fields", "additionalFields":
+			if seen[6] {
+				return extra.Err(jsonwire.At(jsonwire.Duplicate(), "additional_fields"))
+			}
+			seen[6] = true
 			if d.Null() {
 				continue
 			}
@@ -1593,7 +1609,7 @@ func (x *ProviderResponse) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 // jsonDeclaredProviderResponse reports whether a member name names a field of ProviderResponse.
 func jsonDeclaredProviderResponse(k string) bool {
 	switch k {
-	case "provider", "status", "headers", "body", "received_at", "receivedAt", "additional_fields", "additionalFields":
+	case "provider", "status", "headers", "body", "received_at", "receivedAt", "base_url", "baseUrl", "additional_fields", "additionalFields":
 		return true
 	}
 	return false

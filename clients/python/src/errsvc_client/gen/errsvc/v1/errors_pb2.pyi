@@ -169,7 +169,7 @@ class ClassifiedError(_message.Message):
     def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ..., retry_after_secs: _Optional[float] = ..., detail: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., provider_code: _Optional[str] = ..., status: _Optional[int] = ..., additional_fields: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., **kwargs) -> None: ...
 
 class ProviderResponse(_message.Message):
-    __slots__ = ("provider", "status", "headers", "body", "received_at", "additional_fields")
+    __slots__ = ("provider", "status", "headers", "body", "received_at", "base_url", "additional_fields")
     class HeadersEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -182,14 +182,16 @@ class ProviderResponse(_message.Message):
     HEADERS_FIELD_NUMBER: _ClassVar[int]
     BODY_FIELD_NUMBER: _ClassVar[int]
     RECEIVED_AT_FIELD_NUMBER: _ClassVar[int]
+    BASE_URL_FIELD_NUMBER: _ClassVar[int]
     ADDITIONAL_FIELDS_FIELD_NUMBER: _ClassVar[int]
     provider: str
     status: int
     headers: _containers.ScalarMap[str, str]
     body: str
     received_at: _timestamp_pb2.Timestamp
+    base_url: str
     additional_fields: _struct_pb2.Struct
-    def __init__(self, provider: _Optional[str] = ..., status: _Optional[int] = ..., headers: _Optional[_Mapping[str, str]] = ..., body: _Optional[str] = ..., received_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., additional_fields: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    def __init__(self, provider: _Optional[str] = ..., status: _Optional[int] = ..., headers: _Optional[_Mapping[str, str]] = ..., body: _Optional[str] = ..., received_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., base_url: _Optional[str] = ..., additional_fields: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class McpToolResult(_message.Message):
     __slots__ = ("tool", "is_error", "content", "structured_content", "annotations", "additional_fields")
