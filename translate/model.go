@@ -13,6 +13,8 @@ import (
 // every target encodes from it, so N sources and M targets need N+M pieces
 // of code, not N×M, and every target tells the same story.
 type model struct {
+	// policy is the operator policy the translation reads (nil: none).
+	policy *Policy
 	// limit is the limit facet (limit.go); nil when the error is not a
 	// limit.
 	limit  *limitFacts

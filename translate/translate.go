@@ -104,7 +104,20 @@ func Translate(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, err
 // HTTP-date Retry-After or reset time with neither a Date header nor
 // received_at gives another wait a second later.
 func TranslateCacheable(req *errsvcv1.TranslateRequest) (resp *errsvcv1.TranslateResponse, cacheable bool, err error) {
+	return (*Policy)(nil).TranslateCacheable(req)
+}
+
+// Translate is the package's Translate under the policy p (nil: the
+// built-in matrix alone).
+func (p *Policy) Translate(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, error) {
+	resp, _, err := p.TranslateCacheable(req)
+	return resp, err
+}
+
+// TranslateCacheable is the package's TranslateCacheable under the policy p.
+func (p *Policy) TranslateCacheable(req *errsvcv1.TranslateRequest) (resp *errsvcv1.TranslateResponse, cacheable bool, err error) {
 	m := newModel()
+	m.policy = p
 	resp, cacheable, err = translateInto(m, req)
 	return resp, cacheable, err
 }
@@ -117,7 +130,13 @@ func TranslateCacheable(req *errsvcv1.TranslateRequest) (resp *errsvcv1.Translat
 // translation costs (BenchmarkTranslate and BenchmarkTranslateOwned show
 // the two). On an error there is nothing to release (the zero Lease).
 func TranslateLeased(req *errsvcv1.TranslateRequest) (resp *errsvcv1.TranslateResponse, cacheable bool, lease Lease, err error) {
+	return (*Policy)(nil).TranslateLeased(req)
+}
+
+// TranslateLeased is the package's TranslateLeased under the policy p.
+func (p *Policy) TranslateLeased(req *errsvcv1.TranslateRequest) (resp *errsvcv1.TranslateResponse, cacheable bool, lease Lease, err error) {
 	m := leaseModel()
+	m.policy = p
 	resp, cacheable, err = translateInto(m, req)
 	if err != nil {
 		m.release(m.gen)

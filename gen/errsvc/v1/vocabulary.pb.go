@@ -1367,6 +1367,7 @@ const (
 	NoteCode_NOTE_CODE_VALUE_COERCED     NoteCode = 19
 	NoteCode_NOTE_CODE_PARTIAL_OUTPUT    NoteCode = 20
 	NoteCode_NOTE_CODE_LONG_WAIT         NoteCode = 21
+	NoteCode_NOTE_CODE_POLICY_RULE       NoteCode = 22
 )
 
 // Enum value maps for NoteCode.
@@ -1394,6 +1395,7 @@ var (
 		19: "NOTE_CODE_VALUE_COERCED",
 		20: "NOTE_CODE_PARTIAL_OUTPUT",
 		21: "NOTE_CODE_LONG_WAIT",
+		22: "NOTE_CODE_POLICY_RULE",
 	}
 	NoteCode_value = map[string]int32{
 		"NOTE_CODE_UNSPECIFIED":       0,
@@ -1418,6 +1420,7 @@ var (
 		"NOTE_CODE_VALUE_COERCED":     19,
 		"NOTE_CODE_PARTIAL_OUTPUT":    20,
 		"NOTE_CODE_LONG_WAIT":         21,
+		"NOTE_CODE_POLICY_RULE":       22,
 	}
 )
 
@@ -2187,7 +2190,7 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\x1a\x94\x01\xc2\xf3\x18\tpermanent\xca\xf3\x18@Any other permanent failure: the request as sent cannot succeed.\x9a\xf4\x18?\n" +
 	"\tpermanent(\x90\x032\x15invalid_request_error@\x90\x03J\x15invalid_request_error\x12\xb4\x01\n" +
 	"\"GATEWAY_ANSWER_UNCLASSIFIED_SERVER\x10\v\x1a\x8b\x01\xc2\xf3\x18\x13unclassified_server\xca\xf3\x18PNo class (or one outside the four) and a server status: the answer's own status.\x9a\xf4\x18\x1c \xf4\x032\fserver_errorJ\tapi_error\x12\xb8\x01\n" +
-	"\x1bGATEWAY_ANSWER_UNCLASSIFIED\x10\f\x1a\x96\x01\xc2\xf3\x18\funclassified\xca\xf3\x18PNo class (or one outside the four) and a client status: the answer's own status.\x9a\xf4\x18.2\x15invalid_request_errorJ\x15invalid_request_error*\xa1\x17\n" +
+	"\x1bGATEWAY_ANSWER_UNCLASSIFIED\x10\f\x1a\x96\x01\xc2\xf3\x18\funclassified\xca\xf3\x18PNo class (or one outside the four) and a client status: the answer's own status.\x9a\xf4\x18.2\x15invalid_request_errorJ\x15invalid_request_error*\xf7\x18\n" +
 	"\bNoteCode\x12\x19\n" +
 	"\x15NOTE_CODE_UNSPECIFIED\x10\x00\x12\x88\x01\n" +
 	"\x16NOTE_CODE_UNKNOWN_KIND\x10\x01\x1al\xc2\xf3\x18\funknown_kind\xca\xf3\x18XThe Labby kind is outside the matrix; the catch-all applied and the kind passes through.\x12\x8a\x01\n" +
@@ -2211,7 +2214,8 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\x19NOTE_CODE_FIELD_TRUNCATED\x10\x12\x1a[\xc2\xf3\x18\x0ffield_truncated\xca\xf3\x18DA copied value was capped; the decision was made on the whole value.\x12\xc4\x01\n" +
 	"\x17NOTE_CODE_VALUE_COERCED\x10\x13\x1a\xa6\x01\xc2\xf3\x18\rvalue_coerced\xca\xf3\x18\x90\x01A value of another JSON type was read as the field's type (a numeric string as a number, a fraction rounded up), or refused for that field only.\x12\xf8\x01\n" +
 	"\x18NOTE_CODE_PARTIAL_OUTPUT\x10\x14\x1a\xd9\x01\xc2\xf3\x18\x0epartial_output\xca\xf3\x18\xc2\x01The provider's stream had delivered output before the error: the class is the error's, but a retry with the same input regenerates and repeats that output, which recovery and same_arguments say.\x12\xa7\x01\n" +
-	"\x13NOTE_CODE_LONG_WAIT\x10\x15\x1a\x8d\x01\xc2\xf3\x18\tlong_wait\xca\xf3\x18|The producer's wait is over an hour; it passes whole (a longer producer value wins) and capping it is the consumer's choice.*\x85\x06\n" +
+	"\x13NOTE_CODE_LONG_WAIT\x10\x15\x1a\x8d\x01\xc2\xf3\x18\tlong_wait\xca\xf3\x18|The producer's wait is over an hour; it passes whole (a longer producer value wins) and capping it is the consumer's choice.\x12\xd3\x01\n" +
+	"\x15NOTE_CODE_POLICY_RULE\x10\x16\x1a\xb7\x01\xc2\xf3\x18\vpolicy_rule\xca\xf3\x18\xa3\x01A rule of the operator's policy decided part of the answer; the note names the rule and what it set (docs/POLICY.md). The caller's own override still wins over it.*\x85\x06\n" +
 	"\tLimitKind\x12\x1a\n" +
 	"\x16LIMIT_KIND_UNSPECIFIED\x10\x00\x12\xa8\x01\n" +
 	"\x0fLIMIT_KIND_RATE\x10\x01\x1a\x92\x01\xc2\xf3\x18\x04rate\xca\xf3\x18\x85\x01A window rate limit (requests or tokens per second, minute or hour): it passes by itself when the window resets; wait until reset_at.\x12\xa1\x01\n" +

@@ -451,6 +451,8 @@ export const NoteCode = {
   PARTIAL_OUTPUT: "partial_output",
   /** The producer's wait is over an hour; it passes whole (a longer producer value wins) and capping it is the consumer's choice. */
   LONG_WAIT: "long_wait",
+  /** A rule of the operator's policy decided part of the answer; the note names the rule and what it set (docs/POLICY.md). The caller's own override still wins over it. */
+  POLICY_RULE: "policy_rule",
 } as const;
 /** A known term of NoteCode. */
 export type NoteCode = (typeof NoteCode)[keyof typeof NoteCode];

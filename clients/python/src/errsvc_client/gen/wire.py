@@ -469,8 +469,10 @@ class NoteCode:
     """The provider's stream had delivered output before the error: the class is the error's, but a retry with the same input regenerates and repeats that output, which recovery and same_arguments say."""
     LONG_WAIT: Final = "long_wait"
     """The producer's wait is over an hour; it passes whole (a longer producer value wins) and capping it is the consumer's choice."""
+    POLICY_RULE: Final = "policy_rule"
+    """A rule of the operator's policy decided part of the answer; the note names the rule and what it set (docs/POLICY.md). The caller's own override still wins over it."""
 
-    ALL: Final[FrozenSet[str]] = frozenset({"unknown_kind", "unknown_code", "unknown_class", "unknown_term", "alias_recognized", "class_absent", "default_assumed", "caller_override", "hints_relaxed", "wait_rounded", "retry_adjusted", "message_templated", "field_dropped", "target_unknown", "sanitized", "contract_version", "field_ignored", "field_truncated", "value_coerced", "partial_output", "long_wait"})
+    ALL: Final[FrozenSet[str]] = frozenset({"unknown_kind", "unknown_code", "unknown_class", "unknown_term", "alias_recognized", "class_absent", "default_assumed", "caller_override", "hints_relaxed", "wait_rounded", "retry_adjusted", "message_templated", "field_dropped", "target_unknown", "sanitized", "contract_version", "field_ignored", "field_truncated", "value_coerced", "partial_output", "long_wait", "policy_rule"})
 
 
 class HandlingRoute:

@@ -305,6 +305,7 @@ class NoteCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     NOTE_CODE_VALUE_COERCED: _ClassVar[NoteCode]
     NOTE_CODE_PARTIAL_OUTPUT: _ClassVar[NoteCode]
     NOTE_CODE_LONG_WAIT: _ClassVar[NoteCode]
+    NOTE_CODE_POLICY_RULE: _ClassVar[NoteCode]
 
 class LimitKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -596,6 +597,7 @@ NOTE_CODE_FIELD_TRUNCATED: NoteCode
 NOTE_CODE_VALUE_COERCED: NoteCode
 NOTE_CODE_PARTIAL_OUTPUT: NoteCode
 NOTE_CODE_LONG_WAIT: NoteCode
+NOTE_CODE_POLICY_RULE: NoteCode
 LIMIT_KIND_UNSPECIFIED: LimitKind
 LIMIT_KIND_RATE: LimitKind
 LIMIT_KIND_QUOTA: LimitKind
