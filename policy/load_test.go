@@ -116,3 +116,74 @@ func TestPolicyLoadDir(t *testing.T) {
 		t.Errorf("two versions: %v", err)
 	}
 }
+
+func TestPolicyBounds(t *testing.T) {
+	// Billion laughs: nine levels of nine aliases. yaml.v3's guard refuses
+	// it before anything is expanded.
+	var b strings.Builder
+	b.WriteString("version: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i := 1; i <= 9; i++ {
+		b.WriteString("k" + string(rune('0'+i)) + ": &a" + string(rune('0'+i)) + " [")
+		for j := 0; j < 9; j++ {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("*a" + string(rune('0'+i-1)))
+		}
+		b.WriteString("]\n")
+	}
+	got := parseErrs(t, "laughs.yaml", b.String())
+	if len(got) != 1 || !strings.Contains(got[0], "excessive aliasing") {
+		t.Errorf("billion laughs: %v", got)
+	}
+	// Over the size bound: refused unread.
+	big := "version: x\n" + strings.Repeat("# padding\n", MaxBytes/10)
+	if got := parseErrs(t, "big.yaml", big); !strings.Contains(got[0], "at most 4 MiB") {
+		t.Errorf("big: %v", got)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "big.yaml"), []byte(big), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(filepath.Join(dir, "big.yaml")); err == nil || !strings.Contains(err.Error(), "big.yaml: a policy is at most 4 MiB") {
+		t.Errorf("Load big: %v", err)
+	}
+	// Nesting deeper than any policy: refused, not walked.
+	deep := "version: " + strings.Repeat("[", 100) + strings.Repeat("]", 100) + "\n"
+	if got := parseErrs(t, "deep.yaml", deep); !strings.Contains(got[0], "levels deep") {
+		t.Errorf("deep: %v", got)
+	}
+}
+
+func TestPolicyYAMLShapes(t *testing.T) {
+	for _, tc := range []struct{ name, src, want string }{
+		{"syntax", "version: v1\nproviders: [\n  - x\n", "syntax.yaml:"},
+		{"dupkey", "version: v1\nversion: v2\n", `dupkey.yaml:2: mapping key "version" already defined at line 1`},
+		{"two-docs", "version: v1\n---\nversion: v2\n", "two-docs.yaml:2:1: a second YAML document"},
+		{"merge", "x: &x {name: a, term: t, retry: never}\noverrides:\n  - <<: *x\n", "merge.yaml:3:5: /overrides/0: YAML merge keys (<<) are not supported"},
+		{"not-object", "- a\n- b\n", "not-object.yaml:1:1: got array, want object"},
+		{"version-number", "version: 3\n", `version-number.yaml:1:10: /version: got number, want string: quote it ("3")`},
+		{"missing", "overrides:\n  - term: rate_limited\n    retry: never\n", `missing.yaml:2:5: /overrides/0: missing required key "name"`},
+		{"bad-regex", "secrets:\n  redact:\n    - {name: itk, regex: \"itk_[A-Z\"}\n", "bad-regex.yaml:3:26: /secrets/redact/0/regex: not an RE2 regular expression"},
+		{"unknown-nested", "default_waits: {transient: 3}\n", `unknown-nested.yaml:1:17: /default_waits/transient: unknown key "transient" (did you mean "transient_secs"?)`},
+		{"inf", "default_waits: {transient_secs: .inf}\n", "inf.yaml:1:33: /default_waits/transient_secs: .inf is not a number JSON can hold"},
+		{"huge-int", "default_waits: {transient_secs: 99999999999999999999999}\n", "huge-int.yaml:1:33: /default_waits/transient_secs: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := strings.Join(parseErrs(t, tc.name+".yaml", tc.src), "\n")
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+	// An empty file is an empty policy.
+	if p, err := Parse("empty.yaml", nil); err != nil || len(p.Rules()) != 0 {
+		t.Errorf("empty: %v", err)
+	}
+	// An alias of a whole value is fine; its errors are where the anchor is.
+	src := "x: &w {name: a, term: rate_limited, retry: nevr}\noverrides: [*w]\n"
+	got := strings.Join(parseErrs(t, "alias.yaml", src), "\n")
+	if !strings.Contains(got, `alias.yaml:1:44: /overrides/0/retry: "nevr" is not one of these (did you mean "never"?)`) {
+		t.Errorf("alias: %s", got)
+	}
+}
