@@ -27,7 +27,7 @@ func decodeAgent(m *model, a *errsvcv1.AgentError) error {
 		return err
 	}
 	m.originalTerm = m.agentCode
-	row := agentRowOrFallback(m.agentCode)
+	row := m.agentRowFor(m.agentCode)
 	reason := stringField(a.GetDetails(), "reason")
 	m.kind = agentKind(row, reason)
 	setKind(m, m.kind)
@@ -53,6 +53,11 @@ func decodeAgent(m *model, a *errsvcv1.AgentError) error {
 	if row.GetClass() == "" && m.hasClass && m.recognized {
 		cr := classRow(m.class)
 		m.httpStatus, m.grpcCode = cr.GetHttpStatus(), cr.GetGrpcCode()
+	}
+	if m.policy != nil {
+		if a := m.policy.agentCodes[m.agentCode]; a != nil {
+			finishPolicyAgentCode(m, a)
+		}
 	}
 	return nil
 }
@@ -91,6 +96,11 @@ func decodeAgentProjection(m *model, a *errsvcv1.AgentError, field string) error
 		return &RequestError{Field: f.code, Description: "nothing is left of the code once control characters are removed"}
 	}
 	row := agentCodeRow(code)
+	if row == nil && m.policy != nil {
+		if a, ok := policyAgentCode(m, code); ok {
+			row = agentCodeRow(a.SameAs)
+		}
+	}
 	if row == nil {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_UNKNOWN_CODE, "agent code %q is not one of the 16; it passes through with %s's meaning%s", clip(code), fallbackAgentCode, didYouMean(AgentCodes.Nearest(code)))
 		row = agentCodeRow(fallbackAgentCode)

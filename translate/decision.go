@@ -53,12 +53,15 @@ func settleDecision(m *model) {
 		overrideClass(m, classTransient, "recovery.action retry_later supplied by the caller", true)
 	case m.callerAction && (m.action == "do_not_retry" || m.action == "retry_later" && m.sameArgs != "conditional"):
 		// The caller's decision stands (it agrees with the class).
+	case m.policyDecided:
+		// An operator's rule decided: it stands over the producer's hint
+		// and the built-in safety rule (docs/POLICY.md, "Who decides").
 	case m.agentFromSource && m.agentRetry == "no" && retryHelps(m):
 		overrideClass(m, "permanent", `the producer's agent_error.retry "no"`, true)
 	case m.agentFromSource && retryHint(m.agentRetry) && !retryHelps(m):
 		overrideClass(m, classTransient, producerHint[m.agentRetry], true)
 	case !m.agentFromSource && m.agentRetry == "no" && retryHelps(m) && !m.classFromSource &&
-		agentRowOrFallback(m.agentCode).GetRetryIfIdempotent() != "" && !m.idempotent:
+		m.agentRowFor(m.agentCode).GetRetryIfIdempotent() != "" && !m.idempotent:
 		// The Agent Surface matrix's safety rule (a TIMEOUT is retried only
 		// when idempotent: side effects may have occurred) forbids the
 		// retry the class would allow. The kind's recovery (retry_later,
@@ -70,8 +73,8 @@ func settleDecision(m *model) {
 	// The derived hints follow the decision.
 	// A class the source produced (a provider's timeout is transient)
 	// wins over the agent code's default hint.
-	if !m.agentFromSource && retryHint(m.agentRetry) != helps {
-		if r := hintFor(agentRowOrFallback(m.agentCode), helps); r != "" {
+	if (!m.agentFromSource || m.policyDecided) && retryHint(m.agentRetry) != helps {
+		if r := hintFor(m.agentRowFor(m.agentCode), helps); r != "" {
 			m.agentRetry = r
 		}
 	}

@@ -210,7 +210,7 @@ func decodeOwnStatus(m *model, name, msg string, d statusDetails) error {
 	// as it does for an agent source.
 	if code := term(m, md["agentCode"], prefix+"agentCode"); code != "" && code != m.agentCode {
 		m.agentCode = code
-		m.agentDetails = agentDetailsFor(m, agentRowOrFallback(code), "")
+		m.agentDetails = agentDetailsFor(m, m.agentRowFor(code), "")
 		m.agentFromSource = true
 	}
 	if r := term(m, md["retry"], prefix+"retry"); r != "" && r != m.agentRetry {

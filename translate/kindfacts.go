@@ -79,6 +79,9 @@ func setKind(m *model, wire string) {
 		m.krow, m.kfacts = f.row, f
 		return
 	}
+	if policyKind(m, wire) {
+		return
+	}
 	m.krow, m.kfacts = nil, nil
 }
 

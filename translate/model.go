@@ -15,6 +15,13 @@ import (
 type model struct {
 	// policy is the operator policy the translation reads (nil: none).
 	policy *Policy
+	// policyRule is the provider family's rule that read the answer;
+	// policyDecided says a policy rule set the class, which then stands
+	// over a producer's own hint (only the caller's override beats it);
+	// policyKindNoted says the kind's note is written.
+	policyRule      *policyProviderRule
+	policyDecided   bool
+	policyKindNoted bool
 	// limit is the limit facet (limit.go); nil when the error is not a
 	// limit.
 	limit  *limitFacts

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -21,19 +22,24 @@ type Policy struct {
 	spec PolicySpec
 	hash string
 
-	// families by lower-cased provider name; the others are tried in
-	// order by base URL or header.
-	familyByName map[string]*policyFamily
-	families     []*policyFamily
+	// families by lower-cased provider name, by base URL host (lower
+	// case) and by lower-cased header name: a translation looks up, it
+	// does not walk the families.
+	familyByName   map[string]*policyFamily
+	familyByHost   map[string][]hostCandidate
+	familyByHeader map[string][]headerCandidate
 
 	kinds      map[string]*kindFacts
 	kindSpecs  map[string]*KindSpec
+	kindRule   map[string]int
 	agentCodes map[string]*AgentCodeSpec
+	agentRule  map[string]int
 
 	overrides map[string][]*policyOverride
 	decisions []*policyDecision
 
 	defaultWaits DefaultWaitsSpec
+	waitRule     int
 
 	redact, keep []*policyPattern
 
@@ -46,6 +52,16 @@ type Policy struct {
 type policyFamily struct {
 	spec  *ProviderFamilySpec
 	rules []policyProviderRule
+}
+
+type hostCandidate struct {
+	prefix string
+	family *policyFamily
+}
+
+type headerCandidate struct {
+	value  string
+	family *policyFamily
 }
 
 type policyProviderRule struct {
@@ -95,11 +111,15 @@ func NewPolicy(spec PolicySpec) (*Policy, error) {
 	p := &Policy{
 		spec:         spec,
 		hash:         hex.EncodeToString(sum[:8]),
-		familyByName: map[string]*policyFamily{},
-		kinds:        map[string]*kindFacts{},
-		kindSpecs:    map[string]*KindSpec{},
-		agentCodes:   map[string]*AgentCodeSpec{},
-		overrides:    map[string][]*policyOverride{},
+		familyByName:   map[string]*policyFamily{},
+		familyByHost:   map[string][]hostCandidate{},
+		familyByHeader: map[string][]headerCandidate{},
+		kinds:          map[string]*kindFacts{},
+		kindSpecs:      map[string]*KindSpec{},
+		kindRule:       map[string]int{},
+		agentCodes:     map[string]*AgentCodeSpec{},
+		agentRule:      map[string]int{},
+		overrides:      map[string][]*policyOverride{},
 	}
 	seen := map[string]string{}
 	addRule := func(name, path string) (int, error) {
@@ -122,9 +142,11 @@ func NewPolicy(spec PolicySpec) (*Policy, error) {
 		}
 		p.kindSpecs[k.Kind] = k
 		p.kinds[k.Kind] = newKindFacts(k.Kind, kindRowOf(k))
-		if _, err := addRule("kind."+k.Kind, path); err != nil {
+		idx, err := addRule("kind."+k.Kind, path)
+		if err != nil {
 			return nil, err
 		}
+		p.kindRule[k.Kind] = idx
 	}
 	for i := range p.spec.AgentCodes {
 		a := &p.spec.AgentCodes[i]
@@ -141,9 +163,11 @@ func NewPolicy(spec PolicySpec) (*Policy, error) {
 			return nil, err
 		}
 		p.agentCodes[a.Code] = a
-		if _, err := addRule("agent_code."+a.Code, path); err != nil {
+		idx, err := addRule("agent_code."+a.Code, path)
+		if err != nil {
 			return nil, err
 		}
+		p.agentRule[a.Code] = idx
 	}
 	for i := range p.spec.Providers {
 		f := &p.spec.Providers[i]
@@ -188,8 +212,17 @@ func NewPolicy(spec PolicySpec) (*Policy, error) {
 			}
 			p.familyByName[key] = pf
 		}
-		if len(m.BaseURLs)+len(m.Headers) > 0 {
-			p.families = append(p.families, pf)
+		for j, base := range m.BaseURLs {
+			u, err := url.Parse(base)
+			if err != nil || u.Host == "" {
+				return nil, &PolicyError{Path: fmt.Sprintf("%s/match/base_urls/%d", path, j), Description: "an absolute URL such as https://llm.internal.example/v1"}
+			}
+			host := strings.ToLower(u.Hostname())
+			p.familyByHost[host] = append(p.familyByHost[host], hostCandidate{base, pf})
+		}
+		for name, value := range m.Headers {
+			key := strings.ToLower(name)
+			p.familyByHeader[key] = append(p.familyByHeader[key], headerCandidate{value, pf})
 		}
 	}
 	for i := range p.spec.Overrides {
@@ -230,6 +263,11 @@ func NewPolicy(spec PolicySpec) (*Policy, error) {
 	}
 	if dw := p.spec.DefaultWaits; dw != nil {
 		p.defaultWaits = *dw
+		idx, err := addRule("default_waits", "/default_waits")
+		if err != nil {
+			return nil, err
+		}
+		p.waitRule = idx
 		for k, secs := range dw.ByKind {
 			if !LabbyKinds.Has(k) && p.kindSpecs[k] == nil {
 				return nil, &PolicyError{Path: "/default_waits/by_kind/" + k, Description: termHint("a Labby kind (built-in or under kinds)", k, LabbyKinds)}
@@ -325,7 +363,6 @@ func (p *Policy) checkRuleTerms(class, kind string, limit *LimitSpec, path strin
 			{"kind", limit.Kind, LimitKinds, false},
 			{"dimension", limit.Dimension, LimitDimensions, true},
 			{"scope", limit.Scope, LimitScopes, true},
-			{"decision", limit.Decision, LimitDecisions, true},
 		} {
 			if (c.v != "" || !c.optional) && !c.voc.Has(c.v) {
 				return &PolicyError{Path: path + "/limit/" + c.field, Description: termHint("a "+c.voc.Name+" term", c.v, c.voc)}

@@ -88,12 +88,13 @@ type ProviderRuleSpec struct {
 }
 
 // LimitSpec is a limit facet a policy rule gives (the Limit message's
-// kind, dimension, scope and decision, as wire terms).
+// kind, dimension and scope, as wire terms). Its decision is not said
+// here: it follows the one retry decision and the kind, as every facet's
+// does, so a policy cannot make the facet disagree with the class.
 type LimitSpec struct {
 	Kind      string `json:"kind"`
 	Dimension string `json:"dimension,omitempty"`
 	Scope     string `json:"scope,omitempty"`
-	Decision  string `json:"decision,omitempty"`
 }
 
 // KindSpec makes a Labby kind known. Origin, action and same_arguments

@@ -27,6 +27,7 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 	if status != 0 { // 0: the status is unknown
 		status = validStatus(m, status, "provider_response.status")
 	}
+	fam := m.policy.familyFor(p)
 	a := provider.Answer{
 		Provider: p.GetProvider(),
 		Status:   int(status),
@@ -38,7 +39,14 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 	if p.GetReceivedAt() != nil {
 		a.ReceivedAt = p.GetReceivedAt().AsTime()
 	}
+	if fam != nil {
+		if fam.spec.ReadsLike != "" {
+			a.Provider = fam.spec.ReadsLike
+		}
+		a.Operator = m.operatorReading(fam)
+	}
 	r := provider.Classify(a)
+	finishProviderRule(m, &r)
 	m.clock = r.Clock
 	seedClassifierNames(m, r)
 	if r.Class == "" {

@@ -37,6 +37,11 @@ func (m *model) text(s string, cap int) string {
 // original_kind), and the sanitiser is a pure function of the text and the
 // cap, so each (text, cap) runs the pipeline once.
 func (m *model) textReport(s string, cap int) (string, sanitize.Report) {
+	if m.policy != nil && len(m.policy.keep) > 0 {
+		if out, rep, ok := m.policy.keepText(s, cap); ok {
+			return out, rep
+		}
+	}
 	return m.memo.textReport(s, cap)
 }
 

@@ -191,6 +191,12 @@ func (m *model) release(gen uint64) {
 
 // translateInto translates req with m as the answer's storage.
 func translateInto(m *model, req *errsvcv1.TranslateRequest) (resp *errsvcv1.TranslateResponse, cacheable bool, err error) {
+	if m.policy != nil && len(m.policy.redact) > 0 {
+		var redacted bool
+		if req, redacted = m.policy.redactRequest(req); redacted {
+			m.note(errsvcv1.NoteCode_NOTE_CODE_SANITIZED, "a value matching one of the operator policy's secret formats was redacted")
+		}
+	}
 	if err := decode(m, req); err != nil {
 		return nil, false, err
 	}
@@ -267,6 +273,7 @@ func decode(m *model, req *errsvcv1.TranslateRequest) error {
 		return err
 	}
 	applyContext(m, req.GetContext())
+	applyPolicy(m, req)
 	settleDecision(m)
 	settleLimit(m)
 	noteUnmodelled(m, req)

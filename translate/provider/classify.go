@@ -29,6 +29,29 @@ type Answer struct {
 	// Limits asks for the limit facet (Result.Limit); without it Classify
 	// stays nearly allocation-free.
 	Limits bool
+	// Operator, when set, is an operator's own reading (an errsvc policy's
+	// provider family): it sees the built-in verdict and may replace it,
+	// after the built-in tables and before the wait and the limit are read,
+	// so a class it makes transient gets the provider's own wait.
+	Operator func(e Seen, v *Verdict) bool
+}
+
+// Seen is what the classifier found of an answer's error, for an
+// Operator reading.
+type Seen struct {
+	// Status is the HTTP status, or a 2xx answer's in-band error code.
+	Status int
+	// Code is the error's code as the classifier reads it; Type, Status
+	// and ErrorType the body's error.type, google.rpc status name and
+	// Bedrock exception name, when it gives them.
+	Code, Type, StatusName, ErrorType string
+	// Message is the raw error text. UNTRUSTED: match it, never echo it.
+	Message string
+}
+
+// Verdict is a reading's class, Labby kind and rule id.
+type Verdict struct {
+	Class, Kind, Rule string
 }
 
 // Result is the classification of an Answer.
@@ -103,6 +126,16 @@ func classify(a Answer, find errorFinder) Result {
 	text := scanText(obj.Message, obj.Extra)
 	if r, rr, ok := refine(v, text); ok {
 		v, rule = r, rr
+	}
+	if a.Operator != nil {
+		code := codeValue
+		if code == "" {
+			code = primaryCode(&obj)
+		}
+		ov := Verdict{Class: v.class, Kind: v.kind, Rule: rule}
+		if a.Operator(Seen{Status: status, Code: code, Type: obj.Type, StatusName: obj.Status, ErrorType: obj.ErrorType, Message: obj.Message}, &ov) {
+			v.class, v.kind, rule = ov.Class, ov.Kind, ov.Rule
+		}
 	}
 
 	res := Result{

@@ -811,3 +811,17 @@ func plainWords(s string) bool {
 	// layer, context.go).
 	return !strings.Contains(s, "bearer") && !plainProseSecret(s)
 }
+
+// Cut caps already-sanitised text at cap runes, as Text does, with
+// TruncationMarker when it cut; a redaction marker is never split. It is
+// for text assembled from pieces Text has sanitised each (an operator
+// policy's kept ids between them).
+func Cut(s string, cap int) (string, bool) {
+	if cap < 0 {
+		cap = 0
+	}
+	if len(s) <= cap || utf8.RuneCountInString(s) <= cap {
+		return s, false
+	}
+	return cutRunes(s, cap) + TruncationMarker, true
+}

@@ -1,0 +1,187 @@
+package translate
+
+import (
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/translate/sanitize"
+)
+
+// An operator's secret formats (secrets.redact) are redacted in the
+// request itself, before anything is decoded: every answer field, note
+// and log line is made from the request, so no copy of one can escape,
+// and the built-in sanitiser then reads the text as it would with the
+// secret already gone. The request is cloned only when a format matches.
+//
+// Its id formats (secrets.keep) are left alone in texts (messages,
+// evidence text, terms): the text is sanitised in the pieces between the
+// kept ids, which pass as they are. Structured values (details, structured
+// evidence) keep the built-in rules only.
+
+// redactRequest is req with every string value matching a redact format
+// replaced by the redaction marker; req itself when none matches.
+func (p *Policy) redactRequest(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateRequest, bool) {
+	if p == nil || len(p.redact) == 0 || req == nil || !p.anyRedact(req.ProtoReflect()) {
+		return req, false
+	}
+	out := proto.Clone(req).(*errsvcv1.TranslateRequest)
+	p.redactMessage(out.ProtoReflect())
+	return out, true
+}
+
+func (p *Policy) redactString(s string) string {
+	for _, pat := range p.redact {
+		if pat.re.MatchString(s) {
+			s = pat.re.ReplaceAllLiteralString(s, sanitize.RedactedToken)
+		}
+	}
+	return s
+}
+
+func (p *Policy) matchesRedact(s string) bool {
+	for _, pat := range p.redact {
+		if pat.re.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// anyRedact reports whether a string anywhere in m matches a format.
+func (p *Policy) anyRedact(m protoreflect.Message) bool {
+	found := false
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		found = p.valueHas(fd, v)
+		return !found
+	})
+	return found
+}
+
+func (p *Policy) valueHas(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+	switch {
+	case fd.IsList():
+		l := v.List()
+		for i := 0; i < l.Len(); i++ {
+			if p.scalarHas(fd, l.Get(i)) {
+				return true
+			}
+		}
+		return false
+	case fd.IsMap():
+		found := false
+		v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
+			found = p.scalarHas(fd.MapValue(), mv)
+			return !found
+		})
+		return found
+	}
+	return p.scalarHas(fd, v)
+}
+
+func (p *Policy) scalarHas(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+	switch fd.Kind() {
+	case protoreflect.StringKind:
+		return p.matchesRedact(v.String())
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		return p.anyRedact(v.Message())
+	}
+	return false
+}
+
+// redactMessage replaces, in place, every matching string of m (a clone).
+func (p *Policy) redactMessage(m protoreflect.Message) {
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsList():
+			l := v.List()
+			for i := 0; i < l.Len(); i++ {
+				if nv, ok := p.redactScalar(fd, l.Get(i)); ok {
+					l.Set(i, nv)
+				}
+			}
+		case fd.IsMap():
+			mp := v.Map()
+			mp.Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+				if nv, ok := p.redactScalar(fd.MapValue(), mv); ok {
+					mp.Set(k, nv)
+				}
+				return true
+			})
+		default:
+			if nv, ok := p.redactScalar(fd, v); ok {
+				m.Set(fd, nv)
+			}
+		}
+		return true
+	})
+}
+
+func (p *Policy) redactScalar(fd protoreflect.FieldDescriptor, v protoreflect.Value) (protoreflect.Value, bool) {
+	switch fd.Kind() {
+	case protoreflect.StringKind:
+		if s := v.String(); p.matchesRedact(s) {
+			return protoreflect.ValueOfString(p.redactString(s)), true
+		}
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		p.redactMessage(v.Message())
+	}
+	return v, false
+}
+
+// keepText is sanitize.TextReport for a text holding ids the policy keeps:
+// the pieces between them sanitised, the ids as they are, the whole then
+// capped. ok is false when no kept id is in s.
+func (p *Policy) keepText(s string, cap int) (string, sanitize.Report, bool) {
+	if p == nil || len(p.keep) == 0 {
+		return "", sanitize.Report{}, false
+	}
+	var spans [][]int
+	for _, pat := range p.keep {
+		spans = append(spans, pat.re.FindAllStringIndex(s, 64)...)
+	}
+	if len(spans) == 0 {
+		return "", sanitize.Report{}, false
+	}
+	spans = mergeSpans(spans)
+	var b strings.Builder
+	var rep sanitize.Report
+	last := 0
+	for _, sp := range spans {
+		piece, r := sanitize.TextReport(s[last:sp[0]], len(s))
+		b.WriteString(piece)
+		rep.Redacted = rep.Redacted || r.Redacted
+		rep.Stripped = rep.Stripped || r.Stripped
+		rep.Removed = rep.Removed || r.Removed
+		b.WriteString(s[sp[0]:sp[1]])
+		last = sp[1]
+	}
+	piece, r := sanitize.TextReport(s[last:], len(s))
+	b.WriteString(piece)
+	rep.Redacted = rep.Redacted || r.Redacted
+	rep.Stripped = rep.Stripped || r.Stripped
+	rep.Removed = rep.Removed || r.Removed
+	out, cut := sanitize.Cut(b.String(), cap)
+	rep.Truncated = cut
+	return out, rep, true
+}
+
+// mergeSpans sorts spans and joins those that overlap.
+func mergeSpans(spans [][]int) [][]int {
+	for i := 1; i < len(spans); i++ {
+		for j := i; j > 0 && spans[j][0] < spans[j-1][0]; j-- {
+			spans[j], spans[j-1] = spans[j-1], spans[j]
+		}
+	}
+	out := spans[:1]
+	for _, sp := range spans[1:] {
+		if l := out[len(out)-1]; sp[0] < l[1] {
+			l[1] = max(l[1], sp[1])
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
