@@ -26,7 +26,6 @@ var vocabularyDefs = map[string]*translate.Vocabulary{
 	"limit_kind":      translate.LimitKinds,
 	"limit_dimension": translate.LimitDimensions,
 	"limit_scope":     translate.LimitScopes,
-	"limit_decision":  translate.LimitDecisions,
 }
 
 func readSchema(t *testing.T) map[string]any {
