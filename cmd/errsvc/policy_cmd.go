@@ -164,9 +164,13 @@ func runPolicyExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 // summary is the decision in one line: what an operator compares with
 // what the rule meant to say.
 func summary(resp *errsvcv1.TranslateResponse) string {
-	parts := []string{"class " + orNone(resp.GetClassification().GetClass())}
-	if s := resp.GetClassification().RetryAfterSecs; s != nil {
-		parts = append(parts, fmt.Sprintf("wait %d s", *s))
+	parts := []string{"no class (the source carries none)"}
+	if c := resp.GetClassification().GetClass(); c != "" {
+		parts[0] = "class " + c
+	}
+	// Classification is absent where the source carries no class.
+	if c := resp.GetClassification(); c != nil && c.RetryAfterSecs != nil {
+		parts = append(parts, fmt.Sprintf("wait %d s", c.GetRetryAfterSecs()))
 	}
 	if k := resp.GetLabbyError().GetKind(); k != "" {
 		parts = append(parts, "kind "+k)
@@ -177,8 +181,8 @@ func summary(resp *errsvcv1.TranslateResponse) string {
 	if c := resp.GetAgentError().GetCode(); c != "" {
 		parts = append(parts, "agent code "+c)
 	}
-	if s := resp.HttpStatus; s != nil {
-		parts = append(parts, fmt.Sprintf("HTTP %d", *s))
+	if resp.HttpStatus != nil {
+		parts = append(parts, fmt.Sprintf("HTTP %d", resp.GetHttpStatus()))
 	}
 	if l := resp.GetLimit(); l != nil {
 		parts = append(parts, "limit "+l.GetKind())

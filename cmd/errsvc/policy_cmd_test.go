@@ -143,6 +143,13 @@ func TestPolicyExplain(t *testing.T) {
 			answer: []string{"class transient", "kind repo_locked", "HTTP 423"},
 		},
 		{
+			// A source without a class: no classification in the answer.
+			name:   "a classified code made known",
+			req:    `{"classified_error": {"code": "repo_archived", "message": "archived"}}`,
+			rule:   `"kind.repo_archived"`,
+			answer: []string{"no class", "kind repo_archived", "HTTP 409"},
+		},
+		{
 			name:   "never retry delete_repository",
 			req:    `{"agent_error": {"code": "TIMEOUT", "message": "deadline exceeded"}, "context": {"tool": "delete_repository"}}`,
 			rule:   `"never_retry_delete_repository"`,
