@@ -267,9 +267,14 @@ func parse(file string, data []byte) (*document, *Error) {
 		}
 		return nil, &Error{File: file, Line: next.Line, Column: next.Column, Message: "a second YAML document: a policy file holds one (put several in a folder)"}
 	}
-	// yaml.v3's own decoder refuses duplicate keys, recursive anchors and
-	// excessive aliasing (billion laughs); run it first as the guard, then
-	// convert the node tree ourselves, as that keeps every position.
+	// A key written twice is refused where it is (yaml.v3's decoder would
+	// refuse it too, but without the column or the path).
+	if err := d.duplicateKeys(&root, "", 0); err != nil {
+		return nil, err
+	}
+	// yaml.v3's own decoder refuses recursive anchors and excessive
+	// aliasing (billion laughs); run it first as the guard, then convert
+	// the node tree ourselves, as that keeps every position.
 	var guard any
 	if err := root.Decode(&guard); err != nil {
 		return nil, yamlError(file, err)
@@ -280,6 +285,40 @@ func parse(file string, data []byte) (*document, *Error) {
 	}
 	d.value = v
 	return d, nil
+}
+
+// duplicateKeys finds a mapping key written twice, without following
+// aliases (an alias repeats a value, not a key), as deep as convert goes.
+func (d *document) duplicateKeys(n *yaml.Node, path string, depth int) *Error {
+	if depth > maxDepth {
+		return nil // convert refuses it, located
+	}
+	switch n.Kind {
+	case yaml.DocumentNode, yaml.SequenceNode:
+		for i, c := range n.Content {
+			p := path
+			if n.Kind == yaml.SequenceNode {
+				p += "/" + strconv.Itoa(i)
+			}
+			if err := d.duplicateKeys(c, p, depth+1); err != nil {
+				return err
+			}
+		}
+	case yaml.MappingNode:
+		seen := make(map[string]*yaml.Node, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			kp := path + "/" + escape(k.Value)
+			if first, dup := seen[k.Value]; dup && k.Kind == yaml.ScalarNode {
+				return d.errorAt(k, kp, fmt.Sprintf("key %q is written twice (first at %d:%d)", k.Value, first.Line, first.Column))
+			}
+			seen[k.Value] = k
+			if err := d.duplicateKeys(n.Content[i+1], kp, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func yamlError(file string, err error) *Error {
@@ -439,26 +478,25 @@ var printer = message.NewPrinter(language.English)
 // validate checks the document against the schema: every error, each
 // where its value is.
 func (d *document) validate(sch *jsonschema.Schema) Errors {
-	err := sch.Validate(d.value)
-	if err == nil {
-		return nil
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return Errors{{File: d.file, Message: err.Error()}}
-	}
 	var errs Errors
-	var walk func(*jsonschema.ValidationError)
-	walk = func(v *jsonschema.ValidationError) {
-		if len(v.Causes) > 0 {
-			for _, c := range v.Causes {
-				walk(c)
-			}
-			return
+	if err := sch.Validate(d.value); err != nil {
+		var ve *jsonschema.ValidationError
+		if !errors.As(err, &ve) {
+			return Errors{{File: d.file, Message: err.Error()}}
 		}
-		errs = append(errs, d.schemaError(v)...)
+		var walk func(*jsonschema.ValidationError)
+		walk = func(v *jsonschema.ValidationError) {
+			if len(v.Causes) > 0 {
+				for _, c := range v.Causes {
+					walk(c)
+				}
+				return
+			}
+			errs = append(errs, d.schemaError(v)...)
+		}
+		walk(ve)
 	}
-	walk(ve)
+	errs = append(errs, d.checkHeaderNames()...)
 	slices.SortStableFunc(errs, func(a, b *Error) int {
 		if a.Line != b.Line {
 			return a.Line - b.Line
@@ -524,6 +562,36 @@ func (d *document) schemaError(v *jsonschema.ValidationError) Errors {
 		return Errors{d.at(ptr, msg)}
 	}
 	return Errors{d.at(ptr, v.ErrorKind.LocalizedString(printer))}
+}
+
+// headerName is an HTTP field name (RFC 9110, token).
+var headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+// checkHeaderNames refuses a match header that is no HTTP field name,
+// which could never match. It is checked here, not with the schema's
+// propertyNames: jsonschema/v6.0.3 reports a propertyNames error at a
+// wrong instance location (santhosh-tekuri/jsonschema#258, #269).
+func (d *document) checkHeaderNames() Errors {
+	root, _ := d.value.(map[string]any)
+	families, _ := root["providers"].([]any)
+	var errs Errors
+	for i, f := range families {
+		fm, _ := f.(map[string]any)
+		match, _ := fm["match"].(map[string]any)
+		headers, _ := match["headers"].(map[string]any)
+		for name := range headers {
+			if headerName.MatchString(name) {
+				continue
+			}
+			kp := fmt.Sprintf("/providers/%d/match/headers/%s", i, escape(name))
+			e := d.at(kp, fmt.Sprintf("%q is not an HTTP header name (letters, digits and !#$%%&'*+.^_`|~-)", name))
+			if kn := d.keys[kp]; kn != nil {
+				e.Line, e.Column = kn.Line, kn.Column
+			}
+			errs = append(errs, e)
+		}
+	}
+	return errs
 }
 
 // allowedProperties are the property names of the schema object at

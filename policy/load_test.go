@@ -158,7 +158,10 @@ func TestPolicyBounds(t *testing.T) {
 func TestPolicyYAMLShapes(t *testing.T) {
 	for _, tc := range []struct{ name, src, want string }{
 		{"syntax", "version: v1\nproviders: [\n  - x\n", "syntax.yaml:"},
-		{"dupkey", "version: v1\nversion: v2\n", `dupkey.yaml:2: mapping key "version" already defined at line 1`},
+		{"dupkey", "version: v1\nversion: v2\n", `dupkey.yaml:2:1: /version: key "version" is written twice (first at 1:1)`},
+		{"dupkey-nested", "overrides:\n  - {name: a, term: t, name: b}\n", `dupkey-nested.yaml:2:24: /overrides/0/name: key "name" is written twice (first at 2:6)`},
+		{"bad-header", "providers:\n  - name: f\n    match: {headers: {\"x y\": v, server: uvicorn}}\n", `bad-header.yaml:3:23: /providers/0/match/headers/x y: "x y" is not an HTTP header name`},
+		{"json", "{\"$schema\": \"x\",\n \"version\": \"v1\",\n \"provders\": []}", `json.yaml:3:2: /provders: unknown key "provders" (did you mean "providers"?)`},
 		{"two-docs", "version: v1\n---\nversion: v2\n", "two-docs.yaml:2:1: a second YAML document"},
 		{"merge", "x: &x {name: a, term: t, retry: never}\noverrides:\n  - <<: *x\n", "merge.yaml:3:5: /overrides/0: YAML merge keys (<<) are not supported"},
 		{"not-object", "- a\n- b\n", "not-object.yaml:1:1: got array, want object"},
