@@ -99,7 +99,7 @@ func (es Errors) Error() string {
 func Load(path string) (*translate.Policy, error) {
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, Errors{{File: path, Message: err.Error()}}
+		return nil, Errors{{File: path, Message: pathError(err)}}
 	}
 	if !info.IsDir() {
 		data, err := readFile(path, MaxBytes)
@@ -110,7 +110,7 @@ func Load(path string) (*translate.Policy, error) {
 	}
 	entries, err := os.ReadDir(path)
 	if err != nil {
-		return nil, Errors{{File: path, Message: err.Error()}}
+		return nil, Errors{{File: path, Message: pathError(err)}}
 	}
 	var srcs []source
 	total := 0
@@ -125,7 +125,7 @@ func Load(path string) (*translate.Policy, error) {
 		// Stat follows the ConfigMap's symbolic links to the real file.
 		fi, err := os.Stat(file)
 		if err != nil {
-			return nil, Errors{{File: file, Message: err.Error()}}
+			return nil, Errors{{File: file, Message: pathError(err)}}
 		}
 		if !fi.Mode().IsRegular() {
 			continue
@@ -154,6 +154,15 @@ func Parse(name string, data []byte) (*translate.Policy, error) {
 	return compile([]source{{name: name, data: data}})
 }
 
+// pathError is err without the path the Error names already.
+func pathError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
 func policyExt(name string) bool {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".yaml", ".yml", ".json":
@@ -171,15 +180,12 @@ func tooBig(name string) *Error {
 func readFile(file string, limit int) ([]byte, *Error) {
 	f, err := os.Open(file)
 	if err != nil {
-		return nil, &Error{File: file, Message: err.Error()}
+		return nil, &Error{File: file, Message: pathError(err)}
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
 	if err != nil {
-		if errors.Is(err, fs.ErrInvalid) {
-			err = errors.New("not a readable file")
-		}
-		return nil, &Error{File: file, Message: err.Error()}
+		return nil, &Error{File: file, Message: pathError(err)}
 	}
 	if len(data) > limit {
 		return nil, tooBig(file)

@@ -190,3 +190,47 @@ func TestPolicyYAMLShapes(t *testing.T) {
 		t.Errorf("alias: %s", got)
 	}
 }
+
+// TestPolicyLoadConfigMapLayout: a Kubernetes ConfigMap volume holds each
+// key as a symbolic link through ..data to a timestamped folder; the
+// hidden entries are skipped, the links followed.
+func TestPolicyLoadConfigMapLayout(t *testing.T) {
+	dir := t.TempDir()
+	ts := filepath.Join(dir, "..2026_12_04_08_00_00.123456789")
+	if err := os.Mkdir(ts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ts, "policy.yaml"), []byte("version: cm\ndecisions: [{name: d, tool: x, retry: never}]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Base(ts), filepath.Join(dir, "..data")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..data", "policy.yaml"), filepath.Join(dir, "policy.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Version() != "cm" || len(p.Rules()) != 1 {
+		t.Errorf("version %q rules %v", p.Version(), p.Rules())
+	}
+	// Errors name the path errsvc was given, not the link's target.
+	if err := os.WriteFile(filepath.Join(ts, "policy.yaml"), []byte("decisions: [{name: d, tool: x, retry: nevr}]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dir); err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, "policy.yaml")+":1:") {
+		t.Errorf("error %v", err)
+	}
+	// A missing path: named once.
+	missing := filepath.Join(dir, "none")
+	if _, err := Load(missing); err == nil || err.Error() != missing+": no such file or directory" {
+		t.Errorf("missing: %v", err)
+	}
+	// A folder without policy files.
+	empty := t.TempDir()
+	if _, err := Load(empty); err == nil || !strings.Contains(err.Error(), "no policy files") {
+		t.Errorf("empty: %v", err)
+	}
+}
