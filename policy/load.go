@@ -94,8 +94,8 @@ func (es Errors) Error() string {
 // Load reads the policy at path: one file (YAML or JSON), or a folder,
 // whose .yaml, .yml and .json files (not hidden ones, nor subfolders) are
 // read in lexical order as one policy: their lists concatenated, the
-// version the first file's that has one. The error is Errors (each with
-// its location) or, when the path cannot be read, an *Error naming it.
+// version the first file's that has one. The error is always Errors, each
+// with its location (a path that cannot be read has no line).
 func Load(path string) (*translate.Policy, error) {
 	info, err := os.Stat(path)
 	if err != nil {
