@@ -3,7 +3,7 @@
 
 BUF := go tool -modfile=tools/buf/go.mod buf
 RELEASE_IMAGE := releases/errsvc-v1.binpb
-GENERATED := gen server/playground/vectors.json docs/VOCABULARIES.md docs/PROVIDERS.md clients/typescript/src/gen clients/python/src/errsvc_client/gen
+GENERATED := gen server/playground/vectors.json docs/VOCABULARIES.md docs/PROVIDERS.md policy/schema.json docs/POLICY.md clients/typescript/src/gen clients/python/src/errsvc_client/gen
 
 .PHONY: run build test generate docs golden lint breaking check-generated vet gotest conformance sdk web-check fuzz mutate release-image
 
@@ -34,10 +34,13 @@ generate:
 	$(MAKE) docs
 	bash clients/generate.sh
 
-## docs: regenerate docs/VOCABULARIES.md and docs/PROVIDERS.md from the contract and the fixtures
+## docs: regenerate docs/VOCABULARIES.md and docs/PROVIDERS.md from the contract and the fixtures,
+## and the policy schema's enums (policy/schema.json) and reference (docs/POLICY.md) from the contract
 docs:
 	go test ./translate -run 'TestVocabulariesDocIsCurrent' -update
 	go test ./translate/provider -run 'TestProvidersDoc' -update
+	go test ./policy -run 'TestSchemaEnums' -update
+	go test ./policy -run 'TestPolicyDocs' -update
 
 ## golden: rewrite testdata/golden from the engine (review the diff!)
 golden:

@@ -163,10 +163,18 @@ func TestPolicyDocs(t *testing.T) {
 	if len(examples) == 0 {
 		t.Fatal("no example policies")
 	}
+	// Editors find the schema where it is published.
+	modeline := "# yaml-language-server: $schema=" + SchemaURL + "\n"
+	if !strings.Contains(text, modeline) {
+		t.Errorf("%s does not show the schema's URL %s", docsFile, SchemaURL)
+	}
 	for _, f := range examples {
 		src, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !strings.HasPrefix(string(src), modeline) {
+			t.Errorf("%s does not start with %q", f, modeline)
 		}
 		if !strings.Contains(text, "```yaml\n"+string(src)+"```\n") {
 			t.Errorf("%s does not include %s verbatim", docsFile, filepath.ToSlash(f))

@@ -16,12 +16,15 @@ import (
 
 const policyUsage = `usage: errsvc policy check FILE_OR_DIR...
        errsvc policy explain POLICY REQUEST|-
+       errsvc policy schema
 
 check    validates each operator policy (a YAML or JSON file, or a folder of them) against
          the published schema and compiles it, for CI pipelines: prints
          "ok: N rules, version V, hash H", or every error as FILE:LINE:COL: PATH: MESSAGE.
 explain  translates one TranslateRequest (JSON, from REQUEST or stdin, as errsvc translate
          reads it) under POLICY and prints the rules that decided and the answer.
+schema   prints the policy file's JSON Schema (draft 2020-12), as published, for
+         editors and validators that cannot reach it.
 
 Exit status: 0 valid (check) or translated (explain), 1 a policy is invalid or a file
 unreadable, 2 usage error or malformed request. docs/POLICY.md describes the file.`
@@ -41,6 +44,15 @@ func runPolicy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runPolicyCheck(args[1:], stdout, stderr)
 	case "explain":
 		return runPolicyExplain(args[1:], stdin, stdout, stderr)
+	case "schema":
+		if len(args) > 1 {
+			fmt.Fprintln(stderr, policyUsage)
+			return exitMalformed
+		}
+		if _, err := stdout.Write(policy.Schema()); err != nil {
+			return exitFailure
+		}
+		return 0
 	}
 	fmt.Fprintf(stderr, "errsvc policy: unknown command %q\n\n%s\n", args[0], policyUsage)
 	return exitMalformed

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/errsvc/errsvc/policy"
 )
 
 // examplePolicy is the folder of example policies, one policy.
@@ -81,6 +83,7 @@ func TestPolicyUsage(t *testing.T) {
 		{[]string{"check"}, exitMalformed},
 		{[]string{"explain", examplePolicy}, exitMalformed},
 		{[]string{"explain", examplePolicy, "a", "b"}, exitMalformed},
+		{[]string{"schema", "extra"}, exitMalformed},
 		{[]string{"--help"}, 0},
 		{[]string{"check", "-h"}, 0},
 		{[]string{"explain", "--help"}, 0},
@@ -198,5 +201,16 @@ func TestPolicyExplain(t *testing.T) {
 	code, out, errOut = runPolicyCLI(t, "", "explain", examplePolicy, req)
 	if code != 0 || !strings.Contains(out, `policy rule "agent_code.SANDBOX_EXHAUSTED"`) {
 		t.Errorf("request file: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+func TestPolicySchemaCommand(t *testing.T) {
+	code, out, errOut := runPolicyCLI(t, "", "schema")
+	var schema map[string]any
+	if code != 0 || errOut != "" || json.Unmarshal([]byte(out), &schema) != nil {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if schema["$id"] != policy.SchemaURL || schema["$schema"] != "https://json-schema.org/draft/2020-12/schema" {
+		t.Errorf("$id %v $schema %v", schema["$id"], schema["$schema"])
 	}
 }
