@@ -109,8 +109,8 @@ func NewPolicy(spec PolicySpec) (*Policy, error) {
 	}
 	sum := sha256.Sum256(raw)
 	p := &Policy{
-		spec:         spec,
-		hash:         hex.EncodeToString(sum[:8]),
+		spec:           spec,
+		hash:           hex.EncodeToString(sum[:8]),
 		familyByName:   map[string]*policyFamily{},
 		familyByHost:   map[string][]hostCandidate{},
 		familyByHeader: map[string][]headerCandidate{},
