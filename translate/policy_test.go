@@ -261,8 +261,7 @@ func TestPolicySecretFormats(t *testing.T) {
 	plain, _ := Translate(policyRequest(t, `{"labby_error":{"kind":"provider_unavailable","message":"upstream said token `+secret+` is bad"}}`))
 	if !strings.Contains(protojson.Format(plain), secret) {
 		t.Error("the built-in sanitiser redacts this secret shape: the policy's format is not exercised")
-	} by the built-in rules (else
-	// keep would prove nothing).
+	}
 	resp, _ := Translate(policyRequest(t, `{"labby_error":{"kind":"provider_unavailable","message":"job `+id+` failed"}}`))
 	if strings.Contains(protojson.Format(resp), id) {
 		t.Error("the built-in sanitiser keeps this id shape: keep is not exercised")
