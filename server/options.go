@@ -87,6 +87,9 @@ func ApplyRuntimeDefaults() {
 // Options configures the service, its gRPC server, its HTTP handler and the
 // Server that runs both. Zero values mean the defaults above.
 type Options struct {
+	// Policy holds the operator policy every transport translates under
+	// (docs/POLICY.md); nil translates with the built-in matrix alone.
+	Policy   *PolicyHolder
 	GRPCAddr string
 	HTTPAddr string
 	// MaxRequestBytes bounds one REST body and one received gRPC message

@@ -37,6 +37,8 @@ type Service struct {
 	// its storage, which the call record holds (call.lend) until the
 	// transport has encoded the answer.
 	translate func(*errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, bool, translate.Lease, error)
+	// policy is the operator policy's holder (nil: none).
+	policy *PolicyHolder
 }
 
 var _ errsvcv1.TranslationServiceServer = (*Service)(nil)
@@ -47,6 +49,13 @@ var _ errsvcv1.TranslationServiceServer = (*Service)(nil)
 func NewService(opts Options) *Service {
 	opts = opts.withDefaults()
 	fn := translate.TranslateLeased
+	if h := opts.Policy; h != nil {
+		h.observe(opts.Metrics)
+		// One load per translation: the answer reads one policy throughout.
+		fn = func(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, bool, translate.Lease, error) {
+			return h.Load().TranslateLeased(req)
+		}
+	}
 	switch c, t := opts.translateCacheable, opts.translate; {
 	case c != nil:
 		fn = func(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, bool, translate.Lease, error) {
@@ -68,6 +77,7 @@ func NewService(opts Options) *Service {
 		logger:        opts.Logger,
 		metrics:       opts.Metrics,
 		translate:     fn,
+		policy:        opts.Policy,
 	}
 }
 
@@ -185,9 +195,10 @@ func (s *Service) refuseItem(ctx context.Context, req *errsvcv1.TranslateRequest
 	return &errsvcv1.TranslateResponse{Error: st.Proto()}
 }
 
-// ListVocabularies renders the matrix the translator itself reads.
+// ListVocabularies renders the matrix the translator itself reads, with
+// the operator policy's terms beside the built-in ones.
 func (s *Service) ListVocabularies(context.Context, *errsvcv1.ListVocabulariesRequest) (*errsvcv1.ListVocabulariesResponse, error) {
-	return translate.Vocabularies(), nil
+	return s.policy.Load().Vocabularies(), nil
 }
 
 // translateItem folds a failure into the response, as batch and stream items

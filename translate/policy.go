@@ -9,7 +9,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
+
+	"google.golang.org/protobuf/proto"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 )
@@ -47,6 +50,9 @@ type Policy struct {
 	// rule's matches (Matches), by the same index.
 	rules   []string
 	matches []atomic.Uint64
+
+	vocabOnce sync.Once
+	vocab     *errsvcv1.ListVocabulariesResponse
 }
 
 type policyFamily struct {
@@ -499,4 +505,36 @@ func (p *Policy) Matches() []uint64 {
 		out[i] = p.matches[i].Load()
 	}
 	return out
+}
+
+// Vocabularies is the ListVocabularies answer under the policy: the
+// built-in terms, then the policy's kinds (LabbyKind) and agent codes
+// (AgentErrorCode) beside them, each marked defined_by "policy". Built
+// once per policy.
+func (p *Policy) Vocabularies() *errsvcv1.ListVocabulariesResponse {
+	if p == nil || len(p.spec.Kinds)+len(p.spec.AgentCodes) == 0 {
+		return Vocabularies()
+	}
+	p.vocabOnce.Do(func() {
+		resp := proto.Clone(Vocabularies()).(*errsvcv1.ListVocabulariesResponse)
+		for _, v := range resp.GetVocabularies() {
+			switch v.GetName() {
+			case LabbyKinds.Name:
+				for i := range p.spec.Kinds {
+					k := &p.spec.Kinds[i]
+					v.Terms = append(v.Terms, &errsvcv1.Term{Term: k.Kind, Meaning: k.Meaning, DefinedBy: "policy",
+						Row: &errsvcv1.Term_Kind{Kind: p.kinds[k.Kind].row}})
+				}
+			case AgentCodes.Name:
+				for i := range p.spec.AgentCodes {
+					a := &p.spec.AgentCodes[i]
+					row := proto.Clone(agentCodeRow(a.SameAs)).(*errsvcv1.AgentCodeRow)
+					v.Terms = append(v.Terms, &errsvcv1.Term{Term: a.Code, Meaning: a.Meaning + " (decides as " + a.SameAs + ")", DefinedBy: "policy",
+						Row: &errsvcv1.Term_AgentCode{AgentCode: row}})
+				}
+			}
+		}
+		p.vocab = resp
+	})
+	return p.vocab
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/translate"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
@@ -164,6 +165,13 @@ func Dial(target string, opts ...Option) (*Client, error) {
 // It answers exactly as a server does, errors included.
 func NewInProcess() *Client {
 	return &Client{rpc: inProcess{}}
+}
+
+// NewInProcessWithPolicy is NewInProcess translating under an operator
+// policy (docs/POLICY.md), as a server started with --policy does: load it
+// from the same file with policy.Load.
+func NewInProcessWithPolicy(p *translate.Policy) *Client {
+	return &Client{rpc: inProcess{policy: p}}
 }
 
 // Close releases the connection; a no-op in process.
