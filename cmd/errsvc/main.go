@@ -1,5 +1,6 @@
 // Command errsvc serves the error translation service over gRPC and REST;
-// `errsvc translate [FILE]` translates one request locally, `errsvc mcp`
+// `errsvc translate [FILE]` translates one request locally, `errsvc policy
+// check|explain` checks an operator policy file (docs/POLICY.md), `errsvc mcp`
 // serves the MCP tools and resources over stdio, `errsvc
 // healthcheck` asks a running errsvc for its gRPC health (the container's
 // health check) and `errsvc --version` prints the build.
@@ -26,6 +27,8 @@ func main() {
 		switch os.Args[1] {
 		case "translate":
 			os.Exit(runTranslate(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+		case "policy":
+			os.Exit(runPolicy(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 		case "mcp":
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			code := runMCP(ctx, os.Args[2:], os.Getenv, os.Stdin, nopCloser{os.Stdout}, os.Stderr)
