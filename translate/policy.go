@@ -39,7 +39,12 @@ type Policy struct {
 	agentRule  map[string]int
 
 	overrides map[string][]*policyOverride
-	decisions []*policyDecision
+	// decisions by exact tool and by exact service (a rule naming both
+	// is under its tool); the ones with a "*" pattern in globs. A
+	// translation reads two map entries and the globs, not every rule.
+	decisionsByTool, decisionsByService map[string][]*policyDecision
+	decisionGlobs                       []*policyDecision
+	hasDecisions                        bool
 
 	defaultWaits DefaultWaitsSpec
 	waitRule     int
@@ -126,6 +131,9 @@ func NewPolicy(spec PolicySpec) (*Policy, error) {
 		agentCodes:     map[string]*AgentCodeSpec{},
 		agentRule:      map[string]int{},
 		overrides:      map[string][]*policyOverride{},
+
+		decisionsByTool:    map[string][]*policyDecision{},
+		decisionsByService: map[string][]*policyDecision{},
 	}
 	seen := map[string]string{}
 	addRule := func(name, path string) (int, error) {
@@ -265,7 +273,16 @@ func NewPolicy(spec PolicySpec) (*Policy, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.decisions = append(p.decisions, &policyDecision{spec: d, name: d.Name, index: idx})
+		pd := &policyDecision{spec: d, name: d.Name, index: idx}
+		p.hasDecisions = true
+		switch {
+		case strings.HasSuffix(d.Tool, "*") || strings.HasSuffix(d.Service, "*"):
+			p.decisionGlobs = append(p.decisionGlobs, pd)
+		case d.Tool != "":
+			p.decisionsByTool[d.Tool] = append(p.decisionsByTool[d.Tool], pd)
+		default:
+			p.decisionsByService[d.Service] = append(p.decisionsByService[d.Service], pd)
+		}
 	}
 	if dw := p.spec.DefaultWaits; dw != nil {
 		p.defaultWaits = *dw

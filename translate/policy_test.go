@@ -349,3 +349,32 @@ func TestPolicyCountsMatches(t *testing.T) {
 		}
 	}
 }
+
+// The generated page lists every rule and term of the policy.
+func TestPolicyMarkdownListsEveryRule(t *testing.T) {
+	p := fleetPolicy(t)
+	md := p.Markdown()
+	for _, name := range p.Rules() {
+		short := strings.TrimPrefix(strings.TrimPrefix(name, "kind."), "agent_code.")
+		if name != "default_waits" && !strings.Contains(md, "`"+short+"`") {
+			t.Errorf("the page does not list %s", name)
+		}
+	}
+	if !strings.Contains(md, "## Default waits") || !strings.Contains(md, "`job_id` | kept") {
+		t.Errorf("the page lacks the waits or the formats:\n%s", md)
+	}
+}
+
+// A secret in a map key (a header name, a Struct member's name) is
+// redacted too.
+func TestPolicySecretInAKey(t *testing.T) {
+	p := fleetPolicy(t)
+	secret := "itk_" + strings.Repeat("Qw9", 10) + "Zz"
+	resp, err := p.Translate(policyRequest(t, `{"labby_error":{"kind":"provider_unavailable","detail":{"`+secret+`":"x"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := protojson.Format(resp); strings.Contains(out, secret) {
+		t.Errorf("a secret key reached the answer: %s", out)
+	}
+}
