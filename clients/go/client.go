@@ -19,6 +19,7 @@ import (
 	"time"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/policy"
 	"github.com/errsvc/errsvc/translate"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -168,10 +169,20 @@ func NewInProcess() *Client {
 }
 
 // NewInProcessWithPolicy is NewInProcess translating under an operator
-// policy (docs/POLICY.md), as a server started with --policy does: load it
-// from the same file with policy.Load.
+// policy (docs/POLICY.md), as a server started with --policy does.
 func NewInProcessWithPolicy(p *translate.Policy) *Client {
 	return &Client{rpc: inProcess{policy: p}}
+}
+
+// NewInProcessWithPolicyFile loads the policy file or folder a server's
+// --policy reads (policy.Load: validated, errors at file:line:column) and
+// returns NewInProcessWithPolicy of it.
+func NewInProcessWithPolicyFile(path string) (*Client, error) {
+	p, err := policy.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("errsvcclient: %w", err)
+	}
+	return NewInProcessWithPolicy(p), nil
 }
 
 // Close releases the connection; a no-op in process.
