@@ -111,3 +111,24 @@ func TestPolicyFlagAndBadPolicyAtStart(t *testing.T) {
 		t.Errorf("a bad policy at start: %v %s", err, out)
 	}
 }
+
+// `errsvc translate --policy` answers as the server under the same file.
+func TestTranslateCommandUnderAPolicy(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(path, []byte(gpuPolicyYAML("v1", "transient", 503)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr strings.Builder
+	req := `{"labby_error":{"kind":"gpu_out_of_memory"}}`
+	if code := runTranslate([]string{"--policy", path}, strings.NewReader(req), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), `"http_status": 503`) || !strings.Contains(stdout.String(), "policy_rule") {
+		t.Errorf("not translated under the policy: %s", stdout.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := runTranslate([]string{"--policy", filepath.Join(t.TempDir(), "none.yaml")}, strings.NewReader(req), &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "none.yaml") {
+		t.Errorf("a missing policy: exit %d, %s", code, stderr.String())
+	}
+}
