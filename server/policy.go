@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 
@@ -174,4 +175,18 @@ func (m *Metrics) policyRefused() {
 	if m != nil && m.policy != nil {
 		m.policy.refusals.Inc()
 	}
+}
+
+// pinnedPolicyKey is the context key of the policy a batch's items
+// translate under.
+type pinnedPolicyKey struct{}
+
+// pinnedPolicy is the policy the call pinned (a batch), when the service
+// has a policy at all.
+func pinnedPolicy(ctx context.Context, h *PolicyHolder) (*translate.Policy, bool) {
+	if h == nil {
+		return nil, false
+	}
+	p, ok := ctx.Value(pinnedPolicyKey{}).(*translate.Policy)
+	return p, ok
 }

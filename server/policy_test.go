@@ -189,3 +189,51 @@ func TestListVocabulariesServesThePolicysTerms(t *testing.T) {
 		t.Error("a server without a policy serves the policy's term")
 	}
 }
+
+// A batch translates every item under one policy, swaps or not.
+func TestPolicyBatchReadsOnePolicy(t *testing.T) {
+	holder := NewPolicyHolder(gpuPolicy(t, "v1"))
+	r := start(t, Options{Policy: holder})
+	policies := []*translate.Policy{gpuPolicy(t, "v1"), gpuPolicy(t, "v2")}
+	item := &errsvcv1.TranslateRequest{}
+	if err := protojson.Unmarshal([]byte(gpuRequest), item); err != nil {
+		t.Fatal(err)
+	}
+	batch := &errsvcv1.TranslateBatchRequest{}
+	for range 500 {
+		batch.Requests = append(batch.Requests, item)
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+				holder.Swap(policies[i%2])
+			}
+		}
+	}()
+	seen := map[string]bool{}
+	for range 20 {
+		resp, err := r.client.TranslateBatch(context.Background(), batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, err := whichPolicy(resp.GetResponses()[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen[first] = true
+		for i, item := range resp.GetResponses() {
+			if v, err := whichPolicy(item); err != nil || v != first {
+				t.Fatalf("item %d answered under %s, item 0 under %s (%v)", i, v, first, err)
+			}
+		}
+	}
+	close(stop)
+	<-done
+	t.Logf("batches answered under %v", seen)
+}

@@ -132,6 +132,11 @@ func (s *Service) TranslateBatch(ctx context.Context, req *errsvcv1.TranslateBat
 			fmt.Sprintf("a batch holds at most %d requests", s.maxBatchItems)).Err()
 	}
 	out := &errsvcv1.TranslateBatchResponse{Responses: make([]*errsvcv1.TranslateResponse, len(items))}
+	if s.policy != nil {
+		// One batch, one policy: a swap between two items does not make
+		// them answer under different policies.
+		ctx = context.WithValue(ctx, pinnedPolicyKey{}, s.policy.Load())
+	}
 	c := callFrom(ctx)
 	for i, item := range items {
 		// A caller that gave up (deadline, cancel) gets no more work done.
@@ -237,7 +242,17 @@ func (s *Service) translateOne(ctx context.Context, req *errsvcv1.TranslateReque
 		return nil, false, translate.Lease{}, status.FromContextError(err)
 	}
 	began := time.Now()
-	resp, cacheable, lease, err := s.translate(req)
+	var (
+		resp      *errsvcv1.TranslateResponse
+		cacheable bool
+		lease     translate.Lease
+		err       error
+	)
+	if p, pinned := pinnedPolicy(ctx, s.policy); pinned {
+		resp, cacheable, lease, err = p.TranslateLeased(req)
+	} else {
+		resp, cacheable, lease, err = s.translate(req)
+	}
 	s.metrics.translateDurOf(sourceLabel(req)).Observe(time.Since(began).Seconds())
 	if err == nil {
 		// The common case, without errors.As (whose target escapes).
