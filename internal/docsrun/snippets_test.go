@@ -152,37 +152,34 @@ func TestSnippets(t *testing.T) {
 	if out, err := warm.CombinedOutput(); err != nil {
 		t.Fatalf("go tool buf: %v\n%s", err, out)
 	}
-	var goBodies, goPrograms []goSnippet
+	var goBodies, goPrograms []snippet
 	counts := map[string]int{}
 	for _, doc := range documents {
 		blocks := parseBlocks(t, l.root, doc)
 		for i := 0; i < len(blocks); i++ {
 			b := blocks[i]
-			switch {
-			case isCommand(b):
-				if i+1 >= len(blocks) || !strings.HasPrefix(blocks[i+1].info, "json expect") {
-					t.Errorf("%s: a command must be followed by a ```json expect block", b)
-					continue
-				}
-				exp := blocks[i+1]
-				i++
-				counts[doc+" commands"]++
-				t.Run(fmt.Sprintf("%s:%d", filepath.Base(doc), b.line), func(t *testing.T) {
-					t.Parallel()
-					runCommand(t, l, b, exp)
-				})
-			case lang(b.info) == "go":
-				if i+1 >= len(blocks) || !strings.HasPrefix(blocks[i+1].info, "text expect") {
-					continue // an illustration, not a runnable snippet
-				}
-				s := goSnippet{code: b, want: blocks[i+1]}
-				i++
-				counts[doc+" go"]++
-				if strings.HasPrefix(strings.TrimSpace(b.text), "package main") {
-					goPrograms = append(goPrograms, s)
-				} else {
-					goBodies = append(goBodies, s)
-				}
+			if !isCommand(b) {
+				continue
+			}
+			if i+1 >= len(blocks) || !strings.HasPrefix(blocks[i+1].info, "json expect") {
+				t.Errorf("%s: a command must be followed by a ```json expect block", b)
+				continue
+			}
+			exp := blocks[i+1]
+			i++
+			counts[doc+" commands"]++
+			t.Run(fmt.Sprintf("%s:%d", filepath.Base(doc), b.line), func(t *testing.T) {
+				t.Parallel()
+				runCommand(t, l, b, exp)
+			})
+		}
+		byLang, _ := sdkSnippets(blocks)
+		for _, s := range byLang["go"] {
+			counts[doc+" go"]++
+			if strings.HasPrefix(strings.TrimSpace(s.code.text), "package main") {
+				goPrograms = append(goPrograms, s)
+			} else {
+				goBodies = append(goBodies, s)
 			}
 		}
 	}
@@ -299,8 +296,6 @@ func contains(got, want any, path string) (string, bool) {
 	return path, reflect.DeepEqual(got, want)
 }
 
-type goSnippet struct{ code, want block }
-
 const goImports = `import (
 	"context"
 	"fmt"
@@ -327,7 +322,7 @@ var (
 
 const snippetMark = "@@snippet "
 
-func runGoBodies(t *testing.T, l live, snippets []goSnippet) {
+func runGoBodies(t *testing.T, l live, snippets []snippet) {
 	if len(snippets) == 0 {
 		return
 	}
@@ -355,7 +350,7 @@ func runGoBodies(t *testing.T, l live, snippets []goSnippet) {
 	}
 }
 
-func runGoProgram(t *testing.T, l live, s goSnippet) {
+func runGoProgram(t *testing.T, l live, s snippet) {
 	out := goRun(t, l, l.local(s.code.text))
 	if strings.TrimSpace(out) != strings.TrimSpace(s.want.text) {
 		t.Errorf("%s: the Go program printed\n%s\nwant (%s)\n%s", s.code, out, s.want, s.want.text)
