@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/errsvc/errsvc/internal/golden"
+	"github.com/errsvc/errsvc/internal/testenv"
 	"github.com/errsvc/errsvc/server"
 )
 
@@ -30,11 +31,13 @@ import (
 //     a distinct element of the answer). "json expect status=400" states the
 //     HTTP status (default 200); for buf curl "exit=N" states the exit code
 //     (default 0; a failed call's JSON error is read from stderr);
-//   - a ```go block is a Go SDK snippet, followed by a ```text expect block
+//   - a ```go block is a Go SDK snippet when a ```text expect block follows
+//     it (with only other SDKs' snippets in between, see sdk_test.go),
 //     holding its exact output. A block that starts with "package main" is a
 //     whole program; any other is the body of a function with ctx
 //     (context.Context) and c (*errsvcclient.Client, dialled to the server)
-//     in scope. All bodies compile into one program.
+//     in scope. All bodies compile into one program. The TypeScript, Python
+//     and Java snippets follow the same rule and run in TestSDKSnippets.
 var documents = []string{"docs/RECIPES.md", "docs/TUTORIAL.md", "docs/API.md"}
 
 type block struct {
@@ -141,7 +144,7 @@ func (l live) local(s string) string {
 func TestSnippets(t *testing.T) {
 	for _, tool := range []string{"bash", "curl", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("the doc snippets need %s on PATH: %v", tool, err)
+			testenv.Missing(t, fmt.Sprintf("the doc snippets need %s on PATH: %v", tool, err))
 		}
 	}
 	l := startServer(t)
