@@ -30,8 +30,12 @@ import (
 type limitFacts struct {
 	kind, dimension, scope, quotaID string
 	resetAt                         time.Time
-	remaining, max                  *uint64
-	windows                         []provider.LimitWindow
+	// reference is when the answer was sent (its Date, else received_at):
+	// what a relative reset is counted from; zero when the source gives
+	// neither (a Labby envelope, a gRPC status).
+	reference      time.Time
+	remaining, max *uint64
+	windows        []provider.LimitWindow
 }
 
 // kindLimits are the Labby kinds that mean a limit, and which.
@@ -48,7 +52,7 @@ func limitFromProvider(m *model, l *provider.Limit) {
 		return
 	}
 	m.limitV = limitFacts{kind: l.Kind, dimension: l.Dimension, scope: l.Scope, quotaID: limitName(m, l.QuotaID),
-		resetAt: l.ResetAt, remaining: l.Remaining, max: l.Max, windows: l.Windows}
+		resetAt: l.ResetAt, reference: l.Reference, remaining: l.Remaining, max: l.Max, windows: l.Windows}
 	f := &m.limitV
 	for i := range f.windows {
 		f.windows[i].QuotaID = limitName(m, f.windows[i].QuotaID)
@@ -208,6 +212,9 @@ type limitRoom struct {
 	windows       [4]errsvcv1.LimitWindow
 	windowPtrs    [4]*errsvcv1.LimitWindow
 	windowResets  [4]timestamppb.Timestamp
+	// unanchoredNoted: a target that writes the headers (http_headers,
+	// each gateway answer) said once why a reset has no t.
+	unanchoredNoted bool
 }
 
 func (r *limitRoom) clear() {
@@ -323,9 +330,12 @@ func encodeLimit(m *model, resp *errsvcv1.TranslateResponse) {
 
 // limitHeaders are the rate-limit headers of http_headers: the IETF
 // httpapi draft's RateLimit-Policy (q, the limit) and RateLimit (r, what
-// remains; t, seconds to the reset, counted from the answer's own wait
-// when the reset time is not known relative to it), and the x-ratelimit-*
-// headers the OpenAI-compatible clients read. Only what the facet states.
+// remains; t, seconds to the reset), and the x-ratelimit-* headers the
+// OpenAI-compatible clients read (reset as a Go duration, as OpenAI sends
+// it). Only what the facet states: a reset is the limit's own, counted
+// from the answer's Date (else received_at), never the retry wait (a
+// retry may pass long before a window resets, or not before a later one
+// does) and never errsvc's clock.
 func limitHeaders(m *model, h map[string]string) {
 	l := m.limit
 	if l == nil {
@@ -336,9 +346,25 @@ func limitHeaders(m *model, h map[string]string) {
 		name += "-" + l.dimension
 	}
 	name = strings.ReplaceAll(name, "_", "-")
-	var t string
-	if m.waitSecs != nil && retryHelps(m) {
-		t = strconv.FormatUint(uint64(*m.waitSecs), 10)
+	var t, reset string
+	if !l.resetAt.IsZero() {
+		if l.reference.IsZero() {
+			r := m.limitRoomV
+			if r == nil {
+				r = m.limitRoom()
+				m.limitRoomV = r
+			}
+			if !r.unanchoredNoted {
+				r.unanchoredNoted = true
+				m.noteCached(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, noteKey{format: "the limit's reset_at is not written as RateLimit's t or x-ratelimit-reset: the source gives no time to count it from (no Date header, no received_at), and errsvc's clock would make it up"})
+			}
+		} else {
+			until := max(l.resetAt.Sub(l.reference), 0)
+			// t is whole seconds (the draft's Integer), rounded up: a
+			// client that waits t never comes back before the reset.
+			t = strconv.FormatInt(int64((until+time.Second-1)/time.Second), 10)
+			reset = until.String()
+		}
 	}
 	if l.max != nil {
 		h["RateLimit-Policy"] = strconv.Quote(name) + ";q=" + strconv.FormatUint(*l.max, 10)
@@ -360,8 +386,8 @@ func limitHeaders(m *model, h map[string]string) {
 	if l.remaining != nil {
 		h["x-ratelimit-remaining"+suffix] = strconv.FormatUint(*l.remaining, 10)
 	}
-	if t != "" {
-		h["x-ratelimit-reset"+suffix] = t + "s"
+	if reset != "" {
+		h["x-ratelimit-reset"+suffix] = reset
 	}
 }
 

@@ -90,6 +90,12 @@ type Limit struct {
 	// Clock says a reset was counted from the clock (neither a Date
 	// header nor ReceivedAt).
 	Clock bool
+	// Reference is the time the answer's relative resets count from (its
+	// Date header, else ReceivedAt; the clock only when Clock says a reset
+	// was counted from it): a writer that states a reset relative to a
+	// moment (RateLimit's t, x-ratelimit-reset) counts from it, so what it
+	// writes is what the provider said. Zero when the answer gave neither.
+	Reference time.Time
 	// room holds the first windows, so a Limit is one allocation.
 	room [4]LimitWindow
 }
@@ -392,6 +398,11 @@ func readLimit(res *Result, obj *errorObject, status int, text, body string, w *
 	}
 	for _, lw := range l.Windows {
 		l.Clock = l.Clock || lw.resetRelClk
+	}
+	if ref, ok := refNoClock(w); ok {
+		l.Reference = ref
+	} else if l.Clock {
+		l.Reference = w.reference()
 	}
 	return l
 }
