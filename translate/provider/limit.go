@@ -515,15 +515,8 @@ func readIETF(w *waitInput) []LimitWindow {
 		lw.rem, lw.Remaining = parseCount(item.params["r"])
 		if p, ok := policies[item.name]; ok {
 			lw.max, lw.Max = parseCount(p["q"])
-			if u := p["qu"]; u != "" {
-				switch strings.Trim(u, `"`) {
-				case "requests":
-					lw.Dimension = DimRequests
-				case "content-bytes", "concurrent-requests":
-					if strings.Trim(u, `"`) == "concurrent-requests" {
-						lw.Dimension = DimConcurrent
-					}
-				}
+			if d, ok := quotaUnitDims[strings.Trim(p["qu"], `"`)]; ok {
+				lw.Dimension = d
 			}
 		}
 		if t := item.params["t"]; t != "" {
@@ -532,6 +525,14 @@ func readIETF(w *waitInput) []LimitWindow {
 		out = append(out, lw)
 	}
 	return out
+}
+
+// quotaUnitDims are the dimensions of RateLimit-Policy's qu: the draft's
+// registered units (not "content-bytes": no dimension errsvc names) and
+// the token and credit units errsvc writes (translate/limit.go).
+var quotaUnitDims = map[string]string{
+	"requests": DimRequests, "concurrent-requests": DimConcurrent,
+	"tokens": DimTokens, "input-tokens": DimInputTokens, "output-tokens": DimOutputTokens, "credits": DimCredits,
 }
 
 type sfItem struct {
