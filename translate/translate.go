@@ -173,6 +173,9 @@ func (m *model) release(gen uint64) {
 // translateInto translates req with m as the answer's storage.
 func translateInto(m *model, req *errsvcv1.TranslateRequest) (resp *errsvcv1.TranslateResponse, cacheable bool, err error) {
 	if err := decode(m, req); err != nil {
+		if err == errLimitsOnly { // a 2xx reporting its rate limits (limit_2xx.go)
+			return limitsOnly(m), !m.clock, nil
+		}
 		return nil, false, err
 	}
 	resp = &m.store.resp

@@ -670,3 +670,54 @@ func LimitFromQuota(kind string, vs []QuotaViolation) *Limit {
 	}
 	return l
 }
+
+// SuccessLimit is the limit facet of an answer that is not an error (a
+// 2xx) but reports what remains of its rate limits, so a client can slow
+// down before the 429; nil when its headers report none. Kind is rate (the
+// headers read are rate-limit windows); the window it describes is the
+// tightest: one with nothing left (the latest to reset), else the smallest
+// share left, else the fewest left. The scope is unknown: headers do not
+// say whose limit it is.
+func SuccessLimit(a Answer) *Limit {
+	w := &waitInput{h: newHeaders(a.Headers), receivedAt: a.ReceivedAt, now: a.Now, clock: a.Clock}
+	l := &Limit{Kind: LimitRate, Scope: ScopeUnknown}
+	l.Windows = readWindows(w, l.room[:0])
+	if len(l.Windows) == 0 {
+		return nil
+	}
+	fixPointers(l.Windows)
+	var tight *LimitWindow
+	for i := range l.Windows {
+		lw := &l.Windows[i]
+		if lw.Remaining == nil {
+			continue
+		}
+		if tight == nil || tighter(lw, tight) {
+			tight = lw
+		}
+	}
+	if tight == nil {
+		tight = &l.Windows[0]
+	}
+	l.Dimension, l.Remaining, l.Max, l.ResetAt, l.QuotaID = tight.Dimension, tight.Remaining, tight.Max, tight.ResetAt, tight.QuotaID
+	if ref, ok := refNoClock(w); ok {
+		l.Reference = ref
+	}
+	return l
+}
+
+// tighter says window a leaves less room than b (both state Remaining).
+func tighter(a, b *LimitWindow) bool {
+	ra, rb := *a.Remaining, *b.Remaining
+	switch {
+	case ra == 0 || rb == 0:
+		if ra != rb {
+			return ra == 0
+		}
+		return a.ResetAt.After(b.ResetAt)
+	case a.Max != nil && b.Max != nil && *a.Max > 0 && *b.Max > 0:
+		// Compare shares left without floats: ra/ma < rb/mb.
+		return float64(ra)*float64(*b.Max) < float64(rb)*float64(*a.Max)
+	}
+	return ra < rb
+}
