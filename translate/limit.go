@@ -6,7 +6,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/dunglas/httpsfv"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -429,7 +428,8 @@ func errsvcLimitValue(m *model, l *limitFacts) string {
 
 // appendSFString appends s as an RFC 9651 String, or as a Display String
 // when it holds a byte a String cannot (a sanitised provider term may be
-// any Unicode): a term passes through whole either way.
+// any Unicode): a term passes through whole either way. Hand-written, not
+// a library: the engine writes it on every http_headers answer of a limit.
 func appendSFString(b []byte, s string) []byte {
 	plain := true
 	for i := 0; i < len(s); i++ {
@@ -448,6 +448,10 @@ func appendSFString(b []byte, s string) []byte {
 		}
 		return append(b, '"')
 	}
+	// A Display String is UTF-8 (RFC 9651 refuses one that is not); a
+	// term is valid UTF-8 already when it came through protobuf, so this
+	// only guards the rule.
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	const hex = "0123456789abcdef"
 	b = append(b, '%', '"')
 	for i := 0; i < len(s); i++ {
@@ -591,25 +595,10 @@ func readErrsvcLimit(m *model, headers map[string]string) {
 	if v == "" {
 		return
 	}
-	d, err := httpsfv.UnmarshalDictionary([]string{v})
-	str := func(key string) string {
-		if d == nil {
-			return ""
-		}
-		mem, _ := d.Get(key)
-		it, _ := mem.(httpsfv.Item)
-		switch s := it.Value.(type) {
-		case string:
-			return s
-		case httpsfv.DisplayString:
-			return string(s)
-		case httpsfv.Token:
-			return string(s)
-		}
-		return ""
-	}
+	d, ok := sfDictionary(v)
+	str := func(key string) string { return d[key] }
 	kind := str("kind")
-	if err != nil || kind == "" {
+	if !ok || kind == "" {
 		m.noteCached(errsvcv1.NoteCode_NOTE_CODE_FIELD_IGNORED, noteKey{format: "the Errsvc-Limit header is not the RFC 9651 Dictionary errsvc writes (a kind, at least); the limit is read from the other headers"})
 		return
 	}
@@ -650,18 +639,13 @@ func sfCount(headers map[string]string, name, key string) *uint64 {
 	if v == "" {
 		return nil
 	}
-	l, err := httpsfv.UnmarshalList([]string{v})
-	if err != nil || len(l) == 0 {
-		return nil
-	}
-	it, ok := l[0].(httpsfv.Item)
+	p, ok := sfFirstParams(v)
 	if !ok {
 		return nil
 	}
-	p, _ := it.Params.Get(key)
-	if n, ok := p.(int64); ok && n >= 0 {
-		u := uint64(n)
-		return &u
+	if n, err := strconv.ParseUint(p[key], 10, 64); err == nil && n < 1e15 {
+		// RFC 9651 Integers have at most 15 digits.
+		return &n
 	}
 	return nil
 }
