@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/dunglas/httpsfv"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 )
 
 // limitReference is the time a fixture's resets are counted from, as the
@@ -145,5 +147,39 @@ func checkCount(t *testing.T, name string, h map[string]string, key string, want
 	}
 	if n, err := strconv.ParseUint(v, 10, 64); err != nil || n != *want {
 		t.Errorf("%s: %s %q, want %d", name, key, v, *want)
+	}
+}
+
+// A reset the answer states as a time (Anthropic's RFC 3339) with neither
+// a Date header nor received_at: the facet keeps the reset, but no header
+// counts it from errsvc's clock; a note says why, and Errsvc-Limit carries
+// it whole. (The retry wait is another matter: the classifier counts it from
+// the clock, and marks the answer so, not cacheable.)
+func TestLimitHeadersWithoutAReference(t *testing.T) {
+	req := &errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_ProviderResponse{ProviderResponse: &errsvcv1.ProviderResponse{
+		Provider: "anthropic", Status: 429, Headers: map[string]string{
+			"anthropic-ratelimit-requests-limit": "50", "anthropic-ratelimit-requests-remaining": "0", "anthropic-ratelimit-requests-reset": "2025-06-01T12:00:20Z"},
+		Body: `{"type":"error","error":{"type":"rate_limit_error","message":"Number of requests has exceeded your per-minute rate limit"}}`}},
+		Targets: []string{TargetHTTPHeaders, TargetLimit}}
+	resp, err := Translate(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := resp.GetHttpHeaders()
+	if got := resp.GetLimit().GetResetAt().AsTime().Format(time.RFC3339); got != "2025-06-01T12:00:20Z" {
+		t.Errorf("reset_at %s", got)
+	}
+	_, p := sfOne(t, "no reference", "RateLimit", h["RateLimit"])
+	if _, ok := p.Get("t"); ok {
+		t.Errorf("RateLimit %q has a t with nothing to count it from", h["RateLimit"])
+	}
+	if v, ok := h["x-ratelimit-reset-requests"]; ok {
+		t.Errorf("x-ratelimit-reset-requests %q with nothing to count it from", v)
+	}
+	if !hasNote(resp, errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED) {
+		t.Errorf("no note says why the reset is not written: %v", resp.GetNotes())
+	}
+	if d, ok := sfDictionary(h["Errsvc-Limit"]); !ok || d["reset_at"] != "2025-06-01T12:00:20Z" {
+		t.Errorf("Errsvc-Limit %q", h["Errsvc-Limit"])
 	}
 }
