@@ -15,6 +15,7 @@ require (
 	connectrpc.com/connect v1.21.1
 	connectrpc.com/cors v0.1.0
 	github.com/agnivade/levenshtein v1.2.2
+	github.com/dunglas/httpsfv v1.1.2
 	github.com/fsnotify/fsnotify v1.8.0
 	github.com/getkin/kin-openapi v0.153.0
 	github.com/go-logr/logr v1.4.4
