@@ -11,10 +11,16 @@
 #                  its own venv; a missing interpreter fails under CI;
 #   5. Java:       mvn -q -B test in clients/java (JUnit 5 through Surefire;
 #                  the stubs are generated from proto/ by the build);
-#   6. every suite writes its decision helpers' answers for every golden
+#   6. the docs' snippets in that SDK (docs/TUTORIAL.md, docs/RECIPES.md):
+#      internal/docsrun's TestSDKSnippets, compiled once, given the SDK as
+#      built above (ERRSVC_DOCS_TYPESCRIPT, ERRSVC_DOCS_PYTHON,
+#      ERRSVC_DOCS_JAVA_CLASSPATH); all of one language in one process,
+#      against an errsvc of its own; a result line "<sdk>-docs" each (Go's
+#      snippets run in go test, make gotest);
+#   7. every suite writes its decision helpers' answers for every golden
 #      vector to $ERRSVC_DECISIONS_DIR/<sdk>.json; with all four suites run,
 #      scripts/compare_decisions.py fails unless the four agree;
-#   7. stops errsvc (trap) and exits non-zero if any suite failed.
+#   8. stops errsvc (trap) and exits non-zero if any suite failed.
 #
 #   bash clients/test.sh [go|typescript|python|java]...   (default: all four)
 #
@@ -169,8 +175,53 @@ run_python() {
 	ERRSVC_DECISIONS_SDK=python-min pytest_in "$PY_MIN_VENV"
 }
 
+# The Java snippets of the docs compile against the SDK's classes and its
+# runtime dependencies: the same Maven run writes that class path.
+JAVA_CLASSPATH_FILE="$TMP/java.classpath"
 run_java() {
-	(cd "$JAVA_DIR" && "$MVN" -q -B test)
+	(cd "$JAVA_DIR" && "$MVN" -q -B test \
+		org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath \
+		-Dmdep.outputFile="$JAVA_CLASSPATH_FILE" -Dmdep.includeScope=runtime)
+}
+
+# run_docs SDK: the SDK's snippets of the docs (internal/docsrun's
+# TestSDKSnippets/SDK, which starts its own errsvc in process), given the
+# SDK as its suite built it. It fails unless the test ran and passed; a
+# toolchain the test finds missing skips it outside CI and fails under CI.
+DOCSRUN_TEST=""
+DOCS_SKIPPED=0
+run_docs() {
+	local sdk="$1" var value out rc=0
+	case "$sdk" in
+	typescript) var=ERRSVC_DOCS_TYPESCRIPT value="$TS_DIR" ;;
+	python) var=ERRSVC_DOCS_PYTHON value="$PY_VENV/bin/python" ;;
+	java)
+		if [ ! -s "$JAVA_CLASSPATH_FILE" ]; then
+			echo "no Java class path (the Java suite did not write $JAVA_CLASSPATH_FILE)" >&2
+			return 1
+		fi
+		var=ERRSVC_DOCS_JAVA_CLASSPATH value="$JAVA_DIR/target/classes:$(cat "$JAVA_CLASSPATH_FILE")"
+		;;
+	esac
+	if [ -z "$DOCSRUN_TEST" ]; then
+		go test -c -o "$TMP/docsrun.test" ./internal/docsrun || return 1
+		DOCSRUN_TEST="$TMP/docsrun.test"
+	fi
+	out="$(cd "$ROOT/internal/docsrun" &&
+		env "$var=$value" "$DOCSRUN_TEST" -test.run "^TestSDKSnippets\$/^$sdk\$" -test.v -test.count=1 2>&1)" || rc=$?
+	printf '%s\n' "$out" | grep -v -e '^=== ' -e '^PASS$' >&2 || true
+	if [ "$rc" -ne 0 ]; then
+		return "$rc"
+	fi
+	if grep -q -- "--- SKIP: TestSDKSnippets/$sdk " <<<"$out"; then
+		echo "the $sdk doc snippets were skipped (not under CI)" >&2
+		DOCS_SKIPPED=1
+		return 0
+	fi
+	grep -q -- "--- PASS: TestSDKSnippets/$sdk " <<<"$out" || {
+		echo "TestSDKSnippets/$sdk did not run" >&2
+		return 1
+	}
 }
 
 # ran_all: every SDK's suite is among the ones run.
@@ -191,10 +242,25 @@ for s in "${suites[@]}"; do
 	log "$s SDK tests"
 	start=$SECONDS
 	if "run_$s"; then
-		results+=("$(printf '%-11s ok (%ss)' "$s" $((SECONDS - start)))")
+		results+=("$(printf '%-16s ok (%ss)' "$s" $((SECONDS - start)))")
 	else
-		results+=("$(printf '%-11s FAILED (%ss)' "$s" $((SECONDS - start)))")
+		results+=("$(printf '%-16s FAILED (%ss)' "$s" $((SECONDS - start)))")
 		failed=1
+	fi
+	if [ "$s" != go ]; then
+		log "$s snippets of the docs"
+		start=$SECONDS
+		DOCS_SKIPPED=0
+		if run_docs "$s"; then
+			if [ "$DOCS_SKIPPED" -eq 1 ]; then
+				results+=("$(printf '%-16s SKIPPED, toolchain missing (not CI)' "$s-docs")")
+			else
+				results+=("$(printf '%-16s ok (%ss)' "$s-docs" $((SECONDS - start)))")
+			fi
+		else
+			results+=("$(printf '%-16s FAILED (%ss)' "$s-docs" $((SECONDS - start)))")
+			failed=1
+		fi
 	fi
 	if ! kill -0 "$SERVER_PID" 2>/dev/null; then
 		echo "errsvc died during the $s suite" >&2
@@ -206,9 +272,9 @@ done
 # The four SDKs' decision helpers must agree on every vector.
 if ran_all && [ "$failed" -eq 0 ]; then
 	if "$PYTHON" "$ROOT/clients/scripts/compare_decisions.py" "$ERRSVC_DECISIONS_DIR"; then
-		results+=("decisions  agree")
+		results+=("decisions        agree")
 	else
-		results+=("decisions  DISAGREE")
+		results+=("decisions        DISAGREE")
 		failed=1
 	fi
 fi

@@ -48,6 +48,10 @@ def load_fixtures(folder):
             "wait": w.get("retry_after_secs"),
             "status": fx["answer"]["status"],
             "provider": fx["answer"]["provider"].lower(),
+            # The limit a person reads in the answer (want.limit): its kind
+            # ("none": the answer is not a limit) and what to do about it.
+            "limit_kind": (w.get("limit") or {}).get("kind"),
+            "limit_decision": (w.get("limit") or {}).get("decision"),
         }
     return want
 
@@ -117,6 +121,63 @@ def table(want, results, title=None):
     return lines
 
 
+# A classifier that answers only retry or not can still be held to the
+# limit decision: a retry is wait_until_reset (the same call again, later),
+# no retry stop_and_tell_a_person. It can never say fail_over (send it to
+# another model, region or provider) or reduce_concurrency, which is the
+# point of the decision: capacity and concurrency limits want neither a
+# plain retry nor giving up.
+RETRY_DECISION = {True: "wait_until_reset", False: "stop_and_tell_a_person"}
+
+
+def limit_score(want, answers):
+    """Limit kind and decision, over the fixtures that state them."""
+    rows = {k: v for k, v in answers.items() if k != "$meta"}
+    kind, decision, derived = [0, 0], [0, 0], False
+    misses = []
+    for name, w in want.items():
+        a = rows.get(name) or {}
+        if w["limit_kind"] is not None and a.get("limit_kind") is not None:
+            kind[1] += 1
+            got = a["limit_kind"] or "none"
+            if got == w["limit_kind"]:
+                kind[0] += 1
+            else:
+                misses.append((name, "limit_kind", got, w["limit_kind"]))
+        if w["limit_decision"]:
+            got = a.get("limit_decision")
+            if got is None and a.get("retry") is not None:
+                got, derived = RETRY_DECISION[bool(a["retry"])], True
+            if got is None:
+                continue
+            decision[1] += 1
+            if got == w["limit_decision"]:
+                decision[0] += 1
+            else:
+                misses.append((name, "limit_decision", got, w["limit_decision"]))
+    return kind, decision, derived, misses
+
+
+def limit_table(want, files):
+    n_kind = sum(1 for w in want.values() if w["limit_kind"] is not None)
+    n_dec = sum(1 for w in want.values() if w["limit_decision"])
+    lines = [
+        f"Limits: the {n_kind} fixtures that state which limit the answer hit (`want.limit.kind`: rate, quota, spend, "
+        f"concurrency, capacity, or none), {n_dec} of them what to do about it (`want.limit.decision`). "
+        "A classifier without a limit decision is read from its retry answer (marked *): a retry waits until the reset, "
+        "no retry stops and tells a person; neither fails over nor sends fewer in flight.",
+        "",
+        "| classifier | limit kind right | limit decision right | n |",
+        "|---|---|---|---|",
+    ]
+    for a in files:
+        meta = a.get("$meta", {})
+        kind, decision, derived, _ = limit_score(want, a)
+        cells = [pct(*kind) if kind[1] else "—", (pct(*decision) + (" *" if derived else "")) if decision[1] else "—"]
+        lines.append(f"| {meta.get('classifier', '?')} | " + " | ".join(cells) + f" | {n_kind} |")
+    return lines
+
+
 BEGIN, END = "<!-- scorecard:begin -->", "<!-- scorecard:end -->"
 
 
@@ -163,11 +224,13 @@ def main(argv=None):
             meta, has, tally, extra, _ = score(sub, a, partial=True)
             cells = [pct(*tally[n]) if has[n] else "—" for n in ("retry", "wait")]
             lines.append(f"| {meta.get('classifier', '?')} | {', '.join(meta['own_providers'])} | " + " | ".join(cells) + f" | {extra['retried_non_transient']} | {extra['gave_up_transient']} | {len(sub)} |")
+    lines += [""] + limit_table(want, files)
     print("\n".join(lines))
     if args.doc:
         write_doc(args.doc, lines)
     if args.detail:
-        for meta, _, _, _, misses in results:
+        for a, (meta, _, _, _, misses) in zip(files, results):
+            misses = misses + limit_score(want, a)[3]
             print(f"\n### {meta.get('classifier', '?')}: {len(misses)} misses\n")
             for name, what, got, exp in misses:
                 print(f"- {name}: {what} {json.dumps(got)}, expected {json.dumps(exp)}")

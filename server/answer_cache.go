@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/maphash"
 	"net/http"
 	"sync"
@@ -97,6 +98,10 @@ const answerShards = 32
 // answerCache is a sharded LRU of answers bounded in entries and bytes. A
 // nil *answerCache is a disabled cache: every method is a no-op.
 type answerCache struct {
+	// policy's generation is part of every key (hash), and a swap empties
+	// the cache (purge): an answer made under one policy is never served
+	// under another.
+	policy   *PolicyHolder
 	seed     maphash.Seed
 	shards   []answerShard
 	mask     uint64
@@ -150,6 +155,7 @@ func newAnswerCache(opts Options, transport string) *answerCache {
 		n /= 2
 	}
 	c := &answerCache{
+		policy:   opts.Policy,
 		seed:     maphash.MakeSeed(),
 		shards:   make([]answerShard, n),
 		mask:     uint64(n - 1),
@@ -177,12 +183,22 @@ func newAnswerCache(opts Options, transport string) *answerCache {
 			c.m.bytes.Sub(float64(a.size))
 		})
 	}
+	opts.Policy.whenSwapped(c.purge)
 	return c
 }
 
 func (c *answerCache) hash(variant byte, key []byte) uint64 {
 	var h maphash.Hash
 	h.SetSeed(c.seed)
+	if c.policy != nil {
+		// A lookup reads the generation before its translation loads the
+		// policy (PolicyHolder.Swap stores the policy first), so an answer
+		// is stored under its own policy's generation or an older one,
+		// never found by a lookup under a newer policy.
+		var g [8]byte
+		binary.LittleEndian.PutUint64(g[:], c.policy.Gen())
+		_, _ = h.Write(g[:])
+	}
 	_ = h.WriteByte(variant)
 	_, _ = h.Write(key)
 	return h.Sum64()
@@ -334,4 +350,18 @@ func (c *answerCache) len() (n int, size int64) {
 		s.mu.Unlock()
 	}
 	return n, size
+}
+
+// purge removes every entry (a policy swap). The doorkeeper keeps its
+// hashes: under the new generation they are other keys.
+func (c *answerCache) purge() {
+	if c == nil {
+		return
+	}
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		s.lru.Purge()
+		s.mu.Unlock()
+	}
 }

@@ -66,6 +66,12 @@ func NewHTTPHandler(ctx context.Context, opts Options) (http.Handler, error) {
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if opts.Health.Ready() {
+			// A refused policy reload leaves the process serving the
+			// policy before it: still ready, and the probe says why.
+			if e := opts.Policy.LastError(); e != "" {
+				writeText(w, http.StatusOK, "ready; the last operator policy reload was refused (the policy before it stays): "+e)
+				return
+			}
 			writeText(w, http.StatusOK, "ready")
 			return
 		}

@@ -61,6 +61,8 @@ const (
 // members, the four classes): nothing a caller or an upstream wrote ever
 // becomes a label.
 type Metrics struct {
+	// policy serves the operator policy's series (policy.go).
+	policy       *policyCollector
 	registry     *prometheus.Registry
 	requests     *prometheus.CounterVec
 	latency      *prometheus.HistogramVec
@@ -217,6 +219,8 @@ func NewMetrics() *Metrics {
 		Name: "errsvc_answer_cache_bytes",
 		Help: "Bytes held in the transport's answer cache now (requests, answers and per-entry overhead), by transport.",
 	}, []string{"transport"})
+	m.policy = newPolicyCollector()
+	m.registry.MustRegister(m.policy)
 	m.registry.MustRegister(m.requests, m.latency, m.translations, m.translateDur, m.errors, m.limits,
 		m.panics, m.inFlight, m.streams, m.watches, m.receiving, m.buildInfo,
 		m.answerLookups, m.answerStores, m.answerEvictions, m.answerRefusals, m.answerEntries, m.answerBytes,

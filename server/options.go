@@ -87,8 +87,14 @@ func ApplyRuntimeDefaults() {
 // Options configures the service, its gRPC server, its HTTP handler and the
 // Server that runs both. Zero values mean the defaults above.
 type Options struct {
-	GRPCAddr string
-	HTTPAddr string
+	// Policy holds the operator policy every transport translates under
+	// (docs/POLICY.md); nil translates with the built-in matrix alone.
+	Policy *PolicyHolder
+	// PolicyPath is the file or folder Policy is loaded from (the
+	// --policy flag), which the command reloads on SIGHUP and on change.
+	PolicyPath string
+	GRPCAddr   string
+	HTTPAddr   string
 	// MaxRequestBytes bounds one REST body and one received gRPC message
 	// (each stream message on its own), so both transports refuse the same
 	// oversize input: RESOURCE_EXHAUSTED with a BadRequest on "body", REST 413.

@@ -37,6 +37,8 @@ type Service struct {
 	// its storage, which the call record holds (call.lend) until the
 	// transport has encoded the answer.
 	translate func(*errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, bool, translate.Lease, error)
+	// policy is the operator policy's holder (nil: none).
+	policy *PolicyHolder
 }
 
 var _ errsvcv1.TranslationServiceServer = (*Service)(nil)
@@ -47,6 +49,13 @@ var _ errsvcv1.TranslationServiceServer = (*Service)(nil)
 func NewService(opts Options) *Service {
 	opts = opts.withDefaults()
 	fn := translate.TranslateLeased
+	if h := opts.Policy; h != nil {
+		h.observe(opts.Metrics)
+		// One load per translation: the answer reads one policy throughout.
+		fn = func(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, bool, translate.Lease, error) {
+			return h.Load().TranslateLeased(req)
+		}
+	}
 	switch c, t := opts.translateCacheable, opts.translate; {
 	case c != nil:
 		fn = func(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, bool, translate.Lease, error) {
@@ -68,6 +77,7 @@ func NewService(opts Options) *Service {
 		logger:        opts.Logger,
 		metrics:       opts.Metrics,
 		translate:     fn,
+		policy:        opts.Policy,
 	}
 }
 
@@ -122,6 +132,11 @@ func (s *Service) TranslateBatch(ctx context.Context, req *errsvcv1.TranslateBat
 			fmt.Sprintf("a batch holds at most %d requests", s.maxBatchItems)).Err()
 	}
 	out := &errsvcv1.TranslateBatchResponse{Responses: make([]*errsvcv1.TranslateResponse, len(items))}
+	if s.policy != nil {
+		// One batch, one policy: a swap between two items does not make
+		// them answer under different policies.
+		ctx = context.WithValue(ctx, pinnedPolicyKey{}, s.policy.Load())
+	}
 	c := callFrom(ctx)
 	for i, item := range items {
 		// A caller that gave up (deadline, cancel) gets no more work done.
@@ -185,9 +200,10 @@ func (s *Service) refuseItem(ctx context.Context, req *errsvcv1.TranslateRequest
 	return &errsvcv1.TranslateResponse{Error: st.Proto()}
 }
 
-// ListVocabularies renders the matrix the translator itself reads.
+// ListVocabularies renders the matrix the translator itself reads, with
+// the operator policy's terms beside the built-in ones.
 func (s *Service) ListVocabularies(context.Context, *errsvcv1.ListVocabulariesRequest) (*errsvcv1.ListVocabulariesResponse, error) {
-	return translate.Vocabularies(), nil
+	return s.policy.Load().Vocabularies(), nil
 }
 
 // translateItem folds a failure into the response, as batch and stream items
@@ -226,7 +242,17 @@ func (s *Service) translateOne(ctx context.Context, req *errsvcv1.TranslateReque
 		return nil, false, translate.Lease{}, status.FromContextError(err)
 	}
 	began := time.Now()
-	resp, cacheable, lease, err := s.translate(req)
+	var (
+		resp      *errsvcv1.TranslateResponse
+		cacheable bool
+		lease     translate.Lease
+		err       error
+	)
+	if p, pinned := pinnedPolicy(ctx, s.policy); pinned {
+		resp, cacheable, lease, err = p.TranslateLeased(req)
+	} else {
+		resp, cacheable, lease, err = s.translate(req)
+	}
 	s.metrics.translateDurOf(sourceLabel(req)).Observe(time.Since(began).Seconds())
 	if err == nil {
 		// The common case, without errors.As (whose target escapes).

@@ -13,9 +13,12 @@ import (
 // target they read with no person in between, so two targets that
 // disagree make two consumers of the same error do opposite things.
 //
-// Who decides, in order (docs/VOCABULARIES.md, "One decision"):
+// Who decides, in order (docs/VOCABULARIES.md, "One decision";
+// docs/POLICY.md, "Who decides"):
 //  1. the caller: a Labby envelope's own recovery action (the reference:
 //     "caller-supplied recovery overrides the derived one");
+//  1a. the operator's policy, when a rule of it set the class (applyPolicy,
+//     policyDecided): it stands over everything below;
 //  2. the producer's own retry hint: an Agent Surface payload's retry;
 //  3. the class the source produced (a provider's timeout is transient);
 //  4. the Agent Surface matrix's safety rule, for a class derived from a

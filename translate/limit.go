@@ -30,8 +30,12 @@ import (
 type limitFacts struct {
 	kind, dimension, scope, quotaID string
 	resetAt                         time.Time
-	remaining, max                  *uint64
-	windows                         []provider.LimitWindow
+	// reference is when the answer was sent (its Date, else received_at):
+	// what a relative reset is counted from; zero when the source gives
+	// neither (a Labby envelope, a gRPC status).
+	reference      time.Time
+	remaining, max *uint64
+	windows        []provider.LimitWindow
 }
 
 // kindLimits are the Labby kinds that mean a limit, and which.
@@ -48,7 +52,7 @@ func limitFromProvider(m *model, l *provider.Limit) {
 		return
 	}
 	m.limitV = limitFacts{kind: l.Kind, dimension: l.Dimension, scope: l.Scope, quotaID: limitName(m, l.QuotaID),
-		resetAt: l.ResetAt, remaining: l.Remaining, max: l.Max, windows: l.Windows}
+		resetAt: l.ResetAt, reference: l.Reference, remaining: l.Remaining, max: l.Max, windows: l.Windows}
 	f := &m.limitV
 	for i := range f.windows {
 		f.windows[i].QuotaID = limitName(m, f.windows[i].QuotaID)
@@ -208,6 +212,9 @@ type limitRoom struct {
 	windows       [4]errsvcv1.LimitWindow
 	windowPtrs    [4]*errsvcv1.LimitWindow
 	windowResets  [4]timestamppb.Timestamp
+	// unanchoredNoted: a target that writes the headers (http_headers,
+	// each gateway answer) said once why a reset has no t.
+	unanchoredNoted bool
 }
 
 func (r *limitRoom) clear() {
@@ -323,28 +330,47 @@ func encodeLimit(m *model, resp *errsvcv1.TranslateResponse) {
 
 // limitHeaders are the rate-limit headers of http_headers: the IETF
 // httpapi draft's RateLimit-Policy (q, the limit) and RateLimit (r, what
-// remains; t, seconds to the reset, counted from the answer's own wait
-// when the reset time is not known relative to it), and the x-ratelimit-*
-// headers the OpenAI-compatible clients read. Only what the facet states.
+// remains; t, seconds to the reset), and the x-ratelimit-* headers the
+// OpenAI-compatible clients read (reset as a Go duration, as OpenAI sends
+// it). Only what the facet states: a reset is the limit's own, counted
+// from the answer's Date (else received_at), never the retry wait (a
+// retry may pass long before a window resets, or not before a later one
+// does) and never errsvc's clock.
 func limitHeaders(m *model, h map[string]string) {
 	l := m.limit
 	if l == nil {
 		return
 	}
-	name := l.kind
-	if l.dimension != "" {
-		name += "-" + l.dimension
-	}
-	name = strings.ReplaceAll(name, "_", "-")
-	var t string
-	if m.waitSecs != nil && retryHelps(m) {
-		t = strconv.FormatUint(uint64(*m.waitSecs), 10)
+	name := policyName(l)
+	var t, reset string
+	if !l.resetAt.IsZero() {
+		if l.reference.IsZero() {
+			r := m.limitRoomV
+			if r == nil {
+				r = m.limitRoom()
+				m.limitRoomV = r
+			}
+			if !r.unanchoredNoted {
+				r.unanchoredNoted = true
+				m.noteCached(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, noteKey{format: "the limit's reset_at is not written as RateLimit's t or x-ratelimit-reset: the source gives no time to count it from (no Date header, no received_at), and errsvc's clock would make it up"})
+			}
+		} else {
+			until := max(l.resetAt.Sub(l.reference), 0)
+			// t is whole seconds (the draft's Integer), rounded up: a
+			// client that waits t never comes back before the reset.
+			t = strconv.FormatInt(int64((until+time.Second-1)/time.Second), 10)
+			reset = until.String()
+		}
 	}
 	if l.max != nil {
-		h["RateLimit-Policy"] = strconv.Quote(name) + ";q=" + strconv.FormatUint(*l.max, 10)
+		v := name + ";q=" + strconv.FormatUint(*l.max, 10)
+		if u := quotaUnit(l.dimension); u != "" {
+			v += ";qu=" + u
+		}
+		h["RateLimit-Policy"] = v
 	}
 	if l.remaining != nil {
-		v := strconv.Quote(name) + ";r=" + strconv.FormatUint(*l.remaining, 10)
+		v := name + ";r=" + strconv.FormatUint(*l.remaining, 10)
 		if t != "" {
 			v += ";t=" + t
 		}
@@ -360,10 +386,128 @@ func limitHeaders(m *model, h map[string]string) {
 	if l.remaining != nil {
 		h["x-ratelimit-remaining"+suffix] = strconv.FormatUint(*l.remaining, 10)
 	}
-	if t != "" {
-		h["x-ratelimit-reset"+suffix] = t + "s"
+	if reset != "" {
+		h["x-ratelimit-reset"+suffix] = reset
 	}
+	h[headerLimit] = errsvcLimitValue(m, l)
 }
+
+// headerLimit is errsvc's one header of its own for the facet, an RFC 9651
+// Dictionary of Strings: kind, dimension, scope, quota_id and reset_at (RFC
+// 3339, absolute). The draft's fields cannot carry them: RateLimit-Policy
+// needs a quota size (q) and RateLimit a remaining count (r), which a spend
+// cap or a provider out of capacity does not state; the draft has no kind
+// or scope (pk is the partition's key, such as a hash of the caller's API
+// key, which errsvc never knows, not whose limit it is); and t is relative
+// to a moment the headers do not carry. Written whenever there is a facet,
+// even one its kind derives: the status alone does not say it (Labby's
+// quota_exceeded is a 413); http_error reads it back (readErrsvcLimit).
+const headerLimit = "Errsvc-Limit"
+
+// errsvcLimitValue is headerLimit's value.
+func errsvcLimitValue(m *model, l *limitFacts) string {
+	b := make([]byte, 0, 96)
+	b = append(b, "kind="...)
+	b = appendSFString(b, l.kind)
+	if l.dimension != "" {
+		b = append(b, ", dimension="...)
+		b = appendSFString(b, l.dimension)
+	}
+	b = append(b, ", scope="...)
+	b = appendSFString(b, l.scope)
+	if l.quotaID != "" {
+		b = append(b, ", quota_id="...)
+		b = appendSFString(b, l.quotaID)
+	}
+	if !l.resetAt.IsZero() {
+		b = append(b, ", reset_at="...)
+		b = appendSFString(b, resetText(m))
+	}
+	return string(b)
+}
+
+// appendSFString appends s as an RFC 9651 String, or as a Display String
+// when it holds a byte a String cannot (a sanitised provider term may be
+// any Unicode): a term passes through whole either way. Hand-written, not
+// a library: the engine writes it on every http_headers answer of a limit.
+func appendSFString(b []byte, s string) []byte {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		b = append(b, '"')
+		for i := 0; i < len(s); i++ {
+			if s[i] == '"' || s[i] == '\\' {
+				b = append(b, '\\')
+			}
+			b = append(b, s[i])
+		}
+		return append(b, '"')
+	}
+	// A Display String is UTF-8 (RFC 9651 refuses one that is not); a
+	// term is valid UTF-8 already when it came through protobuf, so this
+	// only guards the rule.
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	const hex = "0123456789abcdef"
+	b = append(b, '%', '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c > 0x7e || c == '%' || c == '"' {
+			b = append(b, '%', hex[c>>4], hex[c&0xf])
+			continue
+		}
+		b = append(b, c)
+	}
+	return append(b, '"')
+}
+
+// policyName is the RateLimit and RateLimit-Policy item's name (the draft
+// leaves it free): kind and dimension, as an RFC 9651 String of the
+// characters a token would take, so every parser reads it.
+func policyName(l *limitFacts) string {
+	b := make([]byte, 0, 32)
+	b = append(b, '"')
+	add := func(s string) {
+		for i := 0; i < len(s); i++ {
+			switch c := s[i]; {
+			case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '-', c == '.':
+				b = append(b, c)
+			case c >= 'A' && c <= 'Z':
+				b = append(b, c+'a'-'A')
+			case c == '_':
+				b = append(b, '-')
+			}
+		}
+	}
+	add(l.kind)
+	if l.dimension != "" {
+		b = append(b, '-')
+		add(l.dimension)
+	}
+	return string(append(b, '"'))
+}
+
+// quotaUnits are RateLimit-Policy's qu per dimension. The draft registers
+// "requests" (its default), "content-bytes" and "concurrent-requests";
+// tokens and credits have no registered unit, and leaving qu out would say
+// "requests", so they are written as the dimension's own name (a unit the
+// registry may add; a client that knows none of them can still read q).
+var quotaUnits = map[string]string{
+	provider.DimRequests:     `"requests"`,
+	provider.DimConcurrent:   `"concurrent-requests"`,
+	provider.DimTokens:       `"tokens"`,
+	provider.DimInputTokens:  `"input-tokens"`,
+	provider.DimOutputTokens: `"output-tokens"`,
+	provider.DimCredits:      `"credits"`,
+}
+
+// quotaUnit is the dimension's qu, "" when the dimension is unsaid or not
+// one errsvc names (an unknown term stays in Errsvc-Limit).
+func quotaUnit(dim string) string { return quotaUnits[dim] }
 
 // quotaFailureDetail is the QuotaFailure grpc_status (and google_error)
 // carries for a limit whose facet says more than its kind: one violation,
@@ -431,4 +575,77 @@ func resetText(m *model) string {
 		r.resetLen = len(l.resetAt.UTC().AppendFormat(r.resetText[:0], time.RFC3339Nano))
 	}
 	return unsafe.String(&r.resetText[0], r.resetLen)
+}
+
+// readErrsvcLimit reads errsvc's own Errsvc-Limit header back (an
+// http_error made of http_status and http_headers): its kind, dimension,
+// scope, name and absolute reset replace what the classifier guessed from
+// a bare status (a 429 reads as a rate limit; a spend cap's 402 or a
+// capacity 503 says less); the counts stay the ones RateLimit and the
+// x-ratelimit-* headers gave. A value that is not the Dictionary errsvc
+// writes is ignored, with a note.
+func readErrsvcLimit(m *model, headers map[string]string) {
+	var v string
+	for k, hv := range headers {
+		if len(k) == len(headerLimit) && strings.EqualFold(k, headerLimit) {
+			v = hv
+			break
+		}
+	}
+	if v == "" {
+		return
+	}
+	d, ok := sfDictionary(v)
+	str := func(key string) string { return d[key] }
+	kind := str("kind")
+	if !ok || kind == "" {
+		m.noteCached(errsvcv1.NoteCode_NOTE_CODE_FIELD_IGNORED, noteKey{format: "the Errsvc-Limit header is not the RFC 9651 Dictionary errsvc writes (a kind, at least); the limit is read from the other headers"})
+		return
+	}
+	if m.limit == nil {
+		m.limitV = limitFacts{}
+		m.limit = &m.limitV
+	}
+	l := m.limit
+	l.kind, l.dimension, l.scope = kind, str("dimension"), str("scope")
+	l.quotaID = limitName(m, str("quota_id"))
+	// A reset the header does not state stays the one the classifier
+	// counted (RateLimit's t from the request's received_at), if any.
+	if t, err := time.Parse(time.RFC3339Nano, str("reset_at")); err == nil {
+		l.resetAt = t.UTC()
+	}
+	// The counts of the limit hit are the draft's q and r, which errsvc
+	// writes for that limit only: the classifier picks a window by what is
+	// left (none left), and a limit whose remaining is unsaid would lose
+	// its size.
+	if l.max == nil {
+		l.max = sfCount(headers, "RateLimit-Policy", "q")
+	}
+	if l.remaining == nil {
+		l.remaining = sfCount(headers, "RateLimit", "r")
+	}
+}
+
+// sfCount is the parameter key of the first member of a Structured Field
+// List header, when it is a non-negative Integer.
+func sfCount(headers map[string]string, name, key string) *uint64 {
+	var v string
+	for k, hv := range headers {
+		if strings.EqualFold(k, name) {
+			v = hv
+			break
+		}
+	}
+	if v == "" {
+		return nil
+	}
+	p, ok := sfFirstParams(v)
+	if !ok {
+		return nil
+	}
+	if n, err := strconv.ParseUint(p[key], 10, 64); err == nil && n < 1e15 {
+		// RFC 9651 Integers have at most 15 digits.
+		return &n
+	}
+	return nil
 }

@@ -9,7 +9,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
+
+	"google.golang.org/protobuf/proto"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 )
@@ -36,7 +39,12 @@ type Policy struct {
 	agentRule  map[string]int
 
 	overrides map[string][]*policyOverride
-	decisions []*policyDecision
+	// decisions by exact tool and by exact service (a rule naming both
+	// is under its tool); the ones with a "*" pattern in globs. A
+	// translation reads two map entries and the globs, not every rule.
+	decisionsByTool, decisionsByService map[string][]*policyDecision
+	decisionGlobs                       []*policyDecision
+	hasDecisions                        bool
 
 	defaultWaits DefaultWaitsSpec
 	waitRule     int
@@ -47,6 +55,9 @@ type Policy struct {
 	// rule's matches (Matches), by the same index.
 	rules   []string
 	matches []atomic.Uint64
+
+	vocabOnce sync.Once
+	vocab     *errsvcv1.ListVocabulariesResponse
 }
 
 type policyFamily struct {
@@ -109,8 +120,8 @@ func NewPolicy(spec PolicySpec) (*Policy, error) {
 	}
 	sum := sha256.Sum256(raw)
 	p := &Policy{
-		spec:         spec,
-		hash:         hex.EncodeToString(sum[:8]),
+		spec:           spec,
+		hash:           hex.EncodeToString(sum[:8]),
 		familyByName:   map[string]*policyFamily{},
 		familyByHost:   map[string][]hostCandidate{},
 		familyByHeader: map[string][]headerCandidate{},
@@ -120,6 +131,9 @@ func NewPolicy(spec PolicySpec) (*Policy, error) {
 		agentCodes:     map[string]*AgentCodeSpec{},
 		agentRule:      map[string]int{},
 		overrides:      map[string][]*policyOverride{},
+
+		decisionsByTool:    map[string][]*policyDecision{},
+		decisionsByService: map[string][]*policyDecision{},
 	}
 	seen := map[string]string{}
 	addRule := func(name, path string) (int, error) {
@@ -259,7 +273,16 @@ func NewPolicy(spec PolicySpec) (*Policy, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.decisions = append(p.decisions, &policyDecision{spec: d, name: d.Name, index: idx})
+		pd := &policyDecision{spec: d, name: d.Name, index: idx}
+		p.hasDecisions = true
+		switch {
+		case strings.HasSuffix(d.Tool, "*") || strings.HasSuffix(d.Service, "*"):
+			p.decisionGlobs = append(p.decisionGlobs, pd)
+		case d.Tool != "":
+			p.decisionsByTool[d.Tool] = append(p.decisionsByTool[d.Tool], pd)
+		default:
+			p.decisionsByService[d.Service] = append(p.decisionsByService[d.Service], pd)
+		}
 	}
 	if dw := p.spec.DefaultWaits; dw != nil {
 		p.defaultWaits = *dw
@@ -499,4 +522,36 @@ func (p *Policy) Matches() []uint64 {
 		out[i] = p.matches[i].Load()
 	}
 	return out
+}
+
+// Vocabularies is the ListVocabularies answer under the policy: the
+// built-in terms, then the policy's kinds (LabbyKind) and agent codes
+// (AgentErrorCode) beside them, each marked defined_by "policy". Built
+// once per policy.
+func (p *Policy) Vocabularies() *errsvcv1.ListVocabulariesResponse {
+	if p == nil || len(p.spec.Kinds)+len(p.spec.AgentCodes) == 0 {
+		return Vocabularies()
+	}
+	p.vocabOnce.Do(func() {
+		resp := proto.Clone(Vocabularies()).(*errsvcv1.ListVocabulariesResponse)
+		for _, v := range resp.GetVocabularies() {
+			switch v.GetName() {
+			case LabbyKinds.Name:
+				for i := range p.spec.Kinds {
+					k := &p.spec.Kinds[i]
+					v.Terms = append(v.Terms, &errsvcv1.Term{Term: k.Kind, Meaning: k.Meaning, DefinedBy: "policy",
+						Row: &errsvcv1.Term_Kind{Kind: p.kinds[k.Kind].row}})
+				}
+			case AgentCodes.Name:
+				for i := range p.spec.AgentCodes {
+					a := &p.spec.AgentCodes[i]
+					row := proto.Clone(agentCodeRow(a.SameAs)).(*errsvcv1.AgentCodeRow)
+					v.Terms = append(v.Terms, &errsvcv1.Term{Term: a.Code, Meaning: a.Meaning + " (decides as " + a.SameAs + ")", DefinedBy: "policy",
+						Row: &errsvcv1.Term_AgentCode{AgentCode: row}})
+				}
+			}
+		}
+		p.vocab = resp
+	})
+	return p.vocab
 }

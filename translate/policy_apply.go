@@ -249,7 +249,7 @@ func applyPolicy(m *model, req *errsvcv1.TranslateRequest) {
 			break
 		}
 	}
-	if len(p.decisions) > 0 {
+	if p.hasDecisions {
 		service, tool := req.GetContext().GetService(), req.GetContext().GetTool()
 		if e := m.envelope; e != nil {
 			service, tool = orString(service, e.GetService()), orString(tool, e.GetTool())
@@ -257,11 +257,8 @@ func applyPolicy(m *model, req *errsvcv1.TranslateRequest) {
 		if tool == "" {
 			tool = req.GetMcpToolResult().GetTool()
 		}
-		for _, d := range p.decisions {
-			if globMatch(d.spec.Service, service) && globMatch(d.spec.Tool, tool) {
-				decideByPolicy(m, &d.spec.Decide, d.index, decisionSubject(d.spec))
-				break
-			}
+		if d := p.decisionFor(service, tool); d != nil {
+			decideByPolicy(m, &d.spec.Decide, d.index, decisionSubject(d.spec))
 		}
 	}
 	if m.waitSecs == nil && retryHelps(m) && (m.action == "" || m.action == "retry_later") {
@@ -275,6 +272,27 @@ func applyPolicy(m *model, req *errsvcv1.TranslateRequest) {
 			m.policyNote(p.waitRule, "default wait for a transient error: %d s", w)
 		}
 	}
+}
+
+// decisionFor is the first decision rule, in file order, matching the
+// service and the tool.
+func (p *Policy) decisionFor(service, tool string) *policyDecision {
+	var best *policyDecision
+	consider := func(list []*policyDecision) {
+		for _, d := range list {
+			if (best == nil || d.index < best.index) && globMatch(d.spec.Service, service) && globMatch(d.spec.Tool, tool) {
+				best = d
+			}
+		}
+	}
+	if tool != "" {
+		consider(p.decisionsByTool[tool])
+	}
+	if service != "" {
+		consider(p.decisionsByService[service])
+	}
+	consider(p.decisionGlobs)
+	return best
 }
 
 func orString(a, b string) string {

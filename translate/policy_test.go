@@ -57,7 +57,7 @@ func fleetPolicy(t testing.TB) *Policy {
 		DefaultWaits: &DefaultWaitsSpec{TransientSecs: u32(3), ByKind: map[string]uint32{"gpu_out_of_memory": 20}},
 		Secrets: &SecretsSpec{
 			Redact: []PatternSpec{{Name: "internal_token", Regex: `itk_[A-Za-z0-9]{32}`}},
-			Keep:   []PatternSpec{{Name: "request_id", Regex: `req_[0-9a-f]{32}`}},
+			Keep:   []PatternSpec{{Name: "job_id", Regex: `sk-job-[A-Za-z0-9]{24}`}},
 		},
 	})
 	if err != nil {
@@ -232,10 +232,10 @@ func TestPolicyPrecedence(t *testing.T) {
 func TestPolicySecretFormats(t *testing.T) {
 	p := fleetPolicy(t)
 	secret := "itk_" + strings.Repeat("Ab3", 10) + "Zz"
-	id := "req_" + strings.Repeat("0f1e2d3c", 4)
+	id := "sk-job-Zx8Qk2Lm9Vb4Tn7Rw1Ys5Pd3"
 	for _, js := range []string{
-		`{"labby_error":{"kind":"provider_unavailable","message":"upstream said token ` + secret + ` is bad, request ` + id + `"}}`,
-		`{"provider_response":{"provider":"vllm-prod","status":500,"body":"{\"object\":\"error\",\"message\":\"auth ` + secret + ` failed for ` + id + `\",\"type\":\"InternalServerError\",\"code\":500}"}}`,
+		`{"labby_error":{"kind":"provider_unavailable","message":"upstream said token ` + secret + ` is bad, job ` + id + `"}}`,
+		`{"provider_response":{"provider":"vllm-prod","status":500,"body":"{\"object\":\"error\",\"message\":\"auth ` + secret + ` failed for job ` + id + `\",\"type\":\"InternalServerError\",\"code\":500}"}}`,
 		`{"mcp_tool_result":{"tool":"search","is_error":true,"content":[{"type":"text","text":"key=` + secret + ` request ` + id + `"}]}}`,
 		`{"agent_error":{"code":"EXECUTION_FAILED","message":"x","details":{"note":"` + secret + `"}}}`,
 	} {
@@ -249,18 +249,22 @@ func TestPolicySecretFormats(t *testing.T) {
 		if strings.Contains(out, secret) || strings.Contains(out, secret[4:20]) {
 			t.Errorf("the operator's secret format reached the answer: %s", out)
 		}
-		if strings.Contains(js, "message") && strings.Contains(js, id) && !strings.Contains(out, id) {
+		if strings.Contains(js, "job "+id) && !strings.Contains(out, id) {
 			t.Errorf("the kept id %s was not kept: %s", id, out)
 		}
 		if !proto.Equal(req, before) {
 			t.Error("the request was modified")
 		}
 	}
-	// Without the policy the id is redacted by the built-in rules (else
-	// keep would prove nothing).
-	resp, _ := Translate(policyRequest(t, `{"labby_error":{"kind":"provider_unavailable","message":"request `+id+` failed"}}`))
+	// Without the policy the secret passes the built-in rules (else the
+	// redaction would prove nothing), and the id is redacted by them.
+	plain, _ := Translate(policyRequest(t, `{"labby_error":{"kind":"provider_unavailable","message":"upstream said token `+secret+` is bad"}}`))
+	if !strings.Contains(protojson.Format(plain), secret) {
+		t.Error("the built-in sanitiser redacts this secret shape: the policy's format is not exercised")
+	}
+	resp, _ := Translate(policyRequest(t, `{"labby_error":{"kind":"provider_unavailable","message":"job `+id+` failed"}}`))
 	if strings.Contains(protojson.Format(resp), id) {
-		t.Skip("the built-in sanitiser keeps this id shape: keep is not exercised")
+		t.Error("the built-in sanitiser keeps this id shape: keep is not exercised")
 	}
 }
 
@@ -343,5 +347,34 @@ func TestPolicyCountsMatches(t *testing.T) {
 		if name == "kind.gpu_out_of_memory" && p.Matches()[i] != 3 {
 			t.Errorf("kind.gpu_out_of_memory matched %d times, want 3", p.Matches()[i])
 		}
+	}
+}
+
+// The generated page lists every rule and term of the policy.
+func TestPolicyMarkdownListsEveryRule(t *testing.T) {
+	p := fleetPolicy(t)
+	md := p.Markdown()
+	for _, name := range p.Rules() {
+		short := strings.TrimPrefix(strings.TrimPrefix(name, "kind."), "agent_code.")
+		if name != "default_waits" && !strings.Contains(md, "`"+short+"`") {
+			t.Errorf("the page does not list %s", name)
+		}
+	}
+	if !strings.Contains(md, "## Default waits") || !strings.Contains(md, "`job_id` | kept") {
+		t.Errorf("the page lacks the waits or the formats:\n%s", md)
+	}
+}
+
+// A secret in a map key (a header name, a Struct member's name) is
+// redacted too.
+func TestPolicySecretInAKey(t *testing.T) {
+	p := fleetPolicy(t)
+	secret := "itk_" + strings.Repeat("Qw9", 10) + "Zz"
+	resp, err := p.Translate(policyRequest(t, `{"labby_error":{"kind":"provider_unavailable","detail":{"`+secret+`":"x"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := protojson.Format(resp); strings.Contains(out, secret) {
+		t.Errorf("a secret key reached the answer: %s", out)
 	}
 }

@@ -50,7 +50,10 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 	m.clock = r.Clock
 	seedClassifierNames(m, r)
 	if r.Class == "" {
-		return &RequestError{Field: "provider_response", Description: "the answer carries no error (a success status without an error event); only errors translate"}
+		if status >= 200 && status < 300 && successLimits(m, a) {
+			return errLimitsOnly
+		}
+		return &RequestError{Field: "provider_response", Description: "the answer carries no error (a success status without an error event) and reports no rate limit; only errors translate"}
 	}
 	d := providerDetailStruct(m, p.GetProvider(), status, r)
 	// The provider code is in the detail already, so the classified

@@ -198,6 +198,9 @@ func translateInto(m *model, req *errsvcv1.TranslateRequest) (resp *errsvcv1.Tra
 		}
 	}
 	if err := decode(m, req); err != nil {
+		if err == errLimitsOnly { // a 2xx reporting its rate limits (limit_2xx.go)
+			return limitsOnly(m), !m.clock, nil
+		}
 		return nil, false, err
 	}
 	resp = &m.store.resp

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/policy"
+	"github.com/errsvc/errsvc/translate"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
@@ -164,6 +166,23 @@ func Dial(target string, opts ...Option) (*Client, error) {
 // It answers exactly as a server does, errors included.
 func NewInProcess() *Client {
 	return &Client{rpc: inProcess{}}
+}
+
+// NewInProcessWithPolicy is NewInProcess translating under an operator
+// policy (docs/POLICY.md), as a server started with --policy does.
+func NewInProcessWithPolicy(p *translate.Policy) *Client {
+	return &Client{rpc: inProcess{policy: p}}
+}
+
+// NewInProcessWithPolicyFile loads the policy file or folder a server's
+// --policy reads (policy.Load: validated, errors at file:line:column) and
+// returns NewInProcessWithPolicy of it.
+func NewInProcessWithPolicyFile(path string) (*Client, error) {
+	p, err := policy.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("errsvcclient: %w", err)
+	}
+	return NewInProcessWithPolicy(p), nil
 }
 
 // Close releases the connection; a no-op in process.

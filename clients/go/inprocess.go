@@ -22,57 +22,60 @@ import (
 // translator directly, with the server's error contract: a malformed request
 // is INVALID_ARGUMENT with a google.rpc.BadRequest naming the field, and a
 // batch or stream item carries its own error.
-type inProcess struct{}
+type inProcess struct {
+	// policy is the operator policy it translates under (nil: none).
+	policy *translate.Policy
+}
 
 var _ errsvcv1.TranslationServiceClient = inProcess{}
 
-func (inProcess) Translate(ctx context.Context, req *errsvcv1.TranslateRequest, _ ...grpc.CallOption) (*errsvcv1.TranslateResponse, error) {
+func (ip inProcess) Translate(ctx context.Context, req *errsvcv1.TranslateRequest, _ ...grpc.CallOption) (*errsvcv1.TranslateResponse, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, status.FromContextError(err).Err()
 	}
-	resp, st := translateOne(req)
+	resp, st := ip.translateOne(req)
 	if st != nil {
 		return nil, st.Err()
 	}
 	return resp, nil
 }
 
-func (inProcess) TranslateBatch(ctx context.Context, in *errsvcv1.TranslateBatchRequest, _ ...grpc.CallOption) (*errsvcv1.TranslateBatchResponse, error) {
+func (ip inProcess) TranslateBatch(ctx context.Context, in *errsvcv1.TranslateBatchRequest, _ ...grpc.CallOption) (*errsvcv1.TranslateBatchResponse, error) {
 	out := &errsvcv1.TranslateBatchResponse{Responses: make([]*errsvcv1.TranslateResponse, len(in.GetRequests()))}
 	for i, req := range in.GetRequests() {
 		if err := ctx.Err(); err != nil {
 			return nil, status.FromContextError(err).Err()
 		}
-		out.Responses[i] = translateItem(req)
+		out.Responses[i] = ip.translateItem(req)
 	}
 	return out, nil
 }
 
-func (inProcess) ListVocabularies(ctx context.Context, _ *errsvcv1.ListVocabulariesRequest, _ ...grpc.CallOption) (*errsvcv1.ListVocabulariesResponse, error) {
+func (ip inProcess) ListVocabularies(ctx context.Context, _ *errsvcv1.ListVocabulariesRequest, _ ...grpc.CallOption) (*errsvcv1.ListVocabulariesResponse, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, status.FromContextError(err).Err()
 	}
-	return translate.Vocabularies(), nil
+	return ip.policy.Vocabularies(), nil
 }
 
-func (inProcess) TranslateStream(ctx context.Context, _ ...grpc.CallOption) (grpc.BidiStreamingClient[errsvcv1.TranslateRequest, errsvcv1.TranslateResponse], error) {
+func (ip inProcess) TranslateStream(ctx context.Context, _ ...grpc.CallOption) (grpc.BidiStreamingClient[errsvcv1.TranslateRequest, errsvcv1.TranslateResponse], error) {
 	if err := ctx.Err(); err != nil {
 		return nil, status.FromContextError(err).Err()
 	}
-	return &localStream{ctx: ctx, ready: make(chan struct{}, 1)}, nil
+	return &localStream{ctx: ctx, ready: make(chan struct{}, 1), ip: ip}, nil
 }
 
 // translateItem folds a failure into the response, as batch and stream
 // items report their own errors.
-func translateItem(req *errsvcv1.TranslateRequest) *errsvcv1.TranslateResponse {
-	resp, st := translateOne(req)
+func (ip inProcess) translateItem(req *errsvcv1.TranslateRequest) *errsvcv1.TranslateResponse {
+	resp, st := ip.translateOne(req)
 	if st != nil {
 		return &errsvcv1.TranslateResponse{Error: st.Proto()}
 	}
 	return resp
 }
 
-func translateOne(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, *status.Status) {
+func (ip inProcess) translateOne(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, *status.Status) {
 	if req == nil {
 		req = &errsvcv1.TranslateRequest{}
 	}
@@ -88,7 +91,7 @@ func translateOne(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateResponse, 
 	}
 	// A copy, so the response never shares a message with the caller's
 	// request, as it never does over the network.
-	resp, err := translate.Translate(proto.Clone(req).(*errsvcv1.TranslateRequest))
+	resp, err := ip.policy.Translate(proto.Clone(req).(*errsvcv1.TranslateRequest))
 	var reqErr *translate.RequestError
 	switch {
 	case errors.As(err, &reqErr):
@@ -129,6 +132,7 @@ func sourceChoices() string {
 // localStream is an in-process TranslateStream: each request is translated
 // as it is sent and its response queued for Recv.
 type localStream struct {
+	ip    inProcess
 	ctx   context.Context
 	ready chan struct{} // signalled when the queue grows or the send side closes
 
@@ -156,7 +160,7 @@ func (s *localStream) Send(req *errsvcv1.TranslateRequest) error {
 	if s.closed {
 		return status.Error(codes.Internal, "send after CloseSend")
 	}
-	s.queue = append(s.queue, translateItem(req))
+	s.queue = append(s.queue, s.ip.translateItem(req))
 	s.signal()
 	return nil
 }

@@ -69,6 +69,7 @@ func parseServeFlags(args []string, getenv func(string) string, errOut io.Writer
 	fs.StringVar(&corsOrigins, "cors-origins", envOr("ERRSVC_CORS_ORIGINS", ""), "comma-separated browser `origins` allowed to call the HTTP port (REST, Connect, gRPC-Web) cross-origin, e.g. https://app.example.com or https://*.example.com; empty: no CORS (env ERRSVC_CORS_ORIGINS)")
 	fs.IntVar(&opts.AnswerCacheEntries, "answer-cache-entries", server.DefaultAnswerCacheEntries, "most Translate answers each transport (gRPC, REST, Connect) keeps to answer repeated identical requests (0: no answer cache)")
 	fs.Int64Var(&opts.AnswerCacheBytes, "answer-cache-bytes", server.DefaultAnswerCacheBytes, "most `bytes` (requests and answers) each transport's answer cache holds (0: no answer cache)")
+	fs.StringVar(&opts.PolicyPath, "policy", "", "operator policy `file or folder` (YAML or JSON, docs/POLICY.md): checked at start, reloaded on SIGHUP and when it changes; a file that does not load keeps the policy before it")
 	fs.TextVar(&logLevel, "log-level", slog.LevelInfo, "least `level` logged: DEBUG (every call), INFO, WARN (caller errors), ERROR (internal errors)")
 	// Every flag has its variable (envKey), named in --help. The
 	// environment moves a flag's default: applied before the command line,

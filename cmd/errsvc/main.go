@@ -81,6 +81,20 @@ func runServe(args []string) int {
 		logger.Info("exporting traces by OTLP")
 	}
 
+	holder, err := loadPolicyHolder(opts.PolicyPath)
+	if err != nil {
+		// At start a policy that does not load is refused: serving
+		// without the operator's rules would decide otherwise than asked.
+		logger.Error("errsvc cannot start: the operator policy does not load", "path", opts.PolicyPath, "error", err)
+		return 1
+	}
+	if holder != nil {
+		opts.Policy = holder
+		p := holder.Load()
+		logger.Info("operator policy loaded", "path", opts.PolicyPath, "version", p.Version(), "hash", p.Hash(), "rules", len(p.Rules()))
+		go startPolicyWatch(opts.PolicyPath, holder, logger, true).run(ctx)
+	}
+
 	srv, err := server.New(opts)
 	if err != nil {
 		logger.Error("errsvc cannot start", "error", err)

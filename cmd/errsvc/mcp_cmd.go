@@ -28,6 +28,7 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	maxBytes := fs.Int64("max-request-bytes", server.DefaultMaxRequestBytes,
 		"largest tool arguments accepted, in `bytes`; a longer JSON-RPC line ends the session (env "+envKey("max-request-bytes")+")")
+	policyPath := fs.String("policy", "", "operator policy `file or folder` the tools translate under (docs/POLICY.md; env "+envKey("policy")+")")
 	logLevel := slog.LevelWarn
 	fs.TextVar(&logLevel, "log-level", slog.LevelWarn, "least `level` logged on stderr (env "+envKey("log-level")+")")
 	var envErr error
@@ -57,6 +58,12 @@ func runMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		MaxRequestBytes: *maxBytes,
 		Logger:          slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: logLevel})),
 	}
+	holder, err := loadPolicyHolder(*policyPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "errsvc mcp: %v\n", err)
+		return exitFailure
+	}
+	opts.Policy = holder
 	if err := server.ServeMCP(ctx, opts, stdin, stdout); err != nil {
 		opts.Logger.Error("errsvc mcp stopped on error", "error", err)
 		return exitFailure

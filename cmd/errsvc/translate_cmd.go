@@ -10,6 +10,7 @@ import (
 	"github.com/errsvc/errsvc/codec"
 	"github.com/errsvc/errsvc/codec/errjson"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/policy"
 	"github.com/errsvc/errsvc/translate"
 	"github.com/errsvc/errsvc/translate/sanitize"
 )
@@ -24,18 +25,19 @@ const (
 // prints its translation, calling the core in process so no server is
 // needed. The output uses proto (snake_case) names, like the REST API.
 func runTranslate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	// A FlagSet, though there are no flags, so -h and --help print the
-	// usage instead of naming a file; a file called "--help" is read with
-	// `errsvc translate -- --help`.
+	// A FlagSet, so -h and --help print the usage instead of naming a
+	// file (a file called "--help" is read with `errsvc translate --
+	// --help`), and --policy translates under an operator policy.
 	fs := flag.NewFlagSet("errsvc translate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	usage := func(w io.Writer) {
-		fmt.Fprintln(w, "usage: errsvc translate [FILE|-]\n\n"+
+		fmt.Fprintln(w, "usage: errsvc translate [--policy FILE] [FILE|-]\n\n"+
 			"Translates one TranslateRequest, as JSON (proto or JSON field names) from FILE or stdin,\n"+
 			"in process, and prints the TranslateResponse with proto (snake_case) names, like the REST API.\n"+
 			"Exit status: 0 translated, 1 input unreadable, 2 usage error or malformed request.")
 	}
 	fs.Usage = func() {} // printed below, once, to the right stream
+	policyPath := fs.String("policy", "", "operator policy file or folder to translate under (docs/POLICY.md)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout)
@@ -48,6 +50,15 @@ func runTranslate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	if len(args) > 1 {
 		usage(stderr)
 		return exitMalformed
+	}
+	var pol *translate.Policy
+	if *policyPath != "" {
+		p, err := policy.Load(*policyPath)
+		if err != nil {
+			fmt.Fprintf(stderr, "errsvc translate: %v\n", err)
+			return exitMalformed
+		}
+		pol = p
 	}
 	data, err := readInput(args, stdin)
 	if err != nil {
@@ -78,7 +89,7 @@ func runTranslate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 			sanitize.Text(field, 256), sanitize.Text(desc, 1024))
 		return exitMalformed
 	}
-	resp, err := translate.Translate(&req)
+	resp, err := pol.Translate(&req)
 	var reqErr *translate.RequestError
 	if errors.As(err, &reqErr) {
 		fmt.Fprintf(stderr, "errsvc translate: malformed request: %s: %s\n", reqErr.Field, reqErr.Description)

@@ -7,7 +7,13 @@
 //     docs/API.md against a live errsvc started in process, and check the
 //     status and the expected-output subset written after each snippet;
 //   - compile and run every Go SDK snippet of those files against the same
-//     server.
+//     server;
+//   - run every TypeScript, Python and Java snippet of those files, all of
+//     one language in one process (TestSDKSnippets), when clients/test.sh
+//     names the SDK it has built (ERRSVC_DOCS_TYPESCRIPT, ERRSVC_DOCS_PYTHON,
+//     ERRSVC_DOCS_JAVA_CLASSPATH); and check that every section of
+//     RECIPES.md and TUTORIAL.md with a curl command has a snippet in every
+//     SDK (TestSDKSnippetCoverage).
 //
 // It has no code of its own outside the tests.
 package docsrun

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/errsvc/errsvc/internal/golden"
+	"github.com/errsvc/errsvc/internal/testenv"
 	"github.com/errsvc/errsvc/server"
 )
 
@@ -30,11 +31,13 @@ import (
 //     a distinct element of the answer). "json expect status=400" states the
 //     HTTP status (default 200); for buf curl "exit=N" states the exit code
 //     (default 0; a failed call's JSON error is read from stderr);
-//   - a ```go block is a Go SDK snippet, followed by a ```text expect block
+//   - a ```go block is a Go SDK snippet when a ```text expect block follows
+//     it (with only other SDKs' snippets in between, see sdk_test.go),
 //     holding its exact output. A block that starts with "package main" is a
 //     whole program; any other is the body of a function with ctx
 //     (context.Context) and c (*errsvcclient.Client, dialled to the server)
-//     in scope. All bodies compile into one program.
+//     in scope. All bodies compile into one program. The TypeScript, Python
+//     and Java snippets follow the same rule and run in TestSDKSnippets.
 var documents = []string{"docs/RECIPES.md", "docs/TUTORIAL.md", "docs/API.md"}
 
 type block struct {
@@ -141,7 +144,7 @@ func (l live) local(s string) string {
 func TestSnippets(t *testing.T) {
 	for _, tool := range []string{"bash", "curl", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("the doc snippets need %s on PATH: %v", tool, err)
+			testenv.Missing(t, fmt.Sprintf("the doc snippets need %s on PATH: %v", tool, err))
 		}
 	}
 	l := startServer(t)
@@ -152,37 +155,34 @@ func TestSnippets(t *testing.T) {
 	if out, err := warm.CombinedOutput(); err != nil {
 		t.Fatalf("go tool buf: %v\n%s", err, out)
 	}
-	var goBodies, goPrograms []goSnippet
+	var goBodies, goPrograms []snippet
 	counts := map[string]int{}
 	for _, doc := range documents {
 		blocks := parseBlocks(t, l.root, doc)
 		for i := 0; i < len(blocks); i++ {
 			b := blocks[i]
-			switch {
-			case isCommand(b):
-				if i+1 >= len(blocks) || !strings.HasPrefix(blocks[i+1].info, "json expect") {
-					t.Errorf("%s: a command must be followed by a ```json expect block", b)
-					continue
-				}
-				exp := blocks[i+1]
-				i++
-				counts[doc+" commands"]++
-				t.Run(fmt.Sprintf("%s:%d", filepath.Base(doc), b.line), func(t *testing.T) {
-					t.Parallel()
-					runCommand(t, l, b, exp)
-				})
-			case lang(b.info) == "go":
-				if i+1 >= len(blocks) || !strings.HasPrefix(blocks[i+1].info, "text expect") {
-					continue // an illustration, not a runnable snippet
-				}
-				s := goSnippet{code: b, want: blocks[i+1]}
-				i++
-				counts[doc+" go"]++
-				if strings.HasPrefix(strings.TrimSpace(b.text), "package main") {
-					goPrograms = append(goPrograms, s)
-				} else {
-					goBodies = append(goBodies, s)
-				}
+			if !isCommand(b) {
+				continue
+			}
+			if i+1 >= len(blocks) || !strings.HasPrefix(blocks[i+1].info, "json expect") {
+				t.Errorf("%s: a command must be followed by a ```json expect block", b)
+				continue
+			}
+			exp := blocks[i+1]
+			i++
+			counts[doc+" commands"]++
+			t.Run(fmt.Sprintf("%s:%d", filepath.Base(doc), b.line), func(t *testing.T) {
+				t.Parallel()
+				runCommand(t, l, b, exp)
+			})
+		}
+		byLang, _ := sdkSnippets(blocks)
+		for _, s := range byLang["go"] {
+			counts[doc+" go"]++
+			if strings.HasPrefix(strings.TrimSpace(s.code.text), "package main") {
+				goPrograms = append(goPrograms, s)
+			} else {
+				goBodies = append(goBodies, s)
 			}
 		}
 	}
@@ -299,8 +299,6 @@ func contains(got, want any, path string) (string, bool) {
 	return path, reflect.DeepEqual(got, want)
 }
 
-type goSnippet struct{ code, want block }
-
 const goImports = `import (
 	"context"
 	"fmt"
@@ -327,7 +325,7 @@ var (
 
 const snippetMark = "@@snippet "
 
-func runGoBodies(t *testing.T, l live, snippets []goSnippet) {
+func runGoBodies(t *testing.T, l live, snippets []snippet) {
 	if len(snippets) == 0 {
 		return
 	}
@@ -355,7 +353,7 @@ func runGoBodies(t *testing.T, l live, snippets []goSnippet) {
 	}
 }
 
-func runGoProgram(t *testing.T, l live, s goSnippet) {
+func runGoProgram(t *testing.T, l live, s snippet) {
 	out := goRun(t, l, l.local(s.code.text))
 	if strings.TrimSpace(out) != strings.TrimSpace(s.want.text) {
 		t.Errorf("%s: the Go program printed\n%s\nwant (%s)\n%s", s.code, out, s.want, s.want.text)

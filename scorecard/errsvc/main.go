@@ -7,7 +7,8 @@
 //
 // class is the Error Class Contract class errsvc answers ("" when errsvc
 // refuses the answer as not an error), retry is class == "transient" (the
-// contract's consumer decision) and wait_s its retry_after_secs.
+// contract's consumer decision), wait_s its retry_after_secs, limit_kind
+// and limit_decision the limit facet's kind and decision.
 //
 //	go run ./scorecard/errsvc [-fixtures testdata/providers] > answers/errsvc.json
 package main
@@ -32,6 +33,10 @@ type answer struct {
 	Class *string  `json:"class"`
 	Retry *bool    `json:"retry"`
 	Wait  *float64 `json:"wait_s"`
+	// LimitKind and LimitDecision are the limit facet's kind ("" when the
+	// answer is not a limit) and decision ("" when it states none).
+	LimitKind     *string `json:"limit_kind"`
+	LimitDecision *string `json:"limit_decision"`
 }
 
 func main() {
@@ -91,7 +96,7 @@ func classify(fx golden.ProviderFixture) (answer, error) {
 		received = fx.Now
 	}
 	resp := map[string]any{"provider": fx.Answer.Provider, "status": fx.Answer.Status, "headers": fx.Answer.Headers, "body": fx.Answer.Body, "received_at": received}
-	b, err := json.Marshal(map[string]any{"provider_response": resp, "targets": []string{"classification"}})
+	b, err := json.Marshal(map[string]any{"provider_response": resp, "targets": []string{"classification", "limit"}})
 	if err != nil {
 		return answer{}, err
 	}
@@ -104,9 +109,9 @@ func classify(fx golden.ProviderFixture) (answer, error) {
 	var rerr *translate.RequestError
 	if errors.As(err, &rerr) {
 		// errsvc refuses an answer that is not an error (a 2xx without an
-		// error in it): no class, no retry.
+		// error in it): no class, no retry, no limit.
 		none := ""
-		return answer{Class: &none, Retry: &no}, nil
+		return answer{Class: &none, Retry: &no, LimitKind: &none}, nil
 	}
 	if err != nil {
 		return answer{}, err
@@ -114,8 +119,14 @@ func classify(fx golden.ProviderFixture) (answer, error) {
 	c := got.GetClassification()
 	class := c.GetClass()
 	retry := class == "transient"
-	a := answer{Class: &class, Retry: &retry}
-	if c.RetryAfterSecs != nil {
+	// A 2xx that reports its rate limits answers the limit facet alone:
+	// no class (not an error), its limit.
+	kind, decision := got.GetLimit().GetKind(), got.GetLimit().GetDecision()
+	a := answer{Class: &class, Retry: &retry, LimitKind: &kind}
+	if decision != "" {
+		a.LimitDecision = &decision
+	}
+	if c != nil && c.RetryAfterSecs != nil {
 		w := float64(c.GetRetryAfterSecs())
 		a.Wait = &w
 	}

@@ -42,6 +42,9 @@ func providersMarkdown(t *testing.T) string {
 		la := f.answer(t)
 		la.Limits = true
 		lr := Classify(la)
+		if lr.Class == "" {
+			lr.Limit = SuccessLimit(la) // a 2xx's report of what remains
+		}
 		helps := f.Want.Class == classTransient
 		// Status-only logic sees the HTTP status only: a 200 stream that
 		// failed is, to it, a 200.
@@ -137,8 +140,9 @@ func providersMarkdown(t *testing.T) string {
 		p("| %s | %s | %s | %s |\n", r[0], r[1], r[2], r[3])
 	}
 	p("\nThe scope is read only where the answer names it: a QuotaFailure's `quotaId` (`PerModel` → model, `PerRegion`/`PerLocation` or a `location` dimension → region, `PerProject` → project, the narrowest first), or the message (\"in organization …\", \"your organization's rate limit\", \"in project …\"). ")
-	p("A 2xx answer is not an error and has no facet; `provider.ReadLimits` reads its windows for a client that slows down before the 429.\n\n")
-	p("Written into: `limit` (a default target), `handling.limit_decision`, the Labby envelope's `detail.limit` (when the facet says more than the kind), `grpc_status` and `google_error` (ErrorInfo metadata `limitKind`, `limitDimension`, `limitScope`, `limitResetAt` and a `google.rpc.QuotaFailure` violation), and `http_headers` (`RateLimit-Policy` `q`, `RateLimit` `r`/`t` of the IETF httpapi draft, `x-ratelimit-limit[-requests|-tokens]`, `-remaining`, `-reset`). Read back from each, so a round trip keeps kind, scope and reset time.\n\n")
+	p("A 2xx answer is not an error, but when its headers report rate-limit windows (OpenAI and Azure `x-ratelimit-*`, `anthropic-ratelimit-*`, the IETF draft's `RateLimit`) the engine answers the `limit` facet alone, with a `field_dropped` note, so a client can slow down before the 429 (`provider.SuccessLimit`): kind rate, scope unknown, the tightest window (one with nothing left, the latest to reset; else the smallest share left), every window in `windows`, and the decision `wait_until_reset` when nothing is left, else empty (nothing to do yet). A 2xx that reports none is refused as before (400 naming `provider_response`).\n\n")
+	p("Written into: `limit` (a default target), `handling.limit_decision`, the Labby envelope's `detail.limit` (when the facet says more than the kind), `grpc_status` and `google_error` (ErrorInfo metadata `limitKind`, `limitDimension`, `limitScope`, `limitResetAt` and a `google.rpc.QuotaFailure` violation), and `http_headers` (`RateLimit-Policy` `q` and `qu`, `RateLimit` `r`/`t` of the IETF httpapi draft, `t` counted from the answer's `Date`, else `received_at`, never the retry wait; `x-ratelimit-limit[-requests|-tokens]`, `-remaining`, `-reset`; and `Errsvc-Limit`, errsvc's one header of its own, carrying kind, dimension, scope, quota_id and the absolute reset_at, which the draft cannot: docs/API.md, target `http_headers`). Read back from each (`http_headers` as an `http_error`), so a round trip keeps kind, dimension, scope and reset time.\n\n")
+	p("Not written into `agent_error`: the Agent Surface contract's details are closed per code (its machine-readable matrix, `spec/error-matrix.json`, lists the agent-safe keys and the reference cross-validates them; RATE_LIMITED's are `reason` and `retryAfterMs`), and the spec keeps an agent-safe channel apart from operator context, which whose limit it is (`organization`, a provider's quota id) is. The kind that reaches the agent is `reason` (`rate`, or `queue-full` for a concurrency cap) and the wait `retryAfterMs`; the Agent Surface has no quota, spend or capacity code, so those read back from `agent_error` as the code's kind (a `field_dropped` note says which kind the code cannot carry).\n\n")
 
 	p("## Code tables\n\n")
 	for _, tb := range []struct {
@@ -241,7 +245,11 @@ func providersMarkdown(t *testing.T) string {
 			if l.Dimension != "" {
 				lim += " " + l.Dimension
 			}
-			lim += ", " + l.Scope + ": " + Decision(l.Kind, retryAdvised(row.r))
+			if row.r.Class == "" {
+				lim += ", " + l.Scope + ": what remains (no error)"
+			} else {
+				lim += ", " + l.Scope + ": " + Decision(l.Kind, retryAdvised(row.r))
+			}
 		}
 		p("| `%s` | %s | %s | %s | %s | %s | %s | %s |\n", row.f.Name, fam, status, class, wait, lim, so, win)
 	}

@@ -90,6 +90,12 @@ type Limit struct {
 	// Clock says a reset was counted from the clock (neither a Date
 	// header nor ReceivedAt).
 	Clock bool
+	// Reference is the time the answer's relative resets count from (its
+	// Date header, else ReceivedAt; the clock only when Clock says a reset
+	// was counted from it): a writer that states a reset relative to a
+	// moment (RateLimit's t, x-ratelimit-reset) counts from it, so what it
+	// writes is what the provider said. Zero when the answer gave neither.
+	Reference time.Time
 	// room holds the first windows, so a Limit is one allocation.
 	room [4]LimitWindow
 }
@@ -393,6 +399,11 @@ func readLimit(res *Result, obj *errorObject, status int, text, body string, w *
 	for _, lw := range l.Windows {
 		l.Clock = l.Clock || lw.resetRelClk
 	}
+	if ref, ok := refNoClock(w); ok {
+		l.Reference = ref
+	} else if l.Clock {
+		l.Reference = w.reference()
+	}
 	return l
 }
 
@@ -504,15 +515,8 @@ func readIETF(w *waitInput) []LimitWindow {
 		lw.rem, lw.Remaining = parseCount(item.params["r"])
 		if p, ok := policies[item.name]; ok {
 			lw.max, lw.Max = parseCount(p["q"])
-			if u := p["qu"]; u != "" {
-				switch strings.Trim(u, `"`) {
-				case "requests":
-					lw.Dimension = DimRequests
-				case "content-bytes", "concurrent-requests":
-					if strings.Trim(u, `"`) == "concurrent-requests" {
-						lw.Dimension = DimConcurrent
-					}
-				}
+			if d, ok := quotaUnitDims[strings.Trim(p["qu"], `"`)]; ok {
+				lw.Dimension = d
 			}
 		}
 		if t := item.params["t"]; t != "" {
@@ -521,6 +525,14 @@ func readIETF(w *waitInput) []LimitWindow {
 		out = append(out, lw)
 	}
 	return out
+}
+
+// quotaUnitDims are the dimensions of RateLimit-Policy's qu: the draft's
+// registered units (not "content-bytes": no dimension errsvc names) and
+// the token and credit units errsvc writes (translate/limit.go).
+var quotaUnitDims = map[string]string{
+	"requests": DimRequests, "concurrent-requests": DimConcurrent,
+	"tokens": DimTokens, "input-tokens": DimInputTokens, "output-tokens": DimOutputTokens, "credits": DimCredits,
 }
 
 type sfItem struct {
@@ -657,4 +669,55 @@ func LimitFromQuota(kind string, vs []QuotaViolation) *Limit {
 		l.Dimension, l.Max, l.QuotaID = h.Dimension, h.Max, h.QuotaID
 	}
 	return l
+}
+
+// SuccessLimit is the limit facet of an answer that is not an error (a
+// 2xx) but reports what remains of its rate limits, so a client can slow
+// down before the 429; nil when its headers report none. Kind is rate (the
+// headers read are rate-limit windows); the window it describes is the
+// tightest: one with nothing left (the latest to reset), else the smallest
+// share left, else the fewest left. The scope is unknown: headers do not
+// say whose limit it is.
+func SuccessLimit(a Answer) *Limit {
+	w := &waitInput{h: newHeaders(a.Headers), receivedAt: a.ReceivedAt, now: a.Now, clock: a.Clock}
+	l := &Limit{Kind: LimitRate, Scope: ScopeUnknown}
+	l.Windows = readWindows(w, l.room[:0])
+	if len(l.Windows) == 0 {
+		return nil
+	}
+	fixPointers(l.Windows)
+	var tight *LimitWindow
+	for i := range l.Windows {
+		lw := &l.Windows[i]
+		if lw.Remaining == nil {
+			continue
+		}
+		if tight == nil || tighter(lw, tight) {
+			tight = lw
+		}
+	}
+	if tight == nil {
+		tight = &l.Windows[0]
+	}
+	l.Dimension, l.Remaining, l.Max, l.ResetAt, l.QuotaID = tight.Dimension, tight.Remaining, tight.Max, tight.ResetAt, tight.QuotaID
+	if ref, ok := refNoClock(w); ok {
+		l.Reference = ref
+	}
+	return l
+}
+
+// tighter says window a leaves less room than b (both state Remaining).
+func tighter(a, b *LimitWindow) bool {
+	ra, rb := *a.Remaining, *b.Remaining
+	switch {
+	case ra == 0 || rb == 0:
+		if ra != rb {
+			return ra == 0
+		}
+		return a.ResetAt.After(b.ResetAt)
+	case a.Max != nil && b.Max != nil && *a.Max > 0 && *b.Max > 0:
+		// Compare shares left without floats: ra/ma < rb/mb.
+		return float64(ra)*float64(*b.Max) < float64(rb)*float64(*a.Max)
+	}
+	return ra < rb
 }

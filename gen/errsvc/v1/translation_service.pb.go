@@ -802,7 +802,11 @@ type Term struct {
 	//	*Term_GrpcCode
 	//	*Term_JsonrpcCode
 	//	*Term_GatewayAnswer
-	Row           isTerm_Row `protobuf_oneof:"row"`
+	Row isTerm_Row `protobuf_oneof:"row"`
+	// Who made the term known: empty for the contract's own terms, "policy"
+	// for an operator policy's (docs/POLICY.md), which has no enum value and
+	// is served beside the built-in terms of its vocabulary.
+	DefinedBy     string `protobuf:"bytes,14,opt,name=defined_by,json=definedBy,proto3" json:"defined_by,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -955,6 +959,13 @@ func (x *Term) GetGatewayAnswer() *GatewayAnswerRow {
 	return nil
 }
 
+func (x *Term) GetDefinedBy() string {
+	if x != nil {
+		return x.DefinedBy
+	}
+	return ""
+}
+
 type isTerm_Row interface {
 	isTerm_Row()
 }
@@ -1096,7 +1107,7 @@ const file_errsvc_v1_translation_service_proto_rawDesc = "" +
 	"Vocabulary\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06source\x18\x02 \x01(\tR\x06source\x12%\n" +
-	"\x05terms\x18\x03 \x03(\v2\x0f.errsvc.v1.TermR\x05terms\"\xfe\x04\n" +
+	"\x05terms\x18\x03 \x03(\v2\x0f.errsvc.v1.TermR\x05terms\"\x9d\x05\n" +
 	"\x04Term\x12\x12\n" +
 	"\x04term\x18\x01 \x01(\tR\x04term\x12\x1d\n" +
 	"\n" +
@@ -1113,7 +1124,9 @@ const file_errsvc_v1_translation_service_proto_rawDesc = "" +
 	" \x01(\v2\x13.errsvc.v1.RetryRowH\x00R\x05retry\x125\n" +
 	"\tgrpc_code\x18\v \x01(\v2\x16.errsvc.v1.GrpcCodeRowH\x00R\bgrpcCode\x12>\n" +
 	"\fjsonrpc_code\x18\f \x01(\v2\x19.errsvc.v1.JsonRpcCodeRowH\x00R\vjsonrpcCode\x12D\n" +
-	"\x0egateway_answer\x18\r \x01(\v2\x1b.errsvc.v1.GatewayAnswerRowH\x00R\rgatewayAnswerB\x05\n" +
+	"\x0egateway_answer\x18\r \x01(\v2\x1b.errsvc.v1.GatewayAnswerRowH\x00R\rgatewayAnswer\x12\x1d\n" +
+	"\n" +
+	"defined_by\x18\x0e \x01(\tR\tdefinedByB\x05\n" +
 	"\x03row2\xe2\x02\n" +
 	"\x12TranslationService\x12F\n" +
 	"\tTranslate\x12\x1b.errsvc.v1.TranslateRequest\x1a\x1c.errsvc.v1.TranslateResponse\x12U\n" +

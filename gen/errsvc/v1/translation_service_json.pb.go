@@ -1200,6 +1200,10 @@ func (x *Term) MarshalOpenJSON(e *jsonwire.Encoder) {
 		e.Name(&first, "\"gateway_answer\":", "\"gatewayAnswer\":")
 		v.GatewayAnswer.MarshalOpenJSON(e)
 	}
+	if x.DefinedBy != "" {
+		e.Name(&first, "\"defined_by\":", "\"definedBy\":")
+		e.String(x.DefinedBy)
+	}
 	_ = first
 	e.EndObject()
 }
@@ -1211,7 +1215,7 @@ func (x *Term) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 	if err := d.BeginObject(); err != nil {
 		return err
 	}
-	var seen [13]bool
+	var seen [14]bool
 	var oneofSet [1]bool
 	for n := 0; ; n++ {
 		k, more, err := d.Key(n)
@@ -1468,6 +1472,18 @@ func (x *Term) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 				return jsonwire.At(err, "gateway_answer")
 			}
 			x.Row = &w.o
+		case "defined_by", "definedBy":
+			if seen[13] {
+				return jsonwire.At(jsonwire.Duplicate(), "defined_by")
+			}
+			seen[13] = true
+			if d.Null() {
+				continue
+			}
+			x.DefinedBy, err = d.String()
+			if err != nil {
+				return jsonwire.At(err, "defined_by")
+			}
 		default:
 			return jsonwire.At(jsonwire.Unknown(), string(k))
 		}

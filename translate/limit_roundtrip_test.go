@@ -1,0 +1,103 @@
+package translate
+
+import (
+	"testing"
+
+	"github.com/dunglas/httpsfv"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+)
+
+// Every fixture that is a limit, by property: what http_status and http_headers
+// write reads back through http_error (no body, no received_at: only the
+// headers) to the same kind, dimension, scope, reset, remaining and limit.
+// Errsvc-Limit is an RFC 9651 Dictionary to an independent parser, and
+// RateLimit-Policy's qu names the dimension.
+func TestLimitRoundTripThroughHTTPHeaders(t *testing.T) {
+	n := 0
+	for _, fx := range providerFixtures() {
+		if fx.Want.Class == "" {
+			continue
+		}
+		req := mustProviderRequest(t, fx)
+		req.Targets = []string{TargetHTTPStatus, TargetHTTPHeaders, TargetLimit}
+		resp := mustTranslate(t, fx.Name, req)
+		a, h := resp.GetLimit(), resp.GetHttpHeaders()
+		if a == nil {
+			continue
+		}
+		n++
+		if v, ok := h["Errsvc-Limit"]; ok {
+			d, err := httpsfv.UnmarshalDictionary([]string{v})
+			if err != nil {
+				t.Errorf("%s: Errsvc-Limit %q: %v", fx.Name, v, err)
+			} else if m, _ := d.Get("kind"); m.(httpsfv.Item).Value != a.GetKind() {
+				t.Errorf("%s: Errsvc-Limit %q: kind, want %q", fx.Name, v, a.GetKind())
+			}
+		}
+		if v, ok := h["RateLimit-Policy"]; ok {
+			_, p := sfOne(t, fx.Name, "RateLimit-Policy", v)
+			qu, _ := p.Get("qu")
+			if want := quotaUnit(a.GetDimension()); want != "" && `"`+qu.(string)+`"` != want {
+				t.Errorf("%s: RateLimit-Policy %q: qu %v, want %s", fx.Name, v, qu, want)
+			}
+		}
+		back := mustTranslate(t, fx.Name+" via http_headers", &errsvcv1.TranslateRequest{
+			Source:  &errsvcv1.TranslateRequest_HttpError{HttpError: &errsvcv1.HttpError{Status: resp.GetHttpStatus(), Headers: h}},
+			Targets: []string{TargetLimit}})
+		b := back.GetLimit()
+		if a.GetKind() != b.GetKind() || a.GetDimension() != b.GetDimension() || a.GetScope() != b.GetScope() ||
+			(a.GetResetAt() == nil) != (b.GetResetAt() == nil) || !a.GetResetAt().AsTime().Equal(b.GetResetAt().AsTime()) ||
+			(a.Remaining == nil) != (b.Remaining == nil) || a.GetRemaining() != b.GetRemaining() ||
+			(a.Limit == nil) != (b.Limit == nil) || a.GetLimit() != b.GetLimit() {
+			t.Errorf("%s: limit\n  %v\ncame back through http_headers %v as\n  %v", fx.Name, a, h, b)
+		}
+	}
+	t.Logf("%d limit fixtures round-tripped", n)
+	if n < 60 {
+		t.Errorf("%d limit fixtures, want at least 60", n)
+	}
+}
+
+// Errsvc's own facets, not only the providers': the Labby kinds that mean
+// a limit, unknown terms (passed through), a term a String cannot hold
+// (a Display String) and a reset with no time to count it from, which
+// only Errsvc-Limit carries.
+func TestLimitRoundTripOwnTermsThroughHTTPHeaders(t *testing.T) {
+	mk := func(kind string, limit map[string]any) *errsvcv1.TranslateRequest {
+		le := &errsvcv1.LabbyError{Kind: kind, Message: "m"}
+		if limit != nil {
+			d, err := structpb.NewStruct(map[string]any{"limit": limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			le.Detail = d
+		}
+		return &errsvcv1.TranslateRequest{Source: &errsvcv1.TranslateRequest_LabbyError{LabbyError: le},
+			Targets: []string{TargetHTTPStatus, TargetHTTPHeaders, TargetLimit}}
+	}
+	cases := map[string]*errsvcv1.TranslateRequest{
+		"rate_limited":    mk("rate_limited", nil),
+		"quota_exceeded":  mk("quota_exceeded", nil),
+		"queue_saturated": mk("queue_saturated", nil),
+		"unknown terms":   mk("rate_limited", map[string]any{"kind": "burst", "scope": "tenant", "dimension": "gpu_seconds", "reset_at": "2025-06-01T12:06:00.5Z", "remaining": 0, "limit": 7}),
+		"display string":  mk("quota_exceeded", map[string]any{"kind": "quota", "scope": "équipe \"a\"", "quota_id": "per-day %"}),
+	}
+	for name, req := range cases {
+		resp := mustTranslate(t, name, req)
+		a := resp.GetLimit()
+		back := mustTranslate(t, name+" via http_headers", &errsvcv1.TranslateRequest{
+			Source:  &errsvcv1.TranslateRequest_HttpError{HttpError: &errsvcv1.HttpError{Status: resp.GetHttpStatus(), Headers: resp.GetHttpHeaders()}},
+			Targets: []string{TargetLimit}})
+		b := back.GetLimit()
+		if a.GetKind() == "" || a.GetKind() != b.GetKind() || a.GetDimension() != b.GetDimension() || a.GetScope() != b.GetScope() ||
+			a.GetQuotaId() != b.GetQuotaId() || !a.GetResetAt().AsTime().Equal(b.GetResetAt().AsTime()) ||
+			a.GetRemaining() != b.GetRemaining() || a.GetLimit() != b.GetLimit() {
+			t.Errorf("%s: limit\n  %v\ncame back through http_headers %v as\n  %v", name, a, resp.GetHttpHeaders(), b)
+		}
+		if a.GetResetAt() != nil && !hasNote(resp, errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED) {
+			t.Errorf("%s: a reset with no reference, and no note saying why t is not written: %v", name, resp.GetNotes())
+		}
+	}
+}
