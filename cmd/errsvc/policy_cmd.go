@@ -16,6 +16,7 @@ import (
 
 const policyUsage = `usage: errsvc policy check FILE_OR_DIR...
        errsvc policy explain POLICY REQUEST|-
+       errsvc policy docs POLICY
        errsvc policy schema
 
 check    validates each operator policy (a YAML or JSON file, or a folder of them) against
@@ -23,6 +24,9 @@ check    validates each operator policy (a YAML or JSON file, or a folder of the
          "ok: N rules, version V, hash H", or every error as FILE:LINE:COL: PATH: MESSAGE.
 explain  translates one TranslateRequest (JSON, from REQUEST or stdin, as errsvc translate
          reads it) under POLICY and prints the rules that decided and the answer.
+docs     prints POLICY's terms and rules as Markdown, beside the built-in vocabularies'
+         columns (the kinds and agent codes it makes known, its families, overrides,
+         decisions and waits): docs for the people who read the answers.
 schema   prints the policy file's JSON Schema (draft 2020-12), as published, for
          editors and validators that cannot reach it.
 
@@ -44,6 +48,8 @@ func runPolicy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runPolicyCheck(args[1:], stdout, stderr)
 	case "explain":
 		return runPolicyExplain(args[1:], stdin, stdout, stderr)
+	case "docs":
+		return runPolicyDocs(args[1:], stdout, stderr)
 	case "schema":
 		if len(args) > 1 {
 			fmt.Fprintln(stderr, policyUsage)
@@ -100,6 +106,26 @@ func runPolicyCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%sok: %d rules, version %s, hash %s\n", prefix, len(p.Rules()), orNone(p.Version()), p.Hash())
 	}
 	return code
+}
+
+func runPolicyDocs(args []string, stdout, stderr io.Writer) int {
+	operands, help := policyArgs(args, stdout)
+	if help {
+		return 0
+	}
+	if len(operands) != 1 {
+		fmt.Fprintln(stderr, policyUsage)
+		return exitMalformed
+	}
+	p, err := policy.Load(operands[0])
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitFailure
+	}
+	if _, err := io.WriteString(stdout, p.Markdown()); err != nil {
+		return exitFailure
+	}
+	return 0
 }
 
 func orNone(s string) string {

@@ -84,6 +84,7 @@ func TestPolicyUsage(t *testing.T) {
 		{[]string{"explain", examplePolicy}, exitMalformed},
 		{[]string{"explain", examplePolicy, "a", "b"}, exitMalformed},
 		{[]string{"schema", "extra"}, exitMalformed},
+		{[]string{"docs"}, exitMalformed},
 		{[]string{"--help"}, 0},
 		{[]string{"check", "-h"}, 0},
 		{[]string{"explain", "--help"}, 0},
@@ -212,5 +213,21 @@ func TestPolicySchemaCommand(t *testing.T) {
 	}
 	if schema["$id"] != policy.SchemaURL || schema["$schema"] != "https://json-schema.org/draft/2020-12/schema" {
 		t.Errorf("$id %v $schema %v", schema["$id"], schema["$schema"])
+	}
+}
+
+func TestPolicyDocsCommand(t *testing.T) {
+	code, out, errOut := runPolicyCLI(t, "", "docs", examplePolicy)
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{"# Operator policy 2026-12-04.1", "repo_locked", "SANDBOX_EXHAUSTED"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the docs lack %q:\n%s", want, out)
+		}
+	}
+	bad := writePolicyFile(t, "bad.yaml", "kinds: [{kind: X}]\n")
+	if code, _, errOut := runPolicyCLI(t, "", "docs", bad); code != exitFailure || !strings.Contains(errOut, bad+":1:") {
+		t.Errorf("a bad policy: exit %d, stderr %q", code, errOut)
 	}
 }
