@@ -97,23 +97,40 @@ func (es Errors) Error() string {
 // version the first file's that has one. The error is always Errors, each
 // with its location (a path that cannot be read has no line).
 func Load(path string) (*translate.Policy, error) {
+	files, err := Files(path)
+	if err != nil {
+		return nil, err
+	}
+	srcs := make([]source, 0, len(files))
+	total := 0
+	for _, file := range files {
+		data, rerr := readFile(file, MaxBytes-total)
+		if rerr != nil {
+			return nil, Errors{rerr}
+		}
+		total += len(data)
+		srcs = append(srcs, source{name: file, data: data})
+	}
+	return compile(srcs)
+}
+
+// Files are the files Load reads for path, in the order it reads them:
+// path itself when it is a file, else the folder's policy files. A
+// watcher that reloads on a change compares these (Load reads at most
+// MaxBytes of them).
+func Files(path string) ([]string, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, Errors{{File: path, Message: pathError(err)}}
 	}
 	if !info.IsDir() {
-		data, err := readFile(path, MaxBytes)
-		if err != nil {
-			return nil, Errors{err}
-		}
-		return compile([]source{{name: path, data: data}})
+		return []string{path}, nil
 	}
 	entries, err := os.ReadDir(path)
 	if err != nil {
 		return nil, Errors{{File: path, Message: pathError(err)}}
 	}
-	var srcs []source
-	total := 0
+	var files []string
 	for _, e := range entries { // ReadDir sorts by name
 		name := e.Name()
 		// Hidden names are skipped: a Kubernetes ConfigMap volume holds
@@ -130,20 +147,15 @@ func Load(path string) (*translate.Policy, error) {
 		if !fi.Mode().IsRegular() {
 			continue
 		}
-		if len(srcs) == maxFiles {
+		if len(files) == maxFiles {
 			return nil, Errors{{File: path, Message: fmt.Sprintf("more than %d policy files", maxFiles)}}
 		}
-		data, rerr := readFile(file, MaxBytes-total)
-		if rerr != nil {
-			return nil, Errors{rerr}
-		}
-		total += len(data)
-		srcs = append(srcs, source{name: file, data: data})
+		files = append(files, file)
 	}
-	if len(srcs) == 0 {
+	if len(files) == 0 {
 		return nil, Errors{{File: path, Message: "no policy files (.yaml, .yml or .json) in the folder"}}
 	}
-	return compile(srcs)
+	return files, nil
 }
 
 // Parse reads one policy file's content; name is the file named in errors.

@@ -100,6 +100,9 @@ func TestPolicyLoadDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if files, err := Files(dir); err != nil || len(files) != 2 || filepath.Base(files[0]) != "10-a.yaml" || filepath.Base(files[1]) != "20-b.yml" {
+		t.Errorf("Files: %v %v", files, err)
+	}
 	if strings.Join(p.Rules(), ",") != "a,b" || p.Version() != "v1" {
 		t.Errorf("rules %v version %q", p.Rules(), p.Version())
 	}
