@@ -269,6 +269,7 @@ var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
 // value and its positions.
 func parse(file string, data []byte) (*document, *Error) {
 	d := &document{file: file, nodes: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}}
+	data, shifts := jsonCompat(data)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var root yaml.Node
 	if err := dec.Decode(&root); err != nil {
@@ -278,6 +279,7 @@ func parse(file string, data []byte) (*document, *Error) {
 		}
 		return nil, yamlError(file, err)
 	}
+	fixColumns(&root, shifts)
 	var next yaml.Node
 	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
 		if err != nil {

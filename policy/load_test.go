@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -235,5 +236,30 @@ func TestPolicyLoadConfigMapLayout(t *testing.T) {
 	empty := t.TempDir()
 	if _, err := Load(empty); err == nil || !strings.Contains(err.Error(), "no policy files") {
 		t.Errorf("empty: %v", err)
+	}
+}
+
+// TestPolicyJSONEscapes: valid JSON whose escapes YAML does not read (an
+// escaped slash, a surrogate pair) reads as encoding/json reads it, and
+// errors after them on their line keep the file's columns.
+func TestPolicyJSONEscapes(t *testing.T) {
+	src := `{"version": "v\/1 \ud83d\ude00 \ud800", "providers": [{"name": "f", "match": {"base_urls": ["http:\/\/llm.internal\/v1"]}, "rules": [{"name": "r", "class": "transint"}]}]}`
+	got := strings.Join(parseErrs(t, "esc.json", src), "\n")
+	// All ASCII: the column is the byte offset.
+	want := fmt.Sprintf(`esc.json:1:%d: /providers/0/rules/0/class: "transint" is not one of these`, strings.Index(src, `"transint"`)+1)
+	if !strings.Contains(got, want) {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	ok := strings.Replace(src, "transint", "transient", 1)
+	p, err := Parse("esc.json", []byte(ok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Version() != "v/1 \U0001F600 \uFFFD" {
+		t.Errorf("version %q", p.Version())
+	}
+	// A YAML file's backslashes are YAML's: not rewritten.
+	if got := parseErrs(t, "esc.yaml", "version: \"a\\/b\"\nx: 1\n"); !strings.Contains(got[0], "esc.yaml") {
+		t.Errorf("yaml: %v", got)
 	}
 }
