@@ -76,7 +76,7 @@ func NewGRPCServer(opts Options) *grpc.Server {
 	if opts.TLS != nil {
 		creds = credentials.NewTLS(opts.TLS)
 	}
-	serverOpts = append(serverOpts, grpc.Creds(newWindowBudget(opts).credentials(creds)))
+	serverOpts = append(serverOpts, grpc.Creds(opts.windows.credentials(creds)))
 	s := grpc.NewServer(serverOpts...)
 	guard := &recvGuard{limiter: opts.limiter, budget: budget, maxBytes: opts.MaxRequestBytes, maxItems: opts.MaxBatchItems,
 		receiveTimeout: opts.ReceiveTimeout, idleTimeout: opts.StreamIdleTimeout, writeTimeout: opts.WriteTimeout,

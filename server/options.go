@@ -235,6 +235,9 @@ type Options struct {
 	// limiter holds the concurrency limits; New shares one between both
 	// transports, like Health and Metrics.
 	limiter *limiter
+	// windows is the gRPC port's count of widened stream windows against
+	// MaxReceiveBufferBytes (grpc_stall.go).
+	windows *windowBudget
 	// uninstrumented leaves OpenTelemetry out entirely: the baseline of
 	// BenchmarkTracing, which shows tracing off costs nothing measurable.
 	uninstrumented bool
@@ -315,6 +318,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.limiter == nil {
 		o.limiter = newLimiter(o.MaxConcurrentRequests, o.MaxConcurrentStreams, o.MaxHealthWatches, o.Metrics)
+	}
+	if o.windows == nil {
+		o.windows = newWindowBudget(o)
 	}
 	return o
 }
