@@ -1,12 +1,17 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/net/http2"
+	"google.golang.org/grpc/credentials/insecure"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 )
@@ -102,6 +107,111 @@ func TestStalledStreamMessagesHoldAtMostTheBudget(t *testing.T) {
 		}
 		if time.Now().After(end) {
 			t.Fatalf("%d bytes still given, %d waiting, after every stream ended", used, waiting)
+		}
+	}
+}
+
+// stallWire records what a stallConn writes.
+type stallWire struct {
+	net.Conn
+	mu  sync.Mutex
+	out bytes.Buffer
+}
+
+func (w *stallWire) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.out.Write(p)
+}
+
+func (w *stallWire) written() []byte {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return bytes.Clone(w.out.Bytes())
+}
+
+// The connection reads the client's frames and passes the server's however
+// their bytes are cut into reads and writes: every frame but a held
+// WINDOW_UPDATE goes out whole and in order, the held one is written once
+// the budget has room (here, once another stream's message has arrived,
+// padding and all).
+func TestStallConnFramesCutAnywhere(t *testing.T) {
+	frames := func(f func(fr *http2.Framer)) []byte {
+		var b bytes.Buffer
+		f(http2.NewFramer(&b, nil))
+		return b.Bytes()
+	}
+	headers := func(fr *http2.Framer, id uint32) {
+		_ = fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: []byte{0x83}, EndHeaders: true})
+	}
+	client := append([]byte(http2.ClientPreface), frames(func(fr *http2.Framer) {
+		_ = fr.WriteSettings()
+		headers(fr, 1)
+		headers(fr, 3)
+		// Stream 1: a message declaring 10 bytes, 4 of them here, behind
+		// 7 bytes of padding.
+		_ = fr.WriteDataPadded(1, false, append(grpcFrame(10, nil), 1, 2, 3, 4), make([]byte, 7))
+	})...)
+	rest := frames(func(fr *http2.Framer) { _ = fr.WriteDataPadded(1, false, []byte{5, 6, 7, 8, 9, 10}, make([]byte, 3)) })
+	var passing, server []byte
+	for _, f := range []func(fr *http2.Framer){
+		func(fr *http2.Framer) {
+			_ = fr.WriteSettings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: 64})
+		},
+		func(fr *http2.Framer) { _ = fr.WriteWindowUpdate(0, 1000) }, // the connection's: passes
+		func(fr *http2.Framer) { _ = fr.WriteWindowUpdate(1, 80) },   // past the window: given at once
+		func(fr *http2.Framer) { _ = fr.WriteWindowUpdate(3, 80) },   // past the window, the budget spent: waits
+		func(fr *http2.Framer) { _ = fr.WriteWindowUpdate(3, 10) },   // within the window: passes
+		func(fr *http2.Framer) { _ = fr.WriteWindowUpdate(7, 500) },  // a stream it does not know: passes
+		func(fr *http2.Framer) { _ = fr.WriteData(1, false, bytes.Repeat([]byte{9}, 40)) },
+		func(fr *http2.Framer) { _ = fr.WritePing(false, [8]byte{1}) },
+	} {
+		b := frames(f)
+		server = append(server, b...)
+		if !bytes.Equal(b, frames(func(fr *http2.Framer) { _ = fr.WriteWindowUpdate(1, 80) })) &&
+			!bytes.Equal(b, frames(func(fr *http2.Framer) { _ = fr.WriteWindowUpdate(3, 80) })) {
+			passing = append(passing, b...)
+		}
+	}
+	grant1 := frames(func(fr *http2.Framer) { _ = fr.WriteWindowUpdate(1, 80) })
+	grant3 := frames(func(fr *http2.Framer) { _ = fr.WriteWindowUpdate(3, 80) })
+	for cut := 1; cut <= len(server); cut++ {
+		b := &windowBudget{total: 100, perConn: 100, window: 64}
+		wire := &stallWire{}
+		c, _, _ := stallCreds{TransportCredentials: insecure.NewCredentials(), budget: b}.ServerHandshake(wire)
+		sc := c.(*stallConn)
+		for in := client; len(in) > 0; {
+			k := min(cut, len(in))
+			sc.scan(in[:k])
+			in = in[k:]
+		}
+		for out := server; len(out) > 0; {
+			k := min(cut, len(out))
+			if n, err := sc.Write(out[:k]); n != k || err != nil {
+				t.Fatalf("cut %d: Write = %d, %v", cut, n, err)
+			}
+			out = out[k:]
+		}
+		got := wire.written()
+		if without := bytes.Replace(got, grant1, nil, 1); !bytes.Equal(without, passing) || len(without) == len(got) {
+			t.Fatalf("cut %d: wrote\n%x\nwant the passing frames\n%x\nand stream 1's grant", cut, got, passing)
+		}
+		for in := rest; len(in) > 0; { // stream 1's message arrives
+			k := min(cut, len(in))
+			sc.scan(in[:k])
+			in = in[k:]
+		}
+		for end := time.Now().Add(time.Second); !bytes.HasSuffix(wire.written(), grant3); time.Sleep(time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatalf("cut %d: stream 3's grant not written once stream 1's message arrived", cut)
+			}
+		}
+		sc.ended(3)
+		b.mu.Lock()
+		used := b.used
+		b.mu.Unlock()
+		if used != 0 {
+			t.Fatalf("cut %d: %d bytes still given after both messages", cut, used)
 		}
 	}
 }
