@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"net"
 	"sync"
+	"sync/atomic"
 
 	"google.golang.org/grpc/credentials"
 )
@@ -153,7 +154,8 @@ func (s stallCreds) ServerHandshake(raw net.Conn) (net.Conn, credentials.AuthInf
 	if err != nil {
 		return conn, info, err
 	}
-	return &stallConn{Conn: conn, budget: s.budget, streams: map[uint32]*stallStream{}, in: h2Scan{preface: h2ClientPrefaceLen}}, info, nil
+	return &stallConn{Conn: conn, budget: s.budget, open: map[uint32][]*windowGrant{},
+		in: h2Scan{preface: h2ClientPrefaceLen, msgs: map[uint32]msgScan{}}}, info, nil
 }
 
 func (s stallCreds) Clone() credentials.TransportCredentials {
@@ -171,8 +173,13 @@ type stallConn struct {
 
 	in h2Scan // the reading goroutine's
 
+	// The streams open, each with what was given for the message arriving
+	// on it; gone, those the server ended, for the reading goroutine to
+	// forget. Maps of values, so that a call costs no allocation.
 	mu      sync.Mutex
-	streams map[uint32]*stallStream // open streams, by id
+	open    map[uint32][]*windowGrant
+	gone    []uint32
+	hasGone atomic.Bool
 	closed  bool
 
 	wmu  sync.Mutex // writes to Conn, whole frames only
@@ -184,11 +191,9 @@ type stallConn struct {
 	flushing bool           // flushGrants runs
 }
 
-// stallStream is what the connection knows of one stream.
-type stallStream struct {
-	grants []*windowGrant // under stallConn.mu
-	// The message arriving (the reading goroutine's): its prefix bytes
-	// seen, then the bytes of it still to come.
+// msgScan is where a stream's message arriving stands: its prefix bytes
+// seen, then the bytes of it still to come.
+type msgScan struct {
 	prefix  [grpcPrefixLen]byte
 	prefixN int
 	left    int64
@@ -203,9 +208,11 @@ type h2Scan struct {
 	typ      byte
 	flags    byte
 	id       uint32
-	needPad  bool // a padded DATA frame's pad length comes next
-	dataLeft int  // of the DATA frame's payload, message bytes still to come
-	cur      *stallStream
+	needPad  bool               // a padded DATA frame's pad length comes next
+	dataLeft int                // of the DATA frame's payload, message bytes still to come
+	msgs     map[uint32]msgScan // by open stream
+	cur      msgScan            // the DATA frame's stream's, while in it
+	curOK    bool               // the DATA frame's stream is open
 }
 
 func (c *stallConn) Read(p []byte) (int, error) {
@@ -219,10 +226,10 @@ func (c *stallConn) Read(p []byte) (int, error) {
 func (c *stallConn) Close() error {
 	c.mu.Lock()
 	var gs []*windowGrant
-	for _, st := range c.streams {
-		gs = append(gs, st.grants...)
+	for _, g := range c.open {
+		gs = append(gs, g...)
 	}
-	c.streams = nil
+	c.open = nil
 	c.closed = true
 	c.mu.Unlock()
 	c.budget.release(gs)
@@ -232,6 +239,15 @@ func (c *stallConn) Close() error {
 // scan follows the client's frames through b.
 func (c *stallConn) scan(b []byte) {
 	s := &c.in
+	if c.hasGone.Load() {
+		c.mu.Lock()
+		for _, id := range c.gone {
+			delete(s.msgs, id)
+		}
+		c.gone = c.gone[:0]
+		c.hasGone.Store(false)
+		c.mu.Unlock()
+	}
 	for len(b) > 0 {
 		if s.preface > 0 {
 			k := min(len(b), s.preface)
@@ -273,20 +289,22 @@ func (c *stallConn) frameStart() {
 	switch s.typ {
 	case h2FrameHeaders:
 		if s.flags&h2FlagEndStream != 0 {
-			c.ended(s.id)
+			c.clientEnded(s.id)
 			return
 		}
+		if _, ok := s.msgs[s.id]; ok {
+			return // trailers, or a broken client: grpc-go answers it
+		}
 		c.mu.Lock()
-		if !c.closed && c.streams[s.id] == nil {
-			c.streams[s.id] = &stallStream{}
+		if !c.closed {
+			c.open[s.id] = nil
+			s.msgs[s.id] = msgScan{}
 		}
 		c.mu.Unlock()
 	case h2FrameRSTStream:
-		c.ended(s.id)
+		c.clientEnded(s.id)
 	case h2FrameData:
-		c.mu.Lock()
-		s.cur = c.streams[s.id]
-		c.mu.Unlock()
+		s.cur, s.curOK = s.msgs[s.id]
 		s.needPad = s.flags&h2FlagPadded != 0
 		s.dataLeft = s.left
 	}
@@ -294,10 +312,13 @@ func (c *stallConn) frameStart() {
 
 func (c *stallConn) frameEnd() {
 	s := &c.in
-	if s.typ == h2FrameData {
-		s.cur = nil
+	if s.typ == h2FrameData && s.curOK {
+		s.curOK = false
+		if _, ok := s.msgs[s.id]; ok { // not ended by the server meanwhile
+			s.msgs[s.id] = s.cur
+		}
 		if s.flags&h2FlagEndStream != 0 {
-			c.ended(s.id)
+			c.clientEnded(s.id)
 		}
 	}
 }
@@ -313,17 +334,17 @@ func (c *stallConn) data(b []byte) {
 	}
 	b = b[:max(0, min(len(b), s.dataLeft))] // the padding is no message's
 	s.dataLeft -= len(b)
-	st := s.cur
-	if st == nil {
+	if !s.curOK {
 		return
 	}
+	st := &s.cur
 	for len(b) > 0 {
 		if st.left > 0 {
 			k := min(int64(len(b)), st.left)
 			st.left -= k
 			b = b[k:]
 			if st.left == 0 {
-				c.arrived(st)
+				c.arrived(s.id)
 			}
 			continue
 		}
@@ -333,7 +354,7 @@ func (c *stallConn) data(b []byte) {
 		if st.prefixN == grpcPrefixLen {
 			st.prefixN = 0
 			if st.left = int64(binary.BigEndian.Uint32(st.prefix[1:])); st.left == 0 {
-				c.arrived(st)
+				c.arrived(s.id)
 			}
 		}
 	}
@@ -343,23 +364,35 @@ func (c *stallConn) data(b []byte) {
 // hands it to the handler, reading it is the handler's. The grants of a
 // stream are all for its message arriving (grpc-go widens a window only
 // for the message a handler is reading, and it reads them in order).
-func (c *stallConn) arrived(st *stallStream) {
+func (c *stallConn) arrived(id uint32) {
 	c.mu.Lock()
-	gs := st.grants
-	st.grants = nil
+	gs := c.open[id]
+	if gs != nil {
+		c.open[id] = nil
+	}
 	c.mu.Unlock()
 	c.budget.release(gs)
 }
 
+// clientEnded is ended for the client's end of a stream (its last byte, or
+// a reset), seen by the reading goroutine.
+func (c *stallConn) clientEnded(id uint32) {
+	delete(c.in.msgs, id)
+	c.ended(id, false)
+}
+
 // ended forgets stream id and releases its grants: what grpc-go holds of
-// a stream is freed when it ends.
-func (c *stallConn) ended(id uint32) {
+// a stream is freed when it ends. byServer: the reading goroutine forgets
+// it when it next reads.
+func (c *stallConn) ended(id uint32, byServer bool) {
 	c.mu.Lock()
-	var gs []*windowGrant
-	if st := c.streams[id]; st != nil {
-		gs = st.grants
-		st.grants = nil
-		delete(c.streams, id)
+	gs, ok := c.open[id]
+	if ok {
+		delete(c.open, id)
+		if byServer {
+			c.gone = append(c.gone, id)
+			c.hasGone.Store(true)
+		}
 	}
 	c.mu.Unlock()
 	c.budget.release(gs)
@@ -400,10 +433,10 @@ func (c *stallConn) Write(p []byte) (int, error) {
 				}
 			}
 		case h2FrameRSTStream:
-			c.ended(id)
+			c.ended(id, true)
 		case h2FrameHeaders:
 			if flags&h2FlagEndStream != 0 {
-				c.ended(id)
+				c.ended(id, true)
 			}
 		}
 		switch {
@@ -442,13 +475,13 @@ func (c *stallConn) Write(p []byte) (int, error) {
 // window is moot, and the frame goes.
 func (c *stallConn) hold(id, inc uint32) bool {
 	c.mu.Lock()
-	st := c.streams[id]
-	if st == nil || c.closed {
+	gs, ok := c.open[id]
+	if !ok || c.closed {
 		c.mu.Unlock()
 		return false
 	}
 	g := &windowGrant{conn: c, stream: id, n: int64(inc)}
-	st.grants = append(st.grants, g)
+	c.open[id] = append(gs, g)
 	c.mu.Unlock()
 	c.budget.enqueue(g)
 	return true

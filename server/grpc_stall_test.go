@@ -206,7 +206,7 @@ func TestStallConnFramesCutAnywhere(t *testing.T) {
 				t.Fatalf("cut %d: stream 3's grant not written once stream 1's message arrived", cut)
 			}
 		}
-		sc.ended(3)
+		sc.ended(3, true)
 		b.mu.Lock()
 		used := b.used
 		b.mu.Unlock()
