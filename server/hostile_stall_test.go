@@ -24,6 +24,7 @@ func TestHostileStalledStreamMessages(t *testing.T) {
 	p := startProc(t)
 	warm(t, p)
 	base := p.kib(t, "VmRSS")
+	cpu := p.cpuTime(t)
 
 	const conns, perConn = 6, 8
 	declared := 2 * DefaultMaxRequestBytes
@@ -54,8 +55,8 @@ func TestHostileStalledStreamMessages(t *testing.T) {
 	<-callsDone
 	peak := p.kib(t, "VmHWM")
 	growth := (peak - base) / 1024
-	t.Logf("48 stalled stream messages (declared %d MiB, 7 MiB each meant to arrive): client sent %d MiB in all; server RSS %d MiB before, peak %d MiB (growth %d MiB); a well-behaved caller: %d calls (unary and stream), the slowest %v",
-		declared>>20, sent.Load()>>20, base/1024, peak/1024, growth, calls, worst.Round(time.Millisecond))
+	t.Logf("48 stalled stream messages (declared %d MiB, 7 MiB each meant to arrive): client sent %d MiB in all; server RSS %d MiB before, peak %d MiB (growth %d MiB), CPU %v (the well-behaved calls' included); a well-behaved caller: %d calls (unary and stream), the slowest %v",
+		declared>>20, sent.Load()>>20, base/1024, peak/1024, growth, p.cpuTime(t)-cpu, calls, worst.Round(time.Millisecond))
 	if callErr != nil {
 		t.Errorf("a well-behaved call under the attack: %v", callErr)
 	}
@@ -82,6 +83,7 @@ func TestHostileNonReadingStreams(t *testing.T) {
 	p := startProc(t)
 	warm(t, p)
 	base := p.kib(t, "VmRSS")
+	cpu := p.cpuTime(t)
 	req, err := proto.Marshal(validRequest())
 	if err != nil {
 		t.Fatal(err)
@@ -127,8 +129,8 @@ func TestHostileNonReadingStreams(t *testing.T) {
 	peak := p.kib(t, "VmHWM")
 	growth := (peak - base) / 1024
 	timedOut := p.metric(t, `errsvc_limit_exceeded_total{limit="write_timeout"}`)
-	t.Logf("32 streams that never grant window: %v held at once, every slot free %v after they began (0: not within 16 s), %v ended by the write timeout; server RSS %d MiB before, peak %d MiB (growth %d MiB); a well-behaved caller: %d calls (unary and stream), the slowest %v",
-		held, freed.Round(100*time.Millisecond), timedOut, base/1024, peak/1024, growth, calls, worst.Round(time.Millisecond))
+	t.Logf("32 streams that never grant window: %v held at once, every slot free %v after they began (0: not within 16 s), %v ended by the write timeout; server RSS %d MiB before, peak %d MiB (growth %d MiB), CPU %v (the well-behaved calls' included); a well-behaved caller: %d calls (unary and stream), the slowest %v",
+		held, freed.Round(100*time.Millisecond), timedOut, base/1024, peak/1024, growth, p.cpuTime(t)-cpu, calls, worst.Round(time.Millisecond))
 	if callErr != nil {
 		t.Errorf("a well-behaved call under the attack: %v", callErr)
 	}
