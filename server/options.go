@@ -180,7 +180,12 @@ type Options struct {
 	// grpc-go lets a message arrive in full once its handler starts reading
 	// it. A call that finds the budget (or its connection's half of it)
 	// spent waits up to a second, then is refused with RESOURCE_EXHAUSTED
-	// and a QuotaFailure on "receive_buffer".
+	// and a QuotaFailure on "receive_buffer". And on the gRPC port, apart,
+	// the bytes of every message larger than a stream's 64 KiB window,
+	// unary or on a TranslateStream, counted at its declared size from when
+	// its handler reads it until it has arrived: its sender may send past
+	// the window only once the budget (one connection: half of it) has room
+	// (grpc_stall.go).
 	MaxReceiveBufferBytes int64
 	// MaxHealthWatches bounds the grpc.health.v1 Watch streams open at once;
 	// one more is refused with RESOURCE_EXHAUSTED and a QuotaFailure.
