@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/net/http2"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
@@ -212,6 +214,53 @@ func TestStallConnFramesCutAnywhere(t *testing.T) {
 		b.mu.Unlock()
 		if used != 0 {
 			t.Fatalf("cut %d: %d bytes still given after both messages", cut, used)
+		}
+	}
+}
+
+// Under TLS the connection counts the frames in the clear (after the
+// handshake): large messages, unary and on a stream, are given their
+// window and answered, with the budget back to nothing after, and the
+// caller's certificate still reaches the server (mutual TLS).
+func TestLargeMessagesOverTLS(t *testing.T) {
+	ca := newCA(t, "errsvc test CA")
+	r := start(t, Options{TLS: serverTLS(t, ca, ca)})
+	conn, err := grpc.NewClient(r.srv.GRPCAddr(), grpc.WithTransportCredentials(credentials.NewTLS(clientTLS(t, ca, ca))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	client := errsvcv1.NewTranslationServiceClient(conn)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	big := validRequest()
+	big.GetLabbyError().Message = strings.Repeat("m", 1<<20)
+	if _, err := client.Translate(ctx, big); err != nil {
+		t.Fatalf("a 1 MiB unary message over TLS: %v", err)
+	}
+	st, err := client.TranslateStream(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := st.Send(big); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Recv(); err != nil {
+			t.Fatalf("a 1 MiB stream message over TLS: %v", err)
+		}
+	}
+	_ = st.CloseSend()
+	w := r.srv.opts.windows
+	for end := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		w.mu.Lock()
+		used := w.used
+		w.mu.Unlock()
+		if used == 0 {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("%d bytes still given after the messages arrived", used)
 		}
 	}
 }
