@@ -5,6 +5,7 @@ import (
 
 	"github.com/dunglas/httpsfv"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
@@ -160,4 +161,42 @@ func TestLimitRoundTripThroughGatewayAnswers(t *testing.T) {
 	if n < 180 {
 		t.Errorf("%d limit answers, want at least 180 (60 fixtures, 3 targets)", n)
 	}
+}
+
+// Every limit fixture, by property, through the targets that are also
+// sources: grpc_status (QuotaFailure and ErrorInfo), the Labby envelope
+// (its detail) and jsonrpc_error (its data) keep kind, dimension, scope
+// and reset.
+func TestLimitRoundTripThroughEveryTarget(t *testing.T) {
+	n := 0
+	for _, fx := range providerFixtures() {
+		if fx.Want.Class == "" {
+			continue
+		}
+		req := mustProviderRequest(t, fx)
+		req.Targets = []string{TargetGRPCStatus, TargetLabbyError, TargetJSONRPCError, TargetLimit}
+		resp := mustTranslate(t, fx.Name, req)
+		a := resp.GetLimit()
+		if a == nil {
+			continue
+		}
+		n++
+		bin, err := proto.Marshal(resp.GetGrpcStatus())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for via, src := range map[string]*errsvcv1.TranslateRequest{
+			"grpc_status":   {Source: &errsvcv1.TranslateRequest_GrpcStatus{GrpcStatus: &errsvcv1.GrpcStatusError{StatusBin: bin}}},
+			"labby_error":   {Source: &errsvcv1.TranslateRequest_LabbyError{LabbyError: resp.GetLabbyError()}},
+			"jsonrpc_error": {Source: &errsvcv1.TranslateRequest_JsonrpcError{JsonrpcError: resp.GetJsonrpcError()}},
+		} {
+			src.Targets = []string{TargetLimit}
+			b := mustTranslate(t, fx.Name+" via "+via, src).GetLimit()
+			if a.GetKind() != b.GetKind() || a.GetDimension() != b.GetDimension() || a.GetScope() != b.GetScope() ||
+				(a.GetResetAt() == nil) != (b.GetResetAt() == nil) || !a.GetResetAt().AsTime().Equal(b.GetResetAt().AsTime()) {
+				t.Errorf("%s: limit\n  %v\ncame back through %s as\n  %v", fx.Name, a, via, b)
+			}
+		}
+	}
+	t.Logf("%d limit fixtures round-tripped through grpc_status, labby_error and jsonrpc_error", n)
 }
