@@ -291,6 +291,12 @@ func (i connectInterceptor) unary(ctx context.Context, c *call, next connect.Una
 		return nil, status.Error(codes.Internal, "unexpected request type")
 	}
 	if st := invalidItem(m); st != nil {
+		if c != nil {
+			// A JSON refusal is the codec's (connectJSON marks the message,
+			// it has no call to note the limit on): counted here, as REST
+			// and gRPC count theirs.
+			c.limit = jsonLimitOf(st)
+		}
 		return nil, st.Err()
 	}
 	if int64(codec.Size(m)) > i.maxBytes {
@@ -432,6 +438,31 @@ func (j connectJSON) Unmarshal(data []byte, v any) error {
 	}
 	return nil
 }
+
+// jsonLimitOf is the limit a marked message's refusal names: json_values
+// or json_depth when codec.CheckJSON refused the body, "" for any other
+// fault (a broken encoding, invalid text). The marking carries only the
+// field and the description, so the description tells; TestConnectJSONLimits
+// holds it to the descriptions codec.CheckJSON writes.
+func jsonLimitOf(st *status.Status) string {
+	desc := st.Message()
+	if v := fieldViolation(st); v != nil {
+		desc = v.GetDescription()
+	}
+	switch {
+	case strings.HasPrefix(desc, jsonTooWidePrefix):
+		return limitJSONValues
+	case strings.HasPrefix(desc, jsonTooDeepPrefix):
+		return limitJSONDepth
+	}
+	return ""
+}
+
+// The openings of codec.CheckJSON's descriptions of its two limits.
+const (
+	jsonTooWidePrefix = "JSON holds more than "
+	jsonTooDeepPrefix = "JSON nested deeper than "
+)
 
 // IsBinary tells connect-go the codec is text (it then accepts the
 // codec for GET requests and names it in errors as such).

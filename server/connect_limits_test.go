@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"github.com/errsvc/errsvc/codec"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 )
 
@@ -131,4 +132,56 @@ func connectQuotaSubject(err error) string {
 		}
 	}
 	return ""
+}
+
+// A Connect JSON body refused by a JSON limit (too many values, nested too
+// deep) counts under that limit in errsvc_limit_exceeded_total, as the
+// same body does on REST and gRPC (before, Connect's codec marked the
+// message, the interceptor answered it, and no limit was counted).
+func TestConnectJSONLimits(t *testing.T) {
+	// The classification reads codec.CheckJSON's descriptions: hold it to
+	// them.
+	deep := `{"labby_error":{"kind":"x","message":"m","detail":` + strings.Repeat(`{"a":`, codec.MaxJSONDepth+1) + "1" + strings.Repeat("}", codec.MaxJSONDepth+1) + `}}`
+	wide := wideDetails(codec.MaxJSONValues + 10)
+	for limit, body := range map[string]string{limitJSONDepth: deep, limitJSONValues: wide} {
+		var fe *codec.FieldError
+		if !errors.As(codec.CheckJSON([]byte(body), codec.MaxJSONDepth), &fe) {
+			t.Fatalf("%s: codec.CheckJSON let the body through", limit)
+		}
+		if got := jsonLimitOf(invalidArgument(fe.Field, fe.Description)); got != limit {
+			t.Errorf("%q is classified %q, want %s", fe.Description, got, limit)
+		}
+	}
+	if got := jsonLimitOf(invalidArgument("labby_error.kind", "not valid text")); got != "" {
+		t.Errorf("a fault that is no limit's is classified %q", got)
+	}
+
+	r := start(t, Options{})
+	for _, path := range []string{"/errsvc.v1.TranslationService/Translate", "/errsvc.v1.TranslationService/TranslateBatch"} {
+		for limit, body := range map[string]string{limitJSONDepth: deep, limitJSONValues: wide} {
+			if strings.HasSuffix(path, "Batch") {
+				if limit == limitJSONDepth {
+					continue // one item's fault, answered per item as on REST
+				}
+				body = `{"requests":[` + body + `]}`
+			}
+			req, _ := http.NewRequest(http.MethodPost, r.base+path, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			answer, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(answer), `"invalid_argument"`) {
+				t.Errorf("%s %s: %d %.200s; want 400 invalid_argument", path, limit, resp.StatusCode, answer)
+			}
+		}
+	}
+	_, metrics := r.get(t, "/metrics")
+	for _, want := range []string{`errsvc_limit_exceeded_total{limit="json_values"} 2`, `errsvc_limit_exceeded_total{limit="json_depth"} 1`} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
 }

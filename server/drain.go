@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -29,6 +30,18 @@ import (
 // to close it.
 const drainQuiet = 100 * time.Millisecond
 
+// drainIdleGrace is how long a kept-alive connection must have been idle
+// for the drain to close it under its client. Shutdown closes idle
+// connections at once, and a client that sends on one just then (its
+// pool handed it out) loses the call: HTTP/1.1 cannot tell it apart from
+// a request the server dropped (RFC 9112, section 9.6). A connection in
+// use gets its 503 and Connection: close instead, so the drain waits for
+// every connection idle less than this to be used (and closed by that
+// answer) or to age past it; a client descheduled for longer than the
+// quiet period on a loaded machine (the race this closes) comes back
+// within it. Bounded by the shutdown timeout like the rest of the drain.
+const drainIdleGrace = time.Second
+
 // drainGate is the HTTP handler's front: it counts requests in progress and
 // notes the last one, and once closing answers new ones 503.
 type drainGate struct {
@@ -36,6 +49,45 @@ type drainGate struct {
 	closing  atomic.Bool
 	inFlight atomic.Int64
 	last     atomic.Int64 // unix nanoseconds of the last request's start
+	// idle are the kept-alive connections between requests.
+	idle idleConns
+}
+
+// idleConns tracks, through http.Server.ConnState, when each connection
+// between requests went idle.
+type idleConns struct {
+	mu    sync.Mutex
+	since map[net.Conn]time.Time
+}
+
+func (c *idleConns) track(conn net.Conn, st http.ConnState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st == http.StateIdle {
+		if c.since == nil {
+			c.since = map[net.Conn]time.Time{}
+		}
+		c.since[conn] = time.Now()
+		return
+	}
+	delete(c.since, conn)
+}
+
+// youngest is how long the most recently idled connection has been idle;
+// false when none is idle.
+func (c *idleConns) youngest() (time.Duration, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var newest time.Time
+	for _, t := range c.since {
+		if t.After(newest) {
+			newest = t
+		}
+	}
+	if newest.IsZero() {
+		return 0, false
+	}
+	return time.Since(newest), true
 }
 
 // drainExempt are the probe and scrape paths: they keep their own answers.
@@ -91,7 +143,11 @@ func (s *Server) drainHTTP(ctx context.Context) {
 		last := max(g.last.Load(), s.httpDrain.last.Load())
 		return time.Since(time.Unix(0, last))
 	}
-	for g.inFlight.Load() > 0 || quietSince() < drainQuiet {
+	idleYoung := func() bool {
+		age, ok := g.idle.youngest()
+		return ok && age < drainIdleGrace
+	}
+	for g.inFlight.Load() > 0 || quietSince() < drainQuiet || idleYoung() {
 		if !sleepCtx(ctx, drainQuiet/10) {
 			return
 		}

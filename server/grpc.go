@@ -7,6 +7,7 @@ import (
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
@@ -69,9 +70,13 @@ func NewGRPCServer(opts Options) *grpc.Server {
 			streamLimits(opts.limiter),
 		),
 	}
+	// Every connection counts the windows grpc-go widens for large
+	// messages against the receive budget (grpc_stall.go), under TLS or not.
+	var creds credentials.TransportCredentials = insecure.NewCredentials()
 	if opts.TLS != nil {
-		serverOpts = append(serverOpts, grpc.Creds(credentials.NewTLS(opts.TLS)))
+		creds = credentials.NewTLS(opts.TLS)
 	}
+	serverOpts = append(serverOpts, grpc.Creds(opts.windows.credentials(creds)))
 	s := grpc.NewServer(serverOpts...)
 	guard := &recvGuard{limiter: opts.limiter, budget: budget, maxBytes: opts.MaxRequestBytes, maxItems: opts.MaxBatchItems,
 		receiveTimeout: opts.ReceiveTimeout, idleTimeout: opts.StreamIdleTimeout, writeTimeout: opts.WriteTimeout,

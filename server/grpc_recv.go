@@ -46,7 +46,10 @@ import (
 //
 // Before the handler reads, a stream can only have sent its flow-control
 // window (defaultStreamWindow; NewGRPCServer sets the windows statically,
-// which also turns off grpc-go's window growth).
+// which also turns off grpc-go's window growth). Once it reads a message
+// larger than that, grpc-go widens the window to the message's size; the
+// connection holds that widening back until the receive budget has room
+// (grpc_stall.go), for unary and stream messages alike.
 
 // errReceiveTimeout is the cause of a call's context when its message did
 // not arrive in time.
@@ -333,9 +336,10 @@ func receiveTimedOut(timeout time.Duration) *status.Status {
 }
 
 // guardedStream bounds each message of a stream: its wait (the stream's
-// idle time) and grpc-go's refusals, as for unary calls. A stream is not
-// counted against the receive budget: between messages it holds nothing but
-// its window, and it already counts against MaxConcurrentStreams.
+// idle time) and grpc-go's refusals, as for unary calls. A stream takes no
+// receive slot here, since between messages it holds nothing but its
+// window; a message larger than the window is counted against the receive
+// budget on the connection while it arrives (grpc_stall.go).
 type guardedStream struct {
 	grpc.ServerStream
 	guard *recvGuard

@@ -186,7 +186,12 @@ type Options struct {
 	// grpc-go lets a message arrive in full once its handler starts reading
 	// it. A call that finds the budget (or its connection's half of it)
 	// spent waits up to a second, then is refused with RESOURCE_EXHAUSTED
-	// and a QuotaFailure on "receive_buffer".
+	// and a QuotaFailure on "receive_buffer". And on the gRPC port, apart,
+	// the bytes of every message larger than a stream's 64 KiB window,
+	// unary or on a TranslateStream, counted at its declared size from when
+	// its handler reads it until it has arrived: its sender may send past
+	// the window only once the budget (one connection: half of it) has room
+	// (grpc_stall.go).
 	MaxReceiveBufferBytes int64
 	// MaxHealthWatches bounds the grpc.health.v1 Watch streams open at once;
 	// one more is refused with RESOURCE_EXHAUSTED and a QuotaFailure.
@@ -241,6 +246,9 @@ type Options struct {
 	// limiter holds the concurrency limits; New shares one between both
 	// transports, like Health and Metrics.
 	limiter *limiter
+	// windows is the gRPC port's count of widened stream windows against
+	// MaxReceiveBufferBytes (grpc_stall.go).
+	windows *windowBudget
 	// uninstrumented leaves OpenTelemetry out entirely: the baseline of
 	// BenchmarkTracing, which shows tracing off costs nothing measurable.
 	uninstrumented bool
@@ -321,6 +329,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.limiter == nil {
 		o.limiter = newLimiter(o.MaxConcurrentRequests, o.MaxConcurrentStreams, o.MaxHealthWatches, o.Metrics)
+	}
+	if o.windows == nil {
+		o.windows = newWindowBudget(o)
 	}
 	return o
 }

@@ -62,6 +62,7 @@ func New(opts Options) (*Server, error) {
 			MaxHeaderBytes:    opts.MaxHeaderBytes,
 			TLSConfig:         opts.TLS,
 			ErrorLog:          slogErrorLog(opts.Logger),
+			ConnState:         gate.idle.track,
 		},
 		grpcLis:   grpcLis,
 		httpLis:   drainLis,

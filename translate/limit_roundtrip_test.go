@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/dunglas/httpsfv"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
@@ -100,4 +102,101 @@ func TestLimitRoundTripOwnTermsThroughHTTPHeaders(t *testing.T) {
 			t.Errorf("%s: a reset with no reference, and no note saying why t is not written: %v", name, resp.GetNotes())
 		}
 	}
+}
+
+// Every limit fixture, by property: the gateway answers errsvc writes
+// (openai_error, anthropic_error, google_error), read back as the
+// provider_response a client of that provider would see, keep the facet's
+// kind, dimension, scope and reset.
+func TestLimitRoundTripThroughGatewayAnswers(t *testing.T) {
+	type gateway struct {
+		target, provider string
+		answer           func(*errsvcv1.TranslateResponse) (int32, map[string]string, *structpb.Struct)
+	}
+	gateways := []gateway{
+		{TargetOpenAIError, "openai", func(r *errsvcv1.TranslateResponse) (int32, map[string]string, *structpb.Struct) {
+			a := r.GetOpenaiError()
+			return a.GetStatus(), a.GetHeaders(), a.GetBody()
+		}},
+		{TargetAnthropicError, "anthropic", func(r *errsvcv1.TranslateResponse) (int32, map[string]string, *structpb.Struct) {
+			a := r.GetAnthropicError()
+			return a.GetStatus(), a.GetHeaders(), a.GetBody()
+		}},
+		{TargetGoogleError, "gemini", func(r *errsvcv1.TranslateResponse) (int32, map[string]string, *structpb.Struct) {
+			a := r.GetGoogleError()
+			return a.GetStatus(), a.GetHeaders(), a.GetBody()
+		}},
+	}
+	n := 0
+	for _, fx := range providerFixtures() {
+		if fx.Want.Class == "" {
+			continue
+		}
+		for _, g := range gateways {
+			req := mustProviderRequest(t, fx)
+			req.Targets = []string{g.target, TargetLimit}
+			resp := mustTranslate(t, fx.Name, req)
+			a := resp.GetLimit()
+			if a == nil {
+				continue
+			}
+			n++
+			status, headers, body := g.answer(resp)
+			raw, err := protojson.Marshal(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back := mustTranslate(t, fx.Name+" via "+g.target, &errsvcv1.TranslateRequest{
+				Source: &errsvcv1.TranslateRequest_ProviderResponse{ProviderResponse: &errsvcv1.ProviderResponse{
+					Provider: g.provider, Status: status, Headers: headers, Body: string(raw)}},
+				Targets: []string{TargetLimit}})
+			b := back.GetLimit()
+			if a.GetKind() != b.GetKind() || a.GetDimension() != b.GetDimension() || a.GetScope() != b.GetScope() ||
+				(a.GetResetAt() == nil) != (b.GetResetAt() == nil) || !a.GetResetAt().AsTime().Equal(b.GetResetAt().AsTime()) {
+				t.Errorf("%s: limit\n  %v\ncame back through %s as\n  %v", fx.Name, a, g.target, b)
+			}
+		}
+	}
+	t.Logf("%d limit answers round-tripped through the gateway targets", n)
+	if n < 180 {
+		t.Errorf("%d limit answers, want at least 180 (60 fixtures, 3 targets)", n)
+	}
+}
+
+// Every limit fixture, by property, through the targets that are also
+// sources: grpc_status (QuotaFailure and ErrorInfo), the Labby envelope
+// (its detail) and jsonrpc_error (its data) keep kind, dimension, scope
+// and reset.
+func TestLimitRoundTripThroughEveryTarget(t *testing.T) {
+	n := 0
+	for _, fx := range providerFixtures() {
+		if fx.Want.Class == "" {
+			continue
+		}
+		req := mustProviderRequest(t, fx)
+		req.Targets = []string{TargetGRPCStatus, TargetLabbyError, TargetJSONRPCError, TargetLimit}
+		resp := mustTranslate(t, fx.Name, req)
+		a := resp.GetLimit()
+		if a == nil {
+			continue
+		}
+		n++
+		bin, err := proto.Marshal(resp.GetGrpcStatus())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for via, src := range map[string]*errsvcv1.TranslateRequest{
+			"grpc_status":   {Source: &errsvcv1.TranslateRequest_GrpcStatus{GrpcStatus: &errsvcv1.GrpcStatusError{StatusBin: bin}}},
+			"labby_error":   {Source: &errsvcv1.TranslateRequest_LabbyError{LabbyError: resp.GetLabbyError()}},
+			"jsonrpc_error": {Source: &errsvcv1.TranslateRequest_JsonrpcError{JsonrpcError: resp.GetJsonrpcError()}},
+		} {
+			src.Targets = []string{TargetLimit}
+			b := mustTranslate(t, fx.Name+" via "+via, src).GetLimit()
+			if a.GetKind() != b.GetKind() || a.GetDimension() != b.GetDimension() || a.GetScope() != b.GetScope() ||
+				(a.GetResetAt() == nil) != (b.GetResetAt() == nil) || !a.GetResetAt().AsTime().Equal(b.GetResetAt().AsTime()) {
+				t.Errorf("%s: limit\n  %v\ncame back through %s as\n  %v", fx.Name, a, via, b)
+			}
+		}
+	}
+	t.Logf("%d limit fixtures round-tripped through grpc_status, labby_error and jsonrpc_error", n)
 }

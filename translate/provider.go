@@ -79,6 +79,10 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 	}
 	providerWaitNotes(m, r, p.GetHeaders())
 	limitFromProvider(m, r.Limit)
+	// An answer errsvc wrote (openai_error, anthropic_error, google_error)
+	// carries the whole facet in Errsvc-Limit: kind, scope and reset read
+	// back as they were, not as the provider's own headers narrow them.
+	readErrsvcLimit(m, p.GetHeaders())
 	if r.AfterOutput {
 		afterOutput(m)
 	}

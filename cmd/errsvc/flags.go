@@ -62,7 +62,7 @@ func parseServeFlags(args []string, getenv func(string) string, errOut io.Writer
 	fs.DurationVar(&opts.StreamIdleTimeout, "stream-idle-timeout", server.DefaultStreamIdleTimeout, "end a TranslateStream that delivers no complete message for this long")
 	fs.IntVar(&opts.MaxStreamsPerConnection, "max-streams-per-connection", server.DefaultMaxStreamsPerConn, "HTTP/2 streams one gRPC connection may open at once (more are refused with REFUSED_STREAM)")
 	fs.IntVar(&opts.MaxHeaderBytes, "max-header-bytes", server.DefaultMaxHeaderBytes, "largest request header block (gRPC metadata, HTTP headers), in `bytes`")
-	fs.Int64Var(&opts.MaxReceiveBufferBytes, "max-receive-buffer-bytes", server.DefaultMaxReceiveBufferBytes, "`bytes` of unary gRPC messages being received at once, each counted at twice --max-request-bytes (429-like RESOURCE_EXHAUSTED past it)")
+	fs.Int64Var(&opts.MaxReceiveBufferBytes, "max-receive-buffer-bytes", server.DefaultMaxReceiveBufferBytes, "`bytes` of unary gRPC messages being received at once, each counted at twice --max-request-bytes (429-like RESOURCE_EXHAUSTED past it); and, apart, of gRPC messages (unary or stream) larger than a stream's 64 KiB window while they arrive (past it, their senders wait for window)")
 	fs.IntVar(&opts.MaxHealthWatches, "max-health-watches", server.DefaultMaxHealthWatches, "grpc.health.v1 Watch streams open at once")
 	fs.DurationVar(&opts.MaxConnectionIdle, "max-connection-idle", server.DefaultMaxConnectionIdle, "close a gRPC connection with no call for this long")
 	fs.DurationVar(&opts.KeepaliveMinTime, "keepalive-min-time", server.DefaultKeepaliveMinTime, "shortest interval at which a gRPC client may ping; faster pingers are disconnected")

@@ -367,7 +367,9 @@ type TranslateResponse struct {
 	// What each part of a consumer does with the error.
 	Handling *Handling `protobuf:"bytes,9,opt,name=handling,proto3" json:"handling,omitempty"`
 	// The headers a REST surface sends with http_status: Retry-After and
-	// retry-after-ms with a wait, x-should-retry.
+	// retry-after-ms with a wait, x-should-retry; for a limit, RateLimit and
+	// RateLimit-Policy (the IETF httpapi ratelimit-headers draft), the
+	// x-ratelimit-* family and Errsvc-Limit (the whole facet, RFC 9651).
 	HttpHeaders map[string]string `protobuf:"bytes,10,rep,name=http_headers,json=httpHeaders,proto3" json:"http_headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// The trailers a gRPC surface sends with grpc_status:
 	// grpc-retry-pushback-ms.

@@ -139,7 +139,7 @@ class Vocabulary(_message.Message):
     def __init__(self, name: _Optional[str] = ..., source: _Optional[str] = ..., terms: _Optional[_Iterable[_Union[Term, _Mapping]]] = ...) -> None: ...
 
 class Term(_message.Message):
-    __slots__ = ("term", "enum_value", "meaning", "kind", "agent_code", "classified_code", "origin", "action", "retry", "grpc_code", "jsonrpc_code", "gateway_answer")
+    __slots__ = ("term", "enum_value", "meaning", "kind", "agent_code", "classified_code", "origin", "action", "retry", "grpc_code", "jsonrpc_code", "gateway_answer", "defined_by")
     TERM_FIELD_NUMBER: _ClassVar[int]
     ENUM_VALUE_FIELD_NUMBER: _ClassVar[int]
     MEANING_FIELD_NUMBER: _ClassVar[int]
@@ -153,6 +153,7 @@ class Term(_message.Message):
     GRPC_CODE_FIELD_NUMBER: _ClassVar[int]
     JSONRPC_CODE_FIELD_NUMBER: _ClassVar[int]
     GATEWAY_ANSWER_FIELD_NUMBER: _ClassVar[int]
+    DEFINED_BY_FIELD_NUMBER: _ClassVar[int]
     term: str
     enum_value: str
     meaning: str
@@ -165,4 +166,5 @@ class Term(_message.Message):
     grpc_code: _options_pb2.GrpcCodeRow
     jsonrpc_code: _options_pb2.JsonRpcCodeRow
     gateway_answer: _options_pb2.GatewayAnswerRow
-    def __init__(self, term: _Optional[str] = ..., enum_value: _Optional[str] = ..., meaning: _Optional[str] = ..., kind: _Optional[_Union[_options_pb2.KindRow, _Mapping]] = ..., agent_code: _Optional[_Union[_options_pb2.AgentCodeRow, _Mapping]] = ..., classified_code: _Optional[_Union[_options_pb2.ClassifiedCodeRow, _Mapping]] = ..., origin: _Optional[_Union[_options_pb2.OriginRow, _Mapping]] = ..., action: _Optional[_Union[_options_pb2.ActionRow, _Mapping]] = ..., retry: _Optional[_Union[_options_pb2.RetryRow, _Mapping]] = ..., grpc_code: _Optional[_Union[_options_pb2.GrpcCodeRow, _Mapping]] = ..., jsonrpc_code: _Optional[_Union[_options_pb2.JsonRpcCodeRow, _Mapping]] = ..., gateway_answer: _Optional[_Union[_options_pb2.GatewayAnswerRow, _Mapping]] = ..., **kwargs) -> None: ...
+    defined_by: str
+    def __init__(self, term: _Optional[str] = ..., enum_value: _Optional[str] = ..., meaning: _Optional[str] = ..., kind: _Optional[_Union[_options_pb2.KindRow, _Mapping]] = ..., agent_code: _Optional[_Union[_options_pb2.AgentCodeRow, _Mapping]] = ..., classified_code: _Optional[_Union[_options_pb2.ClassifiedCodeRow, _Mapping]] = ..., origin: _Optional[_Union[_options_pb2.OriginRow, _Mapping]] = ..., action: _Optional[_Union[_options_pb2.ActionRow, _Mapping]] = ..., retry: _Optional[_Union[_options_pb2.RetryRow, _Mapping]] = ..., grpc_code: _Optional[_Union[_options_pb2.GrpcCodeRow, _Mapping]] = ..., jsonrpc_code: _Optional[_Union[_options_pb2.JsonRpcCodeRow, _Mapping]] = ..., gateway_answer: _Optional[_Union[_options_pb2.GatewayAnswerRow, _Mapping]] = ..., defined_by: _Optional[str] = ..., **kwargs) -> None: ...
