@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -70,11 +71,23 @@ func (e *Error) Error() string {
 	}
 	b.WriteString(": ")
 	if e.Path != "" {
-		b.WriteString(e.Path)
+		b.WriteString(graphic(e.Path))
 		b.WriteString(": ")
 	}
-	b.WriteString(e.Message)
+	b.WriteString(graphic(e.Message))
 	return b.String()
+}
+
+// graphic escapes what a terminal would act on (a key written with an
+// escape sequence, a line break): the path quotes the file's own keys.
+func graphic(s string) string {
+	for _, r := range s {
+		if !unicode.IsGraphic(r) {
+			q := strconv.QuoteToGraphic(s)
+			return q[1 : len(q)-1]
+		}
+	}
+	return s
 }
 
 // Errors are all the errors found in a policy, in file order: a schema

@@ -263,3 +263,12 @@ func TestPolicyJSONEscapes(t *testing.T) {
 		t.Errorf("yaml: %v", got)
 	}
 }
+
+// TestPolicyErrorIsOneLine: a key written with control characters is
+// escaped in the error, which stays one line a terminal prints as is.
+func TestPolicyErrorIsOneLine(t *testing.T) {
+	got := parseErrs(t, "ctl.json", "{\"prov\\u001b[31mders\\n\": []}")
+	if len(got) != 1 || strings.ContainsAny(got[0], "\x1b\n") || !strings.Contains(got[0], `\x1b[31m`) {
+		t.Errorf("%q", got)
+	}
+}
