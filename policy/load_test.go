@@ -272,3 +272,22 @@ func TestPolicyErrorIsOneLine(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+// TestPolicyParseConcurrent: the compiled schema is shared; loads at the
+// same time (a reload beside an in-process client's) do not race.
+func TestPolicyParseConcurrent(t *testing.T) {
+	src := []byte("version: v1\nproviders: [{name: f, match: {providers: [x]}, rules: [{name: r, class: transint}]}]\n")
+	done := make(chan string, 8)
+	for range 8 {
+		go func() {
+			_, err := Parse("c.yaml", src)
+			done <- fmt.Sprint(err)
+		}()
+	}
+	first := <-done
+	for range 7 {
+		if got := <-done; got != first {
+			t.Errorf("%q differs from %q", got, first)
+		}
+	}
+}
