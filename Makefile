@@ -39,7 +39,7 @@ generate:
 docs:
 	go test ./translate -run 'TestVocabulariesDocIsCurrent' -update
 	go test ./translate/provider -run 'TestProvidersDoc' -update
-	go test ./policy -run 'TestSchemaEnums' -update
+	go test ./policy -run 'TestPolicySchemaEnums' -update
 	go test ./policy -run 'TestPolicyDocs' -update
 
 ## golden: rewrite testdata/golden from the engine (review the diff!)

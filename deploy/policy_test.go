@@ -14,9 +14,9 @@ import (
 	"github.com/errsvc/errsvc/policy"
 )
 
-// TestExamplePolicies: each example policy passes `errsvc policy check` on
+// TestExamplePolicyFiles: each example policy passes `errsvc policy check` on
 // its own, and the folder (which Compose and the docs mount) as one.
-func TestExamplePolicies(t *testing.T) {
+func TestExamplePolicyFiles(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("policy", "*.yaml"))
 	if len(files) < 3 {
 		t.Fatalf("only %d example policies", len(files))
@@ -47,10 +47,10 @@ func position(t *testing.T, text, s string, offset int) string {
 	return fmt.Sprintf("%d:%d", line, col)
 }
 
-// TestExamplePoliciesBroken: copies of the examples with one mistake each
+// TestExamplePolicyFilesBroken: copies of the examples with one mistake each
 // are refused with the file, line and column, and the nearest valid key or
 // term.
-func TestExamplePoliciesBroken(t *testing.T) {
+func TestExamplePolicyFilesBroken(t *testing.T) {
 	for _, tc := range []struct {
 		name, file, old, new string
 		// at is the text the error points at in the broken copy, and

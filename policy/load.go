@@ -573,7 +573,10 @@ func (d *document) schemaError(v *jsonschema.ValidationError) Errors {
 		}
 		return errs
 	case *kind.Enum:
-		got, _ := k.Got.(string)
+		got, ok := k.Got.(string)
+		if !ok {
+			got = fmt.Sprint(k.Got)
+		}
 		want := make([]string, 0, len(k.Want))
 		for _, w := range k.Want {
 			if s, ok := w.(string); ok {

@@ -10,7 +10,7 @@ import (
 
 // schemaJSON is the published JSON Schema of a policy file (draft 2020-12).
 // Its vocabulary enums are generated from the contract (translate's
-// vocabularies): `go test ./policy -run TestSchemaEnums -update` rewrites
+// vocabularies): `go test ./policy -run TestPolicySchemaEnums -update` rewrites
 // them, and the test fails when they drift.
 //
 //go:embed schema.json

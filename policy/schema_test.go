@@ -37,9 +37,9 @@ func readSchema(t *testing.T) map[string]any {
 	return doc
 }
 
-// TestSchemaEnums: the enums are generated from the contract, and the file
+// TestPolicySchemaEnums: the enums are generated from the contract, and the file
 // is in its canonical form (so -update rewrites nothing else).
-func TestSchemaEnums(t *testing.T) {
+func TestPolicySchemaEnums(t *testing.T) {
 	doc := readSchema(t)
 	defs := doc["$defs"].(map[string]any)
 	for name, voc := range vocabularyDefs {
@@ -56,7 +56,7 @@ func TestSchemaEnums(t *testing.T) {
 			continue
 		}
 		if !reflect.DeepEqual(def["enum"], want) {
-			t.Errorf("$defs/%s enum = %v, the contract's %s = %v; run go test ./policy -run TestSchemaEnums -update", name, def["enum"], voc.Name, want)
+			t.Errorf("$defs/%s enum = %v, the contract's %s = %v; run go test ./policy -run TestPolicySchemaEnums -update", name, def["enum"], voc.Name, want)
 		}
 	}
 	var buf bytes.Buffer
@@ -73,19 +73,19 @@ func TestSchemaEnums(t *testing.T) {
 		return
 	}
 	if !bytes.Equal(buf.Bytes(), schemaJSON) {
-		t.Errorf("schema.json is not in canonical form; run go test ./policy -run TestSchemaEnums -update")
+		t.Errorf("schema.json is not in canonical form; run go test ./policy -run TestPolicySchemaEnums -update")
 	}
 	if _, err := compiled(); err != nil {
 		t.Errorf("schema.json does not compile: %v", err)
 	}
 }
 
-// TestSchemaMatchesSpec walks translate.PolicySpec and the schema together:
+// TestPolicySchemaMatchesSpec walks translate.PolicySpec and the schema together:
 // every object is closed, its properties are exactly the struct's json
 // tags (an embedded struct's flattened, as encoding/json does), required
 // are exactly the tags without omitempty, and each property's JSON type is
 // the field's. So the schema and the struct cannot drift apart.
-func TestSchemaMatchesSpec(t *testing.T) {
+func TestPolicySchemaMatchesSpec(t *testing.T) {
 	doc := readSchema(t)
 	defs := doc["$defs"].(map[string]any)
 	resolve := func(s map[string]any) map[string]any {
