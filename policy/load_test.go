@@ -291,3 +291,37 @@ func TestPolicyParseConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyMergeLocations: in a folder, a compile error and a conflict are
+// located in the file and at the index that file wrote, not the merged one.
+func TestPolicyMergeLocations(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("1.yaml", "secrets:\n  redact:\n    - {name: a, regex: \"a+\"}\n    - {name: b, regex: \"b+\"}\ndefault_waits: {transient_secs: 1, by_kind: {rate_limited: 2}}\n")
+	write("2.yaml", "secrets:\n  redact:\n    - {name: c, regex: \"c(\"}\n")
+	_, err := Load(dir)
+	if want := filepath.Join(dir, "2.yaml") + ":3:24: /secrets/redact/0/regex: not an RE2"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	write("2.yaml", "default_waits:\n  by_kind:\n    rate_limited: 3\n")
+	_, err = Load(dir)
+	if want := filepath.Join(dir, "2.yaml") + ":3:19: /default_waits/by_kind/rate_limited: also set in " + filepath.Join(dir, "1.yaml"); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	write("2.yaml", "default_waits:\n  transient_secs: 3\n")
+	_, err = Load(dir)
+	if want := filepath.Join(dir, "2.yaml") + ":2:19: /default_waits/transient_secs: also set in"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	// Schema errors of several files are all reported, each in its file.
+	write("2.yaml", "decisons: []\n")
+	write("3.yaml", "overides: []\n")
+	_, err = Load(dir)
+	if err == nil || !strings.Contains(err.Error(), "2.yaml:1:1: /decisons") || !strings.Contains(err.Error(), "3.yaml:1:1: /overides") {
+		t.Errorf("got %v", err)
+	}
+}
