@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/errsvc/errsvc/translate"
+	"github.com/errsvc/errsvc/translate/provider"
 )
 
 var update = flag.Bool("update", false, "rewrite schema.json's generated enums from the contract")
@@ -26,6 +27,12 @@ var vocabularyDefs = map[string]*translate.Vocabulary{
 	"limit_kind":      translate.LimitKinds,
 	"limit_dimension": translate.LimitDimensions,
 	"limit_scope":     translate.LimitScopes,
+}
+
+// listDefs are the schema's $defs generated from other lists of known
+// names: the provider values a family may read like.
+var listDefs = map[string]func() []string{
+	"provider_name": provider.Names,
 }
 
 func readSchema(t *testing.T) map[string]any {
@@ -57,6 +64,23 @@ func TestPolicySchemaEnums(t *testing.T) {
 		}
 		if !reflect.DeepEqual(def["enum"], want) {
 			t.Errorf("$defs/%s enum = %v, the contract's %s = %v; run go test ./policy -run TestPolicySchemaEnums -update", name, def["enum"], voc.Name, want)
+		}
+	}
+	for name, list := range listDefs {
+		def, ok := defs[name].(map[string]any)
+		if !ok {
+			t.Fatalf("$defs/%s is missing", name)
+		}
+		var want []any
+		for _, n := range list() {
+			want = append(want, n)
+		}
+		if *update {
+			def["enum"] = want
+			continue
+		}
+		if !reflect.DeepEqual(def["enum"], want) {
+			t.Errorf("$defs/%s enum = %v, the known names are %v; run go test ./policy -run TestPolicySchemaEnums -update", name, def["enum"], want)
 		}
 	}
 	var buf bytes.Buffer
