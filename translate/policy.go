@@ -467,7 +467,8 @@ func kindRowOf(k *KindSpec) *errsvcv1.KindRow {
 		Note:             k.Meaning,
 	}
 	if row.Origin == "" {
-		row.Origin = "upstream"
+		// The contract's catch-all origin, as an unknown kind would get.
+		row.Origin = catchAll.GetOrigin()
 	}
 	if row.Action == "" {
 		row.Action = cr.GetAction()

@@ -97,8 +97,8 @@ type LimitSpec struct {
 	Scope     string `json:"scope,omitempty"`
 }
 
-// KindSpec makes a Labby kind known. Origin, action and same_arguments
-// default to the class's own recovery.
+// KindSpec makes a Labby kind known. Origin defaults to the catch-all's
+// (runtime), action and same_arguments to the class's own recovery.
 type KindSpec struct {
 	Kind       string `json:"kind"`
 	Meaning    string `json:"meaning"`

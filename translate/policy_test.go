@@ -378,3 +378,15 @@ func TestPolicySecretInAKey(t *testing.T) {
 		t.Errorf("a secret key reached the answer: %s", out)
 	}
 }
+
+// A kind the policy makes known is written with terms of the contract
+// only: its defaults are the contract's own.
+func TestPolicyKindRowsUseContractTerms(t *testing.T) {
+	p := fleetPolicy(t)
+	for _, k := range p.Spec().Kinds {
+		row := p.kinds[k.Kind].row
+		if !Origins.Has(row.GetOrigin()) || !RecoveryActions.Has(row.GetAction()) || !SameArgs.Has(row.GetSameArguments()) || !SideEffects.Has(row.GetSideEffects()) {
+			t.Errorf("%s: row %v uses a term outside the contract", k.Kind, row)
+		}
+	}
+}

@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"crypto/sha256"
-	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"syscall"
 	"time"
 
@@ -129,31 +127,26 @@ func (w *policyWatch) run(ctx context.Context) {
 	}
 }
 
-// policyFilesDigest is a digest of the policy's files' contents, so a
-// change event that changed nothing (a touch, an unrelated file in the
-// folder) reloads nothing. "" when the path cannot be read.
+// policyFilesDigest is a digest of the policy's files (the ones Load
+// reads, policy.Files: bounded in count), so a change event that changed
+// nothing (a touch, an unrelated file in the folder) reloads nothing. ""
+// when they cannot be read, or are over the size a policy may have (Load
+// then says so).
 func policyFilesDigest(path string) string {
-	var files []string
-	st, err := os.Stat(path)
+	files, err := policy.Files(path)
 	if err != nil {
 		return ""
 	}
-	if !st.IsDir() {
-		files = []string{path}
-	} else {
-		_ = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				switch filepath.Ext(p) {
-				case ".yaml", ".yml", ".json":
-					files = append(files, p)
-				}
-			}
-			return nil
-		})
-		sort.Strings(files)
-	}
 	h := sha256.New()
+	var total int64
 	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			return ""
+		}
+		if total += st.Size(); total > policy.MaxBytes {
+			return ""
+		}
 		b, err := os.ReadFile(f)
 		if err != nil {
 			return ""

@@ -55,8 +55,9 @@ func runTranslate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	if *policyPath != "" {
 		p, err := policy.Load(*policyPath)
 		if err != nil {
+			// As `errsvc policy check`: a policy that does not load is 1.
 			fmt.Fprintf(stderr, "errsvc translate: %v\n", err)
-			return exitMalformed
+			return exitFailure
 		}
 		pol = p
 	}
