@@ -846,6 +846,8 @@ public final class Wire {
     public static final String PARTIAL_OUTPUT = "partial_output";
     /** The producer's wait is over an hour; it passes whole (a longer producer value wins) and capping it is the consumer's choice. */
     public static final String LONG_WAIT = "long_wait";
+    /** A rule of the operator's policy decided part of the answer; the note names the rule and what it set (docs/POLICY.md). The caller's own override still wins over it. */
+    public static final String POLICY_RULE = "policy_rule";
 
     /** Every known term of NoteCode. */
     public static final Set<String> ALL = Set.of(
@@ -869,7 +871,8 @@ public final class Wire {
         FIELD_TRUNCATED,
         VALUE_COERCED,
         PARTIAL_OUTPUT,
-        LONG_WAIT);
+        LONG_WAIT,
+        POLICY_RULE);
   }
 
   /** The known terms of LimitKind. */
