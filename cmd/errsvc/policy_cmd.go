@@ -159,20 +159,9 @@ func runPolicyExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "errsvc policy explain: malformed request: %s: %s\n", field, desc)
 		return exitMalformed
 	}
-	resp, err := p.Translate(req)
-	var reqErr *translate.RequestError
-	if errors.As(err, &reqErr) {
-		fmt.Fprintf(stderr, "errsvc policy explain: malformed request: %s: %s\n", reqErr.Field, reqErr.Description)
-		return exitMalformed
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "errsvc policy explain: %v\n", err)
-		return exitFailure
-	}
-	out, err := errjson.Marshal(errjson.Options{ProtoNames: true, Indent: "  "}, resp)
-	if err != nil {
-		fmt.Fprintf(stderr, "errsvc policy explain: encode response: %v\n", err)
-		return exitFailure
+	resp, out, code := translateEncoded("errsvc policy explain", p, req, stderr)
+	if code != 0 {
+		return code
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "policy %s: version %s, hash %s, %d rules\n", operands[0], orNone(p.Version()), p.Hash(), len(p.Rules()))

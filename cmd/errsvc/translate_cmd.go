@@ -90,21 +90,9 @@ func runTranslate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 			sanitize.Text(field, 256), sanitize.Text(desc, 1024))
 		return exitMalformed
 	}
-	resp, err := pol.Translate(&req)
-	var reqErr *translate.RequestError
-	if errors.As(err, &reqErr) {
-		fmt.Fprintf(stderr, "errsvc translate: malformed request: %s: %s\n", reqErr.Field, reqErr.Description)
-		return exitMalformed
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "errsvc translate: %v\n", err)
-		return exitFailure
-	}
-
-	out, err := errjson.Marshal(errjson.Options{ProtoNames: true, Indent: "  "}, resp)
-	if err != nil {
-		fmt.Fprintf(stderr, "errsvc translate: encode response: %v\n", err)
-		return exitFailure
+	_, out, code := translateEncoded("errsvc translate", pol, &req, stderr)
+	if code != 0 {
+		return code
 	}
 	if _, err := fmt.Fprintf(stdout, "%s\n", out); err != nil {
 		return exitFailure
@@ -117,4 +105,26 @@ func readInput(args []string, stdin io.Reader) ([]byte, error) {
 		return io.ReadAll(stdin)
 	}
 	return os.ReadFile(args[0])
+}
+
+// translateEncoded translates req under p (nil: none) and encodes the
+// answer as the REST API does (proto names, indented); on a failure it
+// says why on stderr, prefixed by cmd, and returns the exit status.
+func translateEncoded(cmd string, p *translate.Policy, req *errsvcv1.TranslateRequest, stderr io.Writer) (*errsvcv1.TranslateResponse, []byte, int) {
+	resp, err := p.Translate(req)
+	var reqErr *translate.RequestError
+	if errors.As(err, &reqErr) {
+		fmt.Fprintf(stderr, "%s: malformed request: %s: %s\n", cmd, reqErr.Field, reqErr.Description)
+		return nil, nil, exitMalformed
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		return nil, nil, exitFailure
+	}
+	out, err := errjson.Marshal(errjson.Options{ProtoNames: true, Indent: "  "}, resp)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: encode response: %v\n", cmd, err)
+		return nil, nil, exitFailure
+	}
+	return resp, out, 0
 }
