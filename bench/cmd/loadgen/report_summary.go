@@ -179,9 +179,13 @@ func lightSection(res Results) string {
 	p("A few callers, one call in flight each (gRPC: the harness's workers, up to 4 connections; REST: wrk connections), each\n")
 	p("route beside its floor at the same load; the cold requests of `a` and `c`. Server CPU per call is the server's CPU time\n")
 	p("(`/proc/<pid>/stat`) over the measured window divided by the calls; *over floor* is that less the floor's at the same\n")
-	p("callers; *× at %d* is that CPU per call over the same route's at %d callers (scenarios a–d), where the per-call costs\n", load, load)
-	p("a call shares with its neighbours (wake-ups, timers, flushes) are spread over many calls.\n\n")
-	p("| callers | route | calls/s | p50 | p99 | server CPU per call | over floor | × at %d | client CPU per call | idle cores |\n", load)
+	if load > 0 {
+		p("callers; *× under load* is that CPU per call over the same route's at %d callers (scenarios a–d), where the per-call\n", load)
+		p("costs a call shares with its neighbours (wake-ups, timers, flushes) are spread over many calls.\n\n")
+	} else {
+		p("callers; *× under load* would compare it with the same route under load, but scenarios a–d did not run.\n\n")
+	}
+	p("| callers | route | calls/s | p50 | p99 | server CPU per call | over floor | × under load | client CPU per call | idle cores |\n")
 	p("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, c := range concs {
 		for _, lr := range lightRoutes {
