@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/run.sh: reproduces docs/BENCHMARKS.md in one run (about 20 minutes).
+# bench/run.sh: reproduces docs/BENCHMARKS.md and its appendix in one run (about 23 minutes).
 #
 # Builds bench/cmd/benchserver (the errsvc stack plus an empty gRPC RPC, an
 # empty REST route and two canned-answer diagnostics on the same server) and bench/cmd/loadgen, runs the core
