@@ -364,6 +364,20 @@ func workPerCall(c costColumn) (float64, bool) {
 	return pct / 100 * c.r.ServerCPUus, len(c.server) > 0
 }
 
+// profiledColumn is a cost column of r with the splits of the server's and
+// (for the gRPC harness) the client's CPU profiles loadgen took during it
+// as <profiles>-<letter>.pprof and <profiles>-client-<letter>.pprof.
+func profiledColumn(rf reportFiles, name, letter string, r *Result) costColumn {
+	c := costColumn{name: name, r: r}
+	if rf.profiles != "" {
+		c.server, _ = profileShares(rf.profiles+"-"+letter+".pprof", serverCategories)
+		if r.Tool != "wrk" {
+			c.client, _ = profileShares(rf.profiles+"-client-"+letter+".pprof", clientCategories)
+		}
+	}
+	return c
+}
+
 // innermost is the index of the sample's leaf-most location outside the
 // Go runtime and the standard library's helpers (its first location when
 // all are): a context.WithValue or a map assignment is the work of the code
@@ -777,7 +791,7 @@ func render(rf reportFiles, res Results) (string, string) {
 			us(r.P50us), us(r.P99us), fmt.Sprintf("%.1f µs", r.ServerCPUus), r.ServerCores, client, r.IdleCores)
 	}
 	p("\n`a*` is a diagnostic: the same Translate asking only for `targets: [classification, http_status]`.\n\n")
-	p("%s", lightSection(res))
+	p("%s", lightSection(rf, res))
 	sum.light = lightSummary(res)
 
 	// Ratios.
@@ -952,16 +966,7 @@ func render(rf reportFiles, res Results) (string, string) {
 	p("(`/proc/<pid>/stat`), the client's (the load generator's own, or wrk's), the machine's idle time (`/proc/stat`) and\n")
 	p("the rest (kernel threads, other processes). The CPU profiles of server and client, taken in the measured window at\n")
 	p("the highest concurrency, split each process's share by where it goes.\n\n")
-	col := func(name, letter string, r *Result) costColumn {
-		c := costColumn{name: name, r: r}
-		if rf.profiles != "" {
-			c.server, _ = profileShares(rf.profiles+"-"+letter+".pprof", serverCategories)
-			if r.Tool != "wrk" {
-				c.client, _ = profileShares(rf.profiles+"-client-"+letter+".pprof", clientCategories)
-			}
-		}
-		return c
-	}
+	col := func(name, letter string, r *Result) costColumn { return profiledColumn(rf, name, letter, r) }
 	// splitBelowTop writes the machine-time split of num against den at
 	// each concurrency below the highest (which the profiles cover).
 	splitBelowTop := func(num, den, unit string) {

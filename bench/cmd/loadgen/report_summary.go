@@ -167,7 +167,7 @@ func lowestLoad(res Results) int {
 // lightSection is the appendix's light-load table: CPU per call and
 // latency at each caller count, each route against its floor at the same
 // load and against itself under load ("" when the scenarios did not run).
-func lightSection(res Results) string {
+func lightSection(rf reportFiles, res Results) string {
 	concs := lightConcs(res)
 	if len(concs) == 0 {
 		return ""
@@ -208,6 +208,27 @@ func lightSection(res Results) string {
 		}
 	}
 	p("\n")
+	// Where the extra goes: the profiles of the fewest callers against
+	// those of the highest load (loadgen profiles both).
+	top := 0
+	for _, r := range res.Scenarios {
+		if r.ID == "a" {
+			top = max(top, r.Concurrency)
+		}
+	}
+	for _, route := range []struct{ light, under, what string }{{"la", "a", "gRPC Translate"}, {"lc", "c", "REST Translate"}} {
+		l, u := find(res, route.light, concs[0]), find(res, route.under, top)
+		if l == nil || u == nil {
+			continue
+		}
+		lc, uc := profiledColumn(rf, callers(concs[0]), route.light, l), profiledColumn(rf, callers(top), route.under, u)
+		if lc.server == nil || uc.server == nil {
+			continue
+		}
+		p("Where the extra goes, %s at %s against %d (the CPU profiles of both; the scheduler's wake-ups and\n", route.what, callers(concs[0]), top)
+		p("spinning are in *other (scheduler, runtime)*, the reads, writes and the poller in *syscalls*):\n\n")
+		writeCosts(p, "per call", []costColumn{lc, uc}, "difference")
+	}
 	return w.String()
 }
 
@@ -243,4 +264,11 @@ func lightSummary(res Results) string {
 		cs = append(cs, fmt.Sprint(c))
 	}
 	return fmt.Sprintf("**Light load**, server CPU per call at %s callers: %s.", strings.Join(cs, "/"), strings.Join(parts, "; "))
+}
+
+func callers(n int) string {
+	if n == 1 {
+		return "1 caller"
+	}
+	return fmt.Sprintf("%d callers", n)
 }

@@ -139,7 +139,7 @@ func runCmd(args []string) error {
 	fs.StringVar(&cfg.wrk, "wrk", "wrk", "wrk binary")
 	fs.IntVar(&cfg.wrkThreads, "wrk-threads", 2, "wrk threads")
 	fs.StringVar(&cfg.workdir, "workdir", os.TempDir(), "where the wrk Lua script and outputs go")
-	fs.StringVar(&cfg.profileURL, "profile-url", "", "pprof CPU profile URL of the server (loopback), taken during scenarios a, b*, c and d* at the highest concurrency and the most streams")
+	fs.StringVar(&cfg.profileURL, "profile-url", "", "pprof CPU profile URL of the server (loopback), taken during scenarios a, b*, c and d* at the highest concurrency, the most streams and la, lc at the fewest light-load callers")
 	fs.StringVar(&cfg.profileOut, "profile-out", "", "file prefix of the CPU profiles (<prefix>-a.pprof, <prefix>-client-a.pprof, ...; b* is bcanned, d* dcanned)")
 	fs.IntVar(&cfg.profileSeconds, "profile-seconds", 8, "length of each CPU profile")
 	fs.StringVar(&cfg.out, "out", "results.json", "results file")
@@ -385,15 +385,25 @@ func runCmd(args []string) error {
 	// load (the empty RPC, the empty route). Under load the per-call costs
 	// a call shares with its neighbours (a wake-up, a flush, a timer) are
 	// spread over many calls; here each call pays them alone.
-	for _, c := range cfg.lightConc {
+	for i, c := range cfg.lightConc {
 		if !wanted("light") {
 			break
 		}
+		// The fewest callers are profiled, against the profiles of the
+		// highest load.
+		profile := func(letter string) func() {
+			if i != 0 {
+				return nil
+			}
+			return takeProfile(letter)
+		}
 		steps := []func() (Result, error){
-			func() (Result, error) { return runUnary(cfg, "la", "gRPC Translate, cold", c, translateOp, nil) },
+			func() (Result, error) {
+				return runUnary(cfg, "la", "gRPC Translate, cold", c, translateOp, profile("la"))
+			},
 			func() (Result, error) { return runUnary(cfg, "lb", "gRPC EmptyCall (floor)", c, emptyOp, nil) },
 			func() (Result, error) {
-				return runWrk(cfg, lua, "lc", "REST POST /v1/translate, cold", "/v1/translate", c, cfg.warmup, cfg.duration, nil)
+				return runWrk(cfg, lua, "lc", "REST POST /v1/translate, cold", "/v1/translate", c, cfg.warmup, cfg.duration, profile("lc"))
 			},
 			func() (Result, error) {
 				return runWrk(cfg, lua, "ld", "REST POST /v1/bench/empty (floor)", "/v1/bench/empty", c, cfg.warmup, cfg.duration, nil)
