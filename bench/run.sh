@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# bench/run.sh: reproduces docs/BENCHMARKS.md in one run (about 20 minutes).
+# bench/run.sh: reproduces docs/BENCHMARKS.md and its appendix in one run (about 23 minutes).
 #
 # Builds bench/cmd/benchserver (the errsvc stack plus an empty gRPC RPC, an
 # empty REST route and two canned-answer diagnostics on the same server) and bench/cmd/loadgen, runs the core
 # benchmarks and the reference workload (bench/internal/machine: the machine's
 # speed against the previous report's run, with errsvc's own benchmarks when
-# their code is unchanged since that report), starts the benchserver on loopback, drives scenarios a–e and a
+# their code is unchanged since that report), starts the benchserver on loopback, drives scenarios a–e, the
+# light load (1, 2 and 4 callers against the floors) and a
 # 5-minute RSS run against it, profiles it, measures the peer figure
 # (bench/peer/throughput.sh: LiteLLM against errsvc from the Python SDK), and
-# writes docs/BENCHMARKS.md.
+# writes docs/BENCHMARKS.md (one screen) and its appendix docs/BENCHMARKS-DETAIL.md.
 # All load goes to 127.0.0.1; every scenario is bounded in time and stops by
 # itself. Overridable (for a quick smoke run only): DURATION, WARMUP,
 # RSS_DURATION, COUNT.
@@ -91,7 +92,7 @@ curl -fsS "http://$HTTP_ADDR/readyz" >/dev/null
 echo "== load scenarios and RSS run"
 run "$OUT/loadgen" run -grpc "$GRPC_ADDR" -http "$HTTP_ADDR" -server-pid "$SERVER_PID" \
 	-warmup "$WARMUP" -duration "$DURATION" -conc 16,64 -conns 4 -stream-conc 4,16 -window 32 \
-	-batch-items 100 -batch-conc 4,16 -rss-duration "$RSS_DURATION" -rss-interval 10s \
+	-batch-items 100 -batch-conc 4,16 -light-conc 1,2,4 -rss-duration "$RSS_DURATION" -rss-interval 10s \
 	-rss-grpc-conc 32 -rss-http-conc 16 -workdir "$OUT" \
 	-profile-url "http://$PPROF_ADDR/debug/pprof/profile" -profile-out "$OUT/cpu" -profile-seconds 8 \
 	-out "$OUT/results.json"
@@ -114,14 +115,23 @@ for s in a c; do
 	run go tool pprof -top -nodecount 30 "$OUT/benchserver" "$OUT/cpu-$s.pprof" 2>/dev/null | sed -n '4,40p' >"$OUT/top-$s.txt" || true
 done
 
-# The commit of the report this run replaces, when the report and the code
-# the core benchmarks run (the non-test Go files of translate/, codec/ and
-# gen/, go.mod, go.sum) are unchanged since, committed or not: the report
-# then compares errsvc's own benchmarks with that run's.
+# The commit of the report this run replaces, when the code the core
+# benchmarks run (the non-test Go files of translate/, codec/ and gen/,
+# go.mod, go.sum) is unchanged since, committed or not: the report then
+# compares errsvc's own benchmarks with that run's. That commit is the one
+# that brought the report's run (its "in one run (<date>)"): a later commit
+# that only re-renders or reshapes the same run's figures is not the run.
 SAME_CODE=
 CODE=(translate codec gen go.mod go.sum ':(exclude)*_test.go')
-if PREV_REV=$(git log -1 --format=%h -- docs/BENCHMARKS.md 2>/dev/null) && [ -n "$PREV_REV" ] &&
-	git diff --quiet "$PREV_REV" -- docs/BENCHMARKS.md "${CODE[@]}" &&
+runOf() { grep -o -m1 'in one run ([^)]*)' || true; }
+PREV_REV=
+if RUN=$(runOf <docs/BENCHMARKS.md) && [ -n "$RUN" ]; then
+	for rev in $(git log --format=%h -- docs/BENCHMARKS.md 2>/dev/null); do
+		[ "$(git show "$rev:docs/BENCHMARKS.md" | runOf)" = "$RUN" ] || break
+		PREV_REV=$rev
+	done
+fi
+if [ -n "$PREV_REV" ] && git diff --quiet "$PREV_REV" -- "${CODE[@]}" &&
 	[ -z "$(git ls-files --others --exclude-standard -- "${CODE[@]}")" ]; then
 	SAME_CODE=$PREV_REV
 fi
@@ -132,5 +142,5 @@ echo "== report"
 	-profiles "$OUT/cpu" -profile-core "$OUT/core.pprof" -profile-provider "$OUT/core-provider.pprof" \
 	-top-a "$OUT/top-a.txt" -top-c "$OUT/top-c.txt" -top-core "$OUT/top-core.txt" \
 	-peer "$OUT/peer-throughput.json" \
-	-same-code-as "$SAME_CODE" -out "$ROOT/docs/BENCHMARKS.md")
-echo "wrote docs/BENCHMARKS.md"
+	-same-code-as "$SAME_CODE" -out "$ROOT/docs/BENCHMARKS.md" -detail-out "$ROOT/docs/BENCHMARKS-DETAIL.md")
+echo "wrote docs/BENCHMARKS.md and docs/BENCHMARKS-DETAIL.md"

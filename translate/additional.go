@@ -3,9 +3,9 @@ package translate
 import (
 	"maps"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -39,7 +39,7 @@ func noteUnmodelled(m *model, req *errsvcv1.TranslateRequest) {
 	total := 0
 	if req != nil {
 		var path planPath
-		requestPlan.walk(unsafe.Pointer(req), &path, &paths, &total)
+		requestPlan.walk(reflect.ValueOf(req).Elem(), &path, &paths, &total)
 	}
 	if total == 0 {
 		return

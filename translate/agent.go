@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
-	"unsafe"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -283,28 +282,35 @@ func renderAgentMessageFor(m *model) string {
 		msg = renderAgentMessage(m.agentCode, m.agentRetry)
 	}
 	if m.waitSecs != nil && m.agentRetry == "after-delay" {
-		var b []byte
 		r := m.reuse
-		if r != nil && !r.agentMsgUsed {
-			// A leased model's room, once per translation (a message
-			// already in the answer is never written over): the answer is
-			// read before the lease ends, and the next translation writes
-			// it again.
-			b, r.agentMsgUsed = r.agentMsg[:0], true
+		if r != nil && r.agentWait.msg != "" && r.agentWait.base == msg && r.agentWait.secs == *m.waitSecs {
+			msg = r.agentWait.msg
 		} else {
-			r = nil
+			// Built on the stack, copied once into the message's own
+			// string, which a leased model keeps: the same answer again
+			// (a storm of one error) costs no allocation.
+			var room [160]byte
+			b := append(append(room[:0], msg...), " Wait at least "...)
+			b = append(strconv.AppendUint(b, uint64(*m.waitSecs), 10), " s."...)
+			base := msg
+			msg = string(b)
+			if r != nil {
+				r.agentWait = agentWaitMemo{base, *m.waitSecs, msg}
+			}
 		}
-		b = append(append(b, msg...), " Wait at least "...)
-		b = append(strconv.AppendUint(b, uint64(*m.waitSecs), 10), " s."...)
-		if r != nil {
-			r.agentMsg = b
-		}
-		msg = unsafe.String(unsafe.SliceData(b), len(b)) // b is not written again in this translation
 	}
 	return truncateRunes(msg, AgentMessageCap)
 }
 
 type agentMessageKey struct{ code, retry string }
+
+// agentWaitMemo is an agent message with its wait: base, the template's
+// message, with secs gives msg.
+type agentWaitMemo struct {
+	base string
+	secs uint32
+	msg  string
+}
 
 var agentMessages = func() map[agentMessageKey]string {
 	out := map[agentMessageKey]string{}

@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unsafe"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -574,7 +573,7 @@ func resetText(m *model) string {
 	if r.resetLen == 0 {
 		r.resetLen = len(l.resetAt.UTC().AppendFormat(r.resetText[:0], time.RFC3339Nano))
 	}
-	return unsafe.String(&r.resetText[0], r.resetLen)
+	return string(r.resetText[:r.resetLen])
 }
 
 // readErrsvcLimit reads errsvc's own Errsvc-Limit header back (an

@@ -153,11 +153,11 @@ type reused struct {
 	// agent is the Labby envelope's copy of an Agent Surface source's
 	// payload (agentPayload).
 	agent errsvcv1.AgentError
-	// agentMsg is the room of an Agent Surface message with its wait
-	// ("… Wait at least 20 s."), written again by each translation
-	// (agentMsgUsed: this one has).
-	agentMsg     []byte
-	agentMsgUsed bool
+	// agentWait is the last Agent Surface message with its wait ("… Wait
+	// at least 20 s.") this model built. It is an immutable string kept
+	// across leases (like the room of the maps), reused only for the same
+	// template and wait.
+	agentWait agentWaitMemo
 	// limit is the room of the limit facet's detail and answer
 	// (limitRoom); limitUsed: handed out in this translation.
 	limit     limitRoom
@@ -195,7 +195,7 @@ func (r *reused) clear() {
 		r.blocks[i] = errsvcv1.EvidenceBlock{}
 	}
 	r.blocksUsed = 0
-	r.arenaUsed, r.contextUsed, r.codeModeUsed, r.agentUsed, r.agentMsgUsed = false, false, false, false, false
+	r.arenaUsed, r.contextUsed, r.codeModeUsed, r.agentUsed = false, false, false, false
 }
 
 // The maps of reused.

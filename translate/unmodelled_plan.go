@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -16,24 +15,23 @@ import (
 )
 
 // The field_ignored walk runs on every request, so it does not go through
-// protoreflect's per-field presence checks (which cost more than a whole
-// Labby translation): it follows a plan per message type, built once from
-// the descriptors and the generated Go structs, that lists only what can
-// hold something unmodelled: the unknown fields, additional_fields, and the
-// message-typed fields to descend into, in declaration order. Everything
-// in the plan comes from the descriptors, so a field added to the contract
-// is walked without an edit here; TestUnmodelledPlanMatchesReflection checks
-// the plan's walk against the protoreflect walk on every golden request.
-// The walk reads fields at the offsets the plan took from reflect (unsafe,
-// but only ever on the generated types the plan was built from).
+// protoreflect's per-field presence checks: it follows a plan per message
+// type, built once from the descriptors and the generated Go structs, that
+// lists only what can hold something unmodelled: the unknown fields,
+// additional_fields, and the message-typed fields to descend into, in
+// declaration order. Everything in the plan comes from the descriptors, so
+// a field added to the contract is walked without an edit here;
+// TestUnmodelledPlanMatchesReflection checks the plan's walk against the
+// protoreflect walk on every golden request. The walk reads the generated
+// structs with package reflect by field index (an unsafe walk at raw
+// offsets was removed: it saved about 0.1 µs of a translation, far below
+// what shows in the service-level figures; see issue 42).
 
 type unmodelledPlan struct {
 	// steps in declaration order: additional_fields and the message-typed
-	// fields to descend into. They are all the walk reads of the plan on
-	// every request, so they are packed (24 bytes each, the request's ten
-	// in four cache lines); what only names a field lives apart, in names.
+	// fields to descend into.
 	steps      []planStep
-	unknownOff uintptr // offset of unknownFields in the struct
+	unknownIdx int // index of unknownFields in the struct
 	hasUnknown bool
 	md         protoreflect.MessageDescriptor
 	// names[i] is steps[i]'s proto name, for the path.
@@ -41,18 +39,13 @@ type unmodelledPlan struct {
 }
 
 type planStep struct {
-	// tab is, for a oneof member, the interface's type word when it holds
-	// the member's generated wrapper (the itab, one per interface and type
-	// in a Go program), so the walk tells which member is set by one
-	// comparison.
-	tab  unsafe.Pointer
-	plan *unmodelledPlan
-	// offset is the Go field's offset (of the oneof interface for a
-	// member): the walk reads the field there (the generated structs'
-	// layout is fixed), as reflect.Value.Field per field cost about a
-	// tenth of a Labby translation.
-	offset uint32
-	kind   stepKind
+	// wrapper is, for a oneof member, the generated wrapper type the
+	// oneof's interface holds when the member is set.
+	wrapper reflect.Type
+	plan    *unmodelledPlan
+	// index is the Go field's index (of the oneof interface for a member).
+	index int
+	kind  stepKind
 }
 
 // stepKind is what a step's field holds.
@@ -84,7 +77,10 @@ func planFor(t reflect.Type, mt protoreflect.MessageType) *unmodelledPlan {
 		f := t.Field(i)
 		switch {
 		case f.Name == "unknownFields":
-			p.hasUnknown, p.unknownOff = true, f.Offset
+			if f.Type.Kind() != reflect.Slice || f.Type.Elem().Kind() != reflect.Uint8 {
+				panic("translate: unknownFields of " + t.String() + " is not a byte slice")
+			}
+			p.hasUnknown, p.unknownIdx = true, i
 		case f.Tag.Get("protobuf_oneof") != "":
 			oneofs[f.Tag.Get("protobuf_oneof")] = i
 		case f.Tag.Get("protobuf") != "":
@@ -92,8 +88,7 @@ func planFor(t reflect.Type, mt protoreflect.MessageType) *unmodelledPlan {
 		}
 	}
 	fields := md.Fields()
-	add := func(name string, index int, st planStep) {
-		st.offset = uint32(t.Field(index).Offset)
+	add := func(name string, st planStep) {
 		p.steps = append(p.steps, st)
 		p.names = append(p.names, name)
 	}
@@ -102,13 +97,15 @@ func planFor(t reflect.Type, mt protoreflect.MessageType) *unmodelledPlan {
 		switch {
 		case fd.Message() == nil || fd.IsMap():
 		case fd.Name() == additionalFieldName:
-			add("", byName[string(fd.Name())], planStep{kind: stepAdditional})
+			add("", planStep{kind: stepAdditional, index: byName[string(fd.Name())]})
 		case fd.Message().ParentFile().Package() == "google.protobuf":
 		case fd.ContainingOneof() != nil && !fd.ContainingOneof().IsSynthetic():
 			wrapper := oneofWrapper(mt, fd)
+			if wrapper.Elem().NumField() != 1 {
+				panic("translate: oneof wrapper " + wrapper.String() + " is not one field")
+			}
 			child := wrapper.Elem().Field(0).Type.Elem()
-			index := oneofs[string(fd.ContainingOneof().Name())]
-			add(string(fd.Name()), index, planStep{kind: stepOneof, tab: oneofTab(t.Field(index).Type, wrapper), plan: planFor(child, messageTypeOf(child))})
+			add(string(fd.Name()), planStep{kind: stepOneof, index: oneofs[string(fd.ContainingOneof().Name())], wrapper: wrapper, plan: planFor(child, messageTypeOf(child))})
 		default:
 			gi := byName[string(fd.Name())]
 			gt := t.Field(gi).Type
@@ -116,7 +113,7 @@ func planFor(t reflect.Type, mt protoreflect.MessageType) *unmodelledPlan {
 			if fd.IsList() {
 				gt, kind = gt.Elem(), stepList
 			}
-			add(string(fd.Name()), gi, planStep{kind: kind, plan: planFor(gt.Elem(), messageTypeOf(gt.Elem()))})
+			add(string(fd.Name()), planStep{kind: kind, index: gi, plan: planFor(gt.Elem(), messageTypeOf(gt.Elem()))})
 		}
 	}
 	return p
@@ -134,17 +131,6 @@ func tagName(tag string) string {
 
 func messageTypeOf(t reflect.Type) protoreflect.MessageType {
 	return reflect.New(t).Interface().(proto.Message).ProtoReflect().Type()
-}
-
-// oneofTab is the type word of a oneof interface of type iface holding a
-// *wrapper, whose one field, the member, the walk reads at offset 0.
-func oneofTab(iface, wrapper reflect.Type) unsafe.Pointer {
-	if wrapper.Elem().NumField() != 1 || wrapper.Elem().Field(0).Offset != 0 {
-		panic("translate: oneof wrapper " + wrapper.String() + " is not one field at offset 0")
-	}
-	v := reflect.New(iface)
-	v.Elem().Set(reflect.New(wrapper.Elem()))
-	return (*[2]unsafe.Pointer)(v.UnsafePointer())[0]
 }
 
 // oneofWrapper is the generated wrapper type that holds oneof member fd.
@@ -211,24 +197,26 @@ func (p *planPath) prefix() string {
 	return b.String()
 }
 
-// walk appends the paths of what the generated struct of p's type at v
-// holds unmodelled, in the order collectUnmodelled's protoreflect walk
-// gives. It reads the fields at the offsets of the plan: an unknownFields
-// is a []byte, additional_fields a *structpb.Struct, a singular message a
-// pointer and a repeated one a slice of pointers; a oneof is an interface,
-// read through reflect.
-func (p *unmodelledPlan) walk(v unsafe.Pointer, path *planPath, paths *[]string, total *int) {
+// walk appends the paths of what the generated struct v (of p's type, not
+// a pointer) holds unmodelled, in the order collectUnmodelled's
+// protoreflect walk gives: an unknownFields is a []byte,
+// additional_fields a *structpb.Struct, a singular message a pointer, a
+// repeated one a slice of pointers and a oneof an interface.
+func (p *unmodelledPlan) walk(v reflect.Value, path *planPath, paths *[]string, total *int) {
 	if p.hasUnknown {
-		if raw := *(*[]byte)(unsafe.Add(v, p.unknownOff)); len(raw) > 0 {
+		if raw := v.Field(p.unknownIdx).Bytes(); len(raw) > 0 {
 			appendUnknown(raw, path.prefix(), paths, total)
 		}
 	}
 	for i := range p.steps {
 		st := &p.steps[i]
-		f := unsafe.Add(v, st.offset)
+		f := v.Field(st.index)
 		switch st.kind {
 		case stepAdditional:
-			s := *(**structpb.Struct)(f)
+			if f.IsNil() {
+				continue
+			}
+			s := f.Interface().(*structpb.Struct)
 			if len(s.GetFields()) == 0 {
 				continue
 			}
@@ -245,24 +233,27 @@ func (p *unmodelledPlan) walk(v unsafe.Pointer, path *planPath, paths *[]string,
 				*paths = append(*paths, prefix+sanitize.Identifier(k, shortCap))
 			}
 		case stepOneof:
-			w := (*[2]unsafe.Pointer)(f)
-			if w[0] != st.tab || w[1] == nil {
+			if f.IsNil() {
 				continue
 			}
-			if e := *(*unsafe.Pointer)(w[1]); e != nil && path.push(p, i, -1) {
-				st.plan.walk(e, path, paths, total)
+			w := f.Elem()
+			if w.Type() != st.wrapper || w.IsNil() {
+				continue
+			}
+			if e := w.Elem().Field(0); !e.IsNil() && path.push(p, i, -1) {
+				st.plan.walk(e.Elem(), path, paths, total)
 				path.pop()
 			}
 		case stepList:
-			for j, e := range *(*[]unsafe.Pointer)(f) {
-				if e != nil && path.push(p, i, j) {
-					st.plan.walk(e, path, paths, total)
+			for j := range f.Len() {
+				if e := f.Index(j); !e.IsNil() && path.push(p, i, j) {
+					st.plan.walk(e.Elem(), path, paths, total)
 					path.pop()
 				}
 			}
 		default:
-			if e := *(*unsafe.Pointer)(f); e != nil && path.push(p, i, -1) {
-				st.plan.walk(e, path, paths, total)
+			if !f.IsNil() && path.push(p, i, -1) {
+				st.plan.walk(f.Elem(), path, paths, total)
 				path.pop()
 			}
 		}

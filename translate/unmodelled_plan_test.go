@@ -1,10 +1,10 @@
 package translate
 
 import (
+	"reflect"
 	"slices"
 	"strconv"
 	"testing"
-	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -76,7 +76,7 @@ func TestUnmodelledPlanMatchesReflection(t *testing.T) {
 			wantN, gotN := 0, 0
 			collectUnmodelled(r.ProtoReflect(), "", &want, &wantN)
 			var path planPath
-			requestPlan.walk(unsafe.Pointer(r), &path, &got, &gotN)
+			requestPlan.walk(reflect.ValueOf(r).Elem(), &path, &got, &gotN)
 			if !slices.Equal(got, want) || gotN != wantN {
 				t.Fatalf("%s (probed %v): plan walk\n %q\nreflective walk\n %q", name, probe, got, want)
 			}

@@ -1,8 +1,8 @@
 package provider
 
 import (
+	"bytes"
 	"strings"
-	"unsafe"
 )
 
 // Message phrases refine a verdict, never start one: they apply only where
@@ -143,12 +143,12 @@ var windowPhrases = []phrase{
 // skipping weak phrases when weakOK is false. grams are text's (a phrase
 // whose first or last three bytes are not among them is not in text, so
 // most phrases cost no search).
-func match(grams *gramSet, text string, set *phraseSet, weakOK bool) (phrase, bool) {
+func match(grams *gramSet, text []byte, set *phraseSet, weakOK bool) (phrase, bool) {
 	if !set.all && !grams.meets(&set.first) {
 		return phrase{}, false // no phrase of the table starts anywhere in text
 	}
 	for i, p := range set.phrases {
-		if (weakOK || !p.weak) && grams.hasAll(set.grams[i]) && strings.Contains(text, p.text) {
+		if (weakOK || !p.weak) && grams.hasAll(set.grams[i]) && containsString(text, p.text) {
 			return p, true
 		}
 	}
@@ -163,7 +163,7 @@ func refine(v verdict, text string) (verdict, string, bool) {
 		return v, "", false
 	}
 	var buf [1024]byte
-	lt := lowerText(buf[:0], text)
+	lt := lowerBytes(buf[:0], text)
 	var g gramSet
 	g.fill(lt)
 	if v.refine&(refineOversize|refineOverflow) != 0 {
@@ -194,9 +194,7 @@ func refine(v verdict, text string) (verdict, string, bool) {
 }
 
 // lowerText is strings.ToLower(text), lowered into buf when text is ASCII
-// and fits, so the common message costs no allocation. The result may view
-// buf: it must not outlive the caller's frame (refine returns only table
-// strings).
+// (one copy into the result, as strings.ToLower would make).
 func lowerText(buf []byte, text string) string {
 	b, ok := appendASCIILower(buf, text)
 	if !ok {
@@ -205,7 +203,36 @@ func lowerText(buf []byte, text string) string {
 	if len(b) == 0 {
 		return ""
 	}
-	return unsafe.String(unsafe.SliceData(b), len(b))
+	return string(b)
+}
+
+// lowerBytes is strings.ToLower(text) as bytes, lowered into buf when text
+// is ASCII and fits, so the common message costs no allocation.
+func lowerBytes(buf []byte, text string) []byte {
+	if b, ok := appendASCIILower(buf, text); ok {
+		return b
+	}
+	return []byte(strings.ToLower(text))
+}
+
+// containsString is strings.Contains for text held in bytes (the phrases
+// are few per text once the trigrams have filtered them).
+func containsString(text []byte, s string) bool {
+	if len(s) == 0 {
+		return true
+	}
+	for i := 0; len(text)-i >= len(s); {
+		j := bytes.IndexByte(text[i:len(text)-len(s)+1], s[0])
+		if j < 0 {
+			return false
+		}
+		i += j
+		if string(text[i:i+len(s)]) == s {
+			return true
+		}
+		i++
+	}
+	return false
 }
 
 // gramSet is a 1024-bit set of hashed byte trigrams of a text: a
@@ -220,7 +247,7 @@ func gramHash(a, b, c byte) uint {
 
 // fill adds s's trigrams, keeping the two bytes before each in registers
 // (one load and no bounds check per trigram).
-func (g *gramSet) fill(s string) {
+func (g *gramSet) fill(s []byte) {
 	if len(s) < 3 {
 		return
 	}

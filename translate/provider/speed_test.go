@@ -70,10 +70,10 @@ func TestMatchFilterMissesNothing(t *testing.T) {
 		}
 		text := sb.String()
 		var g gramSet
-		g.fill(text)
+		g.fill([]byte(text))
 		for _, tb := range tables {
 			for _, weakOK := range []bool{true, false} {
-				got, gotOK := match(&g, text, newPhraseSet(tb), weakOK)
+				got, gotOK := match(&g, []byte(text), newPhraseSet(tb), weakOK)
 				var want phrase
 				wantOK := false
 				for _, p := range tb {

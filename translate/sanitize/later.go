@@ -2,7 +2,6 @@ package sanitize
 
 import (
 	"math"
-	"unsafe"
 )
 
 // The later pass (the first redaction pass over the filtered text) without
@@ -190,7 +189,8 @@ func laterPassCount(s string, rec *passRec, rlen int) (string, bool, int) {
 	}
 	view := s
 	if !rec.plain {
-		if view = escapeView(s); len(s) > 0 && unsafe.StringData(view) != unsafe.StringData(s) {
+		var decoded bool
+		if view, decoded = escapeViewDecoded(s); decoded {
 			t, changed := redactPass(s)
 			return t, changed, 0
 		}

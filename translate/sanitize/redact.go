@@ -6,7 +6,6 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // redactPass scans s once, left to right, and replaces every secret it
@@ -28,10 +27,10 @@ func redactPass(s string) (string, bool) {
 func redactPassRec(s string, rec *passRec) (string, bool) {
 	sc, put := rec.scratch()
 	defer put(sc)
-	view, plain := passView(s)
+	view, plain, raw := passView(s)
 	r := redactor{s: view, spans: sc.spans[:0], cpNext: noCheckpoint}
 	defer func() { sc.spans = r.spans[:0] }()
-	hand := scanPass(s, view, plain, &r, sc, rec)
+	hand := scanPass(s, view, plain, raw, &r, sc, rec)
 	return replaceSpans(s, view, &r, hand, rec)
 }
 
@@ -42,10 +41,10 @@ func redactPassRec(s string, rec *passRec) (string, bool) {
 func redactFilter(s string, rec *passRec) (out string, redacted, stripped, removed bool) {
 	sc, put := rec.scratch()
 	defer put(sc)
-	view, plain := passView(s)
+	view, plain, raw := passView(s)
 	r := redactor{s: view, spans: sc.spans[:0], cpNext: noCheckpoint}
 	defer func() { sc.spans = r.spans[:0] }()
-	hand := scanPass(s, view, plain, &r, sc, rec)
+	hand := scanPass(s, view, plain, raw, &r, sc, rec)
 	var pieces *[]seg
 	if rec != nil {
 		pieces = &rec.pieces
@@ -63,13 +62,14 @@ func redactFilter(s string, rec *passRec) (out string, redacted, stripped, remov
 }
 
 // scanPass runs the hand rules and the gitleaks rules over view (the
-// rules' view of s; plain: s holds no escape byte) into r.spans and
+// rules' view of s; plain: s holds no escape byte; raw: view is s, no
+// escape was decoded) into r.spans and
 // returns how many of them are the hand rules'; rec, when set, gets what
 // the first pass records.
-func scanPass(s, view string, plain bool, r *redactor, sc *scratch, rec *passRec) int {
+func scanPass(s, view string, plain, raw bool, r *redactor, sc *scratch, rec *passRec) int {
 	if rec != nil {
 		rec.reset()
-		rec.raw = len(view) == len(s) && (len(s) == 0 || unsafe.StringData(view) == unsafe.StringData(s))
+		rec.raw = raw
 		rec.plain = plain
 		r.rec, r.cpNext = rec, 0
 	}
@@ -483,12 +483,14 @@ func mergeSpans(spans []span) []span {
 	return out
 }
 
-// passView is escapeView(s), and whether s holds no escape byte.
-func passView(s string) (string, bool) {
+// passView is escapeView(s), whether s holds no escape byte (plain), and
+// whether the view is s itself (raw: no escape was decoded).
+func passView(s string) (view string, plain, raw bool) {
 	if !escapeBytes(s) {
-		return s, true
+		return s, true, true
 	}
-	return escapeDecode(s), false
+	view, decoded := escapeDecode(s)
+	return view, false, !decoded
 }
 
 // escapeBytes reports whether s holds a byte that starts an escape
@@ -503,14 +505,21 @@ func escapeBytes(s string) bool {
 // printable ASCII; a newline for \n). The result has the length of s, so
 // positions carry over.
 func escapeView(s string) string {
+	view, _ := escapeViewDecoded(s)
+	return view
+}
+
+// escapeViewDecoded is escapeView, and whether an escape was decoded (the
+// view is then a copy, not s).
+func escapeViewDecoded(s string) (string, bool) {
 	if !escapeBytes(s) {
-		return s
+		return s, false
 	}
 	return escapeDecode(s)
 }
 
-// escapeDecode is escapeView for s that holds an escape byte.
-func escapeDecode(s string) string {
+// escapeDecode is escapeViewDecoded for s that holds an escape byte.
+func escapeDecode(s string) (string, bool) {
 	var b []byte
 	put := func(from, to int, c byte) {
 		if b == nil {
@@ -551,9 +560,9 @@ func escapeDecode(s string) string {
 		}
 	}
 	if b == nil {
-		return s
+		return s, false
 	}
-	return string(b)
+	return string(b), true
 }
 
 func printable(v int) byte {

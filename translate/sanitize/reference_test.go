@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // The implementations the faster code replaced, kept as references: the
@@ -168,7 +167,7 @@ func filterRef(s string, pieces *[]seg) (out string, stripped, removed bool) {
 			continue
 		}
 		for _, m := range markers {
-			if m.text[len(m.text)-1] == b && hasSuffixFold(o.bytes(), m.text, m.fold) {
+			if m.text[len(m.text)-1] == b && o.hasSuffix(m.text, m.fold) {
 				o.cut(len(m.text))
 				removed = true
 				break
@@ -178,8 +177,7 @@ func filterRef(s string, pieces *[]seg) (out string, stripped, removed bool) {
 	if !stripped && !removed {
 		return s, false, false
 	}
-	// o.buf is not written again: the string can share its bytes.
-	return unsafe.String(unsafe.SliceData(o.buf), len(o.buf)), stripped, removed
+	return string(o.buf), stripped, removed
 }
 
 // The hand rules' tries as they were (handScanRef runs these, so the
@@ -428,10 +426,11 @@ func (o *filterRefOut) cut(k int) {
 	}
 }
 
-// bytes is the output so far (not to be written to).
-func (o *filterRefOut) bytes() []byte {
+// hasSuffix reports whether the output so far ends with m (ASCII case
+// insensitively when fold is set).
+func (o *filterRefOut) hasSuffix(m string, fold bool) bool {
 	if o.copied {
-		return o.buf
+		return hasSuffixFold(o.buf, m, fold)
 	}
-	return unsafe.Slice(unsafe.StringData(o.s), o.n)
+	return hasSuffixFold(o.s[:o.n], m, fold)
 }

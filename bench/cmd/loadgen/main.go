@@ -1,9 +1,10 @@
 // Command loadgen drives a running benchserver (bench/cmd/benchserver) over
 // loopback and reports throughput and latency, then renders
-// docs/BENCHMARKS.md. bench/run.sh is the one way to run it.
+// docs/BENCHMARKS.md (one screen) and its appendix docs/BENCHMARKS-DETAIL.md.
+// bench/run.sh is the one way to run it.
 //
-//	loadgen run    -out results.json [flags]   # the load scenarios and the RSS run
-//	loadgen report -results results.json ...   # docs/BENCHMARKS.md
+//	loadgen run    -out results.json [flags]   # the load scenarios, the light load and the RSS run
+//	loadgen report -results results.json ...   # docs/BENCHMARKS.md and docs/BENCHMARKS-DETAIL.md
 //
 // gRPC load comes from a harness on grpc-go's own client (one call per
 // worker at a time, a fixed number of workers sharing a fixed number of

@@ -36,6 +36,7 @@ type config struct {
 	window             int
 	batchItems         int
 	batchConc          []int
+	lightConc          []int
 	rssDuration        time.Duration
 	rssInterval        time.Duration
 	rssGRPCConc        int
@@ -117,7 +118,7 @@ func intList(s string) ([]int, error) {
 
 func runCmd(args []string) error {
 	var cfg config
-	var conc, streamConc, batchConc, only string
+	var conc, streamConc, batchConc, lightConc, only string
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&cfg.grpcAddr, "grpc", "127.0.0.1:19090", "benchserver gRPC address (loopback)")
 	fs.StringVar(&cfg.httpAddr, "http", "127.0.0.1:18080", "benchserver HTTP address (loopback)")
@@ -130,6 +131,7 @@ func runCmd(args []string) error {
 	fs.IntVar(&cfg.window, "window", 32, "requests in flight per stream (pipelining window)")
 	fs.IntVar(&cfg.batchItems, "batch-items", 100, "TranslateBatch items per call")
 	fs.StringVar(&batchConc, "batch-conc", "4,16", "TranslateBatch concurrency levels")
+	fs.StringVar(&lightConc, "light-conc", "1,2,4", "light-load callers: gRPC workers and wrk connections (scenarios la, lb, lc, ld)")
 	fs.DurationVar(&cfg.rssDuration, "rss-duration", 5*time.Minute, "sustained-load RSS run (0: skip)")
 	fs.DurationVar(&cfg.rssInterval, "rss-interval", 10*time.Second, "VmRSS sampling interval")
 	fs.IntVar(&cfg.rssGRPCConc, "rss-grpc-conc", 32, "gRPC Translate workers during the RSS run")
@@ -137,11 +139,11 @@ func runCmd(args []string) error {
 	fs.StringVar(&cfg.wrk, "wrk", "wrk", "wrk binary")
 	fs.IntVar(&cfg.wrkThreads, "wrk-threads", 2, "wrk threads")
 	fs.StringVar(&cfg.workdir, "workdir", os.TempDir(), "where the wrk Lua script and outputs go")
-	fs.StringVar(&cfg.profileURL, "profile-url", "", "pprof CPU profile URL of the server (loopback), taken during scenarios a, b*, c and d* at the highest concurrency and the most streams")
+	fs.StringVar(&cfg.profileURL, "profile-url", "", "pprof CPU profile URL of the server (loopback), taken during scenarios a, b*, c and d* at the highest concurrency, the most streams and la, lc at the fewest light-load callers")
 	fs.StringVar(&cfg.profileOut, "profile-out", "", "file prefix of the CPU profiles (<prefix>-a.pprof, <prefix>-client-a.pprof, ...; b* is bcanned, d* dcanned)")
 	fs.IntVar(&cfg.profileSeconds, "profile-seconds", 8, "length of each CPU profile")
 	fs.StringVar(&cfg.out, "out", "results.json", "results file")
-	fs.StringVar(&only, "only", "", "run only these scenarios, comma-separated (a, b, b*, f, c, d, d*, g, a*, stream, batch); for a quick look, never for docs/BENCHMARKS.md")
+	fs.StringVar(&only, "only", "", "run only these scenarios, comma-separated (a, b, b*, f, c, d, d*, g, a*, light, stream, batch); for a quick look, never for docs/BENCHMARKS.md")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -165,6 +167,9 @@ func runCmd(args []string) error {
 		return err
 	}
 	if cfg.batchConc, err = intList(batchConc); err != nil {
+		return err
+	}
+	if cfg.lightConc, err = intList(lightConc); err != nil {
 		return err
 	}
 	for _, a := range []string{cfg.grpcAddr, cfg.httpAddr} {
@@ -372,6 +377,41 @@ func runCmd(args []string) error {
 			}
 			mark()
 			if err := add(st.run()); err != nil {
+				return err
+			}
+		}
+	}
+	// Light load: a few callers, each call against the floors at the same
+	// load (the empty RPC, the empty route). Under load the per-call costs
+	// a call shares with its neighbours (a wake-up, a flush, a timer) are
+	// spread over many calls; here each call pays them alone.
+	for i, c := range cfg.lightConc {
+		if !wanted("light") {
+			break
+		}
+		// The fewest callers are profiled, against the profiles of the
+		// highest load.
+		profile := func(letter string) func() {
+			if i != 0 {
+				return nil
+			}
+			return takeProfile(letter)
+		}
+		steps := []func() (Result, error){
+			func() (Result, error) {
+				return runUnary(cfg, "la", "gRPC Translate, cold", c, translateOp, profile("la"))
+			},
+			func() (Result, error) { return runUnary(cfg, "lb", "gRPC EmptyCall (floor)", c, emptyOp, nil) },
+			func() (Result, error) {
+				return runWrk(cfg, lua, "lc", "REST POST /v1/translate, cold", "/v1/translate", c, cfg.warmup, cfg.duration, profile("lc"))
+			},
+			func() (Result, error) {
+				return runWrk(cfg, lua, "ld", "REST POST /v1/bench/empty (floor)", "/v1/bench/empty", c, cfg.warmup, cfg.duration, nil)
+			},
+		}
+		for _, run := range steps {
+			mark()
+			if err := add(run()); err != nil {
 				return err
 			}
 		}
