@@ -914,6 +914,10 @@ func render(rf reportFiles, res Results) (string, string) {
 		p("| every source ≤ 3 µs and ≤ 12 allocs, Labby ≤ 1 µs (GOGC 400 and 100) | %s | %s |\n", res, coreVerdict)
 		sum.goals = append(sum.goals, summaryGoal{"every source ≤ 3 µs and ≤ 12 allocs, Labby ≤ 1 µs (GOGC 400 and 100)", res, coreOK})
 	}
+	if res, ok, found := policyOverhead(core); found {
+		p("| an operator policy of 1,000 rules costs ≤ 10%% more per translation | %s | %s |\n", res, metStr(ok))
+		sum.goals = append(sum.goals, summaryGoal{"an operator policy of 1,000 rules costs ≤ 10% more per translation", res, ok})
+	}
 	if sanMax > 0 {
 		p("| sanitiser ≥ 200 MB/s, flat from 1 KiB to 1 MiB | %.0f–%.0f MB/s | %s |\n", sanMin, sanMax, verdict(sanOK, joinCause("the sanitiser's table, \"Where a text's time goes\"", sanSlower)))
 		sum.goals = append(sum.goals, summaryGoal{"sanitiser ≥ 200 MB/s, flat from 1 KiB to 1 MiB", fmt.Sprintf("%.0f–%.0f MB/s", sanMin, sanMax), sanOK})
