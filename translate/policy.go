@@ -50,6 +50,9 @@ type Policy struct {
 	waitRule     int
 
 	redact, keep []*policyPattern
+	// redactPrefilter: every redact format is contextFree, so mayRedact
+	// may look at the request's encoding first.
+	redactPrefilter bool
 
 	// rules are every rule's name, in file order; matches counts each
 	// rule's matches (Matches), by the same index.
@@ -97,6 +100,8 @@ type policyDecision struct {
 type policyPattern struct {
 	name string
 	re   *regexp.Regexp
+	// prefix is the literal every match starts with ("" if none).
+	prefix string
 }
 
 // PolicyError is a policy that does not compile: Path is the JSON pointer
@@ -319,6 +324,10 @@ func NewPolicy(spec PolicySpec) (*Policy, error) {
 			p.keep = append(p.keep, pp)
 		}
 	}
+	p.redactPrefilter = true
+	for _, pat := range p.redact {
+		p.redactPrefilter = p.redactPrefilter && contextFree(pat.re)
+	}
 	p.matches = make([]atomic.Uint64, len(p.rules))
 	return p, nil
 }
@@ -334,7 +343,8 @@ func compilePattern(pat PatternSpec, path string, redact bool) (*policyPattern, 
 	if redact && re.MatchString("") {
 		return nil, &PolicyError{Path: path + "/regex", Description: "matches the empty string, so it would redact between every two characters"}
 	}
-	return &policyPattern{name: pat.Name, re: re}, nil
+	prefix, _ := re.LiteralPrefix()
+	return &policyPattern{name: pat.Name, re: re, prefix: prefix}, nil
 }
 
 func checkKindSpec(k *KindSpec, path string) error {

@@ -1,6 +1,9 @@
 package translate
 
 import (
+	"bytes"
+	"regexp"
+	"regexp/syntax"
 	"strings"
 	"sync"
 
@@ -26,7 +29,7 @@ import (
 // redactRequest is req with every string value matching a redact format
 // replaced by the redaction marker; req itself when none matches.
 func (p *Policy) redactRequest(req *errsvcv1.TranslateRequest) (*errsvcv1.TranslateRequest, bool) {
-	if p == nil || len(p.redact) == 0 || req == nil || !p.anyRedact(req.ProtoReflect()) {
+	if p == nil || len(p.redact) == 0 || req == nil || !p.mayRedact(req) || !p.anyRedact(req.ProtoReflect()) {
 		return req, false
 	}
 	out := proto.Clone(req).(*errsvcv1.TranslateRequest)
@@ -267,4 +270,64 @@ func mergeSpans(spans [][]int) [][]int {
 		out = append(out, sp)
 	}
 	return out
+}
+
+// mayRedact is the cheap first look: every string of a request (a field,
+// a map key, a Struct member) stands in its binary encoding as it is, with
+// no escaping, so a format that matches none of the encoding matches no
+// string, and the field walk (anyRedact, most of what a policy costs a
+// translation: BenchmarkTranslatePolicy) is skipped. A format whose match
+// depends on what surrounds it (^, $, \b, \B) could match a string and
+// not the encoding, so with one of those the walk always runs.
+func (p *Policy) mayRedact(req *errsvcv1.TranslateRequest) bool {
+	if !p.redactPrefilter {
+		return true
+	}
+	n := req.SizeVT()
+	bp := encodings.Get().(*[]byte)
+	defer encodings.Put(bp)
+	if cap(*bp) < n {
+		*bp = make([]byte, n)
+	}
+	buf := (*bp)[:n]
+	if _, err := req.MarshalToSizedBufferVT(buf); err != nil {
+		return true
+	}
+	for _, pat := range p.redact {
+		// A format that starts with a literal (itk_, svc-) is looked for
+		// by that first: an index, where the regexp engine backtracks.
+		if pat.prefix != "" && !bytes.Contains(buf, []byte(pat.prefix)) {
+			continue
+		}
+		if pat.re.Match(buf) {
+			return true
+		}
+	}
+	return false
+}
+
+// encodings are mayRedact's buffers.
+var encodings = sync.Pool{New: func() any { return new([]byte) }}
+
+// contextFree reports whether re's matches do not depend on the text
+// around them: no anchors and no word boundaries.
+func contextFree(re *regexp.Regexp) bool {
+	prog, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		return false
+	}
+	free := true
+	var walk func(*syntax.Regexp)
+	walk = func(r *syntax.Regexp) {
+		switch r.Op {
+		case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+			syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+			free = false
+		}
+		for _, s := range r.Sub {
+			walk(s)
+		}
+	}
+	walk(prog)
+	return free
 }
