@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/internal/secrets"
 )
 
 func u32(v uint32) *uint32 { return &v }
@@ -388,5 +389,39 @@ func TestPolicyKindRowsUseContractTerms(t *testing.T) {
 		if !Origins.Has(row.GetOrigin()) || !RecoveryActions.Has(row.GetAction()) || !SameArgs.Has(row.GetSameArguments()) || !SideEffects.Has(row.GetSideEffects()) {
 			t.Errorf("%s: row %v uses a term outside the contract", k.Kind, row)
 		}
+	}
+}
+
+// The operator's secret formats, by the same positions walk as the
+// built-in corpus (every string a request can hold: fields, map keys and
+// values, Struct keys and values, content blocks, bodies, headers): a
+// planted value never reaches the answer, and the encoding look that
+// spares the walk (mayRedact) never misses one. A format with a word
+// boundary takes the walk every time.
+func TestPolicySecretFormatsInEveryPosition(t *testing.T) {
+	for _, regex := range []string{`itk_[A-Za-z0-9]{32}`, `\bitk_[A-Za-z0-9]{32}\b`} {
+		p, err := NewPolicy(PolicySpec{Secrets: &SecretsSpec{Redact: []PatternSpec{{Name: "itk", Regex: regex}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.redactPrefilter == strings.Contains(regex, `\b`) {
+			t.Errorf("%s: prefilter %v", regex, p.redactPrefilter)
+		}
+		secret := "itk_" + strings.Repeat("Rt7", 10) + "Pq"
+		positions := secrets.Positions()
+		for _, pos := range positions {
+			req := pos.Build("upstream said " + secret + " is bad")
+			if !p.mayRedact(req) {
+				t.Errorf("%s: the encoding look missed the format at %s", regex, pos.Name)
+			}
+			resp, err := p.Translate(req)
+			if err != nil {
+				continue
+			}
+			if path, w, ok := secrets.LeakIn(resp, secret); ok {
+				t.Errorf("%s: %q reached %s from %s", regex, w, path, pos.Name)
+			}
+		}
+		t.Logf("%s: %d positions", regex, len(positions))
 	}
 }
