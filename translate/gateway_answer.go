@@ -12,6 +12,7 @@ import (
 	_ "google.golang.org/genproto/googleapis/rpc/errdetails"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/translate/provider"
 )
 
 // The provider-shaped answers a gateway sends to clients built for one
@@ -69,7 +70,7 @@ func encodeOpenAIError(m *model, resp *errsvcv1.TranslateResponse) {
 		Body: &structpb.Struct{Fields: map[string]*structpb.Value{
 			"error": object(map[string]*structpb.Value{
 				"message": structpb.NewStringValue(agentMessage(m)),
-				"type":    structpb.NewStringValue(r.GetOpenaiType()),
+				"type":    structpb.NewStringValue(openaiType(m, r.GetOpenaiType())),
 				"param":   structpb.NewNullValue(),
 				"code":    nullOr(r.GetOpenaiCode()),
 			}),
@@ -123,4 +124,18 @@ func encodeGoogleError(m *model, resp *errsvcv1.TranslateResponse) {
 		"details": details,
 	}})
 	resp.GoogleError = &errsvcv1.HttpAnswer{Status: httpStatus, Headers: retryHeaders(m), Body: body}
+}
+
+// openaiType is the row's OpenAI error type, except that a rate limit on
+// tokens says "tokens": OpenAI's own 429s name the limit hit, "requests"
+// (per minute or day) or "tokens", and the limit facet knows which.
+func openaiType(m *model, rowType string) string {
+	if rowType != provider.DimRequests || m.limit == nil {
+		return rowType
+	}
+	switch m.limit.dimension {
+	case provider.DimTokens, provider.DimInputTokens, provider.DimOutputTokens:
+		return provider.DimTokens
+	}
+	return rowType
 }

@@ -200,3 +200,34 @@ func TestLimitRoundTripThroughEveryTarget(t *testing.T) {
 	}
 	t.Logf("%d limit fixtures round-tripped through grpc_status, labby_error and jsonrpc_error", n)
 }
+
+// OpenAI's 429 body names the limit hit in error.type ("requests" or
+// "tokens"); openai_error says the one the limit facet holds, for every
+// limit fixture whose dimension is a request or token count.
+func TestOpenAIErrorTypeNamesTheLimit(t *testing.T) {
+	n := 0
+	for _, fx := range providerFixtures() {
+		if fx.Want.Class == "" {
+			continue
+		}
+		req := mustProviderRequest(t, fx)
+		req.Targets = []string{TargetOpenAIError, TargetLimit}
+		resp := mustTranslate(t, fx.Name, req)
+		typ := resp.GetOpenaiError().GetBody().GetFields()["error"].GetStructValue().GetFields()["type"].GetStringValue()
+		if typ != "requests" && typ != "tokens" {
+			continue
+		}
+		want := "requests"
+		switch resp.GetLimit().GetDimension() {
+		case "tokens", "input_tokens", "output_tokens":
+			want = "tokens"
+		}
+		n++
+		if typ != want {
+			t.Errorf("%s: openai_error type %q, limit dimension %q", fx.Name, typ, resp.GetLimit().GetDimension())
+		}
+	}
+	if n < 20 {
+		t.Errorf("%d rate limit answers, want at least 20", n)
+	}
+}
