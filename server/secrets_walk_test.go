@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"os"
+	"regexp"
 	"testing"
 	"time"
 
@@ -93,7 +94,10 @@ func TestSecretsNeverReachAnAnswerOverTheWire(t *testing.T) {
 	}
 	// The server's own output beside the answers: its log lines (JSON at
 	// DEBUG, every call) and what /metrics exposes.
-	logs := r.logs.String()
+	// The fields the server writes from its own clock are left out: a
+	// timestamp's nanoseconds hold 8-digit runs, which a token's digits
+	// (xoxp-<digits>-...) match by chance once in a few hundred runs.
+	logs := ownClockFields.ReplaceAllString(r.logs.String(), "$1")
 	_, metrics := r.get(t, "/metrics")
 	for _, e := range corpus {
 		if w, ok := secrets.Leaks(logs, e.Secret); ok {
@@ -105,3 +109,6 @@ func TestSecretsNeverReachAnAnswerOverTheWire(t *testing.T) {
 	}
 	t.Logf("%d planted requests per transport over REST, Connect and gRPC (%d positions, %d corpus entries)", len(plan), len(positions), len(corpus))
 }
+
+// ownClockFields are the log fields made from the server's clock.
+var ownClockFields = regexp.MustCompile(`("(?:time|duration_ms)":)(?:"[^"]*"|[0-9.e+-]+)`)

@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +28,9 @@ func TestStreamSlotsAreSharedBetweenConnections(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if err := st.Send(validRequest()); err != nil {
+		// A stream the server refused at once may end before the send:
+		// Send then says io.EOF and Recv has the status (grpc-go's rule).
+		if err := st.Send(validRequest()); err != nil && !errors.Is(err, io.EOF) {
 			return err
 		}
 		_, err = st.Recv()
