@@ -8,8 +8,9 @@ import (
 	"github.com/dunglas/httpsfv"
 )
 
-// What appendSFString writes, any bytes at all, reads back whole through
-// errsvc's reader and through an independent RFC 9651 parser.
+// What appendSFString (errsvc's own writer) writes, any bytes at all, is
+// an RFC 9651 Dictionary member that the parser (httpsfv) reads back whole,
+// directly and through sfDictionary.
 func TestSFStringRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(propertySeed(t), 37))
 	terms := []string{"", "rate", `a "quoted" \ term`, "équipe", "per-day %", "x\r\ny", "%\"", "\x00\x7f\xff"}

@@ -621,16 +621,6 @@ func refNoClock(w *waitInput) (time.Time, bool) {
 	return ref, !clk
 }
 
-// ReadLimits reads the rate-limit windows an answer's headers report,
-// whatever its status: a 2xx's headers say what remains, so a client can
-// slow down before the 429.
-func ReadLimits(a Answer) []LimitWindow {
-	w := &waitInput{h: newHeaders(a.Headers), receivedAt: a.ReceivedAt, now: a.Now, clock: a.Clock}
-	ws := readWindows(w, nil)
-	fixPointers(ws)
-	return ws
-}
-
 // QuotaViolation is a google.rpc.QuotaFailure violation as a gRPC source
 // carries it.
 type QuotaViolation struct {
