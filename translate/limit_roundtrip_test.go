@@ -199,6 +199,9 @@ func TestLimitRoundTripThroughEveryTarget(t *testing.T) {
 		}
 	}
 	t.Logf("%d limit fixtures round-tripped through grpc_status, labby_error and jsonrpc_error", n)
+	if n < 60 {
+		t.Errorf("%d limit fixtures, want at least 60: the facet is not read", n)
+	}
 }
 
 // OpenAI's 429 body names the limit hit in error.type ("requests" or
