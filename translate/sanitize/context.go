@@ -156,17 +156,20 @@ var (
 // a key's bytes.
 func foldWordsAt(s string, ix *foldIndex) iter.Seq2[int, int] {
 	return func(yield func(int, int) bool) {
-		for i := 0; i < len(s); i++ {
-			cands := ix.first[lower(s[i])]
-			if len(cands) == 0 || i > 0 && ctxKeyByte(s[i-1]) {
-				continue
-			}
-			for _, n := range cands {
+		for i := 0; i < len(s); {
+			for _, n := range ix.first[lower(s[i])] {
 				if hasFoldPrefix(s[i:], ix.words[n]) {
 					if !yield(n, i) {
 						return
 					}
 				}
+			}
+			// The rest of a key run starts no word.
+			if !ctxKeyByte(s[i]) {
+				i++
+				continue
+			}
+			for i++; i < len(s) && ctxKeyByte(s[i]); i++ {
 			}
 		}
 	}
@@ -192,11 +195,14 @@ var credentialWords = []credentialWord{
 	{"signature", false}, {"apikey", false}, {"samlresponse", false}, {"secretkeybase", false}, {"accesskey", false}, {"privatekey", false},
 }
 
-// credentialLast holds the last letter of every credential word: a key
-// that ends otherwise is none (credentialKey's quick reject).
-var credentialLast = func() (t [256]bool) {
-	for _, w := range credentialWords {
-		t[w.word[len(w.word)-1]] = true
+// credentialTails holds, by the last two letters of a key (lower case,
+// separators aside), the credential words that end so: a key with none
+// is no credential key (credentialKey's quick reject, which runs on every
+// key of every text).
+var credentialTails = func() (t [26][26][]uint8) {
+	for n, w := range credentialWords {
+		a, b := w.word[len(w.word)-2]-'a', w.word[len(w.word)-1]-'a'
+		t[a][b] = append(t[a][b], uint8(n))
 	}
 	return t
 }()
@@ -289,9 +295,14 @@ func mergeCtxSpans(in []ctxSpan) []ctxSpan {
 }
 
 // ctxKeyByte is a byte of a key name.
-func ctxKeyByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.'
-}
+func ctxKeyByte(c byte) bool { return ctxKeyTable[c] }
+
+var ctxKeyTable = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.'
+	}
+	return t
+}()
 
 // keyedValues finds every key ending in a credential word and the value
 // its syntax gives it.
@@ -314,8 +325,9 @@ func keyedValues(v string) []ctxSpan {
 // after yields the index just past each occurrence of marker in v.
 func after(v, marker string) iter.Seq[int] {
 	return func(yield func(int) bool) {
+		k := anchorByte(marker)
 		for off := 0; off < len(v); {
-			i := strings.Index(v[off:], marker)
+			i := indexAt(v[off:], marker, k)
 			if i < 0 {
 				return
 			}
@@ -325,6 +337,55 @@ func after(v, marker string) iter.Seq[int] {
 			}
 		}
 	}
+}
+
+// indexAt is strings.Index(s, marker), searching for marker[k] first: a
+// marker that starts with a space or a common letter ("echo ", " LOGIN ")
+// would stop strings.Index's first-byte search at every word.
+func indexAt(s, marker string, k int) int {
+	if k == 0 {
+		return strings.Index(s, marker)
+	}
+	c := marker[k]
+	for i := k; i < len(s); {
+		j := strings.IndexByte(s[i:], c)
+		if j < 0 {
+			return -1
+		}
+		at := i + j - k
+		if at+len(marker) > len(s) {
+			return -1
+		}
+		if s[at:at+len(marker)] == marker {
+			return at
+		}
+		i += j + 1
+	}
+	return -1
+}
+
+// byteRank orders bytes from the most common in error text (0) to the
+// rarest: space, lower-case letters by English frequency, common
+// punctuation, digits, capitals, then the rest.
+var byteRank = func() (t [256]int) {
+	for c := range t {
+		t[c] = 256
+	}
+	for r, c := range []byte(" etaoinshrdlcumwfgypbvkjxqz.,:/\"-_0123456789ETAOINSHRDLCUMWFGYPBVKJXQZ") {
+		t[c] = r
+	}
+	return t
+}()
+
+// anchorByte is the index of marker's rarest byte (byteRank).
+func anchorByte(marker string) int {
+	best := 0
+	for i := 1; i < len(marker); i++ {
+		if byteRank[marker[i]] > byteRank[marker[best]] {
+			best = i
+		}
+	}
+	return best
 }
 
 // runsOf yields the start and end of every maximal run of bytes of v that
@@ -352,13 +413,31 @@ func runsOf(v string, in func(byte) bool) iter.Seq2[int, int] {
 // case and the separators '-', '_' and '.' aside; no allocation: it runs
 // on every key of every text).
 func credentialKey(key string) (credentialWord, bool) {
-	k := strings.TrimRight(key, "-_.")
-	if len(k) < 3 || !credentialLast[lower(k[len(k)-1])] {
+	e := len(key)
+	for e > 0 && (key[e-1] == '-' || key[e-1] == '_' || key[e-1] == '.') {
+		e--
+	}
+	k := key[:e]
+	if len(k) < 3 {
+		return credentialWord{}, false
+	}
+	// The last two letters, separators between them aside (matchTail's
+	// reading).
+	b := lower(k[len(k)-1])
+	p := len(k) - 2
+	for p >= 0 && keySeparator(k[p]) {
+		p--
+	}
+	if p < 0 || b < 'a' || b > 'z' {
+		return credentialWord{}, false
+	}
+	a := lower(k[p])
+	if a < 'a' || a > 'z' {
 		return credentialWord{}, false
 	}
 	found := false
-	for _, w := range credentialWords {
-		if _, ok := matchTail(k, w.word); ok {
+	for _, n := range credentialTails[a-'a'][b-'a'] {
+		if _, ok := matchTail(k, credentialWords[n].word); ok {
 			found = true
 			break
 		}
@@ -919,24 +998,72 @@ func indexFold(s, sub string) int {
 	if n == 0 {
 		return 0
 	}
-	c0 := lower(sub[0])
-	for i := 0; i+n <= len(s); {
-		j := strings.IndexByte(s[i:], c0)
-		if u := c0 - 32; 'A' <= u && u <= 'Z' {
-			if k := strings.IndexByte(s[i:], u); k >= 0 && (j < 0 || k < j) {
-				j = k
+	// Look for the pattern's rarest letter (by English frequency) in
+	// either case, then compare the whole: a common first letter would
+	// stop the search at every other word.
+	k := rarestByte(sub)
+	c := lower(sub[k])
+	u := c
+	if 'a' <= c && c <= 'z' {
+		u = c - 32
+	}
+	// The next place of each case, found again only once passed (a case
+	// the text lacks is not searched for at every step).
+	nextC, nextU := -1, -1
+	if u == c {
+		nextU = len(s)
+	}
+	for i := k; i < len(s); {
+		if nextC < i {
+			if nextC = strings.IndexByte(s[i:], c); nextC < 0 {
+				nextC = len(s)
+			} else {
+				nextC += i
 			}
 		}
-		if j < 0 || i+j+n > len(s) {
+		if nextU < i {
+			if nextU = strings.IndexByte(s[i:], u); nextU < 0 {
+				nextU = len(s)
+			} else {
+				nextU += i
+			}
+		}
+		p := min(nextC, nextU)
+		if p >= len(s) {
 			return -1
 		}
-		i += j
-		if strings.EqualFold(s[i:i+n], sub) {
-			return i
+		at := p - k
+		if at+n > len(s) {
+			return -1
 		}
-		i++
+		if strings.EqualFold(s[at:at+n], sub) {
+			return at
+		}
+		i = p + 1
 	}
 	return -1
+}
+
+// rarestByte is the index of sub's byte that English text holds least
+// often (any byte not a letter counts as rarer than every letter but
+// after a space).
+func rarestByte(sub string) int {
+	const byFrequency = "etaoinshrdlcumwfgypbvkjxqz" // most frequent first
+	best, rank := 0, -2
+	for i := 0; i < len(sub); i++ {
+		c := lower(sub[i])
+		r := strings.IndexByte(byFrequency, c)
+		switch {
+		case c == ' ':
+			r = -1
+		case r < 0:
+			r = len(byFrequency)
+		}
+		if r > rank {
+			best, rank = i, r
+		}
+	}
+	return best
 }
 
 // shapeSecrets finds what is a secret by its shape alone: a .pgpass line,
@@ -956,28 +1083,39 @@ func shapeSecrets(v string) []ctxSpan {
 // pgpassLines: host:port:database:user:password, port a number, as a
 // word anywhere in the text.
 func pgpassLines(v string) []ctxSpan {
+	if strings.Count(v, ":") < 4 {
+		return nil
+	}
 	var out []ctxSpan
-	for i := 0; i < len(v); {
-		for i < len(v) && (v[i] == ' ' || v[i] == '\n' || v[i] == '\t') {
-			i++
+	// Only a word holding a ':' can be one: from each ':', its word (a
+	// maximal run of bytes but whitespace, quotes, commas and '<').
+	for off := 0; off < len(v); {
+		k := strings.IndexByte(v[off:], ':')
+		if k < 0 {
+			break
 		}
-		j := i
-		for j < len(v) && v[j] != ' ' && v[j] != '\n' && v[j] != '\t' && v[j] != '"' && v[j] != '\'' && v[j] != ',' && v[j] != '<' {
+		k += off
+		i, j := k, k+1
+		for i > off && !pgpassStop(v[i-1]) {
+			i--
+		}
+		for j < len(v) && !pgpassStop(v[j]) {
 			j++
 		}
-		if j == i {
-			i++ // a quote or a comma between words
-			continue
-		}
+		off = j
 		if word := v[i:j]; strings.Count(word, ":") == 4 && !strings.Contains(word, "/") {
 			parts := strings.SplitN(word, ":", 5)
 			if (shortNumber(parts[1]) || parts[1] == "*") && parts[0] != "" && parts[4] != "" && !placeholder(parts[4]) {
 				out = append(out, ctxSpan{j - len(parts[4]), j})
 			}
 		}
-		i = j
 	}
 	return out
+}
+
+// pgpassStop ends a word pgpassLines reads.
+func pgpassStop(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\t' || c == '"' || c == '\'' || c == ',' || c == '<'
 }
 
 // byteArrays: [n, n, ...] of 32 or more integers 0 to 255 (a Solana or
@@ -1034,6 +1172,53 @@ var bip39Words = func() map[string]bool {
 // mnemonics: 12 or more consecutive BIP-39 words.
 func mnemonics(v string) []ctxSpan {
 	var out []ctxSpan
+	for from, to := range mnemonicStretches(v) {
+		out = mnemonicsIn(v, from, to, out)
+	}
+	return out
+}
+
+// mnemonicStretches yields each stretch of v of 12 or more words that
+// could each be a BIP-39 word (3 to 8 lower-case letters, ending where
+// mnemonicsIn lets a word end), with only spaces and line breaks between
+// them: the words mnemonicsIn looks up. Outside them a run is cut before
+// it reaches 12.
+func mnemonicStretches(v string) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		n, start, end := 0, 0, 0
+		for i := 0; i < len(v); {
+			c := v[i]
+			if c == ' ' || c == '\n' {
+				i++
+				continue
+			}
+			j := i
+			for j < len(v) && 'a' <= v[j] && v[j] <= 'z' {
+				j++
+			}
+			if j-i >= 3 && j-i <= 8 && (j == len(v) || !ctxKeyByte(v[j]) || v[j] == '.') {
+				if n == 0 {
+					start = i
+				}
+				n++
+				end = j
+				i = j
+				continue
+			}
+			if n >= 12 && !yield(start, end) {
+				return
+			}
+			n = 0
+			i = max(j, i+1)
+		}
+		if n >= 12 {
+			yield(start, end)
+		}
+	}
+}
+
+// mnemonicsIn appends the runs of 12 or more BIP-39 words in v[from:to].
+func mnemonicsIn(v string, from, to int, out []ctxSpan) []ctxSpan {
 	run, runStart, lastEnd := 0, 0, 0
 	flush := func() {
 		if run >= 12 {
@@ -1041,7 +1226,7 @@ func mnemonics(v string) []ctxSpan {
 		}
 		run = 0
 	}
-	for i := 0; i < len(v); {
+	for i := from; i < to; {
 		if !('a' <= v[i] && v[i] <= 'z') {
 			if v[i] != ' ' && v[i] != '\n' {
 				flush()
@@ -1073,6 +1258,9 @@ func mnemonics(v string) []ctxSpan {
 // Password or Secret (WS-Security's <wsse:Password>) — the keyed-value
 // reading covers <k>v</k>; this covers the SAML ones that are not keys.
 func xmlSecrets(v string) []ctxSpan {
+	if !strings.Contains(v, "Value>") && !strings.Contains(v, "NameID>") {
+		return nil // every tag below ends so
+	}
 	var out []ctxSpan
 	for _, tag := range []string{"SignatureValue>", "CipherValue>", "saml:AttributeValue>", "saml2:AttributeValue>", "NameID>"} {
 		for i := range after(v, tag) {
@@ -1101,6 +1289,9 @@ func bareTokens(v string) []ctxSpan {
 		return nil
 	}
 	for i, j := range runsOf(v, glueByte) {
+		if j-i < 20 {
+			continue // too short, whatever follows its last '='
+		}
 		if eq := strings.LastIndexByte(v[i:j], '='); eq > 0 && eq < j-i-3 {
 			i += eq + 1 // key=token: the token is what follows the last '='
 		}
@@ -1436,6 +1627,9 @@ func protocolAuth(v string) []ctxSpan {
 // standard input (sudo -S, docker login --password-stdin, passwd --stdin,
 // chpasswd).
 func echoedIntoLogin(v string) []ctxSpan {
+	if strings.IndexByte(v, '|') < 0 {
+		return nil // no pipe: no line below reads one
+	}
 	var out []ctxSpan
 	for i := range after(v, "echo ") {
 		le := strings.IndexByte(v[i:], '\n')

@@ -27,6 +27,9 @@ type view struct {
 // needsDecoding reports whether s holds anything decodedView would change.
 func needsDecoding(s string) bool {
 	for i := 0; i < len(s); i++ {
+		if !decodeStart[s[i]] {
+			continue
+		}
 		switch c := s[i]; {
 		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
 			return true
@@ -49,15 +52,11 @@ func decodedView(s string) view {
 	if !needsDecoding(s) {
 		return view{text: s} // rounds nil: the text is its only reading
 	}
-	at := make([]int, len(s)+1)
-	for i := range at {
-		at[i] = i
-	}
-	v := view{text: s, at: at}
+	v := view{text: s} // at nil: the original maps to itself
 	rounds := []view{v}
 	for round := 0; round < 3; round++ {
-		next := decodeOnce(v)
-		if next.text == v.text {
+		next, changed := decodeOnce(v)
+		if !changed || next.text == v.text {
 			break
 		}
 		v = next
@@ -67,42 +66,114 @@ func decodedView(s string) view {
 	return v
 }
 
-// decodeOnce decodes one layer of every escape form in v.
-func decodeOnce(v view) view {
+// src is the byte of the original where v.text[i] begins.
+func (v view) src(i int) int {
+	if v.at == nil {
+		return i
+	}
+	return v.at[i]
+}
+
+// decodeStart marks the bytes where needsDecoding looks further.
+var decodeStart = func() (t [256]bool) {
+	for _, c := range []byte{'%', '\\', '&', '[', 0xEF, 0xE3} {
+		t[c] = true
+	}
+	return t
+}()
+
+// decodeSpecial marks the bytes where decodeOnce may decode something;
+// the runs between them are copied whole.
+var decodeSpecial = func() (t [256]bool) {
+	for _, c := range []byte{'%', '\\', '&', '['} {
+		t[c] = true
+	}
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = true
+	}
+	return t
+}()
+
+// decodeOnce decodes one layer of every escape form in v; changed is false
+// (and the view not built) when v holds nothing to decode.
+func decodeOnce(v view) (view, bool) {
 	s := v.text
 	var b strings.Builder
-	at := make([]int, 0, len(s)+1)
+	var at []int
+	started := false
+	start := func(i int) {
+		if !started {
+			started = true
+			b.Grow(len(s))
+			at = make([]int, 0, len(s)+1)
+			b.WriteString(s[:i])
+			for k := 0; k < i; {
+				n := 1
+				if s[k] >= 0x80 {
+					_, n = utf8.DecodeRuneInString(s[k:i])
+				}
+				for range n { // a character's bytes all map to its start
+					at = append(at, v.src(k))
+				}
+				k += n
+			}
+		}
+	}
+	// emit writes str, decoded from s[src:]; copy is s[i:i+n] as it is.
 	emit := func(str string, src int) {
 		b.WriteString(str)
 		for range len(str) {
-			at = append(at, v.at[src])
+			at = append(at, v.src(src))
 		}
 	}
 	for i := 0; i < len(s); {
 		c := s[i]
+		if !decodeSpecial[c] {
+			j := i + 1
+			for j < len(s) && !decodeSpecial[s[j]] {
+				j++
+			}
+			if started {
+				b.WriteString(s[i:j])
+				if v.at == nil {
+					for k := i; k < j; k++ {
+						at = append(at, k)
+					}
+				} else {
+					at = append(at, v.at[i:j]...)
+				}
+			}
+			i = j
+			continue
+		}
 		switch {
 		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			start(i)
 			emit(string([]byte{hexVal(s[i+1])<<4 | hexVal(s[i+2])}), i)
 			i += 3
 			continue
 		case c == '\\' && i+3 < len(s) && s[i+1] == 'x' && isHex(s[i+2]) && isHex(s[i+3]):
+			start(i)
 			emit(string([]byte{hexVal(s[i+2])<<4 | hexVal(s[i+3])}), i)
 			i += 4
 			continue
 		case c == '\\' && i+5 < len(s) && s[i+1] == 'u' && isHex(s[i+2]) && isHex(s[i+3]) && isHex(s[i+4]) && isHex(s[i+5]):
 			r := rune(hexVal(s[i+2]))<<12 | rune(hexVal(s[i+3]))<<8 | rune(hexVal(s[i+4]))<<4 | rune(hexVal(s[i+5]))
+			start(i)
 			emit(string(r), i)
 			i += 6
 			continue
 		case c == '\\' && i+1 < len(s) && strings.IndexByte(`nrt"\\/`, s[i+1]) >= 0:
 			// A JSON string's escapes: a YAML or a transcript written into
 			// a JSON error body reads as lines again.
+			start(i)
 			emit(jsonEscaped[s[i+1]], i)
 			i += 2
 			continue
 		case c == '&':
 			if e := strings.IndexByte(s[i:min(len(s), i+12)], ';'); e > 1 {
 				if u := html.UnescapeString(s[i : i+e+1]); u != s[i:i+e+1] {
+					start(i)
 					emit(u, i)
 					i += e + 1
 					continue
@@ -115,25 +186,34 @@ func decodeOnce(v view) view {
 				j++
 			}
 			if j > i+1 && j < len(s) && s[j] == 'm' {
+				start(i)
 				i = j + 1
 				continue
 			}
 		case c >= 0x80:
 			r, n := utf8.DecodeRuneInString(s[i:])
 			if r >= 0xFF01 && r <= 0xFF5E || r == 0x3000 {
+				start(i)
 				emit(norm.NFKC.String(s[i:i+n]), i)
 				i += n
 				continue
 			}
-			emit(s[i:i+n], i)
+			if started {
+				emit(s[i:i+n], i)
+			}
 			i += n
 			continue
 		}
-		emit(s[i:i+1], i)
+		if started {
+			emit(s[i:i+1], i)
+		}
 		i++
 	}
-	at = append(at, v.at[len(s)])
-	return view{text: b.String(), at: at}
+	if !started {
+		return v, false
+	}
+	at = append(at, v.src(len(s)))
+	return view{text: b.String(), at: at}, true
 }
 
 var jsonEscaped = map[byte]string{'n': "\n", 'r': "\r", 't': "\t", '"': `"`, '\\': `\`, '/': "/"}
@@ -230,42 +310,38 @@ func softWrap(s string, lineStart, i int) bool {
 // at the terminal's width reads whole again.
 func (v view) joinWraps() (view, bool) {
 	s := v.text
-	found := false
+	// The soft wraps, as the indexes of their line breaks.
+	var wraps []int
 	lineStart := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\n' {
-			continue
-		}
-		if softWrap(s, lineStart, i) {
-			found = true
+	for lineStart < len(s) {
+		nl := strings.IndexByte(s[lineStart:], '\n')
+		if nl < 0 {
 			break
+		}
+		i := lineStart + nl
+		if softWrap(s, lineStart, i) {
+			wraps = append(wraps, i)
 		}
 		lineStart = i + 1
 	}
-	if !found {
+	if len(wraps) == 0 {
 		return view{}, false
 	}
 	var b strings.Builder
 	b.Grow(len(s))
 	at := make([]int, 0, len(s)+1)
-	src := func(i int) int {
+	last := 0
+	for _, w := range append(wraps, len(s)) {
+		b.WriteString(s[last:w])
 		if v.at != nil {
-			return v.at[i]
-		}
-		return i
-	}
-	lineStart = 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			wrap := softWrap(s, lineStart, i)
-			lineStart = i + 1
-			if wrap {
-				continue
+			at = append(at, v.at[last:w]...)
+		} else {
+			for k := last; k < w; k++ {
+				at = append(at, k)
 			}
 		}
-		b.WriteByte(s[i])
-		at = append(at, src(i))
+		last = w + 1
 	}
-	at = append(at, src(len(s)))
+	at = append(at, v.src(len(s)))
 	return view{text: b.String(), at: at}, true
 }
