@@ -207,6 +207,15 @@ var credentialTails = func() (t [26][26][]uint8) {
 	return t
 }()
 
+// credentialTails3 holds the last three letters of every credential word.
+var credentialTails3 = func() (t [26][26][26]bool) {
+	for _, w := range credentialWords {
+		n := len(w.word)
+		t[w.word[n-3]-'a'][w.word[n-2]-'a'][w.word[n-1]-'a'] = true
+	}
+	return t
+}()
+
 // notCredentialKeys end in a credential word but name something else.
 var notCredentialKeys = []string{"pagetoken", "nexttoken", "continuationtoken", "synctoken", "resumetoken", "cursortoken",
 	"publickey", "keyid", "primarykey", "foreignkey", "sortkey", "partitionkey", "idempotencykey", "cachekey", "routingkey",
@@ -251,10 +260,11 @@ func findContextSecrets(v string) []ctxSpan {
 		}
 		out = append(out, s)
 	}
-	for _, s := range keyedValues(v) {
+	keys := scanKeys(v)
+	for _, s := range keyedValues(v, keys.keyed) {
 		add(s)
 	}
-	for _, s := range transcriptValues(v) {
+	for _, s := range transcriptValues(v, keys) {
 		add(s)
 	}
 	for _, s := range shapeSecrets(v) {
@@ -304,18 +314,62 @@ var ctxKeyTable = func() (t [256]bool) {
 	return t
 }()
 
-// keyedValues finds every key ending in a credential word and the value
-// its syntax gives it.
-func keyedValues(v string) []ctxSpan {
-	var out []ctxSpan
-	for i, j := range runsOf(v, ctxKeyByte) {
-		for i < j && v[i] == '-' {
-			i++ // --password VALUE: the dashes are the flag's, not the key's
+// keyRuns is what one scan of a view's key runs (runs of ctxKeyByte)
+// finds for keyedValues and transcriptValues.
+type keyRuns struct {
+	keyed          []ctxSpan // runs (leading dashes aside) that end in a credential word
+	tools          [][2]int  // (transcriptCommands entry, start) of each tool named at a run's start
+	transcriptWord bool      // a transcriptWords entry starts some run
+}
+
+// scanKeys reads every key run of v once. A word of transcriptWords and
+// transcriptToolIndex starts with a key byte, so it starts a run (the
+// word starts foldWordsAt reads).
+func scanKeys(v string) keyRuns {
+	var out keyRuns
+	for i := 0; i < len(v); {
+		if !ctxKeyByte(v[i]) {
+			i++
+			continue
 		}
-		if w, ok := credentialKey(v[i:j]); ok {
-			if s, ok := valueAfter(v, i, j, w.strong); ok {
-				out = append(out, s)
+		j := i + 1
+		for j < len(v) && ctxKeyByte(v[j]) {
+			j++
+		}
+		c := lower(v[i])
+		for _, n := range transcriptToolIndex.first[c] {
+			if hasFoldPrefix(v[i:], transcriptToolIndex.words[n]) {
+				out.tools = append(out.tools, [2]int{n, i})
 			}
+		}
+		if !out.transcriptWord {
+			for _, n := range transcriptWordIndex.first[c] {
+				if hasFoldPrefix(v[i:], transcriptWordIndex.words[n]) {
+					out.transcriptWord = true
+					break
+				}
+			}
+		}
+		ks := i
+		for ks < j && v[ks] == '-' {
+			ks++ // --password VALUE: the dashes are the flag's, not the key's
+		}
+		if _, ok := credentialKey(v[ks:j]); ok {
+			out.keyed = append(out.keyed, ctxSpan{ks, j})
+		}
+		i = j
+	}
+	return out
+}
+
+// keyedValues finds, for every key ending in a credential word (keys, from
+// scanKeys), the value its syntax gives it.
+func keyedValues(v string, keys []ctxSpan) []ctxSpan {
+	var out []ctxSpan
+	for _, k := range keys {
+		w, _ := credentialKey(v[k.start:k.end])
+		if s, ok := valueAfter(v, k.start, k.end, w.strong); ok {
+			out = append(out, s)
 		}
 	}
 	out = append(out, yamlNameValues(v)...)
@@ -325,7 +379,10 @@ func keyedValues(v string) []ctxSpan {
 // after yields the index just past each occurrence of marker in v.
 func after(v, marker string) iter.Seq[int] {
 	return func(yield func(int) bool) {
-		k := anchorByte(marker)
+		k := 0
+		if byteRank[marker[0]] <= byteRank['z'] {
+			k = anchorByte(marker) // a space or a letter: look for a rarer byte
+		}
 		for off := 0; off < len(v); {
 			i := indexAt(v[off:], marker, k)
 			if i < 0 {
@@ -433,6 +490,15 @@ func credentialKey(key string) (credentialWord, bool) {
 	}
 	a := lower(k[p])
 	if a < 'a' || a > 'z' {
+		return credentialWord{}, false
+	}
+	// And the letter before them.
+	for p--; p >= 0 && keySeparator(k[p]); p-- {
+	}
+	if p < 0 {
+		return credentialWord{}, false
+	}
+	if z := lower(k[p]); z < 'a' || z > 'z' || !credentialTails3[z-'a'][a-'a'][b-'a'] {
 		return credentialWord{}, false
 	}
 	found := false
@@ -870,12 +936,12 @@ var transcriptCommands = []struct {
 
 // transcriptValues finds the values of transcriptCommands and IMAP LOGIN's
 // password (its third word).
-func transcriptValues(v string) []ctxSpan {
+func transcriptValues(v string, keys keyRuns) []ctxSpan {
 	var out []ctxSpan
-	if !hasTranscriptWord(v) && !strings.Contains(v, "PASS ") && !strings.Contains(v, "AUTH ") {
+	if !keys.transcriptWord && !strings.Contains(v, "PASS ") && !strings.Contains(v, "AUTH ") {
 		return nil
 	}
-	for n, i := range transcriptHits(v) {
+	for n, i := range transcriptHits(v, keys.tools) {
 		c := transcriptCommands[n]
 		{
 			j := i + len(c.flag)
@@ -947,10 +1013,10 @@ func transcriptValues(v string) []ctxSpan {
 
 // transcriptHits yields each place a transcriptCommands entry starts in v:
 // a tool's name at a word start, a protocol verb anywhere, as (entry, i).
-func transcriptHits(v string) iter.Seq2[int, int] {
+func transcriptHits(v string, tools [][2]int) iter.Seq2[int, int] {
 	return func(yield func(int, int) bool) {
-		for n, i := range foldWordsAt(v, transcriptToolIndex) {
-			if !yield(n, i) {
+		for _, t := range tools {
+			if !yield(t[0], t[1]) {
 				return
 			}
 		}
@@ -1518,9 +1584,14 @@ func contextPassPlain(s string) (string, bool) {
 	return view{text: s}.redact(s, mergeCtxSpans(spans)), true
 }
 
-func base64Byte(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=' || c == '-' || c == '_'
-}
+func base64Byte(c byte) bool { return base64Table[c] }
+
+var base64Table = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=' || c == '-' || c == '_'
+	}
+	return t
+}()
 
 func allHex(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -326,7 +326,14 @@ func window(body string, lim int) string {
 
 // glueByte is a token byte, or a control byte that filtering drops and so
 // glues the bytes around it into one token.
-func glueByte(b byte) bool { return tokenTable[b] || (b < 0x20 && b != '\n') || b == 0x7f }
+func glueByte(b byte) bool { return glueTable[b] }
+
+var glueTable = func() (t [256]bool) {
+	for b := 0; b < 256; b++ {
+		t[b] = tokenTable[b] || (b < 0x20 && b != '\n') || b == 0x7f
+	}
+	return t
+}()
 
 // maxSplitToken is the longest token a window cut moves back over: longer
 // than any credential format (JWTs and PKCS#8 keys included, whose start
