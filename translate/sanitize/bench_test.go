@@ -153,6 +153,32 @@ func BenchmarkTextFirstPass64KiB(b *testing.B) {
 	}
 }
 
+// BenchmarkTextFirstLayer64KiB is the first detection layer alone on the
+// mixed text (gitleaks' rules and the hand rules, the filter, redacted
+// until stable: clean without the second layer), and
+// BenchmarkTextSecondLayer64KiB the second layer alone (context.go's pass
+// on the first layer's output, as clean runs it): bench/run.sh reports the
+// split of Text's time between the two layers.
+func BenchmarkTextFirstLayer64KiB(b *testing.B) {
+	in := benchInput(64 << 10)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var rep Report
+		cleanFirst(in, &rep)
+	}
+}
+
+func BenchmarkTextSecondLayer64KiB(b *testing.B) {
+	in := benchInput(64 << 10)
+	c := cleanFirst(in, &Report{})
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		contextPass(c)
+	}
+}
+
 // BenchmarkFilter64KiB is the filter alone, over the first pass's output
 // on the mixed text.
 func BenchmarkFilter64KiB(b *testing.B) {

@@ -226,17 +226,26 @@ var notCredentialKeys = []string{"pagetoken", "nexttoken", "continuationtoken", 
 // the plainWords shortcut must not skip such prose.
 func hasCredentialWord(s string) bool {
 	for i := 0; i+3 <= len(s); i++ {
-		switch lower(s[i]) {
-		case 'p', 's', 't', 'k', 'a', 'c':
-			for _, w := range credentialWords {
-				if hasFoldPrefix(s[i:], w.word) {
-					return true
-				}
+		a, b, c := lower(s[i])-'a', lower(s[i+1])-'a', lower(s[i+2])-'a'
+		if a >= 26 || b >= 26 || c >= 26 || !credentialHeads[a][b][c] {
+			continue
+		}
+		for _, w := range credentialWords {
+			if hasFoldPrefix(s[i:], w.word) {
+				return true
 			}
 		}
 	}
 	return false
 }
+
+// credentialHeads holds the first three letters of every credential word.
+var credentialHeads = func() (t [26][26][26]bool) {
+	for _, w := range credentialWords {
+		t[w.word[0]-'a'][w.word[1]-'a'][w.word[2]-'a'] = true
+	}
+	return t
+}()
 
 func hasFoldPrefix(s, prefix string) bool {
 	if len(s) < len(prefix) {
