@@ -151,6 +151,20 @@ var (
 	}())
 )
 
+// transcriptHeads is, by a transcript word's or tool's first byte (lower
+// case), the set of its second bytes (lower case, by their low five bits):
+// keyRun's quick reject before it compares whole words.
+var transcriptHeads = func() (t [256]uint32) {
+	for _, ix := range []*foldIndex{transcriptWordIndex, transcriptToolIndex} {
+		for _, w := range ix.words {
+			if len(w) >= 2 {
+				t[lower(w[0])] |= 1 << (lower(w[1]) & 31)
+			}
+		}
+	}
+	return t
+}()
+
 // foldWordsAt yields, in one scan of s, each word start i where words[n]
 // (any ASCII case) begins, as (n, i). A word start is a byte after none of
 // a key's bytes.
@@ -203,6 +217,15 @@ var credentialTails = func() (t [26][26][]uint8) {
 	for n, w := range credentialWords {
 		a, b := w.word[len(w.word)-2]-'a', w.word[len(w.word)-1]-'a'
 		t[a][b] = append(t[a][b], uint8(n))
+	}
+	return t
+}()
+
+// notCredentialTails is notCredentialKeys by their last two letters.
+var notCredentialTails = func() (t [26][26][]string) {
+	for _, w := range notCredentialKeys {
+		a, b := w[len(w)-2]-'a', w[len(w)-1]-'a'
+		t[a][b] = append(t[a][b], w)
 	}
 	return t
 }()
@@ -269,17 +292,17 @@ func findContextSecrets(v string) []ctxSpan {
 		}
 		out = append(out, s)
 	}
-	keys := scanKeys(v)
-	for _, s := range keyedValues(v, keys.keyed) {
+	sc := scanView(v)
+	for _, s := range keyedValues(v, sc.keyed) {
 		add(s)
 	}
-	for _, s := range transcriptValues(v, keys) {
+	for _, s := range transcriptValues(v, sc) {
 		add(s)
 	}
 	for _, s := range shapeSecrets(v) {
 		add(s)
 	}
-	for _, s := range bareTokens(v) {
+	for _, s := range bareTokens(v, sc.glue) {
 		add(s)
 	}
 	for _, s := range jwkMembers(v) {
@@ -323,29 +346,61 @@ var ctxKeyTable = func() (t [256]bool) {
 	return t
 }()
 
-// keyRuns is what one scan of a view's key runs (runs of ctxKeyByte)
-// finds for keyedValues and transcriptValues.
-type keyRuns struct {
-	keyed          []ctxSpan // runs (leading dashes aside) that end in a credential word
-	tools          [][2]int  // (transcriptCommands entry, start) of each tool named at a run's start
-	transcriptWord bool      // a transcriptWords entry starts some run
+// viewScan is what one scan of a view finds for the detectors that read
+// runs of bytes: keyedValues, transcriptValues and bareTokens.
+type viewScan struct {
+	keyed          []keyedRun // key runs (leading dashes aside) that end in a credential word
+	tools          [][2]int   // (transcriptCommands entry, start) of each tool named at a key run's start
+	transcriptWord bool       // a transcriptWords entry starts some key run
+	glue           []ctxSpan  // runs of glue bytes of 20 or more: bareTokens' candidates
 }
 
-// scanKeys reads every key run of v once. A word of transcriptWords and
-// transcriptToolIndex starts with a key byte, so it starts a run (the
-// word starts foldWordsAt reads).
-func scanKeys(v string) keyRuns {
-	var out keyRuns
+// keyedRun is a key at v[start:end] and whether its credential word is a
+// password word (credentialWord.strong).
+type keyedRun struct {
+	start, end int
+	strong     bool
+}
+
+// scanView reads v's glue runs and the key runs (runs of ctxKeyByte,
+// whose bytes are all glue bytes) inside them, once. A word of
+// transcriptWords and transcriptToolIndex starts with a key byte, so it
+// starts a key run (the word starts foldWordsAt reads).
+func scanView(v string) viewScan {
+	var out viewScan
 	for i := 0; i < len(v); {
-		if !ctxKeyByte(v[i]) {
+		if !glueByte(v[i]) {
 			i++
 			continue
 		}
 		j := i + 1
-		for j < len(v) && ctxKeyByte(v[j]) {
+		for j < len(v) && glueByte(v[j]) {
 			j++
 		}
-		c := lower(v[i])
+		if j-i >= 20 {
+			out.glue = append(out.glue, ctxSpan{i, j})
+		}
+		for k := i; k < j; {
+			if !ctxKeyByte(v[k]) {
+				k++
+				continue
+			}
+			e := k + 1
+			for e < j && ctxKeyByte(v[e]) {
+				e++
+			}
+			out.keyRun(v, k, e)
+			k = e
+		}
+		i = j
+	}
+	return out
+}
+
+// keyRun records what the key run v[i:j] starts or ends.
+func (out *viewScan) keyRun(v string, i, j int) {
+	c := lower(v[i])
+	if i+1 < len(v) && transcriptHeads[c]&(1<<(lower(v[i+1])&31)) != 0 {
 		for _, n := range transcriptToolIndex.first[c] {
 			if hasFoldPrefix(v[i:], transcriptToolIndex.words[n]) {
 				out.tools = append(out.tools, [2]int{n, i})
@@ -359,25 +414,22 @@ func scanKeys(v string) keyRuns {
 				}
 			}
 		}
-		ks := i
-		for ks < j && v[ks] == '-' {
-			ks++ // --password VALUE: the dashes are the flag's, not the key's
-		}
-		if _, ok := credentialKey(v[ks:j]); ok {
-			out.keyed = append(out.keyed, ctxSpan{ks, j})
-		}
-		i = j
 	}
-	return out
+	ks := i
+	for ks < j && v[ks] == '-' {
+		ks++ // --password VALUE: the dashes are the flag's, not the key's
+	}
+	if w, ok := credentialKey(v[ks:j]); ok {
+		out.keyed = append(out.keyed, keyedRun{ks, j, w.strong})
+	}
 }
 
 // keyedValues finds, for every key ending in a credential word (keys, from
-// scanKeys), the value its syntax gives it.
-func keyedValues(v string, keys []ctxSpan) []ctxSpan {
+// scanView), the value its syntax gives it.
+func keyedValues(v string, keys []keyedRun) []ctxSpan {
 	var out []ctxSpan
 	for _, k := range keys {
-		w, _ := credentialKey(v[k.start:k.end])
-		if s, ok := valueAfter(v, k.start, k.end, w.strong); ok {
+		if s, ok := valueAfter(v, k.start, k.end, k.strong); ok {
 			out = append(out, s)
 		}
 	}
@@ -520,12 +572,13 @@ func credentialKey(key string) (credentialWord, bool) {
 	if !found {
 		return credentialWord{}, false
 	}
-	for _, n := range notCredentialKeys {
+	for _, n := range notCredentialTails[a-'a'][b-'a'] {
 		if rest, ok := matchTail(k, n); ok && (n != "team" || onlySeparators(k[:rest])) {
 			return credentialWord{}, false
 		}
 	}
-	for _, w := range credentialWords {
+	for _, n := range credentialTails[a-'a'][b-'a'] { // in credentialWords' order
+		w := credentialWords[n]
 		rest, ok := matchTail(k, w.word)
 		if !ok {
 			continue
@@ -945,12 +998,12 @@ var transcriptCommands = []struct {
 
 // transcriptValues finds the values of transcriptCommands and IMAP LOGIN's
 // password (its third word).
-func transcriptValues(v string, keys keyRuns) []ctxSpan {
+func transcriptValues(v string, sc viewScan) []ctxSpan {
 	var out []ctxSpan
-	if !keys.transcriptWord && !strings.Contains(v, "PASS ") && !strings.Contains(v, "AUTH ") {
+	if !sc.transcriptWord && !strings.Contains(v, "PASS ") && !strings.Contains(v, "AUTH ") {
 		return nil
 	}
-	for n, i := range transcriptHits(v, keys.tools) {
+	for n, i := range transcriptHits(v, sc.tools) {
 		c := transcriptCommands[n]
 		{
 			j := i + len(c.flag)
@@ -1358,15 +1411,13 @@ func xmlSecrets(v string) []ctxSpan {
 // unless its shape or the word before it says it is something else. A text
 // that is the token alone (a field's whole value: a page token, an id) is
 // the field's to name, not prose.
-func bareTokens(v string) []ctxSpan {
+func bareTokens(v string, runs []ctxSpan) []ctxSpan {
 	var out []ctxSpan
-	if !strings.ContainsAny(strings.TrimSpace(v), " \n") {
+	if len(runs) == 0 || !strings.ContainsAny(strings.TrimSpace(v), " \n") {
 		return nil
 	}
-	for i, j := range runsOf(v, glueByte) {
-		if j-i < 20 {
-			continue // too short, whatever follows its last '='
-		}
+	for _, r := range runs { // glue runs of 20 bytes or more (scanView)
+		i, j := r.start, r.end
 		if eq := strings.LastIndexByte(v[i:j], '='); eq > 0 && eq < j-i-3 {
 			i += eq + 1 // key=token: the token is what follows the last '='
 		}
