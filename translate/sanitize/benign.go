@@ -33,6 +33,21 @@ func benignSpan(s string, from, to int) bool {
 	case uuidShape(val) && (hasFoldSuffix(before, "id=") || hasFoldSuffix(before, "id: ") || hasFoldSuffix(before, "id:")):
 		return true
 	}
+	// Base64 of '{' or '[' starts with 'e' or 'W' in every alphabet: only
+	// such a value is decoded.
+	if len(val) >= 3 && (val[0] == 'e' || val[0] == 'W') {
+		if benignPayload(val) {
+			return true
+		}
+	}
+	if strings.Contains(val, "=") && strings.Contains(val, ";") || hasFoldSuffix(strings.TrimRight(before, " "), "cookie:") {
+		return plainCookies(val)
+	}
+	return false
+}
+
+// benignPayload: base64 that decodes to JSON holding no secret of its own.
+func benignPayload(val string) bool {
 	if b, ok := decodeBase64(val); ok && len(b) >= 2 && (b[0] == '{' || b[0] == '[') && printableText(b) {
 		var rep Report
 		if cleanFirst(string(b), &rep); !rep.Redacted {
@@ -40,9 +55,6 @@ func benignSpan(s string, from, to int) bool {
 				return true
 			}
 		}
-	}
-	if strings.Contains(val, "=") && strings.Contains(val, ";") || hasFoldSuffix(strings.TrimRight(before, " "), "cookie:") {
-		return plainCookies(val)
 	}
 	return false
 }
@@ -58,9 +70,8 @@ func wordEnd(s string, i int) int {
 // placeholderName is a value that names what should stand there:
 // YOUR_CLIENT_SECRET, YOUR-API-KEY, <your key>.
 func placeholderName(val string) bool {
-	u := strings.ToUpper(val)
-	return strings.HasPrefix(u, "YOUR_") || strings.HasPrefix(u, "YOUR-") || strings.HasPrefix(u, "INSERT_") ||
-		strings.HasPrefix(u, "REPLACE_") || strings.HasPrefix(val, "%(") || strings.HasPrefix(val, "{{")
+	return hasFoldPrefix(val, "your_") || hasFoldPrefix(val, "your-") || hasFoldPrefix(val, "insert_") ||
+		hasFoldPrefix(val, "replace_") || strings.HasPrefix(val, "%(") || strings.HasPrefix(val, "{{")
 }
 
 func hasFoldSuffix(s, suffix string) bool {

@@ -401,18 +401,14 @@ func scanView(v string) viewScan {
 func (out *viewScan) keyRun(v string, i, j int) {
 	c := lower(v[i])
 	if i+1 < len(v) && transcriptHeads[c]&(1<<(lower(v[i+1])&31)) != 0 {
-		for _, n := range transcriptToolIndex.first[c] {
-			if hasFoldPrefix(v[i:], transcriptToolIndex.words[n]) {
-				out.tools = append(out.tools, [2]int{n, i})
-			}
-		}
-		if !out.transcriptWord {
-			for _, n := range transcriptWordIndex.first[c] {
-				if hasFoldPrefix(v[i:], transcriptWordIndex.words[n]) {
-					out.transcriptWord = true
-					break
-				}
-			}
+		out.transcriptStart(v, i, c)
+	}
+	// credentialKey's quick reject, inline, for a run ending in three
+	// letters (most runs): their last three must end a credential word.
+	if j-i >= 3 {
+		z, a, b := lower(v[j-3])-'a', lower(v[j-2])-'a', lower(v[j-1])-'a'
+		if z < 26 && a < 26 && b < 26 && !credentialTails3[z][a][b] {
+			return
 		}
 	}
 	ks := i
@@ -421,6 +417,25 @@ func (out *viewScan) keyRun(v string, i, j int) {
 	}
 	if w, ok := credentialKey(v[ks:j]); ok {
 		out.keyed = append(out.keyed, keyedRun{ks, j, w.strong})
+	}
+}
+
+// transcriptStart records the transcript tools and words that start at
+// v[i] (c, lower case).
+func (out *viewScan) transcriptStart(v string, i int, c byte) {
+	for _, n := range transcriptToolIndex.first[c] {
+		if hasFoldPrefix(v[i:], transcriptToolIndex.words[n]) {
+			out.tools = append(out.tools, [2]int{n, i})
+		}
+	}
+	if out.transcriptWord {
+		return
+	}
+	for _, n := range transcriptWordIndex.first[c] {
+		if hasFoldPrefix(v[i:], transcriptWordIndex.words[n]) {
+			out.transcriptWord = true
+			return
+		}
 	}
 }
 

@@ -15,10 +15,10 @@ import (
 // ANSI colour codes ("[0m" once the filter dropped the ESC) read as what
 // they stand for. at maps each byte of text back to the byte of the
 // original where its source begins; a redaction of text[s:e] covers the
-// original from at[s] to at[e].
+// original from at.at(s) to at.at(e).
 type view struct {
 	text string
-	at   []int // len(text)+1 entries; nil when text is the original
+	at   posMap // nil when text is the original
 	// rounds are the decodings one after another (the original first),
 	// the last being text; nil when nothing was decoded.
 	rounds []view
@@ -67,12 +67,7 @@ func decodedView(s string) view {
 }
 
 // src is the byte of the original where v.text[i] begins.
-func (v view) src(i int) int {
-	if v.at == nil {
-		return i
-	}
-	return v.at[i]
-}
+func (v view) src(i int) int { return v.at.at(i) }
 
 // decodeStart marks the bytes where needsDecoding looks further.
 var decodeStart = func() (t [256]bool) {
@@ -99,32 +94,33 @@ var decodeSpecial = func() (t [256]bool) {
 func decodeOnce(v view) (view, bool) {
 	s := v.text
 	var b strings.Builder
-	var at []int
+	var at posMapBuilder
 	started := false
 	start := func(i int) {
 		if !started {
 			started = true
 			b.Grow(len(s))
-			at = make([]int, 0, len(s)+1)
 			b.WriteString(s[:i])
 			for k := 0; k < i; {
-				n := 1
-				if s[k] >= 0x80 {
-					_, n = utf8.DecodeRuneInString(s[k:i])
+				if s[k] < 0x80 {
+					e := k + 1
+					for e < i && s[e] < 0x80 {
+						e++
+					}
+					at.copyFrom(v.at, k, e)
+					k = e
+					continue
 				}
-				for range n { // a character's bytes all map to its start
-					at = append(at, v.src(k))
-				}
+				_, n := utf8.DecodeRuneInString(s[k:i])
+				at.add(n, v.src(k), 0) // a character's bytes all map to its start
 				k += n
 			}
 		}
 	}
-	// emit writes str, decoded from s[src:]; copy is s[i:i+n] as it is.
+	// emit writes str, decoded from s[src:].
 	emit := func(str string, src int) {
 		b.WriteString(str)
-		for range len(str) {
-			at = append(at, v.src(src))
-		}
+		at.add(len(str), v.src(src), 0)
 	}
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -135,13 +131,7 @@ func decodeOnce(v view) (view, bool) {
 			}
 			if started {
 				b.WriteString(s[i:j])
-				if v.at == nil {
-					for k := i; k < j; k++ {
-						at = append(at, k)
-					}
-				} else {
-					at = append(at, v.at[i:j]...)
-				}
+				at.copyFrom(v.at, i, j)
 			}
 			i = j
 			continue
@@ -212,8 +202,7 @@ func decodeOnce(v view) (view, bool) {
 	if !started {
 		return v, false
 	}
-	at = append(at, v.src(len(s)))
-	return view{text: b.String(), at: at}, true
+	return view{text: b.String(), at: at.done(v.src(len(s)))}, true
 }
 
 var jsonEscaped = map[byte]string{'n': "\n", 'r': "\r", 't': "\t", '"': `"`, '\\': `\`, '/': "/"}
@@ -239,10 +228,7 @@ func (v view) redact(s string, spans []ctxSpan) string {
 	b.Grow(len(s))
 	last := 0
 	for _, sp := range spans {
-		start, end := sp.start, sp.end
-		if v.at != nil {
-			start, end = v.at[sp.start], v.at[sp.end]
-		}
+		start, end := v.at.at(sp.start), v.at.at(sp.end)
 		// Never end inside a character.
 		for end < len(s) && !utf8.RuneStart(s[end]) {
 			end++
@@ -274,10 +260,7 @@ func decodeBase64(t string) ([]byte, bool) {
 // original appends to out the spans of v as spans of the original text.
 func (v view) original(spans []ctxSpan, out []ctxSpan) []ctxSpan {
 	for _, sp := range spans {
-		if v.at != nil {
-			sp = ctxSpan{v.at[sp.start], v.at[sp.end]}
-		}
-		out = append(out, sp)
+		out = append(out, ctxSpan{v.at.at(sp.start), v.at.at(sp.end)})
 	}
 	return out
 }
@@ -329,19 +312,12 @@ func (v view) joinWraps() (view, bool) {
 	}
 	var b strings.Builder
 	b.Grow(len(s))
-	at := make([]int, 0, len(s)+1)
+	var at posMapBuilder
 	last := 0
 	for _, w := range append(wraps, len(s)) {
 		b.WriteString(s[last:w])
-		if v.at != nil {
-			at = append(at, v.at[last:w]...)
-		} else {
-			for k := last; k < w; k++ {
-				at = append(at, k)
-			}
-		}
+		at.copyFrom(v.at, last, w)
 		last = w + 1
 	}
-	at = append(at, v.src(len(s)))
-	return view{text: b.String(), at: at}, true
+	return view{text: b.String(), at: at.done(v.src(len(s)))}, true
 }
