@@ -38,7 +38,7 @@ func (b *posMapBuilder) add(n, src, step int) {
 	}
 	if k := len(b.m) - 1; k >= 0 {
 		last := b.m[k]
-		if last.step == step && last.src+step*(b.out-last.out) == src && (step == 1 || last.src == src) {
+		if last.step == step && last.src+step*(b.out-last.out) == src {
 			b.out += n
 			return
 		}
