@@ -50,7 +50,8 @@ func contextPass(s string) (string, bool) {
 	if !mayHoldContextSecret(s) {
 		return s, false
 	}
-	spans := encodedRuns(s)
+	sc := scanView(s) // the text as it is: its runs serve encodedRuns and its own reading
+	spans := encodedRuns(s, sc.glue)
 	spans = append(spans, redactedTails(s)...)
 	v := decodedView(s)
 	// Every decoding, the text as it is first: a password encoded once more
@@ -58,13 +59,17 @@ func contextPass(s string) (string, bool) {
 	// and a password holding "%20" or "%C1" reads whole only before that is
 	// decoded.
 	if v.rounds == nil {
-		spans = v.findIn(spans)
+		spans = v.findIn(spans, sc)
 	}
-	for _, r := range v.rounds {
-		spans = r.findIn(spans)
+	for k, r := range v.rounds {
+		if k == 0 { // the original: scanned above
+			spans = r.findIn(spans, sc)
+			continue
+		}
+		spans = r.findIn(spans, scanView(r.text))
 	}
 	if j, ok := v.joinWraps(); ok {
-		spans = j.original(findContextSecrets(j.text), spans)
+		spans = j.original(findContextSecrets(j.text, scanView(j.text)), spans)
 		spans = j.original(userinfoSpans(j.text, nil), spans)
 	}
 	if len(spans) == 0 {
@@ -283,8 +288,8 @@ func hasFoldPrefix(s, prefix string) bool {
 }
 
 // findContextSecrets returns the spans of v to redact, in order, without
-// overlaps.
-func findContextSecrets(v string) []ctxSpan {
+// overlaps; sc is scanView(v).
+func findContextSecrets(v string, sc viewScan) []ctxSpan {
 	var out []ctxSpan
 	add := func(s ctxSpan) {
 		if s.end <= s.start || placeholder(v[s.start:s.end]) {
@@ -292,7 +297,6 @@ func findContextSecrets(v string) []ctxSpan {
 		}
 		out = append(out, s)
 	}
-	sc := scanView(v)
 	for _, s := range keyedValues(v, sc.keyed) {
 		add(s)
 	}
@@ -1595,9 +1599,23 @@ func userinfoSpans(v string, out []ctxSpan) []ctxSpan {
 // secret (a line logged as hex bytes, a config dumped as base64): the whole
 // run is redacted. The decoded text is read by both layers, once (what it
 // decodes to in turn is not decoded again), so the work stays linear.
-func encodedRuns(s string) []ctxSpan {
+func encodedRuns(s string, glue []ctxSpan) []ctxSpan {
 	var out []ctxSpan
-	for i, j := range runsOf(s, base64Byte) {
+	// A base64 byte is a glue byte: a run of 24 lies in a glue run of 24
+	// or more (glue: scanView's runs of 20 or more).
+	for _, g := range glue {
+		if g.end-g.start >= 24 {
+			out = encodedRunsIn(s, g.start, g.end, out)
+		}
+	}
+	return out
+}
+
+// encodedRunsIn appends encodedRuns' finds among the base64 runs of
+// s[from:to].
+func encodedRunsIn(s string, from, to int, out []ctxSpan) []ctxSpan {
+	for i, j := range runsOf(s[from:to], base64Byte) {
+		i, j = i+from, j+from
 		run := s[i:j]
 		if len(run) < 24 {
 			continue
@@ -1627,10 +1645,11 @@ func encodedRuns(s string) []ctxSpan {
 	return out
 }
 
-// findIn appends what the layer finds in v, as spans of the original.
-func (v view) findIn(spans []ctxSpan) []ctxSpan {
+// findIn appends what the layer finds in v (sc: scanView(v.text)), as
+// spans of the original.
+func (v view) findIn(spans []ctxSpan, sc viewScan) []ctxSpan {
 	spans = v.original(userinfoSpans(v.text, nil), spans)
-	return v.original(findContextSecrets(v.text), spans)
+	return v.original(findContextSecrets(v.text, sc), spans)
 }
 
 // maskOnly is a placeholder that is not a redaction with the rest of its
@@ -1652,7 +1671,7 @@ func contextPassPlain(s string) (string, bool) {
 	}
 	spans := userinfoSpans(s, nil)
 	v := decodedView(s)
-	spans = v.original(findContextSecrets(v.text), spans)
+	spans = v.original(findContextSecrets(v.text, scanView(v.text)), spans)
 	if len(spans) == 0 {
 		return s, false
 	}
