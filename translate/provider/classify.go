@@ -124,7 +124,13 @@ func classify(a Answer, find errorFinder) Result {
 
 	v, rule, codeValue := decide(prof, status, h, &obj, inBand, found.stream)
 	text := scanText(obj.Message, obj.Extra)
-	if r, rr, ok := refine(v, text); ok {
+	// The text lowered once, for the phrase rules and the limit facet.
+	var buf [1024]byte
+	var low lowered
+	if v.refine != 0 || a.Limits {
+		low = lower(buf[:0], text)
+	}
+	if r, rr, ok := refine(v, &low); ok {
 		v, rule = r, rr
 	}
 	if a.Operator != nil {
@@ -161,7 +167,7 @@ func classify(a Answer, find errorFinder) Result {
 		if w == nil {
 			w = &waitInput{h: h, retryDelay: obj.RetryDelay, text: text, receivedAt: a.ReceivedAt, now: a.Now, clock: a.Clock}
 		}
-		if res.Limit = readLimit(&res, &obj, status, text, a.Body, w); res.Limit != nil {
+		if res.Limit = readLimit(&res, &obj, status, &low, a.Body, w); res.Limit != nil {
 			res.Clock = res.Clock || res.Limit.Clock
 		}
 	}
