@@ -416,7 +416,7 @@ type headerFamily struct {
 }
 
 // limitHeaders are the rate-limit header families read, in order.
-var limitHeaders = []headerFamily{
+var limitHeaders = [...]headerFamily{
 	{DimRequests, "x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests", false},
 	{DimTokens, "x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens", false},
 	{"", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", false},
@@ -429,6 +429,26 @@ var limitHeaders = []headerFamily{
 	{DimOutputTokens, "anthropic-ratelimit-output-tokens-limit", "anthropic-ratelimit-output-tokens-remaining", "anthropic-ratelimit-output-tokens-reset", true},
 	{"", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", false},
 }
+
+// limitSlot is where a header readWindows reads belongs: its family in
+// limitHeaders and which of the family's three it is.
+type limitSlot struct {
+	family int
+	part   int // 0 limit, 1 remaining, 2 reset
+}
+
+// limitHeaderSlots maps every name of limitHeaders to its slot, so
+// readWindows looks up the answer's few headers here instead of looking up
+// all thirty names in the answer.
+var limitHeaderSlots = func() map[string]limitSlot {
+	m := map[string]limitSlot{}
+	for i, f := range limitHeaders {
+		for part, name := range [3]string{f.limit, f.remaining, f.reset} {
+			m[name] = limitSlot{i, part}
+		}
+	}
+	return m
+}()
 
 // knownLimitNames are the header family names a window's QuotaID may be.
 var knownLimitNames = func() map[string]bool {
@@ -455,8 +475,14 @@ func LimitHeaderNames() []string {
 // readWindows reads every rate-limit header family the answer carries,
 // appending to out.
 func readWindows(w *waitInput, out []LimitWindow) []LimitWindow {
-	for _, f := range limitHeaders {
-		lv, rv, sv := w.h.get(f.limit), w.h.get(f.remaining), w.h.get(f.reset)
+	var vals [len(limitHeaders)][3]string
+	w.h.each(func(name, v string) {
+		if s, ok := limitHeaderSlots[name]; ok {
+			vals[s.family][s.part] = v
+		}
+	})
+	for i, f := range limitHeaders {
+		lv, rv, sv := vals[i][0], vals[i][1], vals[i][2]
 		if lv == "" && rv == "" && sv == "" {
 			continue
 		}
