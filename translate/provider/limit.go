@@ -290,9 +290,9 @@ func quotaViolations(body string) []quotaViolation {
 	return out
 }
 
-// readLimit builds the limit facet of a classified answer, nil when the
-// answer is not a limit.
-func readLimit(res *Result, obj *errorObject, status int, low *lowered, body string, w *waitInput) *Limit {
+// readLimit builds the limit facet of a classified answer, in room when it
+// is not nil, else in a new Limit; nil when the answer is not a limit.
+func readLimit(res *Result, obj *errorObject, status int, low *lowered, body string, w *waitInput, room *Room) *Limit {
 	var quotas []quotaViolation
 	if obj.shape == familyGoogle || len(obj.QuotaValues) > 0 || obj.Status != "" {
 		quotas = quotaViolations(body)
@@ -314,7 +314,13 @@ func readLimit(res *Result, obj *errorObject, status int, low *lowered, body str
 	if kind == "" {
 		return nil
 	}
-	l := &Limit{Kind: kind, Scope: scope}
+	var l *Limit
+	if room != nil {
+		l = &room.limit
+	} else {
+		l = new(Limit)
+	}
+	*l = Limit{Kind: kind, Scope: scope}
 	l.Windows = readWindows(w, l.room[:0])
 	for _, q := range quotas {
 		name := q.ID
