@@ -165,9 +165,10 @@ type reused struct {
 	limitUsed bool
 	// classifier is the room a provider answer's classification writes
 	// its wait and limit facet in (provider.Answer.Room), rather than in
-	// allocations of its own; classifierUsed: handed out in this
-	// translation.
-	classifier     provider.Room
+	// allocations of its own, made at the model's first provider answer
+	// (a pointer: the other sources' leases stay as they were);
+	// classifierUsed: handed out in this translation.
+	classifier     *provider.Room
 	classifierUsed bool
 	// arenaUsed, contextUsed, codeModeUsed and agentUsed: handed out in
 	// this translation.
@@ -199,7 +200,7 @@ func (r *reused) clear() {
 		r.limitUsed = false
 	}
 	if r.classifierUsed {
-		r.classifier = provider.Room{}
+		*r.classifier = provider.Room{}
 		r.classifierUsed = false
 	}
 	for i := range r.blocksUsed {

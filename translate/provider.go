@@ -37,7 +37,10 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 		Limits:   true,
 	}
 	if r := m.reuse; r != nil {
-		a.Room = handOut(&r.classifierUsed, &r.classifier)
+		if r.classifier == nil {
+			r.classifier = new(provider.Room)
+		}
+		a.Room = handOut(&r.classifierUsed, r.classifier)
 	}
 	if p.GetReceivedAt() != nil {
 		a.ReceivedAt = p.GetReceivedAt().AsTime()
