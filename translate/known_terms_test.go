@@ -25,3 +25,15 @@ func TestKnownTermsAreClean(t *testing.T) {
 		}
 	}
 }
+
+// settleLimit skips the sanitiser for the limit facet's own terms.
+func TestLimitTermsAreClean(t *testing.T) {
+	if len(limitTerms) < 17 {
+		t.Fatalf("only %d limit terms", len(limitTerms))
+	}
+	for term := range limitTerms {
+		if got, rep := sanitize.TextReport(term, metadataCap); got != term || rep != (sanitize.Report{}) {
+			t.Errorf("limit term %q sanitises to %q, %+v in metadata", term, got, rep)
+		}
+	}
+}

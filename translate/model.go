@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/translate/provider"
 )
 
 // model is the pivot of a translation: every source decodes into it and
@@ -162,6 +163,13 @@ type reused struct {
 	// (limitRoom); limitUsed: handed out in this translation.
 	limit     limitRoom
 	limitUsed bool
+	// classifier is the room a provider answer's classification writes
+	// its wait and limit facet in (provider.Answer.Room), rather than in
+	// allocations of its own, made at the model's first provider answer
+	// (a pointer: the other sources' leases stay as they were);
+	// classifierUsed: handed out in this translation.
+	classifier     *provider.Room
+	classifierUsed bool
 	// arenaUsed, contextUsed, codeModeUsed and agentUsed: handed out in
 	// this translation.
 	arenaUsed, contextUsed, codeModeUsed, agentUsed bool
@@ -190,6 +198,10 @@ func (r *reused) clear() {
 	if r.limitUsed {
 		r.limit.clear()
 		r.limitUsed = false
+	}
+	if r.classifierUsed {
+		*r.classifier = provider.Room{}
+		r.classifierUsed = false
 	}
 	for i := range r.blocksUsed {
 		r.blocks[i] = errsvcv1.EvidenceBlock{}

@@ -36,6 +36,12 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 		Clock:    now,
 		Limits:   true,
 	}
+	if r := m.reuse; r != nil {
+		if r.classifier == nil {
+			r.classifier = new(provider.Room)
+		}
+		a.Room = handOut(&r.classifierUsed, r.classifier)
+	}
 	if p.GetReceivedAt() != nil {
 		a.ReceivedAt = p.GetReceivedAt().AsTime()
 	}

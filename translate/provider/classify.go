@@ -29,6 +29,11 @@ type Answer struct {
 	// Limits asks for the limit facet (Result.Limit); without it Classify
 	// stays nearly allocation-free.
 	Limits bool
+	// Room, when set, holds what the Result points to (the wait and the
+	// limit facet) instead of new allocations: a caller that keeps storage
+	// across answers (errsvc's leased translations) classifies without
+	// allocating. The Result is valid while the caller keeps the Room for it.
+	Room *Room
 	// Operator, when set, is an operator's own reading (an errsvc policy's
 	// provider family): it sees the built-in verdict and may replace it,
 	// after the built-in tables and before the wait and the limit are read,
@@ -96,6 +101,12 @@ type Result struct {
 	Limit *Limit
 }
 
+// Room is storage a caller lends Classify (Answer.Room) for one Result.
+type Room struct {
+	wait  uint32
+	limit Limit
+}
+
 // Classify classifies one upstream answer; see the package comment for the
 // order of the rules.
 func Classify(a Answer) Result { return classify(a, findError) }
@@ -124,7 +135,13 @@ func classify(a Answer, find errorFinder) Result {
 
 	v, rule, codeValue := decide(prof, status, h, &obj, inBand, found.stream)
 	text := scanText(obj.Message, obj.Extra)
-	if r, rr, ok := refine(v, text); ok {
+	// The text lowered once, for the phrase rules and the limit facet.
+	var buf [1024]byte
+	var low lowered
+	if v.refine != 0 || a.Limits {
+		low = lower(buf[:0], text)
+	}
+	if r, rr, ok := refine(v, &low); ok {
 		v, rule = r, rr
 	}
 	if a.Operator != nil {
@@ -154,14 +171,24 @@ func classify(a Answer, find errorFinder) Result {
 	var w *waitInput
 	if v.class == classTransient {
 		w = &waitInput{h: h, retryDelay: obj.RetryDelay, text: text, receivedAt: a.ReceivedAt, now: a.Now, clock: a.Clock}
-		res.RetryAfterSecs, res.WaitSource, res.WaitClamped = waitFor(prof.waitList(), w)
+		var secs uint32
+		var found bool
+		secs, found, res.WaitSource, res.WaitClamped = waitFor(prof.waitList(), w)
+		if found {
+			if a.Room != nil {
+				res.RetryAfterSecs = &a.Room.wait
+			} else {
+				res.RetryAfterSecs = new(uint32)
+			}
+			*res.RetryAfterSecs = secs
+		}
 		res.Clock = w.clockRead
 	}
 	if a.Limits {
 		if w == nil {
 			w = &waitInput{h: h, retryDelay: obj.RetryDelay, text: text, receivedAt: a.ReceivedAt, now: a.Now, clock: a.Clock}
 		}
-		if res.Limit = readLimit(&res, &obj, status, text, a.Body, w); res.Limit != nil {
+		if res.Limit = readLimit(&res, &obj, status, &low, a.Body, w, a.Room); res.Limit != nil {
 			res.Clock = res.Clock || res.Limit.Clock
 		}
 	}

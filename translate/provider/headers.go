@@ -60,3 +60,17 @@ func (h headers) get(name string) string {
 	}
 	return strings.TrimSpace(h.raw[name])
 }
+
+// each calls fn with every header, its name folded and its value as get
+// returns it (in no particular order).
+func (h headers) each(fn func(name, value string)) {
+	if h.folded != nil {
+		for k, v := range h.folded {
+			fn(k, v)
+		}
+		return
+	}
+	for k, v := range h.raw {
+		fn(k, strings.TrimSpace(v))
+	}
+}

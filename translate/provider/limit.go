@@ -126,7 +126,7 @@ var capacityCodes = map[string]bool{
 }
 
 // limitKind is the answer's LimitKind, "" when the answer is not a limit.
-func limitKind(res *Result, obj *errorObject, status int, lower string, quotas []quotaViolation) string {
+func limitKind(res *Result, obj *errorObject, status int, low *lowered, quotas []quotaViolation) string {
 	has := func(set map[string]bool) bool {
 		if set[res.Code] || set[obj.Code] || set[obj.Type] || set[obj.ErrorType] {
 			return true
@@ -140,20 +140,20 @@ func limitKind(res *Result, obj *errorObject, status int, lower string, quotas [
 	}
 	switch res.Kind {
 	case kindQuotaExceeded:
-		if res.Class == classPermanent && (has(spendCodes) || status == 402 || spendPhrase(lower)) {
+		if res.Class == classPermanent && (has(spendCodes) || status == 402 || low.containsAny(spendPhrases...)) {
 			return LimitSpend
 		}
 		return LimitQuota
 	case kindRateLimited:
 		switch {
-		case obj.LimitSource == "openrouter_in_flight_budget", strings.Contains(lower, "concurren"):
+		case obj.LimitSource == "openrouter_in_flight_budget", low.contains("concurren"):
 			return LimitConcurrency
-		case periodic(lower, quotas), strings.EqualFold(res.Code, "usage_limit_reached"):
+		case periodic(low, quotas), strings.EqualFold(res.Code, "usage_limit_reached"):
 			return LimitQuota
 		}
 		return LimitRate
 	case kindProviderUnavailable, kindServiceUnavailable:
-		if has(capacityCodes) || status == 529 || strings.Contains(lower, "overloaded") || strings.Contains(lower, "capacity") {
+		if has(capacityCodes) || status == 529 || low.containsAny("overloaded", "capacity") {
 			return LimitCapacity
 		}
 	}
@@ -175,22 +175,11 @@ var (
 // for every quota, a window's too.
 var spendPhrases = []string{"credit balance", "credits", "spending limit", "spend limit", "insufficient balance", "billing hard limit", "payment required", "purchase more"}
 
-func spendPhrase(lower string) bool {
-	for _, p := range spendPhrases {
-		if strings.Contains(lower, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // periodic says the limit is per day or month (a quota passes when its
 // period ends), from the message or a QuotaFailure's id.
-func periodic(lower string, qs []quotaViolation) bool {
-	for _, p := range []string{"per day", "per-day", "daily", "per month", "monthly", "(tpd)", "(rpd)"} {
-		if strings.Contains(lower, p) {
-			return true
-		}
+func periodic(low *lowered, qs []quotaViolation) bool {
+	if low.containsAny("per day", "per-day", "daily", "per month", "monthly", "(tpd)", "(rpd)") {
+		return true
 	}
 	for _, q := range qs {
 		if strings.Contains(q.ID, "PerDay") || strings.Contains(q.ID, "PerMonth") {
@@ -219,16 +208,16 @@ func dimensionOf(s string) string {
 // scopeOf reads a scope from the message and the QuotaFailure violations:
 // the narrowest one named (model, region, key, project, organization), so
 // a consumer knows what another choice would escape.
-func scopeOf(lower string, qs []quotaViolation) string {
+func scopeOf(low *lowered, qs []quotaViolation) string {
 	var model, region, key, project, org bool
 	for _, q := range qs {
 		model = model || q.Model != "" || strings.Contains(q.ID, "PerModel")
 		region = region || q.Location != "" || strings.Contains(q.ID, "PerRegion") || strings.Contains(q.ID, "PerLocation")
 		project = project || strings.Contains(q.ID, "PerProject") || strings.HasPrefix(q.Subject, "project:")
 	}
-	org = strings.Contains(lower, "in organization ") || strings.Contains(lower, "organization's rate limit") || strings.Contains(lower, "your organization")
-	project = project || strings.Contains(lower, "in project ")
-	key = strings.Contains(lower, "per api key") || strings.Contains(lower, "for this api key") || strings.Contains(lower, "api key's")
+	org = low.containsAny("in organization ", "organization's rate limit", "your organization")
+	project = project || low.contains("in project ")
+	key = low.containsAny("per api key", "for this api key", "api key's")
 	switch {
 	case model:
 		return ScopeModel
@@ -301,17 +290,15 @@ func quotaViolations(body string) []quotaViolation {
 	return out
 }
 
-// readLimit builds the limit facet of a classified answer, nil when the
-// answer is not a limit.
-func readLimit(res *Result, obj *errorObject, status int, text, body string, w *waitInput) *Limit {
+// readLimit builds the limit facet of a classified answer, in room when it
+// is not nil, else in a new Limit; nil when the answer is not a limit.
+func readLimit(res *Result, obj *errorObject, status int, low *lowered, body string, w *waitInput, room *Room) *Limit {
 	var quotas []quotaViolation
 	if obj.shape == familyGoogle || len(obj.QuotaValues) > 0 || obj.Status != "" {
 		quotas = quotaViolations(body)
 	}
-	var buf [1024]byte
-	lower := lowerText(buf[:0], text)
-	kind := limitKind(res, obj, status, lower, quotas)
-	scope := scopeOf(lower, quotas)
+	kind := limitKind(res, obj, status, low, quotas)
+	scope := scopeOf(low, quotas)
 	if obj.OwnClass != "" || obj.OwnKind != "" {
 		// errsvc's own answer (google_error): its QuotaFailure says the
 		// kind ("<kind> limit on <dimension>") and the scope (subject).
@@ -327,7 +314,13 @@ func readLimit(res *Result, obj *errorObject, status int, text, body string, w *
 	if kind == "" {
 		return nil
 	}
-	l := &Limit{Kind: kind, Scope: scope}
+	var l *Limit
+	if room != nil {
+		l = &room.limit
+	} else {
+		l = new(Limit)
+	}
+	*l = Limit{Kind: kind, Scope: scope}
 	l.Windows = readWindows(w, l.room[:0])
 	for _, q := range quotas {
 		name := q.ID
@@ -375,7 +368,7 @@ func readLimit(res *Result, obj *errorObject, status int, text, body string, w *
 		case obj.Type == "tokens" || obj.Type == "requests":
 			l.Dimension = obj.Type
 		default:
-			l.Dimension = dimensionOf(messageLimitPhrase(lower))
+			l.Dimension = dimensionOf(messageLimitPhrase(low))
 		}
 	}
 	if hit == nil && l.Dimension != "" {
@@ -410,10 +403,10 @@ func readLimit(res *Result, obj *errorObject, status int, text, body string, w *
 // messageLimitPhrase is the part of a message that names a limit ("on
 // tokens per min (TPM)", "input tokens per minute", "token rate limit"):
 // the text from the first "limit", "per min" or "rate" on, else the whole.
-func messageLimitPhrase(lower string) string {
+func messageLimitPhrase(low *lowered) string {
 	for _, p := range []string{" on tokens", " on requests", "input tokens", "output tokens", "input_token", "output_token", "request tokens", "tokens per", "requests per", "token rate", "call rate", "(tpm)", "(rpm)", "(tpd)", "(rpd)", "too many tokens", "too many requests", "requests rate limit", "tokens rate limit", "requests_per_", "tokens_per_", "token_count"} {
-		if i := strings.Index(lower, p); i >= 0 {
-			return lower[i:min(len(lower), i+len(p)+8)]
+		if i := low.index(p); i >= 0 {
+			return string(low.b[i:min(len(low.b), i+len(p)+8)])
 		}
 	}
 	return ""
@@ -429,7 +422,7 @@ type headerFamily struct {
 }
 
 // limitHeaders are the rate-limit header families read, in order.
-var limitHeaders = []headerFamily{
+var limitHeaders = [...]headerFamily{
 	{DimRequests, "x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests", false},
 	{DimTokens, "x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens", false},
 	{"", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", false},
@@ -442,6 +435,26 @@ var limitHeaders = []headerFamily{
 	{DimOutputTokens, "anthropic-ratelimit-output-tokens-limit", "anthropic-ratelimit-output-tokens-remaining", "anthropic-ratelimit-output-tokens-reset", true},
 	{"", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", false},
 }
+
+// limitSlot is where a header readWindows reads belongs: its family in
+// limitHeaders and which of the family's three it is.
+type limitSlot struct {
+	family int
+	part   int // 0 limit, 1 remaining, 2 reset
+}
+
+// limitHeaderSlots maps every name of limitHeaders to its slot, so
+// readWindows looks up the answer's few headers here instead of looking up
+// all thirty names in the answer.
+var limitHeaderSlots = func() map[string]limitSlot {
+	m := map[string]limitSlot{}
+	for i, f := range limitHeaders {
+		for part, name := range [3]string{f.limit, f.remaining, f.reset} {
+			m[name] = limitSlot{i, part}
+		}
+	}
+	return m
+}()
 
 // knownLimitNames are the header family names a window's QuotaID may be.
 var knownLimitNames = func() map[string]bool {
@@ -468,8 +481,14 @@ func LimitHeaderNames() []string {
 // readWindows reads every rate-limit header family the answer carries,
 // appending to out.
 func readWindows(w *waitInput, out []LimitWindow) []LimitWindow {
-	for _, f := range limitHeaders {
-		lv, rv, sv := w.h.get(f.limit), w.h.get(f.remaining), w.h.get(f.reset)
+	var vals [len(limitHeaders)][3]string
+	w.h.each(func(name, v string) {
+		if s, ok := limitHeaderSlots[name]; ok {
+			vals[s.family][s.part] = v
+		}
+	})
+	for i, f := range limitHeaders {
+		lv, rv, sv := vals[i][0], vals[i][1], vals[i][2]
 		if lv == "" && rv == "" && sv == "" {
 			continue
 		}
@@ -640,10 +659,10 @@ func LimitFromQuota(kind string, vs []QuotaViolation) *Limit {
 		}
 		qs = append(qs, q)
 	}
-	if kind == LimitRate && periodic("", qs) {
+	if kind == LimitRate && periodic(&lowered{}, qs) {
 		kind = LimitQuota
 	}
-	l := &Limit{Kind: kind, Scope: scopeOf("", qs)}
+	l := &Limit{Kind: kind, Scope: scopeOf(&lowered{}, qs)}
 	for _, q := range qs {
 		name := q.ID
 		if name == "" {

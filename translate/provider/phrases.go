@@ -155,17 +155,14 @@ func match(grams *gramSet, text []byte, set *phraseSet, weakOK bool) (phrase, bo
 	return phrase{}, false
 }
 
-// refine applies the phrase tables a verdict allows, in order: oversize,
+// refine applies, to the lowered text, the phrase tables a verdict allows, in order: oversize,
 // overflow, credentials, billing. It returns the refined verdict and its rule, or ok
 // false when no phrase applied.
-func refine(v verdict, text string) (verdict, string, bool) {
-	if v.refine == 0 || text == "" {
+func refine(v verdict, low *lowered) (verdict, string, bool) {
+	if v.refine == 0 || len(low.b) == 0 {
 		return v, "", false
 	}
-	var buf [1024]byte
-	lt := lowerBytes(buf[:0], text)
-	var g gramSet
-	g.fill(lt)
+	lt, g := low.b, low.g
 	if v.refine&(refineOversize|refineOverflow) != 0 {
 		if p, ok := match(&g, lt, oversizeSet, true); ok {
 			return verdict{classContextOverflow, kindContentTooLarge, 0}, "phrase." + p.id, true
@@ -193,17 +190,44 @@ func refine(v verdict, text string) (verdict, string, bool) {
 	return v, "", false
 }
 
-// lowerText is strings.ToLower(text), lowered into buf when text is ASCII
-// (one copy into the result, as strings.ToLower would make).
-func lowerText(buf []byte, text string) string {
-	b, ok := appendASCIILower(buf, text)
-	if !ok {
-		return strings.ToLower(text)
+// lowered is the classifier's text (scanText) in lower case with its
+// trigrams, made once per answer: the phrase rules (refine) and the limit
+// facet (readLimit) both read it, and each used to lower it again.
+type lowered struct {
+	b []byte
+	g gramSet
+}
+
+// lower lowers text into buf when text is ASCII and fits (lowerBytes).
+func lower(buf []byte, text string) lowered {
+	l := lowered{b: lowerBytes(buf, text)}
+	l.g.fill(l.b)
+	return l
+}
+
+// contains is strings.Contains(lower, p) for a lower-case p: a p whose
+// first or last trigram the text lacks costs no search.
+func (l *lowered) contains(p string) bool {
+	return l.index(p) >= 0
+}
+
+// index is strings.Index(lower, p) for a lower-case p, filtered as
+// contains is.
+func (l *lowered) index(p string) int {
+	if n := len(p); n >= 3 && (!l.g.has(p[0], p[1], p[2]) || !l.g.has(p[n-3], p[n-2], p[n-1])) {
+		return -1
 	}
-	if len(b) == 0 {
-		return ""
+	return indexString(l.b, p)
+}
+
+// containsAny says the text contains one of ps (lower case).
+func (l *lowered) containsAny(ps ...string) bool {
+	for _, p := range ps {
+		if l.contains(p) {
+			return true
+		}
 	}
-	return string(b)
+	return false
 }
 
 // lowerBytes is strings.ToLower(text) as bytes, lowered into buf when text
@@ -218,21 +242,26 @@ func lowerBytes(buf []byte, text string) []byte {
 // containsString is strings.Contains for text held in bytes (the phrases
 // are few per text once the trigrams have filtered them).
 func containsString(text []byte, s string) bool {
+	return indexString(text, s) >= 0
+}
+
+// indexString is strings.Index for text held in bytes.
+func indexString(text []byte, s string) int {
 	if len(s) == 0 {
-		return true
+		return 0
 	}
 	for i := 0; len(text)-i >= len(s); {
 		j := bytes.IndexByte(text[i:len(text)-len(s)+1], s[0])
 		if j < 0 {
-			return false
+			return -1
 		}
 		i += j
 		if string(text[i:i+len(s)]) == s {
-			return true
+			return i
 		}
 		i++
 	}
-	return false
+	return -1
 }
 
 // gramSet is a 1024-bit set of hashed byte trigrams of a text: a

@@ -36,8 +36,15 @@ func checkShortcuts(t *testing.T, s string) {
 		t.Errorf("the Codex pattern matches %q, which its pre-check skips", s)
 	}
 	var buf [1024]byte
-	if got, want := lowerText(buf[:0], s), strings.ToLower(s); got != want {
-		t.Errorf("lowerText(%q) = %q, want %q", s, got, want)
+	low := lower(buf[:0], s)
+	if got, want := string(low.b), strings.ToLower(s); got != want {
+		t.Errorf("lower(%q) = %q, want %q", s, got, want)
+	}
+	// The trigram filter never hides a phrase.
+	for _, p := range []string{"per day", "(tpd)", "in organization ", "api key's", "concurren", "tokens per", "ab", ""} {
+		if got, want := low.index(p), strings.Index(strings.ToLower(s), p); got != want {
+			t.Errorf("lowered(%q).index(%q) = %d, strings.Index says %d", s, p, got, want)
+		}
 	}
 	for _, tbl := range []*codeTable{openaiTable, googleStatusTable, bedrockTable} {
 		v, k, ok := tbl.lookup(s)
@@ -74,6 +81,7 @@ var shortcutInputs = []string{
 	"resets in 2m", "Reſets in 2m", "WAIT 5s", "no hint here", "wait", "await", "retrying",
 	"RESOURCE_EXHAUSTED", " ThrottlingException ", "Rate_Limit_Exceeded", "İnvalid", "\u212Aelvin",
 	"Retry-After", " retry-after", "retry-after ", "x-\u212Aey", "\xff\xfe", strings.Repeat("A", 2000),
+	"Rate limit in Organization org-x on Tokens Per Day (TPD): per API key's budget, concurrency",
 }
 
 func TestShortcuts(t *testing.T) {

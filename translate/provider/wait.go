@@ -152,14 +152,14 @@ var waitSources = map[family][]waitSource{
 
 // waitFor returns the normalised wait of a transient answer, its source,
 // and whether it was clamped to MaxRetryAfterSecs.
-func waitFor(sources []waitSource, w *waitInput) (*uint32, string, bool) {
+func waitFor(sources []waitSource, w *waitInput) (secs uint32, found bool, source string, clamped bool) {
 	for _, s := range sources {
-		if secs, name, ok := s.read(w); ok {
-			n, clamped := normaliseSecs(secs)
-			return &n, name, clamped
+		if f, name, ok := s.read(w); ok {
+			n, clamped := normaliseSecs(f)
+			return n, true, name, clamped
 		}
 	}
-	return nil, "", false
+	return 0, false, "", false
 }
 
 // normaliseSecs rounds up to whole seconds and bounds the result to
