@@ -303,7 +303,7 @@ func findContextSecrets(v string, sc viewScan) []ctxSpan {
 	for _, s := range transcriptValues(v, sc) {
 		add(s)
 	}
-	for _, s := range shapeSecrets(v) {
+	for _, s := range shapeSecrets(v, sc) {
 		add(s)
 	}
 	for _, s := range bareTokens(v, sc.glue) {
@@ -357,7 +357,18 @@ type viewScan struct {
 	tools          [][2]int   // (transcriptCommands entry, start) of each tool named at a key run's start
 	transcriptWord bool       // a transcriptWords entry starts some key run
 	glue           []ctxSpan  // runs of glue bytes of 20 or more: bareTokens' candidates
+	// mnemonicWords bounds the longest run of words mnemonics can find:
+	// under 12, it finds none.
+	mnemonicWords int
 }
+
+// notLowerLetter marks every byte but 'a' to 'z'.
+var notLowerLetter = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c < 'a' || c > 'z'
+	}
+	return t
+}()
 
 // keyedRun is a key at v[start:end] and whether its credential word is a
 // password word (credentialWord.strong).
@@ -372,18 +383,37 @@ type keyedRun struct {
 // starts a key run (the word starts foldWordsAt reads).
 func scanView(v string) viewScan {
 	var out viewScan
+	// An upper bound of mnemonicStretches' runs of candidate words, glue
+	// run by glue run: a run of 3 to 8 lower-case letters is one word; any
+	// other run holds a break (a byte but a letter, or a word too short or
+	// too long), with at most one word before it, which may go on the
+	// words before, and one after it, which may start the next run of
+	// words; a byte between runs but a space or a line break is a break.
+	words, gapClean := 0, true
 	for i := 0; i < len(v); {
-		if !glueByte(v[i]) {
+		if c := v[i]; !glueByte(c) {
+			gapClean = gapClean && (c == ' ' || c == '\n')
 			i++
 			continue
 		}
 		j := i + 1
+		notLower := notLowerLetter[v[i]]
 		for j < len(v) && glueByte(v[j]) {
+			notLower = notLower || notLowerLetter[v[j]]
 			j++
 		}
 		if j-i >= 20 {
 			out.glue = append(out.glue, ctxSpan{i, j})
 		}
+		if !gapClean {
+			words = 0
+		}
+		words++
+		out.mnemonicWords = max(out.mnemonicWords, words)
+		if notLower || j-i < 3 || j-i > 8 {
+			words = 1
+		}
+		gapClean = true
 		for k := i; k < j; {
 			if !ctxKeyByte(v[k]) {
 				k++
@@ -1216,11 +1246,11 @@ func rarestByte(sub string) int {
 // shapeSecrets finds what is a secret by its shape alone: a .pgpass line,
 // a keypair as a JSON array of bytes, a BIP-39 mnemonic, a SAML
 // assertion's signature and key material.
-func shapeSecrets(v string) []ctxSpan {
+func shapeSecrets(v string, sc viewScan) []ctxSpan {
 	var out []ctxSpan
 	out = append(out, pgpassLines(v)...)
 	out = append(out, byteArrays(v)...)
-	if strings.Count(v, " ") >= 11 {
+	if sc.mnemonicWords >= 12 && strings.Count(v, " ") >= 11 {
 		out = append(out, mnemonics(v)...)
 	}
 	out = append(out, xmlSecrets(v)...)

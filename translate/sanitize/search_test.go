@@ -41,3 +41,36 @@ func TestSearchesAgainstStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestMnemonicBound holds scanView's bound to mnemonicStretches: over
+// random texts of BIP-39 words, other words and separators, every stretch
+// of candidate words it yields (its words counted again here) is at most
+// the bound, so a bound under 12 skips no mnemonic.
+func TestMnemonicBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	pieces := []string{"abandon", "zoo", "ability", "able", "about", "above", "absent", "Able", "ab", "abandonment", "x1",
+		" ", " ", " ", "\n", ".", ",", "-", "_", "/", "\t", "é", "[", "0"}
+	stretches := 0
+	for round := 0; round < 20000; round++ {
+		var b strings.Builder
+		for range r.IntN(80) {
+			if r.IntN(10) > 0 { // mostly words between spaces, so stretches of 12 occur
+				b.WriteString(pieces[r.IntN(7)] + pieces[11+r.IntN(4)])
+				continue
+			}
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		v := b.String()
+		bound := scanView(v).mnemonicWords
+		for from, to := range mnemonicStretches(v) {
+			stretches++
+			n := len(strings.Fields(v[from:to]))
+			if n > bound {
+				t.Fatalf("%q: a stretch of %d words (%q), bound %d", v, n, v[from:to], bound)
+			}
+		}
+	}
+	if stretches < 1000 {
+		t.Fatalf("only %d stretches of 12 words: the texts do not test the bound", stretches)
+	}
+}
