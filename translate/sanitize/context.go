@@ -391,16 +391,34 @@ func scanView(v string) viewScan {
 	// words; a byte between runs but a space or a line break is a break.
 	words, gapClean := 0, true
 	for i := 0; i < len(v); {
-		if c := v[i]; !glueByte(c) {
+		if c := v[i]; scanClass[c]&classGlue == 0 {
 			gapClean = gapClean && (c == ' ' || c == '\n')
 			i++
 			continue
 		}
-		j := i + 1
-		notLower := notLowerLetter[v[i]]
-		for j < len(v) && glueByte(v[j]) {
-			notLower = notLower || notLowerLetter[v[j]]
-			j++
+		// One glue run, and the key runs in it (a key byte is a glue
+		// byte), in one pass.
+		j, ks := i, -1
+		var seen uint8
+		for ; j < len(v); j++ {
+			k := scanClass[v[j]]
+			if k&classGlue == 0 {
+				break
+			}
+			seen |= k
+			if k&classKey != 0 {
+				if ks < 0 {
+					ks = j
+				}
+			} else if ks >= 0 {
+				if keyRunMatters(v, ks, j) {
+					out.keyRun(v, ks, j)
+				}
+				ks = -1
+			}
+		}
+		if ks >= 0 && keyRunMatters(v, ks, j) {
+			out.keyRun(v, ks, j)
 		}
 		if j-i >= 20 {
 			out.glue = append(out.glue, ctxSpan{i, j})
@@ -410,25 +428,56 @@ func scanView(v string) viewScan {
 		}
 		words++
 		out.mnemonicWords = max(out.mnemonicWords, words)
-		if notLower || j-i < 3 || j-i > 8 {
+		if seen&classNotLower != 0 || j-i < 3 || j-i > 8 {
 			words = 1
 		}
 		gapClean = true
-		for k := i; k < j; {
-			if !ctxKeyByte(v[k]) {
-				k++
-				continue
-			}
-			e := k + 1
-			for e < j && ctxKeyByte(v[e]) {
-				e++
-			}
-			out.keyRun(v, k, e)
-			k = e
-		}
 		i = j
 	}
 	return out
+}
+
+// scanClass holds what scanView asks of a byte.
+var scanClass = func() (t [256]uint8) {
+	for c := range t {
+		if glueByte(byte(c)) {
+			t[c] |= classGlue
+		}
+		if ctxKeyByte(byte(c)) {
+			t[c] |= classKey
+		}
+		if c < 'a' || c > 'z' {
+			t[c] |= classNotLower
+		}
+	}
+	return t
+}()
+
+const (
+	classGlue     = 1 << iota // glueByte
+	classKey                  // ctxKeyByte
+	classNotLower             // not 'a' to 'z'
+)
+
+// keyRunMatters is keyRun's quick reject: the key run v[i:j] may start a
+// transcript word or tool (its first two bytes begin one), or end in a
+// credential word (it ends in a letter, and unless its last three bytes
+// are letters that end none).
+func keyRunMatters(v string, i, j int) bool {
+	if i+1 < len(v) && transcriptHeads[lower(v[i])]&(1<<(lower(v[i+1])&31)) != 0 {
+		return true
+	}
+	// credentialKey reads the key without its trailing separators, and
+	// wants three bytes or more ending in a letter.
+	e := j
+	for e > i && (v[e-1] == '-' || v[e-1] == '_' || v[e-1] == '.') {
+		e--
+	}
+	if e-i < 3 || lower(v[e-1])-'a' >= 26 {
+		return false
+	}
+	z, a, b := lower(v[e-3])-'a', lower(v[e-2])-'a', lower(v[e-1])-'a'
+	return z >= 26 || a >= 26 || credentialTails3[z][a][b]
 }
 
 // keyRun records what the key run v[i:j] starts or ends.
@@ -436,14 +485,6 @@ func (out *viewScan) keyRun(v string, i, j int) {
 	c := lower(v[i])
 	if i+1 < len(v) && transcriptHeads[c]&(1<<(lower(v[i+1])&31)) != 0 {
 		out.transcriptStart(v, i, c)
-	}
-	// credentialKey's quick reject, inline, for a run ending in three
-	// letters (most runs): their last three must end a credential word.
-	if j-i >= 3 {
-		z, a, b := lower(v[j-3])-'a', lower(v[j-2])-'a', lower(v[j-1])-'a'
-		if z < 26 && a < 26 && b < 26 && !credentialTails3[z][a][b] {
-			return
-		}
 	}
 	ks := i
 	for ks < j && v[ks] == '-' {
