@@ -212,6 +212,7 @@ var credentialWords = []credentialWord{
 	{"secret", false}, {"token", false}, {"key", false}, {"auth", false}, {"credential", false},
 	{"credentials", false}, {"session", false}, {"cookie", false}, {"sid", false}, {"team", false},
 	{"signature", false}, {"apikey", false}, {"samlresponse", false}, {"secretkeybase", false}, {"accesskey", false}, {"privatekey", false},
+	{"authorization", true},
 }
 
 // credentialTails holds, by the last two letters of a key (lower case,
@@ -750,6 +751,25 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 			return ctxSpan{}, false
 		}
 		return ctxSpan{i, i + le}, true
+	}
+	if !prose && hasFoldSuffix(v[ks:ke], "authorization") && strings.HasSuffix(strings.TrimRight(v[ke:i], " \t\"'"), ":") {
+		// An Authorization header (the first layer's headerSecret, read
+		// here on every decoding): the rest of its line, scheme and
+		// credential, unless it is a sentence.
+		from, to := i, i
+		if qs, qe, quoted := readValue(v, i); quoted {
+			from, to = qs, qe // "authorization": "Basic …": the string
+		} else {
+			le := strings.IndexByte(v[i:], '\n')
+			if le < 0 {
+				le = len(v) - i
+			}
+			to = i + len(strings.TrimRight(v[i:i+le], " \t\r"))
+		}
+		if val := v[from:to]; val == "" || placeholder(val) || proseLine(val) {
+			return ctxSpan{}, false
+		}
+		return ctxSpan{from, to}, true
 	}
 	start, end, quoted := readValue(v, i)
 	if end <= start {
@@ -1797,6 +1817,20 @@ func keyHex(s string) bool {
 func redactedTails(v string) []ctxSpan {
 	var out []ctxSpan
 	for i := range after(v, RedactedToken) {
+		if i < len(v) && v[i] == '\n' {
+			// A soft wrap right after the redaction (softWrap): the next
+			// line's first word, when no sentence would hold it, is the rest
+			// of what was redacted, read here on the text as it is, before a
+			// decoding of it ("%04" read as a control byte) could cut the
+			// tail off.
+			ls := strings.LastIndexByte(v[:i], '\n') + 1
+			if softWrap(v, ls, i) && utf8.RuneCountInString(v[ls:i]) >= wrapWidth { // a wrap's width is in characters
+				if s, e, _ := readValue(v, i+1); e > s && s == i+1 && secretLooking(v[s:e]) && !placeholder(v[s:e]) {
+					out = append(out, ctxSpan{i - len(RedactedToken), e})
+				}
+			}
+			continue
+		}
 		if i >= len(v) || v[i] <= ' ' || strings.IndexByte(";,&\"'<>)]}|.:/=`\\", v[i]) >= 0 &&
 			!(v[i] == '.' && i+1 < len(v) && glueByte(v[i+1]) && v[i+1] != '.') {
 			continue // a full stop ends a sentence; ".Ds50F" goes on a token

@@ -285,7 +285,18 @@ func softWrap(s string, lineStart, i int) bool {
 		}
 		return !strings.ContainsAny(strings.TrimRight(w, "="), ":=") // base64 padding aside
 	}
-	return glueByte(s[i-1])
+	return glueByte(s[i-1]) && !headerLine(s[i+1:])
+}
+
+// headerLine reports whether a line starts with a key and ": " (a header,
+// "Accept: */*"; a YAML or log field): a line of its own, never the rest of
+// a wrapped token, which holds no space.
+func headerLine(s string) bool {
+	k := 0
+	for k < len(s) && ctxKeyByte(s[k]) {
+		k++
+	}
+	return k > 0 && k+1 < len(s) && s[k] == ':' && (s[k+1] == ' ' || s[k+1] == '\t')
 }
 
 // joinWraps is v with its soft line wraps removed: a line break between two
