@@ -807,7 +807,7 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 	case !quoted && commonWord(val) && end+1 < len(v) && v[end] == ' ' && 'a' <= v[end+1] && v[end+1] <= 'z':
 		// "password: must contain a digit": a sentence about the value.
 		return ctxSpan{}, false
-	case prose && strong && len(val) >= 6 && classesOf(val).count() >= 2 && (classesOf(val).sym || !casedAsWords(val) || camelNoise(val)):
+	case prose && strong && len(val) >= 6 && classesOf(val).count() >= 2 && (classesOf(val).sym || !casedAsWords(val) || camelNoise(val) || mixedCaseWord(val)):
 		return ctxSpan{start, end}, true // "with PASSWORD eJNMTIO_bS": no word is cased so
 	case prose && !secretLooking(val):
 		// In prose a password word is followed by words ("the password
@@ -1646,15 +1646,16 @@ func userinfoSpans(v string, out []ctxSpan) []ctxSpan {
 			}
 			continue
 		}
-		// A password holding '#', '?' or '/' unescaped ("neo4j:99#Fd@host"):
-		// user:pass up to the first '@' on the word, unless what follows
-		// the ':' is a port and a path ("host:8080/x?mail=a@b").
+		// A password holding '#', '?' or '/' unescaped ("neo4j:99#Fd@host",
+		// Redis' empty user ":1#Ff@cache"): user:pass up to the first '@'
+		// on the word, unless what follows the ':' is a port and a path
+		// ("host:8080/x?mail=a@b").
 		end := i
 		for end < len(v) && end-i < 256 && v[end] > ' ' && v[end] != '"' && v[end] != '\'' && v[end] != '@' {
 			end++
 		}
 		c := strings.IndexByte(v[i:end], ':')
-		if end >= len(v) || v[end] != '@' || c <= 0 || end+1 >= len(v) || !ctxKeyByte(v[end+1]) {
+		if end >= len(v) || v[end] != '@' || c < 0 || end+1 >= len(v) || !ctxKeyByte(v[end+1]) {
 			continue
 		}
 		pass := v[i+c+1 : end]
@@ -1971,6 +1972,25 @@ func authCalls(v string) []ctxSpan {
 		}
 	}
 	return out
+}
+
+// mixedCaseWord: a single run of 8 or more letters with a capital inside
+// it, after a password word in prose ("with password ZFmmhMycvs for
+// app"): a sentence names a password with a word, not an identifier.
+func mixedCaseWord(s string) bool {
+	if len(s) < 8 {
+		return false
+	}
+	k := classesOf(s)
+	if k.digit || k.sym || !k.lower {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if isUpper(s[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // camelNoise: letters of both cases in which some capital starts a part of

@@ -70,12 +70,14 @@ func BenchmarkContextPass(b *testing.B) {
 	}
 }
 
-// Two fresh formats leaked for some seeds (2 and 6 of the first 40): a
-// Basic header whose credential, once decoded, was too regular for the
-// bare-token reading, and a .pgpass password wrapped before a "%04" the
-// decoding read as a control byte. Both pinned here with those seeds'
-// values; beside them, a header line after a credential is its own line.
-func TestHeaderAndWrappedTailCases(t *testing.T) {
+// Fresh formats that leaked for a few seeds (2, 6, 134 and 542 of the first
+// 600): a Basic header whose credential, once decoded, was too regular for
+// the bare-token reading; a .pgpass password wrapped before a "%04" the
+// decoding read as a control byte; a password of mixed-case letters after
+// "password" in prose; a Redis URL's password with an empty user and a
+// '#'. Pinned here with those seeds' values; beside them, a header line
+// after a credential is its own line.
+func TestSeedLeaksPinned(t *testing.T) {
 	for _, c := range []struct{ in, secret, keep string }{
 		{in: "&#71;&#69;&#84;&#32;&#47;&#10;&#65;&#117;&#116;&#104;&#111;&#114;&#105;&#122;&#97;&#116;&#105;&#111;&#110;&#58;&#32;" +
 			"&#66;&#97;&#115;&#105;&#99;&#32;&#89;&#87;&#120;&#112;&#89;&#50;&#85;&#54;&#87;&#107;&#108;&#108;&#85;&#86;&#86;&#83;" +
@@ -87,6 +89,8 @@ func TestHeaderAndWrappedTailCases(t *testing.T) {
 			secret: "tRlMj16ZB0pl", keep: "\nAccept: */*"},
 		{in: "authorization: \"Basic YWxpY2U6WkllUVVSVVUqVmox\", accept: \"*/*\"",
 			secret: "YWxpY2U6", keep: "accept"},
+		{in: "login rejected with password ZFmmhMycvs for app", secret: "ZFmmhMycvs", keep: " for app"},
+		{in: "redis.exceptions.ConnectionError: redis://:1#FfLylCs4a37HX9y6LGt@cache:6379/0", secret: "FfLylCs4", keep: "@cache:6379/0"},
 	} {
 		out := Text(c.in, 1<<20)
 		if strings.Contains(out, c.secret) {
