@@ -49,9 +49,7 @@ func TestLimitRoundTripThroughHTTPHeaders(t *testing.T) {
 			Source:  &errsvcv1.TranslateRequest_HttpError{HttpError: &errsvcv1.HttpError{Status: resp.GetHttpStatus(), Headers: h}},
 			Targets: []string{TargetLimit}})
 		b := back.GetLimit()
-		if a.GetKind() != b.GetKind() || a.GetDimension() != b.GetDimension() || a.GetScope() != b.GetScope() ||
-			(a.GetResetAt() == nil) != (b.GetResetAt() == nil) || !a.GetResetAt().AsTime().Equal(b.GetResetAt().AsTime()) ||
-			(a.Remaining == nil) != (b.Remaining == nil) || a.GetRemaining() != b.GetRemaining() ||
+		if !sameLimitFacet(a, b) || (a.Remaining == nil) != (b.Remaining == nil) || a.GetRemaining() != b.GetRemaining() ||
 			(a.Limit == nil) != (b.Limit == nil) || a.GetLimit() != b.GetLimit() {
 			t.Errorf("%s: limit\n  %v\ncame back through http_headers %v as\n  %v", fx.Name, a, h, b)
 		}
@@ -151,8 +149,7 @@ func TestLimitRoundTripThroughGatewayAnswers(t *testing.T) {
 					Provider: g.provider, Status: status, Headers: headers, Body: string(raw)}},
 				Targets: []string{TargetLimit}})
 			b := back.GetLimit()
-			if a.GetKind() != b.GetKind() || a.GetDimension() != b.GetDimension() || a.GetScope() != b.GetScope() ||
-				(a.GetResetAt() == nil) != (b.GetResetAt() == nil) || !a.GetResetAt().AsTime().Equal(b.GetResetAt().AsTime()) {
+			if !sameLimitFacet(a, b) {
 				t.Errorf("%s: limit\n  %v\ncame back through %s as\n  %v", fx.Name, a, g.target, b)
 			}
 		}
@@ -192,8 +189,7 @@ func TestLimitRoundTripThroughEveryTarget(t *testing.T) {
 		} {
 			src.Targets = []string{TargetLimit}
 			b := mustTranslate(t, fx.Name+" via "+via, src).GetLimit()
-			if a.GetKind() != b.GetKind() || a.GetDimension() != b.GetDimension() || a.GetScope() != b.GetScope() ||
-				(a.GetResetAt() == nil) != (b.GetResetAt() == nil) || !a.GetResetAt().AsTime().Equal(b.GetResetAt().AsTime()) {
+			if !sameLimitFacet(a, b) {
 				t.Errorf("%s: limit\n  %v\ncame back through %s as\n  %v", fx.Name, a, via, b)
 			}
 		}
@@ -233,4 +229,11 @@ func TestOpenAIErrorTypeNamesTheLimit(t *testing.T) {
 	if n < 20 {
 		t.Errorf("%d rate limit answers, want at least 20", n)
 	}
+}
+
+// sameLimitFacet: a and b agree on the facet every target carries: kind,
+// dimension, scope and the reset (present in both, at the same instant).
+func sameLimitFacet(a, b *errsvcv1.Limit) bool {
+	return a.GetKind() == b.GetKind() && a.GetDimension() == b.GetDimension() && a.GetScope() == b.GetScope() &&
+		(a.GetResetAt() == nil) == (b.GetResetAt() == nil) && a.GetResetAt().AsTime().Equal(b.GetResetAt().AsTime())
 }

@@ -363,14 +363,6 @@ type viewScan struct {
 	mnemonicWords int
 }
 
-// notLowerLetter marks every byte but 'a' to 'z'.
-var notLowerLetter = func() (t [256]bool) {
-	for c := range t {
-		t[c] = c < 'a' || c > 'z'
-	}
-	return t
-}()
-
 // keyedRun is a key at v[start:end] and whether its credential word is a
 // password word (credentialWord.strong).
 type keyedRun struct {
@@ -412,13 +404,11 @@ func scanView(v string) viewScan {
 					ks = j
 				}
 			} else if ks >= 0 {
-				if keyRunMatters(v, ks, j) {
-					out.keyRun(v, ks, j)
-				}
+				out.keyRun(v, ks, j)
 				ks = -1
 			}
 		}
-		if ks >= 0 && keyRunMatters(v, ks, j) {
+		if ks >= 0 {
 			out.keyRun(v, ks, j)
 		}
 		if j-i >= 20 {
@@ -459,27 +449,6 @@ const (
 	classKey                  // ctxKeyByte
 	classNotLower             // not 'a' to 'z'
 )
-
-// keyRunMatters is keyRun's quick reject: the key run v[i:j] may start a
-// transcript word or tool (its first two bytes begin one), or end in a
-// credential word (it ends in a letter, and unless its last three bytes
-// are letters that end none).
-func keyRunMatters(v string, i, j int) bool {
-	if i+1 < len(v) && transcriptHeads[lower(v[i])]&(1<<(lower(v[i+1])&31)) != 0 {
-		return true
-	}
-	// credentialKey reads the key without its trailing separators, and
-	// wants three bytes or more ending in a letter.
-	e := j
-	for e > i && (v[e-1] == '-' || v[e-1] == '_' || v[e-1] == '.') {
-		e--
-	}
-	if e-i < 3 || lower(v[e-1])-'a' >= 26 {
-		return false
-	}
-	z, a, b := lower(v[e-3])-'a', lower(v[e-2])-'a', lower(v[e-1])-'a'
-	return z >= 26 || a >= 26 || credentialTails3[z][a][b]
-}
 
 // keyRun records what the key run v[i:j] starts or ends.
 func (out *viewScan) keyRun(v string, i, j int) {
@@ -533,7 +502,7 @@ func after(v, marker string) iter.Seq[int] {
 	return func(yield func(int) bool) {
 		k := 0
 		if byteRank[marker[0]] <= byteRank['z'] {
-			k = anchorByte(marker) // a space or a letter: look for a rarer byte
+			k = anchorByte(marker, false) // a space or a letter: look for a rarer byte
 		}
 		for off := 0; off < len(v); {
 			i := indexAt(v[off:], marker, k)
@@ -586,11 +555,18 @@ var byteRank = func() (t [256]int) {
 	return t
 }()
 
-// anchorByte is the index of marker's rarest byte (byteRank).
-func anchorByte(marker string) int {
+// anchorByte is the index of marker's rarest byte (byteRank), read in
+// lower case when fold is set (a search in any case).
+func anchorByte(marker string, fold bool) int {
+	rank := func(c byte) int {
+		if fold {
+			c = lower(c)
+		}
+		return byteRank[c]
+	}
 	best := 0
 	for i := 1; i < len(marker); i++ {
-		if byteRank[marker[i]] > byteRank[marker[best]] {
+		if rank(marker[i]) > rank(marker[best]) {
 			best = i
 		}
 	}
@@ -1236,10 +1212,10 @@ func indexFold(s, sub string) int {
 	if n == 0 {
 		return 0
 	}
-	// Look for the pattern's rarest letter (by English frequency) in
-	// either case, then compare the whole: a common first letter would
-	// stop the search at every other word.
-	k := rarestByte(sub)
+	// Look for the pattern's rarest byte (byteRank, any case) in either
+	// case, then compare the whole: a common first letter would stop the
+	// search at every other word.
+	k := anchorByte(sub, true)
 	c := lower(sub[k])
 	u := c
 	if 'a' <= c && c <= 'z' {

@@ -26,7 +26,7 @@ func TestSearchesAgainstStrings(t *testing.T) {
 			p := r.IntN(len(s))
 			s = s[:p] + m + s[p:]
 		}
-		if got, want := indexAt(s, m, anchorByte(m)), strings.Index(s, m); got != want {
+		if got, want := indexAt(s, m, anchorByte(m, false)), strings.Index(s, m); got != want {
 			t.Fatalf("indexAt(%q, %q) = %d, want %d", s, m, got, want)
 		}
 		want := -1
