@@ -113,10 +113,11 @@ func leaksIn(out, secret string) (string, bool) {
 	}
 	if strings.Contains(part, " ") {
 		// A mnemonic: its words are ordinary ones; two of them together,
-		// in its order, are a piece of it.
+		// in its order and as whole words, are a piece of it ("hen
+		// present" is one; the "when present" of a fixed guidance is not).
 		ws := strings.Fields(part)
 		for i := 0; i+1 < len(ws); i++ {
-			if pair := ws[i] + " " + ws[i+1]; strings.Contains(out, pair) {
+			if pair := ws[i] + " " + ws[i+1]; containsWords(out, pair) {
 				return pair, true
 			}
 		}
@@ -129,3 +130,22 @@ func leaksIn(out, secret string) (string, bool) {
 	}
 	return "", false
 }
+
+// containsWords reports whether words occurs in s with no letter
+// touching either end.
+func containsWords(s, words string) bool {
+	for from := 0; ; {
+		i := strings.Index(s[from:], words)
+		if i < 0 {
+			return false
+		}
+		i += from
+		end := i + len(words)
+		if (i == 0 || !isLetter(s[i-1])) && (end == len(s) || !isLetter(s[end])) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+func isLetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }
