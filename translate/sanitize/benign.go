@@ -16,10 +16,20 @@ import "strings"
 //     secret of its own;
 //   - a UUID named as an id (keyId=…);
 //   - a cookie list whose values are all plain (theme=dark; Path=/).
+//
+// maxPlaceholder is the longest word benignSpan reads as a placeholder.
+const maxPlaceholder = 256
+
 func benignSpan(s string, from, to int) bool {
 	val := s[from:to]
 	before := s[max(0, from-96):from]
-	word := s[from:wordEnd(s, from)]
+	// The word the span starts: a placeholder is short, and a longer word
+	// (the rest of one long token) is read no further than maxPlaceholder
+	// bytes, once per span.
+	word := s[from:wordEnd(s[:min(len(s), from+maxPlaceholder+1)], from)]
+	if len(word) > maxPlaceholder {
+		word = ""
+	}
 	switch {
 	case len(val) >= 3 && placeholder(val) || placeholderName(val) || len(word) >= 3 && placeholder(word) || placeholderName(word):
 		return true

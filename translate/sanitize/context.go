@@ -66,9 +66,16 @@ func contextPass(s string) (string, bool) {
 			spans = r.findIn(spans, sc)
 			continue
 		}
+		// The lines this decoding left as they were have been read in
+		// the reading before it: only those near a change are read again.
+		r = r.around(aroundLines, aroundLines, false)
 		spans = r.findIn(spans, scanView(r.text))
 	}
 	if j, ok := v.joinWraps(); ok {
+		// Likewise the joined lines: a wrapped value's key is on the line
+		// it was joined into, and the next line's first word may be the
+		// rest of a token redacted before the wrap (redactedTails).
+		j = j.around(0, 0, true)
 		spans = j.original(findContextSecrets(j.text, scanView(j.text)), spans)
 		spans = j.original(userinfoSpans(j.text, nil), spans)
 	}
@@ -93,7 +100,12 @@ func mayHoldContextSecret(s string) bool {
 			continue
 		}
 		run = 0
-		if c >= 0x80 || c == '&' || c == '\\' || c == '%' || c == '=' || c == ':' || c == '>' || c == '{' || c == '[' {
+		if c >= 0x80 || c == '&' || c == '\\' || c == '%' || c == '=' || c == '>' || c == '{' || c == '[' {
+			return true
+		}
+		// A colon inside a token (user:pass@host, a .pgpass line), not
+		// one that ends a label ("(RPM): Limit 500").
+		if c == ':' && i > 0 && glueByte(s[i-1]) && i+1 < len(s) && s[i+1] > ' ' {
 			return true
 		}
 	}
@@ -121,15 +133,42 @@ var transcriptWords = []string{"sshpass", "redis-cli", "ldapsearch", "ldapwhoami
 	"openssl", "login", "auth", "mongo", "keytool", "jarsigner", "zip", "7z", "unrar", "rabbitmqctl", "wpa_passphrase", "net use",
 	"expect", "smbclient", "echo", "identified by", "set password"}
 
+// hasTranscriptWord reports whether a transcript word begins, in any case,
+// at one of s's word starts: a byte after none of a key's bytes, or the
+// first of a run of them (the rest of a key run starts no word).
 func hasTranscriptWord(s string) bool {
-	for range foldWordsAt(s, transcriptWordIndex) {
-		return true
+	for i := 0; i < len(s); {
+		if transcriptHeadAt(s, i) && foldWordAt(s[i:], transcriptWordIndex) {
+			return true
+		}
+		if !ctxKeyByte(s[i]) {
+			i++
+			continue
+		}
+		for i++; i < len(s) && ctxKeyByte(s[i]); i++ {
+		}
 	}
 	return false
 }
 
-// foldIndex groups words by their first byte, lower case: foldWordsAt
-// tries at each word start only the words that can begin there.
+// transcriptHeadAt is foldWordAt's quick reject: s[i:] begins with the
+// first two bytes of a transcript word or tool (transcriptHeads).
+func transcriptHeadAt(s string, i int) bool {
+	return i+1 < len(s) && transcriptHeads[lower(s[i])]&(1<<(lower(s[i+1])&31)) != 0
+}
+
+// foldWordAt reports whether s begins with one of ix's words, in any case.
+func foldWordAt(s string, ix *foldIndex) bool {
+	for _, n := range ix.first[lower(s[0])] {
+		if hasFoldPrefix(s, ix.words[n]) {
+			return true
+		}
+	}
+	return false
+}
+
+// foldIndex groups words by their first byte, lower case: foldWordAt
+// tries at a word start only the words that can begin there.
 type foldIndex struct {
 	words []string
 	first [256][]int
@@ -169,30 +208,6 @@ var transcriptHeads = func() (t [256]uint32) {
 	}
 	return t
 }()
-
-// foldWordsAt yields, in one scan of s, each word start i where words[n]
-// (any ASCII case) begins, as (n, i). A word start is a byte after none of
-// a key's bytes.
-func foldWordsAt(s string, ix *foldIndex) iter.Seq2[int, int] {
-	return func(yield func(int, int) bool) {
-		for i := 0; i < len(s); {
-			for _, n := range ix.first[lower(s[i])] {
-				if hasFoldPrefix(s[i:], ix.words[n]) {
-					if !yield(n, i) {
-						return
-					}
-				}
-			}
-			// The rest of a key run starts no word.
-			if !ctxKeyByte(s[i]) {
-				i++
-				continue
-			}
-			for i++; i < len(s) && ctxKeyByte(s[i]); i++ {
-			}
-		}
-	}
-}
 
 // ctxSpan is a byte range of the decoded view to redact.
 type ctxSpan struct{ start, end int }
@@ -252,26 +267,54 @@ var notCredentialKeys = []string{"pagetoken", "nexttoken", "continuationtoken", 
 	"tokens", "maxtokens", "tokencount", "passed", "passes", "passing", "team", "steam", "keycode", "subpass", "firstpass"}
 
 // hasCredentialWord reports whether s holds a credential word in any case:
-// the plainWords shortcut must not skip such prose.
+// the plainWords shortcut must not skip such prose. Each byte is looked up
+// once (letterCode), the last two carried along, so a position costs one
+// table read until three letters begin a credential word.
 func hasCredentialWord(s string) bool {
-	for i := 0; i+3 <= len(s); i++ {
-		a, b, c := lower(s[i])-'a', lower(s[i+1])-'a', lower(s[i+2])-'a'
-		if a >= 26 || b >= 26 || c >= 26 || !credentialHeads[a][b][c] {
-			continue
+	if len(s) < 3 {
+		return false
+	}
+	a, b := int(letterCode[s[0]]), int(letterCode[s[1]])
+	for i := 2; i < len(s); i++ {
+		c := letterCode[s[i]]
+		if credentialHeads[a*letterCodes+b]>>c&1 != 0 && credentialWordAt(s[i-2:]) {
+			return true
 		}
-		for _, w := range credentialWords {
-			if hasFoldPrefix(s[i:], w.word) {
-				return true
-			}
+		a, b = b, int(c)
+	}
+	return false
+}
+
+// credentialWordAt reports whether s begins with a credential word, in
+// any case.
+func credentialWordAt(s string) bool {
+	for _, w := range credentialWords {
+		if hasFoldPrefix(s, w.word) {
+			return true
 		}
 	}
 	return false
 }
 
-// credentialHeads holds the first three letters of every credential word.
-var credentialHeads = func() (t [26][26][26]bool) {
+// letterCodes counts letterCode's values: 0 to 25 for the letters in
+// either case, 26 for every other byte.
+const letterCodes = 27
+
+var letterCode = func() (t [256]uint8) {
+	for c := range t {
+		t[c] = letterCodes - 1
+		if l := lower(byte(c)); 'a' <= l && l <= 'z' {
+			t[c] = l - 'a'
+		}
+	}
+	return t
+}()
+
+// credentialHeads holds the first three letters of every credential word:
+// by the first two letters' codes, a bit for the third's.
+var credentialHeads = func() (t [letterCodes * letterCodes]uint32) {
 	for _, w := range credentialWords {
-		t[w.word[0]-'a'][w.word[1]-'a'][w.word[2]-'a'] = true
+		t[int(w.word[0]-'a')*letterCodes+int(w.word[1]-'a')] |= 1 << (w.word[2] - 'a')
 	}
 	return t
 }()
@@ -293,7 +336,12 @@ func hasFoldPrefix(s, prefix string) bool {
 func findContextSecrets(v string, sc viewScan) []ctxSpan {
 	var out []ctxSpan
 	add := func(s ctxSpan) {
-		if s.end <= s.start || placeholder(v[s.start:s.end]) {
+		if s.end <= s.start {
+			return
+		}
+		if k := hiddenTail(v, s.start, s.end); k > 0 {
+			s.end = max(s.end, k+len(RedactedToken)) // the whole redaction, when a reading stopped inside it
+		} else if placeholder(v[s.start:s.end]) {
 			return
 		}
 		out = append(out, s)
@@ -373,7 +421,7 @@ type keyedRun struct {
 // scanView reads v's glue runs and the key runs (runs of ctxKeyByte,
 // whose bytes are all glue bytes) inside them, once. A word of
 // transcriptWords and transcriptToolIndex starts with a key byte, so it
-// starts a key run (the word starts foldWordsAt reads).
+// starts a key run (the word starts hasTranscriptWord reads).
 func scanView(v string) viewScan {
 	var out viewScan
 	// An upper bound of mnemonicStretches' runs of candidate words, glue
@@ -484,13 +532,27 @@ func (out *viewScan) transcriptStart(v string, i int, c byte) {
 	}
 }
 
+// keyInValueSkip is how far inside the value before it a key must sit for
+// keyedValues to take its value as read: near that value's end, the key's
+// own value may go on past it.
+const keyInValueSkip = 64
+
 // keyedValues finds, for every key ending in a credential word (keys, from
 // scanView), the value its syntax gives it.
 func keyedValues(v string, keys []keyedRun) []ctxSpan {
 	var out []ctxSpan
+	covered := 0 // the end of the last value read
 	for _, k := range keys {
+		if k.start < covered && covered-k.end >= keyInValueSkip {
+			// A key well inside the value read before it: what it names
+			// is redacted with that value. Read again, a text of many such
+			// keys joined into one run (wrapped lines joined) would be
+			// read to its end once per key.
+			continue
+		}
 		if s, ok := valueAfter(v, k.start, k.end, k.strong); ok {
 			out = append(out, s)
+			covered = max(covered, s.end)
 		}
 	}
 	out = append(out, yamlNameValues(v)...)
@@ -778,6 +840,10 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		}
 	}
 	switch {
+	case hiddenTail(v, start, end) > 0:
+		// The first layer began inside the value ("0nKSg2FtJwYk*[REDACTED]":
+		// a JWT's eyJ inside a psk): what it left before is the secret's head.
+		return ctxSpan{start, end}, true
 	case placeholder(val) || pathValue(val):
 		return ctxSpan{}, false
 	case !quoted && commonWord(val) && end+1 < len(v) && v[end] == ' ' && 'a' <= v[end+1] && v[end+1] <= 'z':
@@ -1731,6 +1797,36 @@ func maskOnly(val string) bool {
 	return i < 0 || len(val)-i-len(RedactedToken) < 3
 }
 
+// hiddenTail is where a redaction begins inside v[start:end], a value
+// the first layer redacted from inside: one run of a secret's bytes glued
+// to the front of the redaction ("0nKSg2FtJwYk*" before a JWT's eyJ), the
+// value read up to the redaction's end or into it. 0 for any other value.
+func hiddenTail(v string, start, end int) int {
+	i := strings.Index(v[start:end], RedactedToken[:len(RedactedToken)-1])
+	if i <= 0 {
+		return 0
+	}
+	k := start + i
+	head := v[start:k]
+	for len(head) > 0 && head[0] == '%' {
+		// An escape the reading began with ("%20", "%22", a "%25" decoded
+		// to "%") is no piece of the secret.
+		head = head[1:]
+		for n := 0; n < 2 && len(head) > 0 && isHex(head[0]); n++ {
+			head = head[1:]
+		}
+	}
+	if head != "" && strings.IndexFunc(head, func(r rune) bool { return r <= ' ' || strings.ContainsRune(valueEnds, r) }) < 0 &&
+		!sentenceWord(head) && !placeholder(head) && strings.HasPrefix(v[k:], RedactedToken) {
+		return k
+	}
+	return 0
+}
+
+// valueEnds are the bytes that end a value or begin a structure around
+// it: a head holding one is not a piece of a single secret.
+const valueEnds = "\"',:;=&|{}[]()<>\\/"
+
 // contextPassPlain is contextPass without encodedRuns: for text that is
 // itself the decoding of a run.
 func contextPassPlain(s string) (string, bool) {
@@ -1845,13 +1941,17 @@ func jwkMembers(v string) []ctxSpan {
 
 // protocolAuth: a protocol's AUTH verb in a transcript (Redis' AUTH
 // [user] secret, SMTP's AUTH PLAIN/LOGIN data): the last word on its line,
-// unless that is a mechanism's name (EHLO's "250-AUTH PLAIN LOGIN").
+// unless that is a mechanism's name (EHLO's "250-AUTH PLAIN LOGIN") or a
+// plain word ("AUTH failed"). Typed at a prompt ("127.0.0.1:6379> AUTH"),
+// the last word is the secret whatever it looks like.
 func protocolAuth(v string) []ctxSpan {
 	var out []ctxSpan
 	for i := range after(v, "AUTH ") {
-		if at := i - len("AUTH "); at > 0 && ctxKeyByte(v[at-1]) {
+		at := i - len("AUTH ")
+		if at > 0 && ctxKeyByte(v[at-1]) {
 			continue
 		}
+		prompted := at >= 2 && v[at-2:at] == "> "
 		le := strings.IndexByte(v[i:], '\n')
 		if le < 0 {
 			le = len(v) - i
@@ -1861,13 +1961,48 @@ func protocolAuth(v string) []ctxSpan {
 			continue
 		}
 		last := words[len(words)-1]
-		if enumLike(last) && casedAsWords(last) && !camelNoise(last) || placeholder(last) {
+		if prompted {
+			last = words[min(len(words), 2)-1] // Redis: AUTH [username] password
+		}
+		if placeholder(last) || !prompted && (saslMechanism(last) || sentenceWord(last)) {
 			continue
 		}
 		s := i + strings.LastIndex(v[i:i+le], last)
 		out = append(out, ctxSpan{s, s + len(last)})
 	}
 	return out
+}
+
+// saslMechanism reports whether s has a SASL mechanism name's shape (RFC
+// 4422, section 3.1: 1 to 20 upper-case letters, digits, '-' and '_') as
+// registered names use it: each part letters then digits (PLAIN, CRAM-MD5,
+// SCRAM-SHA-256, GS2-KRB5), a single part ending in one digit at most
+// (XOAUTH2). An upper-case token with digits inside ("HUNTER22X",
+// "A1B2C3D4") is no mechanism's name.
+func saslMechanism(s string) bool {
+	if s == "" || len(s) > 20 {
+		return false
+	}
+	single := !strings.Contains(s, "-")
+	for part := range strings.SplitSeq(s, "-") {
+		d := len(strings.TrimRight(part, "0123456789"))
+		if part == "" || d == 0 && single || single && len(part)-d > 1 {
+			return false
+		}
+		for i := 0; i < d; i++ {
+			if !isUpper(part[i]) && part[i] != '_' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sentenceWord reports whether s is one word of letters as a sentence has
+// it, lower case or capitalised, up to 20 letters ("failed", "Required"):
+// not a camel-cased run ("AhurpkiNul"), which a password can be.
+func sentenceWord(s string) bool {
+	return commonWord(s) || s != "" && isUpper(s[0]) && commonWord(s[1:])
 }
 
 // echoedIntoLogin: echo SECRET | a command that reads a password on its

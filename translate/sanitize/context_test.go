@@ -91,6 +91,15 @@ func TestSeedLeaksPinned(t *testing.T) {
 			secret: "YWxpY2U6", keep: "accept"},
 		{in: "login rejected with password ZFmmhMycvs for app", secret: "ZFmmhMycvs", keep: " for app"},
 		{in: "redis.exceptions.ConnectionError: redis://:1#FfLylCs4a37HX9y6LGt@cache:6379/0", secret: "FfLylCs4", keep: "@cache:6379/0"},
+		// Seed 2042: a camel-cased password typed at redis-cli's prompt.
+		{in: "> AUTH AhurpkiNul\n(error) WRONGPASS invalid username-password pair", secret: "AhurpkiNul", keep: "WRONGPASS"},
+		{in: "AUTH AhurpkiNul9\n-ERR invalid password", secret: "AhurpkiNul9", keep: "-ERR invalid password"},
+		{in: "AUTH HUNTER22X9\n-ERR invalid password", secret: "HUNTER22X9", keep: "-ERR invalid password"},
+		{in: "AUTH A1B2C3D4E5\n-ERR invalid password", secret: "A1B2C3D4E5", keep: "-ERR invalid password"},
+		// Seed 2139: a JWT's eyJ inside a psk; the first layer redacts from
+		// there, the second the head it left.
+		{in: "network=%7B%0A%20ssid=%22office%22%0A%20psk=%220nKSg2FtJwYk%2AeyJjefPW%22%0A%7D", secret: "0nKSg2FtJwYk", keep: "ssid=%22office%22"},
+		{in: "network={\n ssid=\"office\"\n psk=\"0nKSg2FtJwYk*eyJjefPW\"\n}", secret: "0nKSg2FtJwYk", keep: "\"\n}"},
 	} {
 		out := Text(c.in, 1<<20)
 		if strings.Contains(out, c.secret) {
@@ -100,7 +109,9 @@ func TestSeedLeaksPinned(t *testing.T) {
 			t.Errorf("%q lost %q: %q", c.in, c.keep, out)
 		}
 	}
-	for _, s := range []string{"Authorization: missing in request", "authorization failed for user alice"} {
+	for _, s := range []string{"Authorization: missing in request", "authorization failed for user alice",
+		"250-AUTH PLAIN LOGIN", "AUTH LOGIN", "AUTH SCRAM-SHA-256", "AUTH SCRAM-SHA-256-PLUS", "AUTH XOAUTH2", "AUTH CRAM-MD5",
+		"AUTH GS2-KRB5", "-ERR AUTH failed", "AUTH Required"} {
 		if got := Text(s, 1<<20); got != s {
 			t.Errorf("%q changed: %q", s, got)
 		}

@@ -3,6 +3,7 @@ package sanitize
 import (
 	"encoding/base64"
 	"html"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -22,7 +23,18 @@ type view struct {
 	// rounds are the decodings one after another (the original first),
 	// the last being text; nil when nothing was decoded.
 	rounds []view
+	// changes are the positions in text where it differs from the reading
+	// it was made from (a decoded escape, a dropped ANSI remnant, a joined
+	// wrap), one per line at most: around reads only the lines near them.
+	changes []int
+	// gaps are where around put partGap between two parts, in order.
+	gaps []int
 }
+
+// partGap separates around's parts: a blank line. A finding that reads
+// across it is cut there (original), never stretched over the text
+// between the parts.
+const partGap = "\n\n"
 
 // needsDecoding reports whether s holds anything decodedView would change.
 func needsDecoding(s string) bool {
@@ -96,26 +108,15 @@ func decodeOnce(v view) (view, bool) {
 	var b strings.Builder
 	var at posMapBuilder
 	started := false
+	var changes []int
 	start := func(i int) {
 		if !started {
 			started = true
 			b.Grow(len(s))
 			b.WriteString(s[:i])
-			for k := 0; k < i; {
-				if s[k] < 0x80 {
-					e := k + 1
-					for e < i && s[e] < 0x80 {
-						e++
-					}
-					at.copyFrom(v.at, k, e)
-					k = e
-					continue
-				}
-				_, n := utf8.DecodeRuneInString(s[k:i])
-				at.add(n, v.src(k), 0) // a character's bytes all map to its start
-				k += n
-			}
+			at.copyFrom(v.at, 0, i)
 		}
+		changes = changedAt(changes, b.String(), b.Len())
 	}
 	// emit writes str, decoded from s[src:].
 	emit := func(str string, src int) {
@@ -189,7 +190,8 @@ func decodeOnce(v view) (view, bool) {
 				continue
 			}
 			if started {
-				emit(s[i:i+n], i)
+				b.WriteString(s[i : i+n])
+				at.copyFrom(v.at, i, i+n)
 			}
 			i += n
 			continue
@@ -202,7 +204,16 @@ func decodeOnce(v view) (view, bool) {
 	if !started {
 		return v, false
 	}
-	return view{text: b.String(), at: at.done(v.src(len(s)))}, true
+	return view{text: b.String(), at: at.done(v.src(len(s))), changes: changes}, true
+}
+
+// changedAt appends p, a change at out[p], to changes unless the last one
+// is on the same line.
+func changedAt(changes []int, out string, p int) []int {
+	if n := len(changes); n > 0 && strings.IndexByte(out[changes[n-1]:p], '\n') < 0 {
+		return changes
+	}
+	return append(changes, p)
 }
 
 var jsonEscaped = map[byte]string{'n': "\n", 'r': "\r", 't': "\t", '"': `"`, '\\': `\`, '/': "/"}
@@ -258,8 +269,16 @@ func decodeBase64(t string) ([]byte, bool) {
 }
 
 // original appends to out the spans of v as spans of the original text.
+// A span across one of around's gaps is cut at it: the original text
+// between two parts was not in this reading, and is not redacted.
 func (v view) original(spans []ctxSpan, out []ctxSpan) []ctxSpan {
 	for _, sp := range spans {
+		for k := sort.SearchInts(v.gaps, sp.start); k < len(v.gaps) && v.gaps[k]+len(partGap) < sp.end; k++ {
+			if g := v.gaps[k]; g > sp.start {
+				out = append(out, ctxSpan{v.at.at(sp.start), v.at.at(g)})
+			}
+			sp.start = v.gaps[k] + len(partGap)
+		}
 		out = append(out, ctxSpan{v.at.at(sp.start), v.at.at(sp.end)})
 	}
 	return out
@@ -325,10 +344,92 @@ func (v view) joinWraps() (view, bool) {
 	b.Grow(len(s))
 	var at posMapBuilder
 	last := 0
-	for _, w := range append(wraps, len(s)) {
+	var changes []int
+	for _, w := range wraps {
 		b.WriteString(s[last:w])
 		at.copyFrom(v.at, last, w)
+		changes = changedAt(changes, b.String(), b.Len())
 		last = w + 1
 	}
-	return view{text: b.String(), at: at.done(v.src(len(s)))}, true
+	b.WriteString(s[last:])
+	at.copyFrom(v.at, last, len(s))
+	return view{text: b.String(), at: at.done(v.src(len(s))), changes: changes}, true
+}
+
+// aroundLines is how many lines before and after a change a decoded
+// reading keeps: a key and its value, a command and its prompt lie on one
+// line or on two beside each other. Measured on 18,000 texts (the secrets
+// corpus, fresh formats, their random concatenations): none leaked with
+// 1, which found what 2 found; 0 leaked two.
+const aroundLines = 1
+
+// around is v cut to the lines near its changes, the rest of the text
+// having been read already in the reading v was made from: a secret found
+// only in v holds a change or sits beside one. The parts are joined by
+// partGap, and map back to the original through v's map. Most of the
+// text near a change is read whole (the copy would cost what it saves).
+//
+// With nextWord, the part ends after the first word of the line that
+// follows instead (after is then 0).
+func (v view) around(before, after int, nextWord bool) view {
+	s := v.text
+	var parts [][2]int
+	for _, p := range v.changes {
+		from, to := linesBefore(s, p, before), linesAfter(s, p, after)
+		if nextWord && to < len(s) {
+			to = wordEnd(s, to+1)
+		}
+		if n := len(parts); n > 0 && from <= parts[n-1][1]+1 {
+			parts[n-1][1] = max(parts[n-1][1], to)
+			continue
+		}
+		parts = append(parts, [2]int{from, to})
+	}
+	kept := 0
+	for _, pt := range parts {
+		kept += pt[1] - pt[0]
+	}
+	if len(parts) == 0 || kept*4 >= len(s)*3 {
+		return v
+	}
+	var b strings.Builder
+	b.Grow(kept + len(partGap)*len(parts))
+	var at posMapBuilder
+	gaps := make([]int, 0, len(parts)-1)
+	for k, pt := range parts {
+		if k > 0 {
+			gaps = append(gaps, b.Len())
+			b.WriteString(partGap)
+			at.add(len(partGap), v.src(parts[k-1][1]), 0)
+		}
+		b.WriteString(s[pt[0]:pt[1]])
+		at.copyFrom(v.at, pt[0], pt[1])
+	}
+	return view{text: b.String(), at: at.done(v.src(parts[len(parts)-1][1])), gaps: gaps}
+}
+
+// linesBefore is the start of the line n lines before the one holding s[p].
+func linesBefore(s string, p, n int) int {
+	from := strings.LastIndexByte(s[:p], '\n') + 1
+	for ; n > 0 && from > 0; n-- {
+		from = strings.LastIndexByte(s[:from-1], '\n') + 1
+	}
+	return from
+}
+
+// linesAfter is the end (its line break excluded) of the line n lines after
+// the one holding s[p].
+func linesAfter(s string, p, n int) int {
+	to := len(s)
+	if e := strings.IndexByte(s[p:], '\n'); e >= 0 {
+		to = p + e
+	}
+	for ; n > 0 && to < len(s); n-- {
+		if e := strings.IndexByte(s[to+1:], '\n'); e >= 0 {
+			to += 1 + e
+		} else {
+			to = len(s)
+		}
+	}
+	return to
 }

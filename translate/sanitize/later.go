@@ -545,7 +545,7 @@ func collectLater(view string, sc *scratch, rec *passRec, rlen int) []candidate 
 			}
 			cands = cands[:from]
 		}
-		cands, _, _ = rs.collectHit(view, h, cands)
+		cands, _, _ = rs.collectHit(view, h, cands, nil)
 	}
 	return rs.alwaysCands(view, cands)
 }

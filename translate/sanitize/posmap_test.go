@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -50,5 +51,83 @@ func TestPosMapAgainstSlots(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestAroundKeepsTheLinesNearChanges: a later reading cut to its changes
+// keeps, for every change, the lines the window promises, each byte mapped
+// to the original byte it was read from; and on text whose decoding
+// changes little it reads far less than the whole.
+func TestAroundKeepsTheLinesNearChanges(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	lines := []string{"plain words on a line", "key=%41%42%43 value", "a &amp; b", "token\\u0041xyz", "x", "", "café ünïcode"}
+	for round := 0; round < 500; round++ {
+		var parts []string
+		for range 1 + r.IntN(40) {
+			parts = append(parts, lines[r.IntN(len(lines))])
+		}
+		orig := strings.Join(parts, "\n")
+		v, changed := decodeOnce(view{text: orig})
+		if !changed {
+			continue
+		}
+		before, after := r.IntN(3), r.IntN(3)
+		w := v.around(before, after, false)
+		if w.text == v.text {
+			continue // most of the text is near a change: read whole
+		}
+		for _, p := range v.changes {
+			// The lines as strings.Split counts them.
+			all := strings.Split(v.text, "\n")
+			at := strings.Count(v.text[:p], "\n")
+			first, last := max(0, at-before), min(len(all)-1, at+after)
+			from := len(strings.Join(all[:first], "\n")) + min(first, 1)
+			want := strings.Join(all[first:last+1], "\n")
+			// The same lines may appear more than once: one of their
+			// copies must map byte for byte to them.
+			found := false
+			for i := 0; !found; i++ {
+				k := strings.Index(w.text[i:], want)
+				if k < 0 {
+					break
+				}
+				i += k
+				found = true
+				for b := range len(want) {
+					found = found && w.at.at(i+b) == v.at.at(from+b)
+				}
+			}
+			if !found {
+				t.Fatalf("round %d: lines %q around change %d not kept (mapped to where they were read) in %q", round, want, p, w.text)
+			}
+		}
+	}
+	in := benchInput(64 << 10)
+	v := decodedView(cleanFirst(in, &Report{}))
+	if w := v.around(aroundLines, aroundLines, false); len(w.text)*2 > len(v.text) {
+		t.Errorf("the bench text's decoding reads %d of %d bytes again; want under half", len(w.text), len(v.text))
+	}
+}
+
+// TestAroundSpansStopAtGaps: a span a reading of around's parts finds
+// across the gap between two parts maps to its two pieces in the
+// original, never to the unread text between them.
+func TestAroundSpansStopAtGaps(t *testing.T) {
+	far := strings.Repeat("plain line of words\n", 40)
+	orig := "key=%41%42\n" + far + "token=%43%44"
+	v, ok := decodeOnce(view{text: orig})
+	if !ok {
+		t.Fatal("nothing decoded")
+	}
+	w := v.around(0, 0, false)
+	if len(w.gaps) != 1 {
+		t.Fatalf("around(%q) = %q with gaps %v, want two parts", v.text, w.text, w.gaps)
+	}
+	g := w.gaps[0]
+	got := w.original([]ctxSpan{{4, g + len(partGap) + 6}}, nil)
+	tok := strings.Index(orig, "token=")
+	want := []ctxSpan{{4, strings.Index(orig, "\n")}, {tok, tok + 6}}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("a span across the gap of %q maps to %v, want %v", w.text, got, want)
 	}
 }

@@ -419,6 +419,27 @@ type scratch struct {
 	moved []hitMove
 	// w is the keyword pass's (keywordDFA.findWalks)
 	w walks
+	// runs is collectHits' memo of secret runs, one per rule
+	runs []runEnd
+}
+
+// memoHits is how many keyword hits a text needs before collectHits
+// remembers the runs of secret bytes it reads: with few hits, clearing a
+// memo per rule would cost more than reading the runs again.
+const memoHits = 64
+
+// secretRuns is the cleared memo of one per rule of rs for a text of hits
+// keyword hits, or nil when there are too few of them.
+func (sc *scratch) secretRuns(rs *ruleSet, hits int) []runEnd {
+	if hits < memoHits {
+		return nil
+	}
+	if len(sc.runs) < len(rs.rules) {
+		sc.runs = make([]runEnd, len(rs.rules))
+	}
+	sc.runs = sc.runs[:len(rs.rules)]
+	clear(sc.runs)
+	return sc.runs
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}

@@ -232,3 +232,43 @@ func checkRedactFilter(t *testing.T, s string) {
 		t.Fatalf("redactFilter(%q, nil) = %q %v %v %v, two steps %q %v %v %v", s, got, gred, gst, grm, want, red, st, rm)
 	}
 }
+
+// The second layer's word checks (its quick reject's and plainProseSecret's)
+// answer as the plain loops they replaced, on the differential texts and
+// on texts made of the words themselves, cut, in mixed case, against the
+// bytes that end or continue a key run.
+func TestWordChecksMatchReference(t *testing.T) {
+	var pieces []string
+	for _, w := range transcriptWords {
+		pieces = append(pieces, w, strings.ToUpper(w), w[:len(w)-1], w[1:])
+	}
+	for _, w := range credentialWords {
+		pieces = append(pieces, w.word, strings.ToUpper(w.word[:1])+w.word[1:], w.word[:2], w.word[2:])
+	}
+	pieces = append(pieces, " ", "_", "-", ".", "7", "Z", "x", "é", "\n", ":", "=", "`", "@", "[", "{")
+	texts := diffTexts(1000)
+	rng := rand.New(rand.NewSource(29))
+	for n := 0; n < 50000; n++ {
+		var sb strings.Builder
+		for k := rng.Intn(6); k >= 0; k-- {
+			sb.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		texts = append(texts, sb.String())
+	}
+	found := [2]int{}
+	for _, s := range texts {
+		if got, want := hasTranscriptWord(s), hasTranscriptWordRef(s); got != want {
+			t.Fatalf("hasTranscriptWord(%q) = %v, reference %v", s, got, want)
+		} else if got {
+			found[0]++
+		}
+		if got, want := hasCredentialWord(s), hasCredentialWordRef(s); got != want {
+			t.Fatalf("hasCredentialWord(%q) = %v, reference %v", s, got, want)
+		} else if got {
+			found[1]++
+		}
+	}
+	if found[0] < 1000 || found[1] < 1000 || len(texts)-found[0] < 1000 || len(texts)-found[1] < 1000 {
+		t.Fatalf("of %d texts, %d hold a transcript word and %d a credential word: too few of either side", len(texts), found[0], found[1])
+	}
+}

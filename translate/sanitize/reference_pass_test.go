@@ -193,7 +193,7 @@ func candidatesRef(rs *ruleSet, view string, sc *scratch) []candidate {
 				cands = r.starts(view, pos, rs.keywords[h.kw], c, cands)
 				continue
 			case kindAssign:
-				rc, ok := r.assignEnd(view, pos, new(int))
+				rc, ok := r.assignEnd(view, pos, new(int), nil)
 				if !ok {
 					continue
 				}
@@ -248,6 +248,7 @@ func runRef(r *leakRule, view string, cands []candidate, global []allowlist, han
 		return out
 	}
 	prevEnd, last := 0, -1
+	var rm runMemo
 	for k := 0; k < len(cands); k++ {
 		c := cands[k]
 		if c.pos < prevEnd || c.pos == last {
@@ -255,7 +256,7 @@ func runRef(r *leakRule, view string, cands []candidate, global []allowlist, han
 		}
 		last = c.pos
 		if skipCovered {
-			if n := r.coveredRun(view, cands[k:], hand, prevEnd); n > 0 {
+			if n := r.coveredRun(view, cands[k:], hand, prevEnd, &rm); n > 0 {
 				k += n - 1
 				continue
 			}

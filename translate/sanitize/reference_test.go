@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"fmt"
+	"iter"
 	"strings"
 	"unicode/utf8"
 )
@@ -433,4 +434,53 @@ func (o *filterRefOut) hasSuffix(m string, fold bool) bool {
 		return hasSuffixFold(o.buf, m, fold)
 	}
 	return hasSuffixFold(o.s[:o.n], m, fold)
+}
+
+// foldWordsAtRef yields, in one scan of s, each word start i where words[n]
+// (any ASCII case) begins, as (n, i). A word start is a byte after none of
+// a key's bytes.
+func foldWordsAtRef(s string, ix *foldIndex) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for i := 0; i < len(s); {
+			for _, n := range ix.first[lower(s[i])] {
+				if hasFoldPrefix(s[i:], ix.words[n]) {
+					if !yield(n, i) {
+						return
+					}
+				}
+			}
+			// The rest of a key run starts no word.
+			if !ctxKeyByte(s[i]) {
+				i++
+				continue
+			}
+			for i++; i < len(s) && ctxKeyByte(s[i]); i++ {
+			}
+		}
+	}
+}
+
+// hasTranscriptWordRef is hasTranscriptWord as it was: every word start
+// tries the words of its first byte.
+func hasTranscriptWordRef(s string) bool {
+	for range foldWordsAtRef(s, transcriptWordIndex) {
+		return true
+	}
+	return false
+}
+
+// hasCredentialWordRef is hasCredentialWord as it was: the three bytes at
+// each position lowered and looked up, then every credential word tried.
+func hasCredentialWordRef(s string) bool {
+	for i := 0; i+3 <= len(s); i++ {
+		if a, b, c := lower(s[i])-'a', lower(s[i+1])-'a', lower(s[i+2])-'a'; a >= 26 || b >= 26 || c >= 26 {
+			continue
+		}
+		for _, w := range credentialWords {
+			if hasFoldPrefix(s[i:], w.word) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -507,10 +507,11 @@ func tied(cands []candidate) bool {
 func (rs *ruleSet) collectHits(view string, sc *scratch) []candidate {
 	cands := rs.litHits(sc, sc.cands[:0])
 	rec := sc.rec
+	runs := sc.secretRuns(rs, len(sc.hits))
 	for _, h := range sc.hits {
 		from := len(cands)
 		var lo, hi int
-		cands, lo, hi = rs.collectHit(view, h, cands)
+		cands, lo, hi = rs.collectHit(view, h, cands, runs)
 		if rec != nil {
 			rec.reads = append(rec.reads, hitRead{int32(from), int32(len(cands)), lo, hi})
 		}
@@ -551,7 +552,10 @@ func (rs *ruleSet) alwaysCands(view string, cands []candidate) []candidate {
 // change (a read past its end), and lo below 0 when an anchor put a start
 // before the text. Every position a check compares with len(view) is
 // below hi.
-func (rs *ruleSet) collectHit(view string, h kwHit, cands []candidate) (_ []candidate, lo, hi int) {
+//
+// runs, when not nil, holds per rule the last run of its secret's bytes
+// assignEnd read (see runMemo).
+func (rs *ruleSet) collectHit(view string, h kwHit, cands []candidate, runs []runEnd) (_ []candidate, lo, hi int) {
 	pos := int(h.pos)
 	kw := rs.keywords[h.kw]
 	kwLen := len(kw)
@@ -571,7 +575,11 @@ func (rs *ruleSet) collectHit(view string, h kwHit, cands []candidate) (_ []cand
 			}
 			continue
 		case kindAssign:
-			rc, ok := r.assignEnd(view, pos, &hi)
+			var memo *runEnd
+			if runs != nil {
+				memo = &runs[ri]
+			}
+			rc, ok := r.assignEnd(view, pos, &hi, memo)
 			if !ok {
 				continue
 			}
@@ -736,6 +744,7 @@ func (r *leakRule) run(view string, cands []candidate, global []allowlist, hand,
 	}
 	// Anchored: one match after another, as FindAll finds them.
 	prevEnd, last := 0, -1
+	var rm runMemo
 	for k := 0; k < len(cands); k++ {
 		c := cands[k]
 		if c.pos < prevEnd || c.pos == last {
@@ -743,7 +752,7 @@ func (r *leakRule) run(view string, cands []candidate, global []allowlist, hand,
 		}
 		last = c.pos
 		if skipCovered {
-			if n := r.coveredRun(view, cands[k:], hand, prevEnd); n > 0 {
+			if n := r.coveredRun(view, cands[k:], hand, prevEnd, &rm); n > 0 {
 				k += n - 1
 				continue
 			}

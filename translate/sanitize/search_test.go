@@ -74,3 +74,41 @@ func TestMnemonicBound(t *testing.T) {
 		t.Fatalf("only %d stretches of 12 words: the texts do not test the bound", stretches)
 	}
 }
+
+// TestRunMemoAgainstScans holds runEnd, the memo covered widens through,
+// to the byte scans it replaces, over random texts of token and other
+// bytes and positions visited mostly in order, as candidates are.
+func TestRunMemoAgainstScans(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	const alphabet = "ab-+/=_.:@ \n%"
+	for round := 0; round < 2000; round++ {
+		b := make([]byte, r.IntN(80))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		s := string(b)
+		var m runMemo
+		p := 0
+		for range 20 {
+			if r.IntN(5) == 0 {
+				p = r.IntN(len(s) + 1) // now and then, back
+			} else {
+				p = min(len(s), p+r.IntN(6))
+			}
+			wantEnd := p
+			for wantEnd < len(s) && tokenTable[s[wantEnd]] {
+				wantEnd++
+			}
+			wantStart := p
+			for wantStart > 0 && widenLeft(s[wantStart-1]) {
+				wantStart--
+			}
+			if got := m.token.end(s, p, &tokenTable); got != wantEnd {
+				t.Fatalf("round %d: end(%q, %d) = %d, want %d", round, s, p, got, wantEnd)
+			}
+			if got := m.left.start(s, p); got != wantStart {
+				t.Fatalf("round %d: start(%q, %d) = %d, want %d", round, s, p, got, wantStart)
+			}
+		}
+	}
+}
