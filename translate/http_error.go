@@ -21,7 +21,7 @@ func decodeHTTPError(m *model, h *errsvcv1.HttpError) error {
 	if d := m.detail; d != nil {
 		delete(d.Fields, "provider") // there is none: the generic family
 	}
-	readErrsvcLimit(m, h.GetHeaders())
+	readErrsvcLimit(m, h.GetHeaders(), false)
 	return nil
 }
 

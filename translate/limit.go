@@ -278,9 +278,17 @@ func (r *limitRoom) num(n uint64, i int) *structpb.Value {
 // request's), in the leased model's room.
 func withLimit(m *model, d *structpb.Struct, l *limitFacts, decision string) *structpb.Struct {
 	r := m.limitRoom()
-	fields := m.fieldsMap(limitDetailFields, len(d.GetFields())+1)
-	for k, v := range d.GetFields() {
-		fields[k] = v
+	var fields map[string]*structpb.Value
+	if d != nil && d == &m.store.provider.detail {
+		// The provider answer's detail is the model's own, built for this
+		// translation and read by nothing before the encoders: the limit
+		// member goes into its map, not into a copy of it.
+		fields = d.Fields
+	} else {
+		fields = m.fieldsMap(limitDetailFields, len(d.GetFields())+1)
+		for k, v := range d.GetFields() {
+			fields[k] = v
+		}
 	}
 	lf := m.fieldsMap(limitFields, 8)
 	lf["kind"] = r.str(l.kind)
@@ -425,6 +433,9 @@ func limitHeaders(m *model, h map[string]string) {
 // even one its kind derives: the status alone does not say it (Labby's
 // quota_exceeded is a 413); http_error reads it back (readErrsvcLimit).
 const headerLimit = "Errsvc-Limit"
+
+// headerLimitFolded is headerLimit folded to lower case.
+const headerLimitFolded = "errsvc-limit"
 
 // errsvcLimitValue is headerLimit's value.
 func errsvcLimitValue(m *model, l *limitFacts) string {
@@ -606,12 +617,19 @@ func resetText(m *model) string {
 // capacity 503 says less); the counts stay the ones RateLimit and the
 // x-ratelimit-* headers gave. A value that is not the Dictionary errsvc
 // writes is ignored, with a note.
-func readErrsvcLimit(m *model, headers map[string]string) {
+func readErrsvcLimit(m *model, headers map[string]string, folded bool) {
 	var v string
-	for k, hv := range headers {
-		if len(k) == len(headerLimit) && strings.EqualFold(k, headerLimit) {
-			v = hv
-			break
+	if folded {
+		// Every name is lower case ASCII: the only one that folds to
+		// Errsvc-Limit is its lower case spelling, so one lookup finds
+		// what the walk below would.
+		v = headers[headerLimitFolded]
+	} else {
+		for k, hv := range headers {
+			if len(k) == len(headerLimit) && strings.EqualFold(k, headerLimit) {
+				v = hv
+				break
+			}
 		}
 	}
 	if v == "" {

@@ -88,7 +88,7 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 	// An answer errsvc wrote (openai_error, anthropic_error, google_error)
 	// carries the whole facet in Errsvc-Limit: kind, scope and reset read
 	// back as they were, not as the provider's own headers narrow them.
-	readErrsvcLimit(m, p.GetHeaders())
+	readErrsvcLimit(m, p.GetHeaders(), r.HeadersFolded)
 	if r.AfterOutput {
 		afterOutput(m)
 	}

@@ -1,6 +1,8 @@
 package translate
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,5 +54,32 @@ func TestErrorInfoReason(t *testing.T) {
 	long := errorInfoReason(string(make([]byte, 200)) + "x")
 	if len(long) > 63 {
 		t.Errorf("reason of %d characters", len(long))
+	}
+}
+
+// TestErrorInfoBytesAreProtoMarshal holds appendErrorInfo's hand-written
+// tags and lengths to a deterministic proto.Marshal of the same message,
+// byte for byte: short and long values (one- and two-byte lengths, a map
+// entry either side of 128 bytes), empty values left out, keys in order.
+func TestErrorInfoBytesAreProtoMarshal(t *testing.T) {
+	keys := []string{"agentCode", "class", "kind", "limitDimension", "limitKind", "limitResetAt", "limitScope", "originalTerm", "producerStatus", "providerCode", "retry"}
+	lengths := []int{0, 1, 12, 100, 110, 113, 114, 115, 116, 126, 127, 128, 129, 200, 300, 16500}
+	for i := range 200 {
+		md := make([][2]string, len(keys))
+		want := &errdetails.ErrorInfo{Reason: strings.Repeat("R", lengths[1+i%(len(lengths)-1)]), Domain: ErrorInfoDomain, Metadata: map[string]string{}}
+		for j, k := range keys {
+			v := strings.Repeat(string(rune('a'+j)), lengths[(i*7+j*3)%len(lengths)])
+			md[j] = [2]string{k, v}
+			if v != "" {
+				want.Metadata[k] = v
+			}
+		}
+		wantBytes, err := proto.MarshalOptions{Deterministic: true}.Marshal(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendErrorInfo(nil, want.Reason, want.Domain, md); !bytes.Equal(got, wantBytes) {
+			t.Fatalf("case %d: appendErrorInfo differs from proto.Marshal:\n got %x\nwant %x", i, got, wantBytes)
+		}
 	}
 }

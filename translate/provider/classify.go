@@ -99,6 +99,11 @@ type Result struct {
 	// Limit is the limit facet (limit.go), nil when the answer is not a
 	// limit.
 	Limit *Limit
+	// HeadersFolded says every name in Answer.Headers is its own fold
+	// (lower case ASCII, no surrounding blank), as the classifier found
+	// when it read them: a caller looks a header up by its folded name
+	// then, without walking the map for another spelling.
+	HeadersFolded bool
 }
 
 // Room is storage a caller lends Classify (Answer.Room) for one Result.
@@ -164,6 +169,9 @@ func classify(a Answer, find errorFinder) Result {
 		Stream:      found.stream && inBand,
 		InBody:      inBand && !found.stream,
 		AfterOutput: found.afterOutput && inBand,
+		// newHeaders keeps the caller's map only when every name is
+		// folded.
+		HeadersFolded: h.folded == nil,
 	}
 	if res.Code == "" {
 		res.Code = primaryCode(&obj)
