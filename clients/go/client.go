@@ -15,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/errsvc/errsvc/codec"
+	"github.com/errsvc/errsvc/internal/clientconn"
 	"sync"
 	"time"
 
@@ -139,10 +140,10 @@ func Dial(target string, opts ...Option) (*Client, error) {
 	}
 	// codec.Client decodes answers with generated code instead of
 	// reflection: the same bytes on the wire, a fraction of the CPU.
-	dialOpts := []grpc.DialOption{
+	dialOpts := append([]grpc.DialOption{
 		grpc.WithTransportCredentials(o.creds),
 		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(codec.Client)),
-	}
+	}, clientconn.Windows()...)
 	if o.maxAttempts >= 2 {
 		dialOpts = append(dialOpts, grpc.WithDefaultServiceConfig(
 			serviceConfig(o.maxAttempts, o.initialBackoff, o.maxBackoff)))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -624,7 +625,8 @@ func render(rf reportFiles, res Results) (string, string) {
 	p("- **Storm path** (`f` gRPC, `g` REST): a rate-limit storm, %d requests in 10 repeat one of the four bodies byte for byte\n", floors.StormHotShare)
 	p("  (a fleet's identical 429s), the tenth is distinct.\n")
 	p("- gRPC load: `bench/cmd/loadgen`, a harness on grpc-go's client: a fixed number of workers, each with one\n")
-	p("  call in flight, sharing 4 connections, with the codec of errsvc's Go SDK (`codec.Client`); latency of every\n")
+	p("  call in flight, sharing 4 connections, with the codec and the static flow-control windows of errsvc's Go SDK\n")
+	p("  (`codec.Client`, `internal/clientconn`: no BDP ping after each answer); latency of every\n")
 	p("  call in an HDR histogram (hdrhistogram-go, µs, 3 significant digits). It profiles itself alongside the server.\n")
 	p("  Each request is built when it is sent, sharing its source message with the others and owning only its context,\n")
 	p("  and encoded by the call, as a caller does; the harness keeps no 80 MiB pool of decoded requests for its\n")
@@ -760,6 +762,28 @@ func render(rf reportFiles, res Results) (string, string) {
 		p("The two detection layers, each alone on the same 64 KiB: the first (the secret rules, the filter, redacted\n")
 		p("until stable) %.0f µs (%.0f MB/s), the second (credential context, transcripts, shapes and bare tokens on every\n", first1.ns/1000, first1.mbs)
 		p("decoded and unwrapped reading, `translate/sanitize/context.go`) %.0f µs (%.0f MB/s); 200 MB/s allows %.0f µs in all.\n\n", second.ns/1000, second.mbs, 65536/200.0)
+	}
+	// Hostile repetition: one credential head repeated over an evidence
+	// string's window, every keyword hit inside one long token.
+	type repeated struct {
+		head string
+		b    coreBench
+	}
+	var reps []repeated
+	for name, b := range core {
+		if head, ok := strings.CutPrefix(name, "BenchmarkTextRepeated/"); ok {
+			reps = append(reps, repeated{head, b})
+		}
+	}
+	if len(reps) > 0 {
+		slices.SortFunc(reps, func(a, b repeated) int { return cmp.Compare(a.b.mbs, b.b.mbs) })
+		var parts []string
+		for _, r := range reps[:min(3, len(reps))] {
+			parts = append(parts, fmt.Sprintf("`%s` %.1f MB/s (%.1f ms)", strings.TrimSpace(r.head), r.b.mbs, r.b.ns/1e6))
+		}
+		p("Hostile repetition (`BenchmarkTextRepeated`: one 32 KiB evidence window of one credential's head repeated, every\n")
+		p("keyword hit inside one long token), the slowest of %d heads: %s; the rest %.0f MB/s or more.\n\n",
+			len(reps), strings.Join(parts, ", "), reps[min(3, len(reps)-1)].b.mbs)
 	}
 	if whole, ok := core["BenchmarkText64KiB"]; ok && okFirst && whole.mbs < 200 {
 		// The measured split of a miss: the first pass against the passes

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"github.com/errsvc/errsvc/bench/internal/floors"
 	"github.com/errsvc/errsvc/codec"
+	"github.com/errsvc/errsvc/internal/clientconn"
 	"io"
 	"net"
 	"net/http"
@@ -200,9 +201,10 @@ func runCmd(args []string) error {
 	}
 	conns := make([]*grpc.ClientConn, cfg.conns)
 	for i := range conns {
-		// The codec of errsvc's Go SDK (clients/go), as a Go caller gets it.
-		c, err := grpc.NewClient(cfg.grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-			grpc.WithDefaultCallOptions(grpc.ForceCodecV2(codec.Client)))
+		// The codec and windows of errsvc's Go SDK (clients/go), as a Go
+		// caller gets them.
+		c, err := grpc.NewClient(cfg.grpcAddr, append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithDefaultCallOptions(grpc.ForceCodecV2(codec.Client))}, clientconn.Windows()...)...)
 		if err != nil {
 			return err
 		}
