@@ -48,8 +48,10 @@ func zeros(t *testing.T, prefix string, n int) []byte {
 // A gzip bomb (a quarter of a MiB inflating to 256 MiB) on every transport
 // of the binary at its defaults: REST, Connect, gRPC-Web and native gRPC
 // each stop inflating at the size limit. Measured per transport: the CPU
-// the server spent per bomb (at most 0.1 s) and its peak RSS growth (at
-// most 128 MiB), four bombs each.
+// the server spent per bomb (at most 0.15 s: inflating all 256 MiB costs
+// several times that, and a CI machine under load once measured 102 ms
+// for a stopped one, in 10 ms ticks) and its peak RSS growth (at most
+// 128 MiB), four bombs each.
 func TestHostileGzipBombsOnEveryTransport(t *testing.T) {
 	const inflated, bombs = 256 << 20, 4
 	json := zeros(t, `{"labby_error":{"kind":"x","message":"`, inflated)
@@ -113,8 +115,8 @@ func TestHostileGzipBombsOnEveryTransport(t *testing.T) {
 			cpu := (p.cpuTime(t) - cpu0) / bombs
 			growth := (p.kib(t, "VmHWM") - base) / 1024
 			t.Logf("%s: %d bombs of %d MiB: %.0f ms CPU each, peak RSS +%d MiB; answer %q", c.name, bombs, inflated>>20, float64(cpu)/float64(time.Millisecond), growth, answers[0])
-			if cpu > 100*time.Millisecond {
-				t.Errorf("%s: a bomb cost %v of CPU, want at most 100 ms", c.name, cpu)
+			if cpu > 150*time.Millisecond {
+				t.Errorf("%s: a bomb cost %v of CPU, want at most 150 ms", c.name, cpu)
 			}
 			if growth > 128 {
 				t.Errorf("%s: RSS grew by %d MiB, want at most 128", c.name, growth)
