@@ -633,11 +633,20 @@ func parseReset(w *waitInput, v string, absolute bool) (time.Time, bool) {
 // when only the clock is known: a reset is never counted from the clock,
 // so the facet never depends on when it was asked.
 func refNoClock(w *waitInput) (time.Time, bool) {
-	wasRead := w.clockRead
-	ref := w.reference()
-	clk := w.refIsClock
-	w.clockRead = wasRead
-	return ref, !clk
+	switch {
+	case w.refSet:
+		return w.ref, !w.refIsClock
+	case w.timeless:
+		return time.Time{}, false
+	}
+	// The clock is not read here: most answers have no Date, and a
+	// reference made now would be the clock only to be set aside.
+	t, ok := answerTime(w.h, w.receivedAt)
+	if ok {
+		w.ref, w.refSet = t, true // the reference reference() would make
+	}
+	w.timeless = !ok
+	return t, ok
 }
 
 // QuotaViolation is a google.rpc.QuotaFailure violation as a gRPC source

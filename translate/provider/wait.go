@@ -45,6 +45,9 @@ type waitInput struct {
 	// clockRead that a wait was computed from it, so the answer depends on
 	// when it was asked (Result.Clock).
 	refIsClock, clockRead bool
+	// timeless says the answer has no time of its own (answerTime), as
+	// refNoClock found before ref was made.
+	timeless bool
 }
 
 // reference is ref for a wait computed relative to it.
@@ -179,13 +182,8 @@ func normaliseSecs(secs float64) (uint32, bool) {
 // else clock, else the wall clock.
 // The second result says the reference is the clock.
 func referenceTime(h headers, receivedAt, now time.Time, clock func() time.Time) (time.Time, bool) {
-	if d := h.get("date"); d != "" {
-		if t, err := http.ParseTime(d); err == nil {
-			return t, false
-		}
-	}
-	if !receivedAt.IsZero() {
-		return receivedAt, false
+	if t, ok := answerTime(h, receivedAt); ok {
+		return t, false
 	}
 	if !now.IsZero() {
 		return now, true
@@ -194,6 +192,17 @@ func referenceTime(h headers, receivedAt, now time.Time, clock func() time.Time)
 		return clock(), true
 	}
 	return time.Now(), true
+}
+
+// answerTime is the answer's own time: its Date header, else ReceivedAt;
+// false when it has neither.
+func answerTime(h headers, receivedAt time.Time) (time.Time, bool) {
+	if d := h.get("date"); d != "" {
+		if t, err := http.ParseTime(d); err == nil {
+			return t, true
+		}
+	}
+	return receivedAt, !receivedAt.IsZero()
 }
 
 // parseDecimal reads a plain non-negative decimal, digits with at most one

@@ -123,10 +123,48 @@ func plainProseSecret(s string) bool {
 	return changed
 }
 
-// hasMnemonic reports whether s holds a run of 12 BIP-39 words.
+// hasMnemonic reports whether s holds a run of 12 BIP-39 words. Its
+// separators are counted first, cheapest, which rejects most short texts,
+// then mnemonicRoom looks for room for one. (Counting spaces alone missed
+// a mnemonic whose words are on lines of their own.)
 func hasMnemonic(s string) bool {
-	return strings.Count(s, " ") >= 11 && len(mnemonics(s)) > 0
+	return strings.Count(s, " ")+strings.Count(s, "\n") >= 11 && mnemonicRoom(s) && len(mnemonics(s)) > 0
 }
+
+// mnemonicMinBytes is the shortest stretch mnemonicStretches yields:
+// twelve three-letter words and the eleven spaces or line breaks between
+// them.
+const mnemonicMinBytes = 12*3 + 11
+
+// mnemonicRoom is hasMnemonic's quick reject: s holds a run of at least
+// mnemonicMinBytes lower-case letters, spaces and line breaks, as every
+// stretch does. Each window is read from its end, so a byte outside the
+// run skips the window's whole start. On the benchmarked provider answer's
+// 110-byte message it took hasMnemonic from 205 ns to 26 (on a machine
+// 1.4x slower than the reference): the provider translation 6% faster,
+// BenchmarkTextShort 17%.
+func mnemonicRoom(s string) bool {
+	for i := 0; i+mnemonicMinBytes <= len(s); {
+		j := i + mnemonicMinBytes - 1
+		for j >= i && mnemonicByte[s[j]] {
+			j--
+		}
+		if j < i {
+			return true
+		}
+		i = j + 1
+	}
+	return false
+}
+
+// mnemonicByte marks the bytes of a stretch: a-z, space and line break.
+var mnemonicByte = func() (t [256]bool) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+	}
+	t[' '], t['\n'] = true, true
+	return t
+}()
 
 // transcriptWords name the tools and protocols transcriptValues reads.
 var transcriptWords = []string{"sshpass", "redis-cli", "ldapsearch", "ldapwhoami", "ldapmodify", "mysql", "htpasswd", "sqlcmd",
@@ -1353,7 +1391,7 @@ func shapeSecrets(v string, sc viewScan) []ctxSpan {
 	var out []ctxSpan
 	out = append(out, pgpassLines(v)...)
 	out = append(out, byteArrays(v)...)
-	if sc.mnemonicWords >= 12 && strings.Count(v, " ") >= 11 {
+	if sc.mnemonicWords >= 12 {
 		out = append(out, mnemonics(v)...)
 	}
 	out = append(out, xmlSecrets(v)...)

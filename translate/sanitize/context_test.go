@@ -100,6 +100,9 @@ func TestSeedLeaksPinned(t *testing.T) {
 		// there, the second the head it left.
 		{in: "network=%7B%0A%20ssid=%22office%22%0A%20psk=%220nKSg2FtJwYk%2AeyJjefPW%22%0A%7D", secret: "0nKSg2FtJwYk", keep: "ssid=%22office%22"},
 		{in: "network={\n ssid=\"office\"\n psk=\"0nKSg2FtJwYk*eyJjefPW\"\n}", secret: "0nKSg2FtJwYk", keep: "\"\n}"},
+		// A mnemonic a word per line: a count of spaces skipped it.
+		{in: "recovery phrase:\nabandon\nability\nable\nabout\nabove\nabsent\nabsorb\nabstract\nabsurd\nabuse\naccess\naccident\n-- end",
+			secret: "absorb", keep: "recovery phrase:"},
 	} {
 		out := Text(c.in, 1<<20)
 		if strings.Contains(out, c.secret) {

@@ -42,10 +42,11 @@ func TestSearchesAgainstStrings(t *testing.T) {
 	}
 }
 
-// TestMnemonicBound holds scanView's bound to mnemonicStretches: over
-// random texts of BIP-39 words, other words and separators, every stretch
-// of candidate words it yields (its words counted again here) is at most
-// the bound, so a bound under 12 skips no mnemonic.
+// TestMnemonicBound holds scanView's bound and hasMnemonic's quick reject
+// (mnemonicRoom) to mnemonicStretches: over random texts of BIP-39 words,
+// other words and separators, every stretch of candidate words it yields
+// (its words counted again here) is at most the bound, so a bound under
+// 12 skips no mnemonic, and no text with a stretch is rejected.
 func TestMnemonicBound(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	pieces := []string{"abandon", "zoo", "ability", "able", "about", "above", "absent", "Able", "ab", "abandonment", "x1",
@@ -65,6 +66,9 @@ func TestMnemonicBound(t *testing.T) {
 		for from, to := range mnemonicStretches(v) {
 			stretches++
 			n := len(strings.Fields(v[from:to]))
+			if !mnemonicRoom(v) {
+				t.Fatalf("%q: mnemonicRoom rejects a text with the stretch %q", v, v[from:to])
+			}
 			if n > bound {
 				t.Fatalf("%q: a stretch of %d words (%q), bound %d", v, n, v[from:to], bound)
 			}
