@@ -141,7 +141,8 @@ const mnemonicMinBytes = 12*3 + 11
 // stretch does. Each window is read from its end, so a byte outside the
 // run skips the window's whole start. On the benchmarked provider answer's
 // 110-byte message it took hasMnemonic from 205 ns to 26 (on a machine
-// 1.4x slower than the reference): the provider translation 6% faster,
+// 1.4x slower than the reference): the provider translation 3.6% faster
+// (median of 8 interleaved runs, with the clock change of refNoClock),
 // BenchmarkTextShort 17%.
 func mnemonicRoom(s string) bool {
 	for i := 0; i+mnemonicMinBytes <= len(s); {
@@ -173,18 +174,18 @@ var transcriptWords = []string{"sshpass", "redis-cli", "ldapsearch", "ldapwhoami
 
 // hasTranscriptWord reports whether a transcript word begins, in any case,
 // at one of s's word starts: a byte after none of a key's bytes, or the
-// first of a run of them (the rest of a key run starts no word).
+// first of a run of them (the rest of a key run starts no word). Every
+// transcript word begins with a key's byte, so only bytes after a non-key
+// byte are tried: one pass, no inner loop over the key runs (186 to 120 ns
+// on the benchmarked 110-byte provider message; the provider translation
+// 1.4% faster, median of 8 interleaved runs).
 func hasTranscriptWord(s string) bool {
-	for i := 0; i < len(s); {
-		if transcriptHeadAt(s, i) && foldWordAt(s[i:], transcriptWordIndex) {
+	afterKey := false // s[i-1] is a key's byte: s[i] starts no word
+	for i := 0; i < len(s); i++ {
+		if !afterKey && transcriptHeadAt(s, i) && foldWordAt(s[i:], transcriptWordIndex) {
 			return true
 		}
-		if !ctxKeyByte(s[i]) {
-			i++
-			continue
-		}
-		for i++; i < len(s) && ctxKeyByte(s[i]); i++ {
-		}
+		afterKey = ctxKeyByte(s[i])
 	}
 	return false
 }
