@@ -902,7 +902,7 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 	case prose && !strong:
 		// "using secret 9f3c…": after a weaker word in prose, only a value
 		// no identifier has (a random token, or key material in hex).
-		if len(val) >= 16 && (highEntropyToken(val) || keyHex(val)) && !benignToken(v, start, val) {
+		if len(val) >= 16 && (entropyTokenOf(val, weakWordBits(len(val))) || keyHex(val)) && !benignToken(v, start, val) {
 			return ctxSpan{start, end}, true
 		}
 		return ctxSpan{}, false
@@ -1624,7 +1624,23 @@ func bareTokens(v string, runs []ctxSpan) []ctxSpan {
 // highEntropyToken: at least three of lower, upper, digit (and symbol) and
 // a Shannon entropy of at least 3.6 bits a byte (a random base62 token of
 // 24 bytes has about 4.3; English words joined by dashes about 3.3).
-func highEntropyToken(t string) bool {
+func highEntropyToken(t string) bool { return entropyTokenOf(t, 3.6) }
+
+// weakWordBits is the entropy a value after a weaker word in prose needs:
+// the word already says a secret may follow, so only the identifiers a
+// sentence names are to be told apart, and those score high anyway. A
+// random base62 token of 24 bytes falls below 3.6 bits about once in
+// 10,000 (a fresh corpus seed found "KaaH6urK7qWTuAAxWA671KuW", 3.54),
+// below 3.3 about never; a shorter one keeps 3.6.
+func weakWordBits(n int) float64 {
+	if n >= 24 {
+		return 3.3
+	}
+	return 3.6
+}
+
+// entropyTokenOf is highEntropyToken with minBits bits a byte.
+func entropyTokenOf(t string, minBits float64) bool {
 	k := classesOf(t)
 	k.sym = false // a token's symbols (-_.+/=) say nothing of its randomness
 	// Three classes, or both cases mixed as no word is (a letters-only key).
@@ -1642,7 +1658,7 @@ func highEntropyToken(t string) bool {
 			h -= p * math.Log2(p)
 		}
 	}
-	return h >= 3.6
+	return h >= minBits
 }
 
 // benignPrefixes start tokens that are identifiers, not secrets: request

@@ -100,6 +100,9 @@ func TestSeedLeaksPinned(t *testing.T) {
 		// there, the second the head it left.
 		{in: "network=%7B%0A%20ssid=%22office%22%0A%20psk=%220nKSg2FtJwYk%2AeyJjefPW%22%0A%7D", secret: "0nKSg2FtJwYk", keep: "ssid=%22office%22"},
 		{in: "network={\n ssid=\"office\"\n psk=\"0nKSg2FtJwYk*eyJjefPW\"\n}", secret: "0nKSg2FtJwYk", keep: "\"\n}"},
+		// Seed 3154: a random token of 24 bytes with 3.54 bits a byte after
+		// a weaker word in prose.
+		{in: "login rejected with secret_key KaaH6urK7qWTuAAxWA671KuW for app", secret: "KaaH6urK7qWTuAAxWA671KuW", keep: " for app"},
 		// A mnemonic a word per line: a count of spaces skipped it.
 		{in: "recovery phrase:\nabandon\nability\nable\nabout\nabove\nabsent\nabsorb\nabstract\nabsurd\nabuse\naccess\naccident\n-- end",
 			secret: "absorb", keep: "recovery phrase:"},
@@ -114,7 +117,9 @@ func TestSeedLeaksPinned(t *testing.T) {
 	}
 	for _, s := range []string{"Authorization: missing in request", "authorization failed for user alice",
 		"250-AUTH PLAIN LOGIN", "AUTH LOGIN", "AUTH SCRAM-SHA-256", "AUTH SCRAM-SHA-256-PLUS", "AUTH XOAUTH2", "AUTH CRAM-MD5",
-		"AUTH GS2-KRB5", "-ERR AUTH failed", "AUTH Required"} {
+		"AUTH GS2-KRB5", "-ERR AUTH failed", "AUTH Required",
+		// Seed 3265: a go.sum hash whose tail ends in "Pwd", "= " and a word.
+		"verifying go.sum: h1:98jZmHyvDWKbFc0StkWDLWmoeaLUkERGS/6EO8uBPwd= mismatch"} {
 		if got := Text(s, 1<<20); got != s {
 			t.Errorf("%q changed: %q", s, got)
 		}

@@ -209,7 +209,7 @@ func scanRange(r *redactor, i, stop int) int {
 				for k < len(s) && keyTable[s[k]] {
 					k++
 				}
-				r.keyEnd = k
+				r.keyStart, r.keyEnd = i, k
 				// The byte after a blank is looked at below (no branch on it
 				// here: the blank is as likely as not).
 				if k < len(s) {
@@ -632,11 +632,12 @@ var byteClass = func() (t [256]uint8) {
 type redactor struct {
 	s     string // the text as the rules see it (escapeView)
 	spans []span // what to redact, in scan order
-	// keyEnd is the end of the last run of key bytes scanned, and sepAt,
-	// sep, sepLen the separator after it (sep is 0 when there is none).
-	keyEnd        int
-	sepAt, sepLen int
-	sep           byte
+	// keyStart and keyEnd bound the last run of key bytes scanned, and
+	// sepAt, sep, sepLen the separator after it (sep is 0 when there is
+	// none).
+	keyStart, keyEnd int
+	sepAt, sepLen    int
+	sep              byte
 	// far is past the last byte a rule read since the last checkpoint,
 	// and rec, when set, records checkpoints (see passRec).
 	far int
@@ -1027,7 +1028,7 @@ func (r *redactor) keyValue(i int) (int, bool) {
 		for k < len(s) && keyTable[s[k]] {
 			k++
 		}
-		r.keyEnd = k
+		r.keyStart, r.keyEnd = i, k
 		var read int
 		r.sepAt, r.sep, r.sepLen, read = pairSeparator(s, k)
 		r.reach(read)
@@ -1123,6 +1124,9 @@ func (r *redactor) keyValue(i int) (int, bool) {
 		if spaced && ve > vs && (plainWord(s[vs:ve]) || shortNumber(s[vs:ve])) {
 			return 0, false
 		}
+		if sep == '=' && p > afterSep && ve > vs && plainWord(s[vs:ve]) && blobKey(s[r.keyStart:k]) {
+			return 0, false // "h1:…/6EO8uBPwd= mismatch": see blobKey
+		}
 		if ve > vs && (s[vs] == '/' || s[vs] == '~') && strings.HasSuffix(strings.ToLower(key), "pwd") {
 			return 0, false // the shell's PWD=/home/…, not ODBC's PWD=secret
 		}
@@ -1135,6 +1139,19 @@ func (r *redactor) keyValue(i int) (int, bool) {
 	}
 	r.replace(vs, ve)
 	return ve, true
+}
+
+// blobKey reports whether a run of key bytes reads as a piece of an
+// encoded blob, not a name: eight bytes or more mixing digits with both
+// cases and no separator. A go.sum hash's "…/6EO8uBPwd" ends in a
+// password's name; with "= " and a plain word after it (a fresh ordinary
+// message, "…6EO8uBPwd= mismatch") it is no assignment.
+func blobKey(run string) bool {
+	if len(run) < 8 || strings.ContainsAny(run, "_-.") {
+		return false
+	}
+	k := classesOf(run)
+	return k.digit && k.upper && k.lower
 }
 
 func lineEnd(s string, p int) int {

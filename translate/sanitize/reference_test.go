@@ -245,7 +245,7 @@ func (r *redactor) keyValueRef(i int) (int, bool) {
 		for k < len(s) && keyTable[s[k]] {
 			k++
 		}
-		r.keyEnd = k
+		r.keyStart, r.keyEnd = i, k
 		r.sepAt, r.sep, r.sepLen, _ = pairSeparator(s, k)
 	}
 	k := r.keyEnd
@@ -326,6 +326,9 @@ func (r *redactor) keyValueRef(i int) (int, bool) {
 			ve++
 		}
 		if spaced && ve > vs && (plainWord(s[vs:ve]) || shortNumber(s[vs:ve])) {
+			return 0, false
+		}
+		if sep == '=' && p > afterSep && ve > vs && plainWord(s[vs:ve]) && blobKey(s[r.keyStart:k]) {
 			return 0, false
 		}
 		if ve > vs && (s[vs] == '/' || s[vs] == '~') && strings.HasSuffix(strings.ToLower(key), "pwd") {
