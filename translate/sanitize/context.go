@@ -1422,7 +1422,9 @@ func pgpassLines(v string) []ctxSpan {
 			j++
 		}
 		off = j
-		if word := v[i:j]; strings.Count(word, ":") == 4 && !strings.Contains(word, "/") {
+		// A '/' before the password is a URL's or a path's; in the
+		// password it is one of its bytes ("alice:RIg/cyRQ5").
+		if word := v[i:j]; strings.Count(word, ":") == 4 && !strings.Contains(word[:strings.LastIndexByte(word, ':')], "/") {
 			parts := strings.SplitN(word, ":", 5)
 			if (shortNumber(parts[1]) || parts[1] == "*") && parts[0] != "" && parts[4] != "" && !placeholder(parts[4]) {
 				out = append(out, ctxSpan{j - len(parts[4]), j})
@@ -1883,14 +1885,21 @@ func hiddenTail(v string, start, end int) int {
 const valueEnds = "\"',:;=&|{}[]()<>\\/"
 
 // contextPassPlain is contextPass without encodedRuns: for text that is
-// itself the decoding of a run.
+// itself the decoding of a run. Like contextPass it reads every decoding,
+// the text as it is first: a .pgpass line whose password holds "%3A" has
+// a colon too many once that is decoded.
 func contextPassPlain(s string) (string, bool) {
 	if !mayHoldContextSecret(s) {
 		return s, false
 	}
 	spans := userinfoSpans(s, nil)
 	v := decodedView(s)
-	spans = v.original(findContextSecrets(v.text, scanView(v.text)), spans)
+	if v.rounds == nil {
+		spans = v.original(findContextSecrets(v.text, scanView(v.text)), spans)
+	}
+	for _, r := range v.rounds {
+		spans = r.findIn(spans, scanView(r.text))
+	}
 	if len(spans) == 0 {
 		return s, false
 	}

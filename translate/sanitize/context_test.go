@@ -103,6 +103,15 @@ func TestSeedLeaksPinned(t *testing.T) {
 		// Seed 3154: a random token of 24 bytes with 3.54 bits a byte after
 		// a weaker word in prose.
 		{in: "login rejected with secret_key KaaH6urK7qWTuAAxWA671KuW for app", secret: "KaaH6urK7qWTuAAxWA671KuW", keep: " for app"},
+		// Seed 5564: a .pgpass line logged as hex, its password holding
+		// "%2f", a '/' once decoded.
+		{in: "636f756c64206e6f742072656164207e2f2e7067706173733a2064622e696e7465726e616c3a353433323a6170703a616c6963653a5249672532666379525135",
+			secret: "5249672532666379525135"},
+		{in: "could not read ~/.pgpass: db.internal:5432:app:alice:RIg/cyRQ5", secret: "RIg/cyRQ5", keep: "db.internal:5432:app:alice:"},
+		// The same in hex, its password holding "%3A": decoded, the line
+		// has a colon too many; read as it is first, it is a .pgpass line.
+		{in: "636f756c64206e6f742072656164207e2f2e7067706173733a2064622e696e7465726e616c3a353433323a6170703a616c6963653a5249253341672532306379525135",
+			secret: "5249253341672532306379525135"},
 		// A mnemonic a word per line: a count of spaces skipped it.
 		{in: "recovery phrase:\nabandon\nability\nable\nabout\nabove\nabsent\nabsorb\nabstract\nabsurd\nabuse\naccess\naccident\n-- end",
 			secret: "absorb", keep: "recovery phrase:"},
