@@ -1892,12 +1892,13 @@ func contextPassPlain(s string) (string, bool) {
 	if !mayHoldContextSecret(s) {
 		return s, false
 	}
-	spans := userinfoSpans(s, nil)
 	v := decodedView(s)
-	if v.rounds == nil {
-		spans = v.original(findContextSecrets(v.text, scanView(v.text)), spans)
+	readings := v.rounds // the original first
+	if readings == nil {
+		readings = []view{v} // the text is its only reading
 	}
-	for _, r := range v.rounds {
+	var spans []ctxSpan
+	for _, r := range readings {
 		spans = r.findIn(spans, scanView(r.text))
 	}
 	if len(spans) == 0 {
