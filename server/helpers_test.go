@@ -104,6 +104,33 @@ func (r *running) get(t *testing.T, path string) (int, []byte) {
 	return r.do(t, http.MethodGet, path, nil)
 }
 
+// metricsHolding reads /metrics until it holds every want, for at most
+// 5 s, and returns what it read last and the wants it still lacks. A call
+// is counted when it ends on the server's side, and for some calls that is
+// just after their client has the answer: a refusal grpc-go makes before
+// the interceptors run (a body over its size, one the codec refuses), whose
+// end the stats handler sees after the status went out, and an answer
+// connect-go flushes before its handler returns. Reading /metrics once
+// right after such a call fails now and then on a loaded machine (as
+// TestLimitBatchItems did in CI).
+func (r *running) metricsHolding(t *testing.T, wants ...string) (string, []string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, body := r.get(t, "/metrics")
+		var missing []string
+		for _, w := range wants {
+			if !strings.Contains(string(body), w) {
+				missing = append(missing, w)
+			}
+		}
+		if len(missing) == 0 || time.Now().After(deadline) {
+			return string(body), missing
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func (r *running) do(t *testing.T, method, path string, body io.Reader) (int, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(method, r.base+path, body)

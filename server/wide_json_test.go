@@ -109,8 +109,7 @@ func TestWideJSONIsRefusedBeforeDecoding(t *testing.T) {
 		return int(s.Code()), s.Message() + " " + strings.Join(violations(s), " ")
 	})
 	// Counted under json_values on REST (twice), Connect and gRPC.
-	_, metrics := r.get(t, "/metrics")
-	if !strings.Contains(string(metrics), `errsvc_limit_exceeded_total{limit="json_values"} 4`) {
+	if _, missing := r.metricsHolding(t, `errsvc_limit_exceeded_total{limit="json_values"} 4`); len(missing) > 0 {
 		t.Errorf("/metrics does not count the REST, Connect and gRPC refusals under json_values")
 	}
 }
