@@ -304,7 +304,7 @@ func slotValue(r *rand.Rand, slot string) (shown, secret string) {
 	case "fernet":
 		s := base64.URLEncoding.EncodeToString(randomBytes(r, 32))
 		return s, s
-	case "words":
+	case "words", "wordlines":
 		n := 12
 		if r.IntN(2) == 0 {
 			n = 24
@@ -313,7 +313,11 @@ func slotValue(r *rand.Rand, slot string) (shown, secret string) {
 		for i := range w {
 			w[i] = wordlists.English[r.IntN(len(wordlists.English))]
 		}
-		s := strings.Join(w, " ")
+		sep := " "
+		if slot == "wordlines" {
+			sep = "\n"
+		}
+		s := strings.Join(w, sep)
 		return s, s
 	case "bytes":
 		var b strings.Builder

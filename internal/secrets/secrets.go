@@ -111,14 +111,15 @@ func leaksIn(out, secret string) (string, bool) {
 	if len(part) < 8 {
 		return part, strings.Contains(out, part)
 	}
-	if strings.Contains(part, " ") {
+	if strings.ContainsAny(part, " \t\n") {
 		// A mnemonic: its words are ordinary ones; two of them together,
 		// in its order and as whole words, are a piece of it ("hen
-		// present" is one; the "when present" of a fixed guidance is not).
+		// present" is one; the "when present" of a fixed guidance is not),
+		// whatever blanks part them (one word per line is a mnemonic too).
 		ws := strings.Fields(part)
 		for i := 0; i+1 < len(ws); i++ {
-			if pair := ws[i] + " " + ws[i+1]; containsWords(out, pair) {
-				return pair, true
+			if containsWordPair(out, ws[i], ws[i+1]) {
+				return ws[i] + " " + ws[i+1], true
 			}
 		}
 		return "", false
@@ -131,20 +132,29 @@ func leaksIn(out, secret string) (string, bool) {
 	return "", false
 }
 
-// containsWords reports whether words occurs in s with no letter
+// containsWordPair reports whether s holds the word a, then one or more
+// blanks (spaces, tabs, line breaks), then the word b, with no letter
 // touching either end.
-func containsWords(s, words string) bool {
+func containsWordPair(s, a, b string) bool {
 	for from := 0; ; {
-		i := strings.Index(s[from:], words)
+		i := strings.Index(s[from:], a)
 		if i < 0 {
 			return false
 		}
 		i += from
-		end := i + len(words)
-		if (i == 0 || !isLetter(s[i-1])) && (end == len(s) || !isLetter(s[end])) {
+		from = i + 1
+		if i > 0 && isLetter(s[i-1]) {
+			continue
+		}
+		j := i + len(a)
+		k := j
+		for k < len(s) && (s[k] == ' ' || s[k] == '\t' || s[k] == '\n' || s[k] == '\r') {
+			k++
+		}
+		end := k + len(b)
+		if k > j && strings.HasPrefix(s[k:], b) && (end == len(s) || !isLetter(s[end])) {
 			return true
 		}
-		from = i + 1
 	}
 }
 

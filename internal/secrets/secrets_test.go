@@ -4,7 +4,8 @@ import "testing"
 
 // A mnemonic leaks as two of its words together, in its order, as whole
 // words: a fixed string that holds the pair inside longer words ("hen
-// present" in "when present") is not a leak, and the pair itself is.
+// present" in "when present") is not a leak, and the pair itself is,
+// whatever blanks part the two words.
 func TestLeaksReadsMnemonicPairsAsWords(t *testing.T) {
 	const secret = "wait hen present stuff decline brick globe hour alone toilet course orient"
 	for _, c := range []struct {
@@ -18,6 +19,11 @@ func TestLeaksReadsMnemonicPairsAsWords(t *testing.T) {
 		{"(globe hour)", true},
 		{"Hour alone", false}, // a different case is a different word
 		{"hour alone", true},
+		{"hour\nalone", true}, // one word per line, as a mnemonic is often written
+		{"globe\r\n  hour", true},
+		{"hourly\nalone", false},
+		{"hour\nalone\ntoilet", true},
+		{"hour.\nalone", false},
 	} {
 		if _, got := Leaks(c.out, secret); got != c.leak {
 			t.Errorf("Leaks(%q) = %v, want %v", c.out, got, c.leak)

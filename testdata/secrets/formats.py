@@ -13,6 +13,7 @@ no test can pass by remembering a string:
   {b64}     base64 of 32 to 48 random bytes
   {fernet}  a Fernet / Laravel key: base64url of 32 bytes
   {words}   a BIP-39 mnemonic of 12 or 24 words
+  {wordlines} the same, one word per line (a seed phrase file, a wallet's backup screen)
   {bytes}   a keypair as a JSON array of 64 byte values
   {basic}   base64 of "user:{pw}" (HTTP Basic, Docker's auth)
   {plain}   base64 of "\\0user\\0{pw}" (SMTP AUTH PLAIN)
@@ -252,6 +253,7 @@ KEYS = [
     ("BIP-39 mnemonic", "wallet import failed: mnemonic \"{words}\" has a bad checksum"),
     ("BIP-39 seed phrase", "seed phrase: {words}"),
     ("BIP-39 bare", "recovering from {words} failed"),
+    ("BIP-39 one word per line", "restore from backup.txt failed:\n{wordlines}\n(bad checksum)"),
     ("private key hex", "signing failed: private_key={hex}"),
     ("HMAC secret hex", "webhook HMAC mismatch using secret {hex}"),
     ("encryption key b64", "decrypt failed with encryption_key: {b64}"),
