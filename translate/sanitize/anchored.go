@@ -5,6 +5,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // classify reads a rule's regex and decides how it is tried at a keyword
@@ -50,8 +51,110 @@ func (r *leakRule) classify(src string, keywords []string) error {
 	_, r.most = lengths(re)
 	r.anchors = anchors
 	r.leadKnown = r.leadingSecret(re)
+	r.need = needOf(re)
 	r.kind = kindStart
 	return nil
+}
+
+// need is a literal every match of a kindStart rule holds after its
+// start, at most within bytes of it: "PRIVATE KEY" in private-key's
+// -----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY…. Where it does not stand, the
+// regex is not run: 4 KiB of "-----BEGIN " took 1.1 ms, every hit
+// backtracking over the hundred bytes after it, and a MiB request of such
+// strings a quarter of a second. Found by one search that the hits share
+// (needMemo), so dense hits cost one pass.
+type need struct {
+	lit    string // lower case when fold
+	fold   bool
+	within int // bytes from the match's start to the literal's start, at most
+}
+
+// needOf finds the first literal of at least four ASCII characters that
+// every match of re holds, at a bounded distance from its start.
+func needOf(re *syntax.Regexp) *need {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat {
+		return nil
+	}
+	dist := 0
+	for i, sub := range re.Sub {
+		if i > 0 && sub.Op == syntax.OpLiteral && len(sub.Rune) >= 4 {
+			var b strings.Builder
+			for _, c := range sub.Rune {
+				if c >= utf8.RuneSelf {
+					return nil
+				}
+				b.WriteRune(c)
+			}
+			n := &need{lit: b.String(), fold: sub.Flags&syntax.FoldCase != 0, within: dist}
+			if n.fold {
+				n.lit = strings.ToLower(n.lit)
+			}
+			return n
+		}
+		_, most := lengths(sub)
+		if most == unbounded {
+			return nil
+		}
+		// lengths counts a rune outside ASCII as up to utf8.UTFMax bytes.
+		dist += most
+	}
+	return nil
+}
+
+// needMemo remembers the last search: no occurrence starts in [from, at),
+// and one starts at at (or none at all when at is len(s)); likewise for
+// the first byte outside ASCII, which may fold to one of the literal's
+// (U+212A is k).
+type needMemo struct {
+	from, at       int
+	wideFrom, wide int
+	ok             bool
+}
+
+// near reports whether a match starting at pos, read up to end, may hold
+// the literal.
+func (n *need) near(s string, pos, end int, m *needMemo) bool {
+	limit := min(end, pos+n.within+len(n.lit))
+	at := m.next(s, pos, n)
+	if at+len(n.lit) <= limit {
+		return true
+	}
+	if n.fold {
+		if !m.ok || pos < m.wideFrom || pos > m.wide {
+			w := pos
+			for w < len(s) && s[w] < utf8.RuneSelf {
+				w++
+			}
+			m.wideFrom, m.wide = pos, w
+		}
+		return m.wide < limit
+	}
+	return false
+}
+
+func (m *needMemo) next(s string, pos int, n *need) int {
+	if m.ok && m.from <= pos && pos <= m.at {
+		return m.at
+	}
+	at := len(s)
+	if n.fold {
+		for i := pos; i+len(n.lit) <= len(s); i++ {
+			if lower(s[i]) == n.lit[0] && strings.EqualFold(s[i:i+len(n.lit)], n.lit) {
+				at = i
+				break
+			}
+		}
+	} else if i := strings.Index(s[pos:], n.lit); i >= 0 {
+		at = pos + i
+	}
+	if !m.ok {
+		m.wideFrom, m.wide = len(s)+1, -1
+	}
+	m.from, m.at, m.ok = pos, at, true
+	return at
 }
 
 // anchor is a literal that can start a match, with one of the rule's
@@ -114,6 +217,7 @@ func (r *leakRule) classifyAssign(body string, kws []string) error {
 		return nil
 	}
 	r.secretMin, _ = lengths(secret)
+	r.shapes = shapesOf(secret)
 	r.term = true
 	for _, b := range []byte("`'\"\t\n\f\r ;\\") {
 		if r.secret[b] {
@@ -365,9 +469,175 @@ func (r *leakRule) secretAfter(s string, p int, rc *reach, read *int, runs *runE
 		if r.term && !termAt(s, e) {
 			continue
 		}
+		if r.term && r.shapes != nil && !r.shapes.fit(s, ss, e) {
+			continue
+		}
 		rc.end = max(rc.end, min(len(s), e+2))
 		rc.from, rc.to = min(rc.from, ss), max(rc.to, e)
 	}
+}
+
+// secretShapes are the alternatives of a kindAssign rule's secret, each
+// a sequence of byte classes repeated between min and max times: when no
+// secret byte is a terminator, the secret must be the whole run of its
+// bytes from where it starts, so the gate can check that run against the
+// forms the secret takes rather than only its bytes and fewest bytes. That
+// is what keeps generic-api-key from running its regex at every hit of
+// "key=key=key=…" (the run is all secret bytes, but '=' stands only at the
+// end of one form and the other is at most 150 bytes long): 32 KiB of it
+// cost 100 ms, a MiB request of such strings 2.5 s. nil when a form is not
+// such a sequence (a nested alternation, an assertion, a class repeated
+// beside an overlapping one), and then only the bytes are checked.
+type secretShapes []secretShape
+
+type secretShape []shapeSeg
+
+// shapeSeg is one class of a secretShape, repeated min to max times (max
+// < 0: without bound). Where it repeats a variable number of times, no
+// byte of the next segment's class is in its own, so reading its run as
+// far as it goes is the only way to match.
+type shapeSeg struct {
+	set      *[256]bool
+	min, max int
+	// restMin and restMax bound the bytes this segment and those after it
+	// take (restMax < 0: without bound), so a run that cannot be the rest
+	// is refused without reading it.
+	restMin, restMax int
+}
+
+func shapesOf(re *syntax.Regexp) secretShapes {
+	alts := []*syntax.Regexp{re}
+	if re.Op == syntax.OpAlternate {
+		alts = re.Sub
+	}
+	var out secretShapes
+	for _, a := range alts {
+		sh, ok := shapeOf(a)
+		if !ok {
+			return nil
+		}
+		for i := 0; i+1 < len(sh); i++ {
+			if sh[i].min != sh[i].max && overlap(sh[i].set, sh[i+1].set) {
+				return nil
+			}
+		}
+		least, most := 0, 0
+		for i := len(sh) - 1; i >= 0; i-- {
+			least += sh[i].min
+			if most >= 0 && sh[i].max >= 0 {
+				most += sh[i].max
+			} else {
+				most = -1
+			}
+			sh[i].restMin, sh[i].restMax = least, most
+		}
+		out = append(out, sh)
+	}
+	return out
+}
+
+func shapeOf(re *syntax.Regexp) (secretShape, bool) {
+	switch re.Op {
+	case syntax.OpCapture:
+		return shapeOf(re.Sub[0])
+	case syntax.OpEmptyMatch:
+		return secretShape{}, true
+	case syntax.OpConcat:
+		var out secretShape
+		for _, sub := range re.Sub {
+			sh, ok := shapeOf(sub)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, sh...)
+		}
+		return out, true
+	case syntax.OpLiteral:
+		out := make(secretShape, len(re.Rune))
+		for i, r := range re.Rune {
+			out[i] = shapeSeg{set: new([256]bool), min: 1, max: 1}
+			markRune(out[i].set, r, re.Flags&syntax.FoldCase != 0)
+		}
+		return out, true
+	case syntax.OpCharClass:
+		seg := shapeSeg{set: new([256]bool), min: 1, max: 1}
+		byteSet(re, seg.set)
+		return secretShape{seg}, true
+	case syntax.OpRepeat, syntax.OpStar, syntax.OpPlus, syntax.OpQuest:
+		sub := re.Sub[0]
+		if sub.Op != syntax.OpCharClass && (sub.Op != syntax.OpLiteral || len(sub.Rune) != 1) {
+			return nil, false
+		}
+		seg := shapeSeg{set: new([256]bool)}
+		byteSet(sub, seg.set)
+		switch re.Op {
+		case syntax.OpRepeat:
+			seg.min, seg.max = re.Min, re.Max
+		case syntax.OpStar:
+			seg.min, seg.max = 0, -1
+		case syntax.OpPlus:
+			seg.min, seg.max = 1, -1
+		case syntax.OpQuest:
+			seg.min, seg.max = 0, 1
+		}
+		return secretShape{seg}, true
+	}
+	return nil, false
+}
+
+func overlap(a, b *[256]bool) bool {
+	for i := range a {
+		if a[i] && b[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// fit reports whether s[p:e] may be the secret in one of its forms. A
+// byte outside ASCII may belong to a longer rune (a class written with
+// (?i) holds U+212A for k): there it says yes.
+func (shs secretShapes) fit(s string, p, e int) bool {
+	for _, sh := range shs {
+		if sh.fit(s, p, e) {
+			return true
+		}
+	}
+	return false
+}
+
+func (sh secretShape) fit(s string, p, e int) bool {
+	for _, seg := range sh {
+		if e-p < seg.restMin || seg.restMax >= 0 && e-p > seg.restMax*utf8.UTFMax {
+			return false
+		}
+		if seg.min == seg.max {
+			for range seg.min {
+				switch {
+				case p >= e:
+					return false
+				case s[p] >= utf8.RuneSelf:
+					return true
+				case !seg.set[s[p]]:
+					return false
+				}
+				p++
+			}
+			continue
+		}
+		q := p
+		for q < e && (seg.max < 0 || q-p < seg.max) && s[q] < utf8.RuneSelf && seg.set[s[q]] {
+			q++
+		}
+		if q < e && s[q] >= utf8.RuneSelf {
+			return true
+		}
+		if q-p < seg.min {
+			return false
+		}
+		p = q
+	}
+	return p == e
 }
 
 // termAt reports whether the template's terminator can match at p (the

@@ -276,3 +276,207 @@ func TestAssignEndAtItsBound(t *testing.T) {
 	}
 	t.Logf("%d checks, %d with matches", checked, matched)
 }
+
+// TestAssignShapesAtTheirEdges puts, after each keyword of every
+// assignment rule whose secret has shapes (secretShapes), values of each
+// form at its edges: each class repeated its fewest and most times, one
+// byte more and one fewer, a byte of the neighbouring class or an '='
+// inside, and the whole run repeated ("key=key=…"). The gate may only skip
+// a hit where the regex finds nothing: what the rule finds equals what its
+// regex finds on the whole text. TestRuleEngineMatchesRegex's random texts
+// seldom reach a form's exact length.
+func TestAssignShapesAtTheirEdges(t *testing.T) {
+	rs := loadRules()
+	sc := new(scratch)
+	rng := rand.New(rand.NewSource(11))
+	checked, matched, shaped := 0, 0, 0
+	for kw := 0; kw < rs.ruleKeywords; kw++ {
+		for _, ri := range rs.byKW[kw] {
+			r := &rs.rules[ri]
+			if r.kind != kindAssign || r.shapes == nil {
+				continue
+			}
+			shaped++
+			for _, sh := range r.shapes {
+				for _, v := range shapeEdges(rng, sh) {
+					for _, text := range []string{
+						"x " + rs.keywords[kw] + "=" + v + " y",
+						"x " + rs.keywords[kw] + ": \"" + v + "\"",
+						strings.Repeat(rs.keywords[kw]+"="+v, 3),
+					} {
+						view := escapeView(text)
+						var mine []candidate
+						for _, c := range rs.candidates(view, sc) {
+							if c.rule == ri {
+								mine = append(mine, c)
+							}
+						}
+						got := r.run(view, mine, rs.global, nil, nil, sc)
+						want := r.findWindow(view, span{0, len(view)}, rs.global, nil)
+						checked++
+						if len(want) > 0 {
+							matched++
+						}
+						if !slices.Equal(got, want) {
+							t.Fatalf("rule %s on %q:\n got %v\nwant %v", r.id, text, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+	if shaped < 50 || matched < checked/10 {
+		t.Fatalf("%d rules with shapes, %d of %d checks matched: the values reach too few secrets", shaped, matched, checked)
+	}
+	t.Logf("%d rules with shapes, %d checks, %d with matches", shaped, checked, matched)
+}
+
+// shapeEdges are values of sh at and just past its edges.
+func shapeEdges(rng *rand.Rand, sh secretShape) []string {
+	pick := func(set *[256]bool) byte {
+		var in []byte
+		for b := byte('!'); b < 0x7f; b++ {
+			if set[b] && !termTable[b] && b != '\\' {
+				in = append(in, b)
+			}
+		}
+		if len(in) == 0 {
+			return 'a'
+		}
+		return in[rng.Intn(len(in))]
+	}
+	build := func(count func(i int, seg shapeSeg) int) string {
+		var b []byte
+		for i, seg := range sh {
+			for range count(i, seg) {
+				b = append(b, pick(seg.set))
+			}
+		}
+		return string(b)
+	}
+	most := func(seg shapeSeg) int {
+		if seg.max < 0 {
+			return seg.min + 40
+		}
+		return seg.max
+	}
+	var out []string
+	for k := range sh {
+		for _, d := range []int{-1, 0, 1} {
+			out = append(out,
+				build(func(i int, seg shapeSeg) int {
+					if i == k {
+						return max(0, seg.min+d)
+					}
+					return seg.min
+				}),
+				build(func(i int, seg shapeSeg) int {
+					if i == k {
+						return max(0, most(seg)+d)
+					}
+					return most(seg)
+				}))
+		}
+	}
+	fit := build(func(_ int, seg shapeSeg) int { return seg.min + rng.Intn(most(seg)-seg.min+1) })
+	out = append(out, fit)
+	if len(fit) > 2 {
+		for _, b := range []byte{'=', '-', '.', '/', '+', 'Z', '9'} {
+			out = append(out, fit[:len(fit)/2]+string(b)+fit[len(fit)/2+1:], fit+string(b), string(b)+fit)
+		}
+		out = append(out, fit+"===", fit+"====")
+	}
+	return out
+}
+
+// TestNeedGateNeverSkipsAMatch: a kindStart rule with a need (a literal
+// every match holds within a bound of its start) finds what its regex
+// finds, on texts where the literal stands at its farthest, one byte past
+// it, in another case, with a character outside ASCII that folds to one of
+// its letters (U+212A for k), or nowhere, each after a run of the rule's
+// anchors ("-----BEGIN -----BEGIN …"); and on every corpus text the rule's
+// regex matches, with the anchor repeated before it.
+func TestNeedGateNeverSkipsAMatch(t *testing.T) {
+	rs := loadRules()
+	sc := new(scratch)
+	check := func(r *leakRule, ri int, text string) bool {
+		view := escapeView(text)
+		var mine []candidate
+		for _, c := range rs.candidates(view, sc) {
+			if c.rule == ri {
+				mine = append(mine, c)
+			}
+		}
+		got := r.run(view, mine, rs.global, nil, nil, sc)
+		// The gate changes nothing the rule finds; and where the whole
+		// match lies within the read bound, that is what the regex finds.
+		keep := r.need
+		r.need = nil
+		want := r.run(view, mine, rs.global, nil, nil, sc)
+		r.need = keep
+		if !slices.Equal(got, want) {
+			t.Fatalf("rule %s on %q:\n got %v\nwithout the gate %v", r.id, text, got, want)
+		}
+		if whole := r.findWindow(view, span{0, len(view)}, rs.global, nil); len(view) < ruleAfter && !slices.Equal(got, whole) {
+			t.Fatalf("rule %s on %q:\n got %v\nthe regex %v", r.id, text, got, whole)
+		}
+		return len(want) > 0
+	}
+	body := strings.Repeat("MIIEowIBAAKCAQEAx9vQ2mL7pR4aB8cD1eF5gH3", 3)
+	key := func(gap int, mid string) string {
+		return "-----BEGIN " + strings.Repeat("A", gap) + mid + "-----\n" + body + "\n-----END PRIVATE KEY-----"
+	}
+	needs, matched := 0, 0
+	for ri := range rs.rules {
+		r := &rs.rules[ri]
+		if r.need == nil {
+			continue
+		}
+		needs++
+		if r.id == "private-key" {
+			for _, text := range []string{
+				key(0, "RSA PRIVATE KEY"), key(95, "PRIVATE KEY"), key(96, "PRIVATE KEY"), key(99, "PRIVATE KEY"),
+				key(100, "PRIVATE KEY"), key(101, "PRIVATE KEY"), key(0, "private key"), key(0, "PRIVATE \u212aEY"),
+				key(90, "PRIVATE \u212aEY"), key(0, "PUBLIC KEY"), strings.Repeat("-----BEGIN ", 40) + key(0, "EC PRIVATE KEY"),
+				strings.Repeat("-----BEGIN ", 40) + "PRIVATE KEY-----\n" + body + "\n-----END PRIVATE KEY-----",
+				strings.Repeat("-----BEGIN ", 12) + "PRIVATE KEY-----\n" + body + "\n-----END PRIVATE KEY-----",
+			} {
+				if check(r, ri, text) {
+					matched++
+				}
+			}
+		}
+		for _, sec := range engineSecrets() {
+			if len(r.findWindow(sec, span{0, len(sec)}, rs.global, nil)) == 0 {
+				continue
+			}
+			for _, a := range r.anchors {
+				if check(r, ri, strings.Repeat(a.lit.s+" ", 20)+sec) {
+					matched++
+				}
+			}
+		}
+	}
+	if needs < 5 || matched < 10 {
+		t.Fatalf("%d rules with a need, %d texts matched: too few", needs, matched)
+	}
+	// On a text no view has normalised, a character outside ASCII can
+	// fold to one of the literal's letters (U+212A to k, U+017F to s): the
+	// regex matches there, and so must the gate say it may.
+	for ri := range rs.rules {
+		r := &rs.rules[ri]
+		if r.id != "private-key" {
+			continue
+		}
+		for _, mid := range []string{"PRIVATE \u212aEY", "PRIVATE KEY", "RSA PRIVATE \u212aEY"} {
+			raw := "-----BEGIN " + mid + "-----\n" + body + "\n-----END \u212aEY-----"
+			if r.atStart.FindStringIndex(raw) == nil {
+				t.Fatalf("private-key's regex does not match %q", raw)
+			}
+			if !r.need.near(raw, 0, len(raw), new(needMemo)) {
+				t.Errorf("the gate refuses %q, which the regex matches", raw)
+			}
+		}
+	}
+	t.Logf("%d rules with a need, %d texts matched", needs, matched)
+}

@@ -113,6 +113,10 @@ type leakRule struct {
 	secret       [256]bool
 	secretMin    int
 	term         bool
+	// shapes are the secret's forms, when they are sequences of classes.
+	shapes secretShapes
+	// need is a literal every kindStart match holds (nil: none known).
+	need *need
 }
 
 // The parts of gitleaks' key-context template.
@@ -745,6 +749,7 @@ func (r *leakRule) run(view string, cands []candidate, global []allowlist, hand,
 	// Anchored: one match after another, as FindAll finds them.
 	prevEnd, last := 0, -1
 	var rm runMemo
+	var nm needMemo
 	for k := 0; k < len(cands); k++ {
 		c := cands[k]
 		if c.pos < prevEnd || c.pos == last {
@@ -756,6 +761,9 @@ func (r *leakRule) run(view string, cands []candidate, global []allowlist, hand,
 				k += n - 1
 				continue
 			}
+		}
+		if r.need != nil && !r.need.near(view, c.pos, c.end, &nm) {
+			continue
 		}
 		m := r.matchAt(view, c.pos, c.end)
 		if m == nil {
