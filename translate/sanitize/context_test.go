@@ -128,7 +128,9 @@ func TestSeedLeaksPinned(t *testing.T) {
 		"250-AUTH PLAIN LOGIN", "AUTH LOGIN", "AUTH SCRAM-SHA-256", "AUTH SCRAM-SHA-256-PLUS", "AUTH XOAUTH2", "AUTH CRAM-MD5",
 		"AUTH GS2-KRB5", "-ERR AUTH failed", "AUTH Required",
 		// Seed 3265: a go.sum hash whose tail ends in "Pwd", "= " and a word.
-		"verifying go.sum: h1:98jZmHyvDWKbFc0StkWDLWmoeaLUkERGS/6EO8uBPwd= mismatch"} {
+		"verifying go.sum: h1:98jZmHyvDWKbFc0StkWDLWmoeaLUkERGS/6EO8uBPwd= mismatch",
+		// Seed 7340: an id whose random part starts with eyJ, base64 of no text.
+		"project proj_eyJtpWYORx2uHoBDOjXr0LfP is archived", "file-eyJtpWYORx2uHoBDOjXr0LfP is still processing"} {
 		if got := Text(s, 1<<20); got != s {
 			t.Errorf("%q changed: %q", s, got)
 		}

@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"encoding/base64"
 	"slices"
 	"strings"
 	"sync"
@@ -716,13 +717,39 @@ func (r *redactor) tokenRule(i int) (int, bool) {
 		}
 		e, end := tokenBounds(s, i)
 		r.reach(end + 1)
-		if e-p < t.min {
+		if e-p < t.min || t.token != nil && !t.token(s[i:e]) {
 			continue
 		}
 		r.replace(i, e)
 		return e, true
 	}
 	return 0, false
+}
+
+// jwtText reports whether tok, which starts with eyJ, is base64 of JSON
+// text up to its first '.', as a JWT's header (or a payload cut short)
+// is: an id that happens to start with eyJ ("proj_eyJtpWYORx2uHo…", once
+// in a few hundred thousand) decodes to bytes no text holds, and is left
+// to the other rules.
+func jwtText(tok string) bool {
+	seg, _, _ := strings.Cut(tok, ".")
+	seg = strings.TrimRight(seg, "=")
+	if len(seg)%4 == 1 {
+		seg = seg[:len(seg)-1] // cut inside a character: read what is whole
+	}
+	for _, enc := range []*base64.Encoding{base64.RawURLEncoding, base64.RawStdEncoding} {
+		if b, err := enc.DecodeString(seg); err == nil {
+			// A text cut short may end inside a character.
+			for k := 1; k <= 3 && k < len(b) && !utf8.Valid(b); k++ {
+				if !utf8.FullRune(b[len(b)-k:]) {
+					b = b[:len(b)-k]
+					break
+				}
+			}
+			return printableText(b)
+		}
+	}
+	return false
 }
 
 // skipSpaces skips blanks at p: ASCII space and tab, the no-break and
@@ -798,131 +825,132 @@ type prefixRule struct {
 	prefix string
 	min    int               // characters required after the prefix
 	class  func(b byte) bool // when set, the first min characters must be of this class
+	token  func(string) bool // when set, the whole token must pass it
 }
 
 var prefixRules = func() (t [256][]prefixRule) {
 	for _, r := range []prefixRule{
-		{"sk-", 8, nil},
-		{"sk_live_", 8, nil},
-		{"sk_test_", 8, nil},
-		{"rk_live_", 8, nil},
-		{"rk_test_", 8, nil},
-		{"whsec_", 8, nil},
-		{"ghp_", 1, nil},
-		{"gho_", 1, nil},
-		{"ghu_", 1, nil},
-		{"ghs_", 1, nil},
-		{"ghr_", 1, nil},
-		{"github_pat_", 1, nil},
-		{"glpat-", 1, nil},
-		{"xoxb-", 1, nil},
-		{"xoxp-", 1, nil},
-		{"xoxa-", 1, nil},
-		{"xoxr-", 1, nil},
-		{"xoxs-", 1, nil},
-		{"xoxe-", 1, nil},
-		{"xapp-", 1, nil},
-		{"tskey-", 1, nil},
-		{"eyJ", 1, nil},
-		{"AKIA", 16, upperAlnum},
-		{"ASIA", 16, upperAlnum},
-		{"AIza", 35, googleKeyByte},
-		{"npm_", 36, alnum},
-		{"hf_", 30, alnum},
-		{"SG.", 40, nil},
+		{"sk-", 8, nil, nil},
+		{"sk_live_", 8, nil, nil},
+		{"sk_test_", 8, nil, nil},
+		{"rk_live_", 8, nil, nil},
+		{"rk_test_", 8, nil, nil},
+		{"whsec_", 8, nil, nil},
+		{"ghp_", 1, nil, nil},
+		{"gho_", 1, nil, nil},
+		{"ghu_", 1, nil, nil},
+		{"ghs_", 1, nil, nil},
+		{"ghr_", 1, nil, nil},
+		{"github_pat_", 1, nil, nil},
+		{"glpat-", 1, nil, nil},
+		{"xoxb-", 1, nil, nil},
+		{"xoxp-", 1, nil, nil},
+		{"xoxa-", 1, nil, nil},
+		{"xoxr-", 1, nil, nil},
+		{"xoxs-", 1, nil, nil},
+		{"xoxe-", 1, nil, nil},
+		{"xapp-", 1, nil, nil},
+		{"tskey-", 1, nil, nil},
+		{"eyJ", 1, nil, jwtText},
+		{"AKIA", 16, upperAlnum, nil},
+		{"ASIA", 16, upperAlnum, nil},
+		{"AIza", 35, googleKeyByte, nil},
+		{"npm_", 36, alnum, nil},
+		{"hf_", 30, alnum, nil},
+		{"SG.", 40, nil, nil},
 		// Cloud, CI and AI platform tokens (prefixes and lengths from each
 		// vendor's public token format documentation). gitleaks has rules
 		// for many of them too, but requires a quote, space or end of text
 		// after the token; these also match inside parentheses, URLs and
 		// prose.
-		{"IQoJb3JpZ2luX2Vj", 60, b64Byte}, // AWS STS session tokens
-		{"FwoGZXIvYXdzE", 60, b64Byte},
-		{"ya29.", 20, googleKeyByte}, // Google OAuth access token
-		{"1//0", 40, googleKeyByte},  // Google OAuth refresh token
-		{"GOCSPX-", 20, googleKeyByte},
-		{"hvs.", 20, googleKeyByte}, // HashiCorp Vault service, batch, recovery tokens
-		{"hvb.", 20, googleKeyByte},
-		{"hvr.", 20, googleKeyByte},
-		{"dckr_pat_", 20, googleKeyByte},
-		{"dckr_oat_", 20, googleKeyByte},
-		{"pypi-", 50, googleKeyByte},
-		{"gldt-", 20, googleKeyByte}, // GitLab deploy, runner, trigger, feed, … tokens
-		{"glrt-", 20, googleKeyByte},
-		{"glptt-", 20, googleKeyByte},
-		{"glft-", 20, googleKeyByte},
-		{"glsoat-", 20, googleKeyByte},
-		{"glcbt-", 20, googleKeyByte},
-		{"glimt-", 20, googleKeyByte},
-		{"gloas-", 20, googleKeyByte},
-		{"glagent-", 20, googleKeyByte},
-		{"glsa_", 32, alnum}, // Grafana service account and cloud tokens
-		{"glc_", 32, b64Byte},
-		{"gsk_", 40, alnum},   // Groq
-		{"xai-", 60, alnum},   // xAI
-		{"r8_", 30, alnum},    // Replicate
-		{"lsv2_pt_", 32, hex}, // LangSmith
-		{"lsv2_sk_", 32, hex},
-		{"pcsk_", 40, googleKeyByte}, // Pinecone
-		{"dapi", 32, hex},            // Databricks
-		{"shpat_", 32, hex},          // Shopify
-		{"shpss_", 32, hex},
-		{"shpca_", 32, hex},
-		{"shppa_", 32, hex},
-		{"AGE-SECRET-KEY-1", 50, upperAlnum},
-		{"LS0tLS1CRUdJTi", 40, b64Byte}, // base64 of "-----BEGIN" (kubeconfig *-data)
-		{"MII", 60, b64Byte},            // bare base64 DER (PKCS#8, PKCS#1 keys)
-		{"SK", 32, hex},                 // Twilio API key
-		{"key-", 32, hex},               // Mailgun
-		{"EAAA", 60, googleKeyByte},     // Square, Meta
-		{"dop_v1_", 64, hex},            // DigitalOcean
-		{"doo_v1_", 64, hex},
-		{"dor_v1_", 64, hex},
-		{"lin_api_", 40, alnum}, // Linear
-		{"ntn_", 40, alnum},     // Notion
-		{"secret_", 40, alnum},
-		{"figd_", 40, googleKeyByte}, // Figma
-		{"PMAK-", 24, hex},           // Postman
-		{"sbp_", 40, hex},            // Supabase
-		{"dp.pt.", 40, alnum},        // Doppler
-		{"dp.st.", 40, alnum},
-		{"dp.sa.", 40, alnum},
-		{"sntryu_", 64, hex}, // Sentry
-		{"sntrys_", 60, googleKeyByte},
-		{"NRAK-", 27, upperAlnum}, // New Relic
-		{"pplx-", 40, alnum},      // Perplexity
-		{"fw_", 20, alnum},        // Fireworks
-		{"ops_eyJ", 50, googleKeyByte},
-		{"bkua_", 40, hex}, // Buildkite
-		{"CCIPAT_", 20, alnum},
-		{"ATBB", 32, alnum}, // Bitbucket, Atlassian
-		{"ATATT3", 50, googleKeyByte},
-		{"oy2", 43, lowerAlnum}, // NuGet
-		{"rubygems_", 48, hex},
-		{"CLOJARS_", 60, lowerAlnum},
-		{"LTAI", 20, alnum}, // Alibaba Cloud
-		{"AKID", 32, alnum}, // Tencent Cloud
-		{"sk.eyJ", 50, googleKeyByte},
-		{"sl.", 100, googleKeyByte}, // Dropbox
-		{"pscale_tkn_", 32, googleKeyByte},
-		{"pscale_pw_", 32, googleKeyByte},
-		{"pscale_oauth_", 32, googleKeyByte},
-		{"pul-", 40, hex},
-		{"xkeysib-", 64, hex},
-		{"CFPAT-", 40, googleKeyByte},
-		{"dt0c01.", 24, upperAlnum},
-		{"sgp_", 40, hex},
-		{"sha256~", 43, googleKeyByte}, // OpenShift
-		{"pnu_", 36, alnum},
-		{"rdme_", 60, lowerAlnum},
-		{"tfp_", 40, googleKeyByte},
-		{"FLWSECK-", 32, hex},
-		{"EZAK", 50, alnum},
-		{"aio_", 28, alnum},
-		{"discord.com/api/webhooks/", 20, nil},
-		{"discordapp.com/api/webhooks/", 20, nil},
-		{"hooks.slack.com/services/", 20, nil},
-		{"hooks.slack.com/triggers/", 20, nil},
-		{"hooks.slack.com/workflows/", 20, nil},
+		{"IQoJb3JpZ2luX2Vj", 60, b64Byte, nil}, // AWS STS session tokens
+		{"FwoGZXIvYXdzE", 60, b64Byte, nil},
+		{"ya29.", 20, googleKeyByte, nil}, // Google OAuth access token
+		{"1//0", 40, googleKeyByte, nil},  // Google OAuth refresh token
+		{"GOCSPX-", 20, googleKeyByte, nil},
+		{"hvs.", 20, googleKeyByte, nil}, // HashiCorp Vault service, batch, recovery tokens
+		{"hvb.", 20, googleKeyByte, nil},
+		{"hvr.", 20, googleKeyByte, nil},
+		{"dckr_pat_", 20, googleKeyByte, nil},
+		{"dckr_oat_", 20, googleKeyByte, nil},
+		{"pypi-", 50, googleKeyByte, nil},
+		{"gldt-", 20, googleKeyByte, nil}, // GitLab deploy, runner, trigger, feed, … tokens
+		{"glrt-", 20, googleKeyByte, nil},
+		{"glptt-", 20, googleKeyByte, nil},
+		{"glft-", 20, googleKeyByte, nil},
+		{"glsoat-", 20, googleKeyByte, nil},
+		{"glcbt-", 20, googleKeyByte, nil},
+		{"glimt-", 20, googleKeyByte, nil},
+		{"gloas-", 20, googleKeyByte, nil},
+		{"glagent-", 20, googleKeyByte, nil},
+		{"glsa_", 32, alnum, nil}, // Grafana service account and cloud tokens
+		{"glc_", 32, b64Byte, nil},
+		{"gsk_", 40, alnum, nil},   // Groq
+		{"xai-", 60, alnum, nil},   // xAI
+		{"r8_", 30, alnum, nil},    // Replicate
+		{"lsv2_pt_", 32, hex, nil}, // LangSmith
+		{"lsv2_sk_", 32, hex, nil},
+		{"pcsk_", 40, googleKeyByte, nil}, // Pinecone
+		{"dapi", 32, hex, nil},            // Databricks
+		{"shpat_", 32, hex, nil},          // Shopify
+		{"shpss_", 32, hex, nil},
+		{"shpca_", 32, hex, nil},
+		{"shppa_", 32, hex, nil},
+		{"AGE-SECRET-KEY-1", 50, upperAlnum, nil},
+		{"LS0tLS1CRUdJTi", 40, b64Byte, nil}, // base64 of "-----BEGIN" (kubeconfig *-data)
+		{"MII", 60, b64Byte, nil},            // bare base64 DER (PKCS#8, PKCS#1 keys)
+		{"SK", 32, hex, nil},                 // Twilio API key
+		{"key-", 32, hex, nil},               // Mailgun
+		{"EAAA", 60, googleKeyByte, nil},     // Square, Meta
+		{"dop_v1_", 64, hex, nil},            // DigitalOcean
+		{"doo_v1_", 64, hex, nil},
+		{"dor_v1_", 64, hex, nil},
+		{"lin_api_", 40, alnum, nil}, // Linear
+		{"ntn_", 40, alnum, nil},     // Notion
+		{"secret_", 40, alnum, nil},
+		{"figd_", 40, googleKeyByte, nil}, // Figma
+		{"PMAK-", 24, hex, nil},           // Postman
+		{"sbp_", 40, hex, nil},            // Supabase
+		{"dp.pt.", 40, alnum, nil},        // Doppler
+		{"dp.st.", 40, alnum, nil},
+		{"dp.sa.", 40, alnum, nil},
+		{"sntryu_", 64, hex, nil}, // Sentry
+		{"sntrys_", 60, googleKeyByte, nil},
+		{"NRAK-", 27, upperAlnum, nil}, // New Relic
+		{"pplx-", 40, alnum, nil},      // Perplexity
+		{"fw_", 20, alnum, nil},        // Fireworks
+		{"ops_eyJ", 50, googleKeyByte, nil},
+		{"bkua_", 40, hex, nil}, // Buildkite
+		{"CCIPAT_", 20, alnum, nil},
+		{"ATBB", 32, alnum, nil}, // Bitbucket, Atlassian
+		{"ATATT3", 50, googleKeyByte, nil},
+		{"oy2", 43, lowerAlnum, nil}, // NuGet
+		{"rubygems_", 48, hex, nil},
+		{"CLOJARS_", 60, lowerAlnum, nil},
+		{"LTAI", 20, alnum, nil}, // Alibaba Cloud
+		{"AKID", 32, alnum, nil}, // Tencent Cloud
+		{"sk.eyJ", 50, googleKeyByte, nil},
+		{"sl.", 100, googleKeyByte, nil}, // Dropbox
+		{"pscale_tkn_", 32, googleKeyByte, nil},
+		{"pscale_pw_", 32, googleKeyByte, nil},
+		{"pscale_oauth_", 32, googleKeyByte, nil},
+		{"pul-", 40, hex, nil},
+		{"xkeysib-", 64, hex, nil},
+		{"CFPAT-", 40, googleKeyByte, nil},
+		{"dt0c01.", 24, upperAlnum, nil},
+		{"sgp_", 40, hex, nil},
+		{"sha256~", 43, googleKeyByte, nil}, // OpenShift
+		{"pnu_", 36, alnum, nil},
+		{"rdme_", 60, lowerAlnum, nil},
+		{"tfp_", 40, googleKeyByte, nil},
+		{"FLWSECK-", 32, hex, nil},
+		{"EZAK", 50, alnum, nil},
+		{"aio_", 28, alnum, nil},
+		{"discord.com/api/webhooks/", 20, nil, nil},
+		{"discordapp.com/api/webhooks/", 20, nil, nil},
+		{"hooks.slack.com/services/", 20, nil, nil},
+		{"hooks.slack.com/triggers/", 20, nil, nil},
+		{"hooks.slack.com/workflows/", 20, nil, nil},
 	} {
 		t[r.prefix[0]] = append(t[r.prefix[0]], r)
 	}

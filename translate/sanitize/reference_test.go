@@ -226,7 +226,7 @@ func (r *redactor) tokenRuleRef(i int) (int, bool) {
 			}
 		}
 		e := tokenEnd(s, i)
-		if e-p < t.min {
+		if e-p < t.min || t.token != nil && !t.token(s[i:e]) {
 			continue
 		}
 		r.replace(i, e)
