@@ -250,21 +250,9 @@ func TestAssignEndAtItsBound(t *testing.T) {
 				for _, name := range []int{0, 7, 19, 20} {
 					for quote := 0; quote <= 3; quote++ {
 						text := "x " + rs.keywords[kw] + strings.Repeat("a", name) + strings.Repeat(" ", quote) + op + secret + " y"
-						view := escapeView(text)
-						var mine []candidate
-						for _, c := range rs.candidates(view, sc) {
-							if c.rule == ri {
-								mine = append(mine, c)
-							}
-						}
-						got := r.run(view, mine, rs.global, nil, nil, sc)
-						want := r.findWindow(view, span{0, len(view)}, rs.global, nil)
 						checked++
-						if len(want) > 0 {
+						if ruleFindsWhatItsRegexFinds(t, rs, sc, ri, text) {
 							matched++
-						}
-						if !slices.Equal(got, want) {
-							t.Fatalf("rule %s on %q:\n got %v\nwant %v", r.id, text, got, want)
 						}
 					}
 				}
@@ -304,21 +292,9 @@ func TestAssignShapesAtTheirEdges(t *testing.T) {
 						"x " + rs.keywords[kw] + ": \"" + v + "\"",
 						strings.Repeat(rs.keywords[kw]+"="+v, 3),
 					} {
-						view := escapeView(text)
-						var mine []candidate
-						for _, c := range rs.candidates(view, sc) {
-							if c.rule == ri {
-								mine = append(mine, c)
-							}
-						}
-						got := r.run(view, mine, rs.global, nil, nil, sc)
-						want := r.findWindow(view, span{0, len(view)}, rs.global, nil)
 						checked++
-						if len(want) > 0 {
+						if ruleFindsWhatItsRegexFinds(t, rs, sc, ri, text) {
 							matched++
-						}
-						if !slices.Equal(got, want) {
-							t.Fatalf("rule %s on %q:\n got %v\nwant %v", r.id, text, got, want)
 						}
 					}
 				}
@@ -479,4 +455,25 @@ func TestNeedGateNeverSkipsAMatch(t *testing.T) {
 		}
 	}
 	t.Logf("%d rules with a need, %d texts matched", needs, matched)
+}
+
+// ruleFindsWhatItsRegexFinds runs rule ri on text through its keyword hits
+// and gates, fails t unless that finds what the rule's regex finds on the
+// whole text, and reports whether the regex found anything.
+func ruleFindsWhatItsRegexFinds(t *testing.T, rs *ruleSet, sc *scratch, ri int, text string) bool {
+	t.Helper()
+	r := &rs.rules[ri]
+	view := escapeView(text)
+	var mine []candidate
+	for _, c := range rs.candidates(view, sc) {
+		if c.rule == ri {
+			mine = append(mine, c)
+		}
+	}
+	got := r.run(view, mine, rs.global, nil, nil, sc)
+	want := r.findWindow(view, span{0, len(view)}, rs.global, nil)
+	if !slices.Equal(got, want) {
+		t.Fatalf("rule %s on %q:\n got %v\nwant %v", r.id, text, got, want)
+	}
+	return len(want) > 0
 }
