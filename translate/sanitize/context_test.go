@@ -112,6 +112,10 @@ func TestSeedLeaksPinned(t *testing.T) {
 		// has a colon too many; read as it is first, it is a .pgpass line.
 		{in: "636f756c64206e6f742072656164207e2f2e7067706173733a2064622e696e7465726e616c3a353433323a6170703a616c6963653a5249253341672532306379525135",
 			secret: "5249253341672532306379525135"},
+		// Seed 10146: a Fernet key whose first bytes read as a Stripe
+		// charge id's prefix in another case (cH_).
+		{in: "Fernet(b'cH_jTVEbpaUpue67wPI0yIX8uSZCaAZ05xHKqjhrlJM=') could not decrypt the token",
+			secret: "jTVEbpaUpue67wPI", keep: "could not decrypt the token"},
 		// A mnemonic a word per line: a count of spaces skipped it.
 		{in: "recovery phrase:\nabandon\nability\nable\nabout\nabove\nabsent\nabsorb\nabstract\nabsurd\nabuse\naccess\naccident\n-- end",
 			secret: "absorb", keep: "recovery phrase:"},
