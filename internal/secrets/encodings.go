@@ -29,6 +29,7 @@ var encodings = map[string]func(string) string{
 		return b.String()
 	},
 	"percent":        url.PathEscape,
+	"form":           url.QueryEscape, // spaces as '+', as a form or Python's urlencode writes them
 	"double_percent": func(s string) string { return url.PathEscape(url.PathEscape(s)) },
 	"html_decimal": func(s string) string {
 		var b strings.Builder
@@ -108,6 +109,13 @@ func views(out string) []string {
 		}
 		p = u
 		add(p)
+	}
+	// A form's encoding: '+' for a space, then percent escapes (the words
+	// of a mnemonic are parted by '+').
+	if u, err := url.QueryUnescape(out); err == nil {
+		add(u)
+	} else {
+		add(strings.ReplaceAll(out, "+", " "))
 	}
 	if strings.Contains(out, `\u`) {
 		if u, err := strconv.Unquote(`"` + strings.ReplaceAll(out, `"`, `\"`) + `"`); err == nil {

@@ -24,6 +24,8 @@ func TestLeaksReadsMnemonicPairsAsWords(t *testing.T) {
 		{"hourly\nalone", false},
 		{"hour\nalone\ntoilet", true},
 		{"hour.\nalone", false},
+		{"phrase=globe+hour+alone", true}, // form-encoded: '+' for a space
+		{"globe%20hour", true},
 	} {
 		if _, got := Leaks(c.out, secret); got != c.leak {
 			t.Errorf("Leaks(%q) = %v, want %v", c.out, got, c.leak)

@@ -313,6 +313,7 @@ ENCODINGS = [
     "json_unicode",      # every character \\u-escaped, as a JSON encoder with ASCII-only output can
     "percent",           # percent-encoded once
     "double_percent",    # percent-encoded twice
+    "form",              # form-encoded: spaces as '+', the rest percent-encoded (urlencode, quote_plus)
     "html_decimal",      # HTML decimal entities
     "html_hex",          # HTML hex entities
     "python_bytes",      # Python \\x escapes of every byte

@@ -116,6 +116,9 @@ func TestSeedLeaksPinned(t *testing.T) {
 		// charge id's prefix in another case (cH_).
 		{in: "Fernet(b'cH_jTVEbpaUpue67wPI0yIX8uSZCaAZ05xHKqjhrlJM=') could not decrypt the token",
 			secret: "jTVEbpaUpue67wPI", keep: "could not decrypt the token"},
+		// A form's encoding: '+' for a space (urlencode, quote_plus).
+		{in: "msg=login+failed+with+password+hunter2Xq9+for+bob", secret: "hunter2Xq9", keep: "msg=login+failed"},
+		{in: "q=mysql+-u+root+-phunter2Xq9+-e+select", secret: "hunter2Xq9", keep: "q=mysql"},
 		// A mnemonic a word per line: a count of spaces skipped it.
 		{in: "recovery phrase:\nabandon\nability\nable\nabout\nabove\nabsent\nabsorb\nabstract\nabsurd\nabuse\naccess\naccident\n-- end",
 			secret: "absorb", keep: "recovery phrase:"},
@@ -133,6 +136,8 @@ func TestSeedLeaksPinned(t *testing.T) {
 		"AUTH GS2-KRB5", "-ERR AUTH failed", "AUTH Required",
 		// Seed 3265: a go.sum hash whose tail ends in "Pwd", "= " and a word.
 		"verifying go.sum: h1:98jZmHyvDWKbFc0StkWDLWmoeaLUkERGS/6EO8uBPwd= mismatch",
+		// '+' in a run a form did not write stays what it is.
+		"build failed: g++ -O2 main.cc", "x=1+2 is not a number", "digest c2hhMjU2+Zm9v/YmFy+cXV4 mismatch",
 		// Seed 7340: an id whose random part starts with eyJ, base64 of no text.
 		"project proj_eyJtpWYORx2uHoBDOjXr0LfP is archived", "file-eyJtpWYORx2uHoBDOjXr0LfP is still processing"} {
 		if got := Text(s, 1<<20); got != s {

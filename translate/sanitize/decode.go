@@ -38,11 +38,16 @@ const partGap = "\n\n"
 
 // needsDecoding reports whether s holds anything decodedView would change.
 func needsDecoding(s string) bool {
+	var form formRun
 	for i := 0; i < len(s); i++ {
 		if !decodeStart[s[i]] {
 			continue
 		}
 		switch c := s[i]; {
+		case c == '+':
+			if form.space(s, i) {
+				return true
+			}
 		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
 			return true
 		case c == '\\' && i+3 < len(s) && (s[i+1] == 'x' || s[i+1] == 'u') && isHex(s[i+2]) && isHex(s[i+3]):
@@ -83,7 +88,7 @@ func (v view) src(i int) int { return v.at.at(i) }
 
 // decodeStart marks the bytes where needsDecoding looks further.
 var decodeStart = func() (t [256]bool) {
-	for _, c := range []byte{'%', '\\', '&', '[', 0xEF, 0xE3} {
+	for _, c := range []byte{'%', '\\', '&', '[', '+', 0xEF, 0xE3} {
 		t[c] = true
 	}
 	return t
@@ -92,7 +97,7 @@ var decodeStart = func() (t [256]bool) {
 // decodeSpecial marks the bytes where decodeOnce may decode something;
 // the runs between them are copied whole.
 var decodeSpecial = func() (t [256]bool) {
-	for _, c := range []byte{'%', '\\', '&', '['} {
+	for _, c := range []byte{'%', '\\', '&', '[', '+'} {
 		t[c] = true
 	}
 	for c := 0x80; c < 0x100; c++ {
@@ -123,6 +128,7 @@ func decodeOnce(v view) (view, bool) {
 		b.WriteString(str)
 		at.add(len(str), v.src(src), 0)
 	}
+	var form formRun
 	for i := 0; i < len(s); {
 		c := s[i]
 		if !decodeSpecial[c] {
@@ -142,6 +148,11 @@ func decodeOnce(v view) (view, bool) {
 			start(i)
 			emit(string([]byte{hexVal(s[i+1])<<4 | hexVal(s[i+2])}), i)
 			i += 3
+			continue
+		case c == '+' && form.space(s, i):
+			start(i)
+			emit(" ", i)
+			i++
 			continue
 		case c == '\\' && i+3 < len(s) && s[i+1] == 'x' && isHex(s[i+2]) && isHex(s[i+3]):
 			start(i)
@@ -206,6 +217,49 @@ func decodeOnce(v view) (view, bool) {
 	}
 	return view{text: b.String(), at: at.done(v.src(len(s))), changes: changes}, true
 }
+
+// formRun reads '+' as a space where a form encodes its text
+// (application/x-www-form-urlencoded, Python's urlencode and quote_plus:
+// "msg=login+failed+with+password+…"): between two bytes that are not
+// blanks, in a run without blanks that holds a field's '=' before it or a
+// percent escape anywhere. A base64 run holds neither before its padding,
+// and stays one word. It remembers the last run it read, so the '+'s of one
+// run cost one look.
+type formRun struct {
+	from, to int // the run [from, to) last read
+	eq       int // its first '=', or to
+	esc      bool
+}
+
+// formReach bounds how far from a '+' the run is read each way.
+const formReach = 512
+
+func (f *formRun) space(s string, i int) bool {
+	if i == 0 || i+1 >= len(s) || formBlank(s[i-1]) || formBlank(s[i+1]) || s[i-1] == '+' {
+		return false
+	}
+	if i < f.from || i >= f.to {
+		f.from, f.to = i, i
+		for f.from > 0 && i-f.from < formReach && !formBlank(s[f.from-1]) {
+			f.from--
+		}
+		for f.to < len(s) && f.to-i < formReach && !formBlank(s[f.to]) {
+			f.to++
+		}
+		run := s[f.from:f.to]
+		f.eq = f.to
+		if k := strings.IndexByte(run, '='); k >= 0 {
+			f.eq = f.from + k
+		}
+		f.esc = false
+		for k := 0; k+2 < len(run) && !f.esc; k++ {
+			f.esc = run[k] == '%' && isHex(run[k+1]) && isHex(run[k+2])
+		}
+	}
+	return f.esc || f.eq < i
+}
+
+func formBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // changedAt appends p, a change at out[p], to changes unless the last one
 // is on the same line.
