@@ -15,6 +15,7 @@ import (
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/internal/secrets"
+	"github.com/errsvc/errsvc/translate"
 )
 
 // The reflective secrets test over the wire: every corpus secret planted in
@@ -42,7 +43,10 @@ func TestSecretsNeverReachAnAnswerOverTheWire(t *testing.T) {
 	connectClient := connectClients(r)["connect"]
 	check := func(transport string, e secrets.Entry, p secrets.Position, m proto.Message) {
 		t.Helper()
-		if path, w, ok := secrets.LeakIn(m, e.Secret); ok {
+		if path, w, ok := secrets.LeakInAnswer(m, e.Secret, func() proto.Message {
+			base, _ := translate.Translate(p.Build(e.Without()))
+			return base
+		}); ok {
 			t.Errorf("%s: %s: %q leaked into %s", transport, secrets.Describe(e, p), w, path)
 		}
 	}

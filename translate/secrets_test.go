@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/errsvc/errsvc/internal/secrets"
 	"github.com/errsvc/errsvc/translate/sanitize"
 )
@@ -57,7 +59,10 @@ func TestSecretsNeverReachAResponse(t *testing.T) {
 			}
 			continue
 		}
-		if path, w, ok := secrets.LeakIn(resp, e.Secret); ok {
+		if path, w, ok := secrets.LeakInAnswer(resp, e.Secret, func() proto.Message {
+			base, _ := Translate(p.Build(e.Without()))
+			return base
+		}); ok {
 			leaks++
 			if leaks <= 40 {
 				t.Errorf("%s: %q leaked into %s", secrets.Describe(e, p), w, path)

@@ -389,6 +389,56 @@ func LeakIn(m proto.Message, secret string) (path, piece string, leaked bool) {
 	return "", "", false
 }
 
+// LeakInAnswer is LeakIn less what the service writes whatever it is
+// asked: a piece that base, the answer to the same request with the
+// secret taken out of its text (asked for only once a piece is found),
+// holds too is the service's own text, not the secret's. A mnemonic's
+// words are ordinary ones, and two of them stand together in a fixed
+// guidance now and then ("when present", seed 20091).
+func LeakInAnswer(m proto.Message, secret string, base func() proto.Message) (path, piece string, leaked bool) {
+	var own []Field
+	asked := false
+	for _, f := range Strings(m) {
+		v := f.Value
+		for {
+			w, ok := Leaks(v, secret)
+			if !ok {
+				break
+			}
+			if !asked {
+				asked = true
+				if b := base(); b != nil {
+					own = Strings(b)
+				}
+			}
+			if !holds(own, w) {
+				return f.Path, w, true
+			}
+			// The service's own piece: look past it for another (where
+			// it stands only in a decoded view, this string is done).
+			next := strings.ReplaceAll(v, w, "\x00")
+			if next == v {
+				break
+			}
+			v = next
+		}
+	}
+	return "", "", false
+}
+
+func holds(fields []Field, piece string) bool {
+	for _, f := range fields {
+		if _, ok := Leaks(f.Value, piece); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Without is the entry's text with its secret taken out: the request the
+// same position builds from it is the baseline of LeakInAnswer.
+func (e Entry) Without() string { return strings.ReplaceAll(e.Text, e.Secret, "") }
+
 // Describe names a planted case for a failure message.
 func Describe(e Entry, p Position) string {
 	d := strings.TrimPrefix(e.Name, "generated:") + " @ " + p.Name
