@@ -119,6 +119,10 @@ func TestSeedLeaksPinned(t *testing.T) {
 		// A form's encoding: '+' for a space (urlencode, quote_plus).
 		{in: "msg=login+failed+with+password+hunter2Xq9+for+bob", secret: "hunter2Xq9", keep: "msg=login+failed"},
 		{in: "q=mysql+-u+root+-phunter2Xq9+-e+select", secret: "hunter2Xq9", keep: "q=mysql"},
+		// Seeds 20480 and 20540: a '+' inside a password of a percent-encoded
+		// text is a plus in the percent reading; only a form's reading
+		// beside it takes it for a space.
+		{in: "NOAUTH:%20redis-cli%20-h%20cache%20-a%20x+4gTmnF0fW8n1n0AY9s%20ping", secret: "4gTmnF0fW8n1n0AY9s", keep: "NOAUTH"},
 		// A mnemonic a word per line: a count of spaces skipped it.
 		{in: "recovery phrase:\nabandon\nability\nable\nabout\nabove\nabsent\nabsorb\nabstract\nabsurd\nabuse\naccess\naccident\n-- end",
 			secret: "absorb", keep: "recovery phrase:"},

@@ -29,6 +29,8 @@ type view struct {
 	changes []int
 	// gaps are where around put partGap between two parts, in order.
 	gaps []int
+	// form is set on a reading that read a form's '+' as a space.
+	form bool
 }
 
 // partGap separates around's parts: a blank line. A finding that reads
@@ -69,15 +71,29 @@ func decodedView(s string) view {
 	if !needsDecoding(s) {
 		return view{text: s} // rounds nil: the text is its only reading
 	}
-	v := view{text: s} // at nil: the original maps to itself
-	rounds := []view{v}
+	orig := view{text: s} // at nil: the original maps to itself
+	rounds := []view{orig}
+	v := orig
 	for round := 0; round < 3; round++ {
-		next, changed := decodeOnce(v)
+		next, changed := decodeOnce(v, false)
 		if !changed || next.text == v.text {
 			break
 		}
 		v = next
 		rounds = append(rounds, v)
+	}
+	// A form's reading beside them: '+' for a space as the first round
+	// decodes it (a '+' of a password in a percent-encoded text stays one
+	// in the readings above), then percent escapes only, since a '+' the
+	// first round decoded from %2B is a plus.
+	f := orig
+	for round := 0; round < 3 && strings.IndexByte(s, '+') >= 0; round++ {
+		next, changed := decodeOnce(f, round == 0)
+		if !changed || next.text == f.text || round == 0 && !next.form {
+			break
+		}
+		f = next
+		rounds = append(rounds, f)
 	}
 	v.rounds = rounds
 	return v
@@ -108,7 +124,7 @@ var decodeSpecial = func() (t [256]bool) {
 
 // decodeOnce decodes one layer of every escape form in v; changed is false
 // (and the view not built) when v holds nothing to decode.
-func decodeOnce(v view) (view, bool) {
+func decodeOnce(v view, form bool) (view, bool) {
 	s := v.text
 	var b strings.Builder
 	var at posMapBuilder
@@ -128,7 +144,8 @@ func decodeOnce(v view) (view, bool) {
 		b.WriteString(str)
 		at.add(len(str), v.src(src), 0)
 	}
-	var form formRun
+	var plus formRun
+	plused := false
 	for i := 0; i < len(s); {
 		c := s[i]
 		if !decodeSpecial[c] {
@@ -149,9 +166,10 @@ func decodeOnce(v view) (view, bool) {
 			emit(string([]byte{hexVal(s[i+1])<<4 | hexVal(s[i+2])}), i)
 			i += 3
 			continue
-		case c == '+' && form.space(s, i):
+		case c == '+' && form && plus.space(s, i):
 			start(i)
 			emit(" ", i)
+			plused = true
 			i++
 			continue
 		case c == '\\' && i+3 < len(s) && s[i+1] == 'x' && isHex(s[i+2]) && isHex(s[i+3]):
@@ -215,7 +233,7 @@ func decodeOnce(v view) (view, bool) {
 	if !started {
 		return v, false
 	}
-	return view{text: b.String(), at: at.done(v.src(len(s))), changes: changes}, true
+	return view{text: b.String(), at: at.done(v.src(len(s))), changes: changes, form: plused}, true
 }
 
 // formRun reads '+' as a space where a form encodes its text

@@ -67,7 +67,7 @@ func TestAroundKeepsTheLinesNearChanges(t *testing.T) {
 			parts = append(parts, lines[r.IntN(len(lines))])
 		}
 		orig := strings.Join(parts, "\n")
-		v, changed := decodeOnce(view{text: orig})
+		v, changed := decodeOnce(view{text: orig}, false)
 		if !changed {
 			continue
 		}
@@ -115,7 +115,7 @@ func TestAroundKeepsTheLinesNearChanges(t *testing.T) {
 func TestAroundSpansStopAtGaps(t *testing.T) {
 	far := strings.Repeat("plain line of words\n", 40)
 	orig := "key=%41%42\n" + far + "token=%43%44"
-	v, ok := decodeOnce(view{text: orig})
+	v, ok := decodeOnce(view{text: orig}, false)
 	if !ok {
 		t.Fatal("nothing decoded")
 	}
