@@ -935,10 +935,19 @@ func pathValue(s string) bool {
 	if strings.HasSuffix(s, "=") {
 		return false // base64's padding: "/hoAP…5w==" is no path
 	}
+	// Base64 key material holds '/' now and then: a path has a name
+	// among its segments, a key's segments are all pieces of noise
+	// ("/CpHDQgzBn8LV1t/bFoJYp9pN/diXIDAGO0ivOUXU4d7", seed 20850).
+	named, bytes := false, 0
 	for seg := range strings.SplitSeq(s, "/") {
 		if len(seg) >= 20 && highEntropyToken(seg) {
 			return false
 		}
+		bytes += len(seg)
+		named = named || seg != "" && (readableIdentifier(seg) || classesOf(seg).count() < 2)
+	}
+	if !named && bytes >= 24 {
+		return false
 	}
 	return strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~/") || strings.HasPrefix(s, "./") ||
 		len(s) > 2 && s[1] == ':' && (s[2] == '\\' || s[2] == '/')

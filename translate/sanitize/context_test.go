@@ -123,6 +123,8 @@ func TestSeedLeaksPinned(t *testing.T) {
 		// text is a plus in the percent reading; only a form's reading
 		// beside it takes it for a space.
 		{in: "NOAUTH:%20redis-cli%20-h%20cache%20-a%20x+4gTmnF0fW8n1n0AY9s%20ping", secret: "4gTmnF0fW8n1n0AY9s", keep: "NOAUTH"},
+		// Seed 20850: base64 key material starting with '/' read as a path.
+		{in: "decrypt failed with encryption_key: /CpHDQgzBn8LV1t/bFoJYp9pN/diXIDAGO0ivOUXU4d7", secret: "CpHDQgzBn8LV1t", keep: "decrypt failed"},
 		// A mnemonic a word per line: a count of spaces skipped it.
 		{in: "recovery phrase:\nabandon\nability\nable\nabout\nabove\nabsent\nabsorb\nabstract\nabsurd\nabuse\naccess\naccident\n-- end",
 			secret: "absorb", keep: "recovery phrase:"},
