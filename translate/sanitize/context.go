@@ -1998,10 +1998,44 @@ func redactedTails(v string) []ctxSpan {
 			continue // user:[REDACTED]@host: the host follows a userinfo
 		}
 		if s, e, _ := readValue(v, i); e > s {
-			out = append(out, ctxSpan{i - len(RedactedToken), e})
+			if e = encodedTailEnd(v, i-len(RedactedToken), s, e); e > s {
+				out = append(out, ctxSpan{i - len(RedactedToken), e})
+			}
 		}
 	}
 	return out
+}
+
+// encodedTailEnd is where the tail v[s:e], glued to the redaction at
+// v[r:], ends: at the first form '+' or escaped blank or '&' in it when
+// the field before the redaction is written in that encoding
+// ("password+[REDACTED]+for+bob", "sshpass%20-p%20[REDACTED]%20ssh%20host",
+// "password%3D[REDACTED]%26user%3Dbob"): there the value was read up to an
+// encoded break, and a secret's own space, '+' or '&' would be escaped
+// once more. In a field holding no such byte before the redaction
+// ("password=[REDACTED]+def": the first layer stopped at a '+' of the
+// password) the whole tail is the secret's.
+func encodedTailEnd(v string, r, s, e int) int {
+	field := v[:r]
+	if k := strings.LastIndexAny(field, " \t\r\n&"); k >= 0 {
+		field = field[k+1:]
+	}
+	form := strings.IndexByte(field, '+') >= 0
+	esc := false
+	for k := 0; k+2 < len(field) && !esc; k++ {
+		esc = field[k] == '%' && isHex(field[k+1]) && isHex(field[k+2])
+	}
+	for p := s; p < e && (form || esc); p++ {
+		if form && v[p] == '+' {
+			return p
+		}
+		if esc && v[p] == '%' && p+2 < len(v) && isHex(v[p+1]) && isHex(v[p+2]) {
+			if c := hexVal(v[p+1])<<4 | hexVal(v[p+2]); formBlank(c) || c == '&' {
+				return p
+			}
+		}
+	}
+	return e
 }
 
 // jwkMembers: in a JSON Web Key (a text with "kty"), the private members

@@ -119,6 +119,17 @@ func TestSeedLeaksPinned(t *testing.T) {
 		// A form's encoding: '+' for a space (urlencode, quote_plus).
 		{in: "msg=login+failed+with+password+hunter2Xq9+for+bob", secret: "hunter2Xq9", keep: "msg=login+failed"},
 		{in: "q=mysql+-u+root+-phunter2Xq9+-e+select", secret: "hunter2Xq9", keep: "q=mysql"},
+		// What follows the password in the same encoding is the text's,
+		// not a tail of the secret: a form's '+', an escaped blank or '&'.
+		{in: "msg=login+failed+with+password+hunter2Xq9+for+bob", secret: "hunter2Xq9", keep: "[REDACTED]+for+bob"},
+		{in: "q=mysql+-u+root+-phunter2Xq9+-h+db", secret: "hunter2Xq9", keep: "[REDACTED]+-h+db"},
+		{in: "cmd=sshpass%20-p%20hunter2Xq9%20ssh%20host", secret: "hunter2Xq9", keep: "[REDACTED]%20ssh%20host"},
+		{in: "body=password%3Dhunter2Xq9%26user%3Dbob", secret: "hunter2Xq9", keep: "[REDACTED]%26user%3Dbob"},
+		// Where the field before the password is not written in that
+		// encoding, the '+' or escape is the password's own.
+		{in: "password=hunter2Xq9+def7Z", secret: "def7Z", keep: "password="},
+		{in: "password=p%40ss%20word7Z", secret: "word7Z", keep: "password="},
+		{in: "a=b+c&password=hunter2Xq9+def7Z", secret: "def7Z", keep: "a=b+c&password="},
 		// Seeds 20480 and 20540: a '+' inside a password of a percent-encoded
 		// text is a plus in the percent reading; only a form's reading
 		// beside it takes it for a space.
