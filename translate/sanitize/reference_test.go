@@ -335,7 +335,7 @@ func (r *redactor) keyValueRef(i int) (int, bool) {
 			return 0, false // the shell's PWD=/home/…, not ODBC's PWD=secret
 		}
 	}
-	if ve <= vs {
+	if ve <= vs || kind != headerSecret && filePath(s[vs:ve]) {
 		return 0, false
 	}
 	r.replace(vs, ve)

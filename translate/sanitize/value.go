@@ -434,6 +434,26 @@ func readableIdentifier(s string) bool {
 	return word
 }
 
+// filePath is a value that names a file rather than holding a secret: a
+// path from the root, the home or the working directory of two names or
+// more, every one a name people read (readableIdentifier):
+// "/run/secrets/db_password", "/var/run/secrets/kubernetes.io/serviceaccount/token".
+// A key ending in a credential word is often followed by the file that
+// holds the credential ("failed to read token: /var/run/…"), and the file's
+// name is what the reader needs. A single name ("/hunter") or a part
+// no one types ("/api/v2/AbC123/Xy9Zq8", base64 key material that starts
+// with '/') is not such a path.
+func filePath(v string) bool {
+	rest, ok := strings.CutPrefix(v, "/")
+	if !ok {
+		rest, ok = strings.CutPrefix(v, "~/")
+	}
+	if !ok {
+		rest, ok = strings.CutPrefix(v, "./")
+	}
+	return ok && strings.Contains(strings.Trim(rest, "/:"), "/") && readableIdentifier(rest)
+}
+
 // enumLike is a term of letters joined by '_', '-', '.' or ':', at most 40
 // bytes, without digits.
 func enumLike(s string) bool {

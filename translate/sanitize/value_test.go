@@ -241,3 +241,32 @@ func TestReadableIdentifierUnderAWeakName(t *testing.T) {
 		}
 	}
 }
+
+// TestFilePathAfterACredentialKey: a key naming a credential followed by
+// the file that holds it keeps the file's path (the first layer's key
+// rule took it for the secret); a value that is no such path stays
+// redacted, in every syntax the key rule reads.
+func TestFilePathAfterACredentialKey(t *testing.T) {
+	for _, s := range []string{
+		"secret: /run/secrets/db_password",
+		"failed to read token: /var/run/secrets/kubernetes.io/serviceaccount/token: no such file or directory",
+		`{"client_secret": "/etc/app/secrets/client.json"}`,
+		"API_KEY=~/.config/openai/key.txt not found",
+		"password=./conf/db_password.txt is not readable",
+	} {
+		if got := Text(s, 1<<20); got != s {
+			t.Errorf("%q changed: %q", s, got)
+		}
+	}
+	for _, c := range []struct{ in, secret string }{
+		{"password: /hunter2x", "hunter2x"},
+		{"secret: /AbC123xY/Zq8LmN0pWq", "Zq8LmN0pWq"},
+		{"token=/api/v2/AbC123/Xy9Zq8", "Xy9Zq8"},
+		{`{"api_key": "/dGhpcy9pcy9rZXk/Qm9vMTIz"}`, "Qm9vMTIz"},
+		{"password=~/hunter2", "hunter2"},
+	} {
+		if got := Text(c.in, 1<<20); strings.Contains(got, c.secret) {
+			t.Errorf("%q leaks %q: %q", c.in, c.secret, got)
+		}
+	}
+}
