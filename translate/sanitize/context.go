@@ -945,27 +945,35 @@ func xmlOpenTagEnd(v string, i int) int {
 }
 
 // pathValue is a file path (PWD=/home/runner/app is the shell's working
-// directory, not a password).
+// directory, not a password): a root, home, working-directory or drive
+// prefix, then pieces with a name among them. Base64 key material and
+// passwords start with '/' now and then, and their pieces are all noise
+// ("/CpHDQgzBn8LV1t/bFoJYp9pN/diXIDAGO0ivOUXU4d7", seed 20850; a password
+// "/Xy9Zq8Lm" in prose or after --password, which a length bound let
+// through as a path).
 func pathValue(s string) bool {
 	if strings.HasSuffix(s, "=") {
 		return false // base64's padding: "/hoAP…5w==" is no path
 	}
-	// Base64 key material holds '/' now and then: a path has a name
-	// among its segments, a key's segments are all pieces of noise
-	// ("/CpHDQgzBn8LV1t/bFoJYp9pN/diXIDAGO0ivOUXU4d7", seed 20850).
-	named, bytes := false, 0
-	for seg := range strings.SplitSeq(s, "/") {
+	var rest string
+	switch {
+	case strings.HasPrefix(s, "/"):
+		rest = s[1:]
+	case strings.HasPrefix(s, "~/"), strings.HasPrefix(s, "./"):
+		rest = s[2:]
+	case len(s) > 2 && s[1] == ':' && (s[2] == '\\' || s[2] == '/'):
+		rest = s[3:]
+	default:
+		return false
+	}
+	named := false
+	for seg := range strings.FieldsFuncSeq(rest, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if len(seg) >= 20 && highEntropyToken(seg) {
 			return false
 		}
-		bytes += len(seg)
-		named = named || seg != "" && (readableIdentifier(seg) || classesOf(seg).count() < 2)
+		named = named || readableIdentifier(seg) || classesOf(seg).count() < 2
 	}
-	if !named && bytes >= 24 {
-		return false
-	}
-	return strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~/") || strings.HasPrefix(s, "./") ||
-		len(s) > 2 && s[1] == ':' && (s[2] == '\\' || s[2] == '/')
+	return named
 }
 
 // isCopula: the words between a password word and its value in prose.

@@ -135,6 +135,10 @@ func TestSeedLeaksPinned(t *testing.T) {
 		// text is a plus in the percent reading; only a form's reading
 		// beside it takes it for a space.
 		{in: "NOAUTH:%20redis-cli%20-h%20cache%20-a%20x+4gTmnF0fW8n1n0AY9s%20ping", secret: "4gTmnF0fW8n1n0AY9s", keep: "NOAUTH"},
+		// A password that starts with '/': its pieces are noise, no path's.
+		{in: "login failed with password /Xy9Zq8Lm for bob", secret: "Xy9Zq8Lm", keep: " for bob"},
+		{in: "aws configure --password /Xy9Zq8Lm --region eu", secret: "Xy9Zq8Lm", keep: "--region eu"},
+		{in: "the password is ~/Xy9Zq8Lm now", secret: "Xy9Zq8Lm", keep: "the password is"},
 		// Seed 20850: base64 key material starting with '/' read as a path.
 		{in: "decrypt failed with encryption_key: /CpHDQgzBn8LV1t/bFoJYp9pN/diXIDAGO0ivOUXU4d7", secret: "CpHDQgzBn8LV1t", keep: "decrypt failed"},
 		// A mnemonic a word per line: a count of spaces skipped it.
@@ -157,7 +161,10 @@ func TestSeedLeaksPinned(t *testing.T) {
 		// '+' in a run a form did not write stays what it is.
 		"build failed: g++ -O2 main.cc", "x=1+2 is not a number", "digest c2hhMjU2+Zm9v/YmFy+cXV4 mismatch",
 		// Seed 7340: an id whose random part starts with eyJ, base64 of no text.
-		"project proj_eyJtpWYORx2uHoBDOjXr0LfP is archived", "file-eyJtpWYORx2uHoBDOjXr0LfP is still processing"} {
+		"project proj_eyJtpWYORx2uHoBDOjXr0LfP is archived",
+		// Paths after a password word: a name among the pieces.
+		"PWD=/home/runner/work/app2 failed", "login failed with password file ~/.config/app/pw2.txt",
+		"cannot read --password /run/secrets/db_password", "reading secret C:\\Users\\bob\\app\\key.txt failed", "file-eyJtpWYORx2uHoBDOjXr0LfP is still processing"} {
 		if got := Text(s, 1<<20); got != s {
 			t.Errorf("%q changed: %q", s, got)
 		}
