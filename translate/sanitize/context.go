@@ -1002,6 +1002,13 @@ func readValue(v string, i int) (start, end int, quoted bool) {
 		if e := strings.IndexByte(v[i+1:], '}'); e >= 0 && e < 4096 {
 			return i + 1, i + 1 + e, true
 		}
+	case '<':
+		// A value in angle brackets, brackets and all: a placeholder's
+		// ("<your-password>", "<nil>") or a password's ("<Xy9Zq8Lm>"); a
+		// tag (<b>, </x>, <a href=…>) or a comparison is none.
+		if e := strings.IndexByte(v[i+1:], '>'); e > 0 && e < 200 && !strings.ContainsAny(v[i+1:i+1+e], " \t\n</=") {
+			return i, i + 2 + e, false
+		}
 	}
 	j := i
 	for j < len(v) {
@@ -1026,13 +1033,14 @@ func placeholder(s string) bool {
 		return true
 	}
 	switch {
-	case strings.HasPrefix(s, "${") || strings.HasPrefix(s, "{{") || strings.HasPrefix(s, "$(") || strings.HasPrefix(s, "%(") ||
-		s[0] == '$' && len(s) > 1 && (isUpper(s[1]) || s[1] == '_'):
+	case strings.HasPrefix(s, "${") || strings.HasPrefix(s, "{{") || strings.HasPrefix(s, "$(") || strings.HasPrefix(s, "%("):
 		return true
+	case s[0] == '$' && len(s) > 1 && (isUpper(s[1]) || s[1] == '_'):
+		return !noiseName(s[1:]) // $DB_PASSWORD, not a password that starts with '$'
 	case len(s) > 2 && s[0] == '%' && s[len(s)-1] == '%':
 		return true
 	case len(s) > 2 && s[0] == '<' && s[len(s)-1] == '>':
-		return true
+		return !noiseName(s[1 : len(s)-1]) // <your-password>, not <Xy9Zq8Lm>
 	}
 	same := true
 	for i := 1; i < len(s); i++ {
@@ -1050,6 +1058,15 @@ func placeholder(s string) bool {
 		}
 	}
 	return false
+}
+
+// noiseName is a name no one gives a variable or a placeholder: both cases
+// and digits outside a readable identifier ("Xy9Zq8Lm"), or letters cased
+// as random ones are (camelNoise). A password may start with '$' or stand
+// in angle brackets.
+func noiseName(s string) bool {
+	k := classesOf(s)
+	return k.upper && k.lower && k.digit && !readableIdentifier(s) || camelNoise(s)
 }
 
 // placeholderWords stand where a value is not given.

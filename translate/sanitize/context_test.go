@@ -139,6 +139,12 @@ func TestSeedLeaksPinned(t *testing.T) {
 		{in: "login failed with password /Xy9Zq8Lm for bob", secret: "Xy9Zq8Lm", keep: " for bob"},
 		{in: "aws configure --password /Xy9Zq8Lm --region eu", secret: "Xy9Zq8Lm", keep: "--region eu"},
 		{in: "the password is ~/Xy9Zq8Lm now", secret: "Xy9Zq8Lm", keep: "the password is"},
+		// A password that starts with '$' or stands in angle brackets:
+		// no variable's name and no placeholder's.
+		{in: "login failed with password $Xy9Zq8Lm for bob", secret: "Xy9Zq8Lm", keep: " for bob"},
+		{in: `{"password": "$Xy9Zq8Lm", "user": "bob"}`, secret: "Xy9Zq8Lm", keep: `"user": "bob"`},
+		{in: "password: <Xy9Zq8Lm> was rejected", secret: "Xy9Zq8Lm", keep: " was rejected"},
+		{in: "mysqladmin --password <Xy9Zq8Lm> status", secret: "Xy9Zq8Lm", keep: " status"},
 		// Seed 20850: base64 key material starting with '/' read as a path.
 		{in: "decrypt failed with encryption_key: /CpHDQgzBn8LV1t/bFoJYp9pN/diXIDAGO0ivOUXU4d7", secret: "CpHDQgzBn8LV1t", keep: "decrypt failed"},
 		// A mnemonic a word per line: a count of spaces skipped it.
@@ -162,6 +168,9 @@ func TestSeedLeaksPinned(t *testing.T) {
 		"build failed: g++ -O2 main.cc", "x=1+2 is not a number", "digest c2hhMjU2+Zm9v/YmFy+cXV4 mismatch",
 		// Seed 7340: an id whose random part starts with eyJ, base64 of no text.
 		"project proj_eyJtpWYORx2uHoBDOjXr0LfP is archived",
+		// Variables and placeholders after a credential word.
+		"password=$DB_PASSWORD is not set", "token: $OPENAI_API_KEY", "password: <your-password>", "token: <nil>",
+		"api_key: <YOUR_API_KEY>", "syntax error: unexpected token <EOF> at line 3", "secret: <|endoftext|>",
 		// Paths after a password word: a name among the pieces.
 		"PWD=/home/runner/work/app2 failed", "login failed with password file ~/.config/app/pw2.txt",
 		"cannot read --password /run/secrets/db_password", "reading secret C:\\Users\\bob\\app\\key.txt failed", "file-eyJtpWYORx2uHoBDOjXr0LfP is still processing"} {
