@@ -208,6 +208,10 @@ const (
 	nix32     = "0123456789abcdfghijklmnpqrsvwxyz"
 	b64chars  = alnum + "+/"
 	symbols   = "!#%*+-.@^_~"
+	// leadingSymbols start a password now and then, where a reader might
+	// take the value for a variable ($), a home path (~) or a mask (*).
+	// Not '/': a URL's userinfo cannot hold one unescaped.
+	leadingSymbols = "$~!*"
 )
 
 func pick(r *rand.Rand, alphabet string, n int) string {
@@ -232,11 +236,16 @@ func token(r *rand.Rand, n int) string {
 	return string(b)
 }
 
-// password is 10 to 24 characters; one in three carries a symbol.
+// password is 10 to 25 characters; one in three carries a symbol inside,
+// one in eight starts with one (put before the token, so the token keeps
+// its digit).
 func password(r *rand.Rand) string {
 	b := []byte(token(r, 10+r.IntN(15)))
 	if r.IntN(3) == 0 {
 		b[1+r.IntN(len(b)-2)] = symbols[r.IntN(len(symbols))]
+	}
+	if r.IntN(8) == 0 {
+		b = append([]byte{leadingSymbols[r.IntN(len(leadingSymbols))]}, b...)
 	}
 	return string(b)
 }

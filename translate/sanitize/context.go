@@ -1036,7 +1036,7 @@ func placeholder(s string) bool {
 	case strings.HasPrefix(s, "${") || strings.HasPrefix(s, "{{") || strings.HasPrefix(s, "$(") || strings.HasPrefix(s, "%("):
 		return true
 	case s[0] == '$' && len(s) > 1 && (isUpper(s[1]) || s[1] == '_'):
-		return !noiseName(s[1:]) // $DB_PASSWORD, not a password that starts with '$'
+		return varName(s[1:]) // $DB_PASSWORD, not a password that starts with '$'
 	case len(s) > 2 && s[0] == '%' && s[len(s)-1] == '%':
 		return true
 	case len(s) > 2 && s[0] == '<' && s[len(s)-1] == '>':
@@ -1060,13 +1060,42 @@ func placeholder(s string) bool {
 	return false
 }
 
-// noiseName is a name no one gives a variable or a placeholder: both cases
-// and digits outside a readable identifier ("Xy9Zq8Lm"), or letters cased
-// as random ones are (camelNoise). A password may start with '$' or stand
-// in angle brackets.
+// noiseName is a name no one gives a variable or a placeholder: letters
+// not cased as words are ("RCtbK"), a capital alone inside a word of both
+// cases ("McbTLbhi", where HomeDir and UserId have a capital a word), digits
+// inside a part no one reads ("Xy9Zq8Lm", "SQLKDBRS8"; DB2_PASSWORD and
+// S3_KEY are read), or letters cased as random ones are (camelNoise). A
+// password may start with '$' or stand in angle brackets.
 func noiseName(s string) bool {
-	k := classesOf(s)
-	return k.upper && k.lower && k.digit && !readableIdentifier(s) || camelNoise(s)
+	return !casedAsWords(s) || loneCapital(s) || classesOf(s).digit && !readableIdentifier(s) || camelNoise(s)
+}
+
+// loneCapital: a run of letters of both cases holds a capital followed by
+// another or ending it.
+func loneCapital(s string) bool {
+	for part := range strings.FieldsFuncSeq(s, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') }) {
+		k := classesOf(part)
+		if !k.upper || !k.lower {
+			continue
+		}
+		for i := 1; i < len(part); i++ {
+			if isUpper(part[i]) && (i+1 == len(part) || isUpper(part[i+1])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// varName is a variable's name as Bash, Perl, PHP and PowerShell write
+// it: letters, digits and '_', and no noise.
+func varName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return !noiseName(s)
 }
 
 // placeholderWords stand where a value is not given.

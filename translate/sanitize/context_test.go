@@ -145,6 +145,11 @@ func TestSeedLeaksPinned(t *testing.T) {
 		{in: `{"password": "$Xy9Zq8Lm", "user": "bob"}`, secret: "Xy9Zq8Lm", keep: `"user": "bob"`},
 		{in: "password: <Xy9Zq8Lm> was rejected", secret: "Xy9Zq8Lm", keep: " was rejected"},
 		{in: "mysqladmin --password <Xy9Zq8Lm> status", secret: "Xy9Zq8Lm", keep: " status"},
+		// Seeds 4, 26 and 120 of the fresh corpus once its passwords could
+		// start with a symbol: names no one gives a variable.
+		{in: `body was {"user": "app", "dbPassword": "$Ut6_McbTLbhi"}`, secret: "McbTLbhi", keep: `"user": "app"`},
+		{in: "request failed: psk=$SQLKDBRS8 host=db", secret: "SQLKDBRS8", keep: "host=db"},
+		{in: "could not read ~/.pgpass: db.internal:5432:app:alice:$RCtbK_JCdodQET", secret: "RCtbK_JCdodQET", keep: "db.internal:5432"},
 		// Seed 20850: base64 key material starting with '/' read as a path.
 		{in: "decrypt failed with encryption_key: /CpHDQgzBn8LV1t/bFoJYp9pN/diXIDAGO0ivOUXU4d7", secret: "CpHDQgzBn8LV1t", keep: "decrypt failed"},
 		// A mnemonic a word per line: a count of spaces skipped it.
@@ -169,7 +174,7 @@ func TestSeedLeaksPinned(t *testing.T) {
 		// Seed 7340: an id whose random part starts with eyJ, base64 of no text.
 		"project proj_eyJtpWYORx2uHoBDOjXr0LfP is archived",
 		// Variables and placeholders after a credential word.
-		"password=$DB_PASSWORD is not set", "token: $OPENAI_API_KEY", "password: <your-password>", "token: <nil>",
+		"password=$DB_PASSWORD is not set", "token: $OPENAI_API_KEY", "password=$DB2_PASSWORD is not set", "secret: $UserId", "password: <your-password>", "token: <nil>",
 		"api_key: <YOUR_API_KEY>", "syntax error: unexpected token <EOF> at line 3", "secret: <|endoftext|>",
 		// Paths after a password word: a name among the pieces.
 		"PWD=/home/runner/work/app2 failed", "login failed with password file ~/.config/app/pw2.txt",
