@@ -1062,7 +1062,7 @@ func placeholder(s string) bool {
 
 // noiseName is a name no one gives a variable or a placeholder: letters
 // not cased as words are ("RCtbK"), a capital alone inside a word of both
-// cases ("McbTLbhi", where HomeDir and UserId have a capital a word), digits
+// cases ("McbTLbhi"; HomeDir and UserId start a word at each), digits
 // inside a part no one reads ("Xy9Zq8Lm", "SQLKDBRS8"; DB2_PASSWORD and
 // S3_KEY are read), or letters cased as random ones are (camelNoise). A
 // password may start with '$' or stand in angle brackets.

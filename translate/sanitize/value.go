@@ -436,7 +436,8 @@ func readableIdentifier(s string) bool {
 
 // filePath is a value that names a file rather than holding a secret: a
 // path from the root, the home or the working directory of two names or
-// more, every one a name people read (readableIdentifier):
+// more, every one a name people read (readableIdentifier, so at most 64
+// bytes):
 // "/run/secrets/db_password", "/var/run/secrets/kubernetes.io/serviceaccount/token".
 // A key ending in a credential word is often followed by the file that
 // holds the credential ("failed to read token: /var/run/…"), and the file's
