@@ -210,7 +210,8 @@ const (
 	symbols   = "!#%*+-.@^_~"
 	// leadingSymbols start a password now and then, where a reader might
 	// take the value for a variable ($), a home path (~) or a mask (*).
-	// Not '/': a URL's userinfo cannot hold one unescaped.
+	// Not '/': Oracle's user/password@//host form with such a password is
+	// a known gap (docs/SECURITY.md).
 	leadingSymbols = "$~!*"
 )
 

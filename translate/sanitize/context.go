@@ -2064,6 +2064,12 @@ func redactedTails(v string) []ctxSpan {
 			continue // a full stop ends a sentence; ".Ds50F" goes on a token
 		}
 		if before := v[:i-len(RedactedToken)]; v[i] == '@' && (strings.HasSuffix(before, ":") || strings.HasSuffix(before, "//")) {
+			if k := lastAtOfUserinfo(v, i); k > i {
+				// "//[REDACTED]@BOeJ…@ch:9000": a host holds no '@', so up to
+				// the last one the bytes are the password's (an unescaped '/'
+				// in it ended the authority the first reading took).
+				out = append(out, ctxSpan{i - len(RedactedToken), k})
+			}
 			continue // user:[REDACTED]@host: the host follows a userinfo
 		}
 		if s, e, _ := readValue(v, i); e > s {
@@ -2073,6 +2079,22 @@ func redactedTails(v string) []ctxSpan {
 		}
 	}
 	return out
+}
+
+// lastAtOfUserinfo is the last '@' after v[i] (an '@') in the run up to a
+// blank, a '/' or a quote, or 0 when the run holds none.
+func lastAtOfUserinfo(v string, i int) int {
+	at := 0
+	for j := i + 1; j < len(v) && j-i < 256; j++ {
+		c := v[j]
+		if c <= ' ' || c == '/' || c == '"' || c == '\'' || c == '<' || c == '>' {
+			break
+		}
+		if c == '@' {
+			at = j
+		}
+	}
+	return at
 }
 
 // encodedTailEnd is where the tail v[s:e], glued to the redaction at

@@ -150,6 +150,10 @@ func TestSeedLeaksPinned(t *testing.T) {
 		{in: `body was {"user": "app", "dbPassword": "$Ut6_McbTLbhi"}`, secret: "McbTLbhi", keep: `"user": "app"`},
 		{in: "request failed: psk=$SQLKDBRS8 host=db", secret: "SQLKDBRS8", keep: "host=db"},
 		{in: "could not read ~/.pgpass: db.internal:5432:app:alice:$RCtbK_JCdodQET", secret: "RCtbK_JCdodQET", keep: "db.internal:5432"},
+		// A URL's password holding an unescaped '/' and '@': a host holds no
+		// '@', so the bytes up to the last one are the password's.
+		{in: "clickhouse://default:/V@BOeJ13Q4KRnZ69hFr@ch:9000/default: code 516", secret: "BOeJ13Q4KRnZ69hFr", keep: "@ch:9000/default"},
+		{in: "amqp://worker:/29yencJw@XJumiB9X@rabbit:5672/%2F", secret: "XJumiB9X", keep: "@rabbit:5672"},
 		// Seed 20850: base64 key material starting with '/' read as a path.
 		{in: "decrypt failed with encryption_key: /CpHDQgzBn8LV1t/bFoJYp9pN/diXIDAGO0ivOUXU4d7", secret: "CpHDQgzBn8LV1t", keep: "decrypt failed"},
 		// A mnemonic a word per line: a count of spaces skipped it.
@@ -176,6 +180,8 @@ func TestSeedLeaksPinned(t *testing.T) {
 		// Variables and placeholders after a credential word.
 		"password=$DB_PASSWORD is not set", "token: $OPENAI_API_KEY", "password=$DB2_PASSWORD is not set", "secret: $UserId", "password: <your-password>", "token: <nil>",
 		"api_key: <YOUR_API_KEY>", "syntax error: unexpected token <EOF> at line 3", "secret: <|endoftext|>",
+		// An '@' in a URL's path is no password's.
+		"see https://medium.com/@user and https://registry.npmjs.org/@scope/pkg@1.2.3 failed",
 		// Paths after a password word: a name among the pieces.
 		"PWD=/home/runner/work/app2 failed", "login failed with password file ~/.config/app/pw2.txt",
 		"cannot read --password /run/secrets/db_password", "reading secret C:\\Users\\bob\\app\\key.txt failed", "file-eyJtpWYORx2uHoBDOjXr0LfP is still processing"} {
