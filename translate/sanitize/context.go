@@ -86,16 +86,24 @@ func contextPass(s string) (string, bool) {
 }
 
 // mayHoldContextSecret is the layer's quick reject: a text with no run of
-// 16 token bytes, no credential word and no markup a decoding could turn
-// into either holds nothing this layer finds. One pass asks each byte what
-// hasCredentialWord and hasTranscriptWord ask of it, in their ways (held
-// to them by TestQuickRejectFusesItsParts): against the three passes, the
-// provider translation 3.4% faster (medians of 4 interleaved runs, 3907
-// against 4044 ns), BenchmarkTextShort 10%, BenchmarkContextPass 16%.
+// 16 token bytes, no credential word (in any case, anywhere), no
+// transcript word at a word start, no mnemonic and no markup a decoding
+// could turn into one of them holds nothing this layer finds. It is also
+// the plainWords shortcut's check, so its words must never be missed.
+//
+// One pass asks each byte all of it: the token run; a credential word by
+// one table read (letterCode) with the last two carried along, so a
+// position costs one read until three letters begin a credential word;
+// a transcript word only after a byte that is not a key's (every
+// transcript word begins with one, and the rest of a key run starts no
+// word), behind a byte-pair check. Against three passes, the provider
+// translation 3.4% faster (medians of 4 interleaved runs, 3907 against
+// 4044 ns), BenchmarkTextShort 10%, BenchmarkContextPass 16%.
+// TestWordChecksMatchReference holds it to the plain loops it replaced.
 func mayHoldContextSecret(s string) bool {
 	run := 0
-	a, b := letterCodes-1, letterCodes-1 // hasCredentialWord's last two letter codes
-	afterKey := false                    // hasTranscriptWord's: s[i-1] is a key's byte
+	a, b := letterCodes-1, letterCodes-1 // the letter codes of s[i-2] and s[i-1]
+	afterKey := false                    // s[i-1] is a key's byte: s[i] starts no word
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		l := letterCode[c]
@@ -129,11 +137,9 @@ func mayHoldContextSecret(s string) bool {
 
 // plainProseSecret reports whether the second layer changes s, a text of
 // plain words (plainWords): only a password word before a value, a
-// mnemonic or a transcript can be found in such text.
+// mnemonic or a transcript can be found in such text, and contextPass's
+// quick reject looks for exactly those first.
 func plainProseSecret(s string) bool {
-	if !hasCredentialWord(s) && !hasMnemonic(s) && !hasTranscriptWord(s) {
-		return false
-	}
 	_, changed := contextPass(s)
 	return changed
 }
@@ -186,24 +192,6 @@ var mnemonicByte = func() (t [256]bool) {
 var transcriptWords = []string{"sshpass", "redis-cli", "ldapsearch", "ldapwhoami", "ldapmodify", "mysql", "htpasswd", "sqlcmd",
 	"openssl", "login", "auth", "mongo", "keytool", "jarsigner", "zip", "7z", "unrar", "rabbitmqctl", "wpa_passphrase", "net use",
 	"expect", "smbclient", "echo", "identified by", "set password"}
-
-// hasTranscriptWord reports whether a transcript word begins, in any case,
-// at one of s's word starts: a byte after none of a key's bytes, or the
-// first of a run of them (the rest of a key run starts no word). Every
-// transcript word begins with a key's byte, so only bytes after a non-key
-// byte are tried: one pass, no inner loop over the key runs (186 to 120 ns
-// on the benchmarked 110-byte provider message; the provider translation
-// 1.4% faster, median of 8 interleaved runs).
-func hasTranscriptWord(s string) bool {
-	afterKey := false // s[i-1] is a key's byte: s[i] starts no word
-	for i := 0; i < len(s); i++ {
-		if !afterKey && transcriptHeadAt(s, i) && foldWordAt(s[i:], transcriptWordIndex) {
-			return true
-		}
-		afterKey = ctxKeyByte(s[i])
-	}
-	return false
-}
 
 // transcriptHeadAt is foldWordAt's quick reject: s[i:] begins with the
 // first two bytes of a transcript word or tool (transcriptHeads).
@@ -319,25 +307,6 @@ var notCredentialKeys = []string{"pagetoken", "nexttoken", "continuationtoken", 
 	"publickey", "keyid", "primarykey", "foreignkey", "sortkey", "partitionkey", "idempotencykey", "cachekey", "routingkey",
 	"keyspace", "monkey", "hotkey", "turkey", "donkey", "bypass", "compass", "surpass", "overpass", "trespass", "ukey",
 	"tokens", "maxtokens", "tokencount", "passed", "passes", "passing", "team", "steam", "keycode", "subpass", "firstpass"}
-
-// hasCredentialWord reports whether s holds a credential word in any case:
-// the plainWords shortcut must not skip such prose. Each byte is looked up
-// once (letterCode), the last two carried along, so a position costs one
-// table read until three letters begin a credential word.
-func hasCredentialWord(s string) bool {
-	if len(s) < 3 {
-		return false
-	}
-	a, b := int(letterCode[s[0]]), int(letterCode[s[1]])
-	for i := 2; i < len(s); i++ {
-		c := letterCode[s[i]]
-		if credentialHeads[a*letterCodes+b]>>c&1 != 0 && credentialWordAt(s[i-2:]) {
-			return true
-		}
-		a, b = b, int(c)
-	}
-	return false
-}
 
 // credentialWordAt reports whether s begins with a credential word, in
 // any case.
@@ -475,7 +444,7 @@ type keyedRun struct {
 // scanView reads v's glue runs and the key runs (runs of ctxKeyByte,
 // whose bytes are all glue bytes) inside them, once. A word of
 // transcriptWords and transcriptToolIndex starts with a key byte, so it
-// starts a key run (the word starts hasTranscriptWord reads).
+// starts a key run (the word starts mayHoldContextSecret reads).
 func scanView(v string) viewScan {
 	var out viewScan
 	// An upper bound of mnemonicStretches' runs of candidate words, glue
@@ -2111,11 +2080,7 @@ func encodedTailEnd(v string, r, s, e int) int {
 	if k := strings.LastIndexAny(field, " \t\r\n&"); k >= 0 {
 		field = field[k+1:]
 	}
-	form := strings.IndexByte(field, '+') >= 0
-	esc := false
-	for k := 0; k+2 < len(field) && !esc; k++ {
-		esc = field[k] == '%' && isHex(field[k+1]) && isHex(field[k+2])
-	}
+	form, esc := strings.IndexByte(field, '+') >= 0, holdsEscape(field)
 	for p := s; p < e && (form || esc); p++ {
 		if form && v[p] == '+' {
 			return p

@@ -269,12 +269,19 @@ func (f *formRun) space(s string, i int) bool {
 		if k := strings.IndexByte(run, '='); k >= 0 {
 			f.eq = f.from + k
 		}
-		f.esc = false
-		for k := 0; k+2 < len(run) && !f.esc; k++ {
-			f.esc = run[k] == '%' && isHex(run[k+1]) && isHex(run[k+2])
-		}
+		f.esc = holdsEscape(run)
 	}
 	return f.esc || f.eq < i
+}
+
+// holdsEscape reports whether s holds a percent escape (%XX).
+func holdsEscape(s string) bool {
+	for k := 0; k+2 < len(s); k++ {
+		if s[k] == '%' && isHex(s[k+1]) && isHex(s[k+2]) {
+			return true
+		}
+	}
+	return false
 }
 
 func formBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -463,7 +463,35 @@ func foldWordsAtRef(s string, ix *foldIndex) iter.Seq2[int, int] {
 	}
 }
 
-// hasTranscriptWordRef is hasTranscriptWord as it was: every word start
+// mayHoldContextSecretRef is mayHoldContextSecret as it was: the token
+// runs and markup, then each word check and hasMnemonic in a pass of its
+// own.
+func mayHoldContextSecretRef(s string) bool {
+	return tokenRunOrMarkupRef(s) || hasCredentialWordRef(s) || hasTranscriptWordRef(s) || hasMnemonic(s)
+}
+
+// tokenRunOrMarkupRef is the quick reject's byte part: a run of 16 glue
+// bytes, a byte a decoding starts at, or a colon inside a token.
+func tokenRunOrMarkupRef(s string) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if glueByte(c) {
+			if run++; run >= 16 {
+				return true
+			}
+			continue
+		}
+		run = 0
+		if c >= 0x80 || strings.IndexByte("&\\%=>{[", c) >= 0 ||
+			c == ':' && i > 0 && glueByte(s[i-1]) && i+1 < len(s) && s[i+1] > ' ' {
+			return true
+		}
+	}
+	return false
+}
+
+// hasTranscriptWordRef is the transcript word check as it was: every word start
 // tries the words of its first byte.
 func hasTranscriptWordRef(s string) bool {
 	for range foldWordsAtRef(s, transcriptWordIndex) {
@@ -472,7 +500,7 @@ func hasTranscriptWordRef(s string) bool {
 	return false
 }
 
-// hasCredentialWordRef is hasCredentialWord as it was: the three bytes at
+// hasCredentialWordRef is the credential word check as it was: the three bytes at
 // each position lowered and looked up, then every credential word tried.
 func hasCredentialWordRef(s string) bool {
 	for i := 0; i+3 <= len(s); i++ {
