@@ -145,12 +145,22 @@ var serverCategories = []category{
 
 // providerCategories split the CPU profile of BenchmarkTranslate/provider
 // (a raw provider answer), first match from the top of the list.
+//
+// The later additions have rows of their own, so the table shows what each
+// adds to the translation: the secrets' second layer (contextPass) and the
+// limit facet (the provider's header windows, their settling and their
+// targets). An operator policy adds nothing here: the benchmark runs none.
 var providerCategories = []category{
-	{"sanitiser (translate/sanitize: the provider's message and names)", []string{"errsvc/errsvc/translate/sanitize."}, false},
+	{"sanitiser, second layer (translate/sanitize: contextPass)", []string{"errsvc/errsvc/translate/sanitize.contextPass"}, false},
+	{"sanitiser, first layer (translate/sanitize: the provider's message and names)", []string{"errsvc/errsvc/translate/sanitize."}, false},
+	{"limit facet (provider.readLimit, settling, the limit and quota targets)", []string{"errsvc/errsvc/translate/provider.readLimit",
+		"errsvc/errsvc/translate.settleLimit", "errsvc/errsvc/translate.limitFromProvider", "errsvc/errsvc/translate.readErrsvcLimit",
+		"errsvc/errsvc/translate.encodeLimit", "errsvc/errsvc/translate.quotaFailureDetail"}, false},
 	{"provider classifier (translate/provider, with its JSON reading)", []string{"errsvc/errsvc/translate/provider."}, false},
+	{"targets (translate: the encoders of every vocabulary)", []string{"errsvc/errsvc/translate.encode"}, false},
 	{"background GC (gcBgMarkWorker)", []string{"runtime.gcBgMarkWorker"}, false},
 	{"allocation (mallocgc: the response storage, the detail's map)", []string{"runtime.mallocgc"}, false},
-	{"the rest of the translation (decoding the classified reading, the targets)", []string{"errsvc/errsvc/translate."}, false},
+	{"the rest of the translation (decoding the classified reading, the model, the lease)", []string{"errsvc/errsvc/translate."}, false},
 }
 
 // clientCategories split the load generator's own CPU profile.
@@ -930,9 +940,14 @@ func render(rf reportFiles, res Results) (string, string) {
 	sum.goals = append(sum.goals, summaryGoal{"TranslateStream ≥ 5× unary translations/s", fmt.Sprintf("%.2f×", streamRatio), streamRatio >= 5})
 	if len(sources) > 0 {
 		var worst []string
+		cause := coreSlower
 		for _, r := range sources {
 			if !r.ok {
 				worst = append(worst, fmt.Sprintf("%s %.0f/%.0f ns, %.0f allocs", r.name, r.ns, r.ns100, r.allocs))
+				if r.name == "provider" && rf.profProvider != "" {
+					// Profiled below ("Where the time goes").
+					cause = joinCause(`"Where the time goes", Core: where a raw provider answer spends`, coreSlower)
+				}
 			}
 		}
 		res := "all within"
@@ -940,8 +955,8 @@ func render(rf reportFiles, res Results) (string, string) {
 			res = "over: " + strings.Join(worst, "; ")
 		}
 		coreVerdict := metStr(coreOK)
-		if !coreOK && coreSlower != "" {
-			coreVerdict = verdict(false, coreSlower)
+		if !coreOK && cause != "" {
+			coreVerdict = verdict(false, cause)
 		}
 		p("| every source ≤ 3 µs and ≤ 12 allocs, Labby ≤ 1 µs (GOGC 400 and 100) | %s | %s |\n", res, coreVerdict)
 		sum.goals = append(sum.goals, summaryGoal{"every source ≤ 3 µs and ≤ 12 allocs, Labby ≤ 1 µs (GOGC 400 and 100)", res, coreOK})
@@ -1077,7 +1092,19 @@ func render(rf reportFiles, res Results) (string, string) {
 		for _, s := range sh {
 			p("| %s | %.1f %% | %.0f ns |\n", s.name, s.pct, s.pct/100*ns)
 		}
-		p("\nThe goal allows 3000 ns in all; this translation took %.0f ns in the table above.\n\n", ns)
+		p("\nThe goal allows 3000 ns in all; this translation took %.0f ns in the table above.", ns)
+		// What the issue "Lean and fast" asks the later additions not to
+		// push over 3 µs: their rows, and the translation without them.
+		var added float64
+		for _, s := range sh {
+			if strings.HasPrefix(s.name, "sanitiser, second layer") || strings.HasPrefix(s.name, "limit facet") {
+				added += s.pct / 100 * ns
+			}
+		}
+		if added > 0 {
+			p(" The second secrets layer and the limit facet, added after the goal was set, take %.0f ns of it; without them it would take about %.0f ns.", added, ns-added)
+		}
+		p("\n\n")
 	}
 	if errCore == nil {
 		p("### Core: where a Labby translation spends (CPU profile of `BenchmarkTranslate/labby`)\n\n")
