@@ -17,6 +17,7 @@ import (
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/internal/golden"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	_ "google.golang.org/genproto/googleapis/rpc/errdetails" // Any in grpc_status
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
@@ -173,8 +174,9 @@ func FuzzServerDecode(f *testing.F) {
 			t.Fatalf("the server codec accepted bytes protobuf-go refuses (%v)", wantErr)
 		}
 		// Unknown fields may differ: vtprotobuf's google.protobuf.Struct drops
-		// them, protobuf-go keeps them; the translator reads neither.
-		if d := cmp.Diff(want, got, protocmp.Transform(), protocmp.IgnoreUnknown()); d != "" {
+		// them, protobuf-go keeps them; the translator reads neither. A NaN
+		// double (retry_after_secs) is no value equal to itself.
+		if d := cmp.Diff(want, got, protocmp.Transform(), protocmp.IgnoreUnknown(), cmpopts.EquateNaNs()); d != "" {
 			t.Fatalf("generated decoder and protobuf-go disagree (-protobuf-go +generated):\n%s", d)
 		}
 	})
@@ -218,7 +220,7 @@ func FuzzClientDecode(f *testing.F) {
 		if proto.Unmarshal(b, want) != nil || err != nil {
 			return
 		}
-		if d := cmp.Diff(want, got, protocmp.Transform()); d != "" {
+		if d := cmp.Diff(want, got, protocmp.Transform(), cmpopts.EquateNaNs()); d != "" {
 			t.Fatalf("generated decoder and protobuf-go disagree (-protobuf-go +generated):\n%s", d)
 		}
 	})
