@@ -8,6 +8,7 @@ no test can pass by remembering a string:
 
   {pw}      a password: 10 to 24 characters, letters and digits, sometimes a symbol
   {pwpct}   the same password, percent-encoded as a URL userinfo writes it
+  {pwodbc}  the same password in an ODBC braced value, each '}' written twice
   {tok}     a high-entropy token: 24 to 48 letters and digits
   {hex}     40 to 64 hex digits of key material
   {b64}     base64 of 32 to 48 random bytes
@@ -131,7 +132,7 @@ CONN = [
     ("JDBC mysql query", "Communications link failure: jdbc:mysql://db:3306/app?user=app&password={pw}&useSSL=false"),
     ("JDBC postgresql query", "FATAL: jdbc:postgresql://pg:5432/app?user=app&password={pw}&ssl=true"),
     ("JDBC oracle thin", "ORA-01017: jdbc:oracle:thin:app/{pw}@//ora:1521/ORCL"),
-    ("ODBC Pwd braces", "Driver={{ODBC Driver 18}};Server=db;Uid=sa;Pwd={{{pw}}};"),
+    ("ODBC Pwd braces", "Driver={{ODBC Driver 18}};Server=db;Uid=sa;Pwd={{{pwodbc}}};"),
     ("ODBC PWD=", "[unixODBC] DSN=prod;UID=report;PWD={pw};DATABASE=sales login timeout"),
     ("ADO.NET Password=", "SqlException: Server=tcp:db,1433;Initial Catalog=app;User ID=app;Password={pw};Encrypt=True"),
     ("ADO.NET Password quoted", "Npgsql: Host=pg;Username=app;Password='{pw}';Database=app: 28P01"),

@@ -87,7 +87,8 @@ func contextPass(s string) (string, bool) {
 
 // mayHoldContextSecret is the layer's quick reject: a text with no run of
 // 16 token bytes, no credential word (in any case, anywhere), no
-// transcript word at a word start, no mnemonic and no markup a decoding
+// transcript word at a word start, no mnemonic, no SMTP challenge
+// ("334 ") and no markup a decoding
 // could turn into one of them holds nothing this layer finds. It is also
 // the plainWords shortcut's check, so its words must never be missed.
 //
@@ -132,7 +133,7 @@ func mayHoldContextSecret(s string) bool {
 			return true
 		}
 	}
-	return hasMnemonic(s)
+	return hasMnemonic(s) || strings.Contains(s, "334 ") // an SMTP challenge: smtpLoginPasswords
 }
 
 // plainProseSecret reports whether the second layer changes s, a text of
@@ -968,8 +969,16 @@ func readValue(v string, i int) (start, end int, quoted bool) {
 		}
 		i++
 	case '{':
-		if e := strings.IndexByte(v[i+1:], '}'); e >= 0 && e < 4096 {
-			return i + 1, i + 1 + e, true
+		// ODBC writes a '}' in a braced value twice ("Pwd={}}Xy9…}").
+		for e := i + 1; e < len(v) && e-i <= 4096; e++ {
+			if v[e] != '}' {
+				continue
+			}
+			if e+1 < len(v) && v[e+1] == '}' {
+				e++
+				continue
+			}
+			return i + 1, e, true
 		}
 	case '<':
 		// A value in angle brackets, brackets and all: a placeholder's
@@ -980,18 +989,22 @@ func readValue(v string, i int) (start, end int, quoted bool) {
 		}
 	}
 	j := i
-	for j < len(v) {
-		c := v[j]
-		if c <= ' ' || c == ';' || c == ',' || c == '&' || c == '"' || c == '\'' || c == '<' || c == ')' || c == ']' || c == '}' || c == '|' {
-			break
-		}
+	for j < len(v) && !valueStop(v[j]) {
 		j++
+	}
+	if j == i {
+		j = symbolLedEnd(v, i, valueStop) // password is ;Xy9Zq8Lm2Pw
 	}
 	// A trailing full stop ends a sentence, not the value.
 	if j > i+1 && v[j-1] == '.' {
 		j--
 	}
 	return i, j, false
+}
+
+// valueStop ends readValue's unquoted value.
+func valueStop(c byte) bool {
+	return c <= ' ' || c == ';' || c == ',' || c == '&' || c == '"' || c == '\'' || c == '<' || c == ')' || c == ']' || c == '}' || c == '|'
 }
 
 // placeholder is a value that names or hides a secret without being one:
@@ -1238,7 +1251,7 @@ var transcriptCommands = []struct {
 // password (its third word).
 func transcriptValues(v string, sc viewScan) []ctxSpan {
 	var out []ctxSpan
-	if !sc.transcriptWord && !strings.Contains(v, "PASS ") && !strings.Contains(v, "AUTH ") {
+	if !sc.transcriptWord && !strings.Contains(v, "PASS ") && !strings.Contains(v, "AUTH ") && !strings.Contains(v, "334 ") {
 		return nil
 	}
 	for n, i := range transcriptHits(v, sc.tools) {
@@ -1291,6 +1304,7 @@ func transcriptValues(v string, sc viewScan) []ctxSpan {
 		}
 	}
 	out = append(out, protocolAuth(v)...)
+	out = append(out, smtpLoginPasswords(v)...)
 	out = append(out, echoedIntoLogin(v)...)
 	out = append(out, sqlPasswords(v)...)
 	out = append(out, authCalls(v)...)
@@ -1473,8 +1487,15 @@ func pgpassLines(v string) []ctxSpan {
 		// password it is one of its bytes ("alice:RIg/cyRQ5").
 		if word := v[i:j]; strings.Count(word, ":") == 4 && !strings.Contains(word[:strings.LastIndexByte(word, ':')], "/") {
 			parts := strings.SplitN(word, ":", 5)
-			if (shortNumber(parts[1]) || parts[1] == "*") && parts[0] != "" && parts[4] != "" && !placeholder(parts[4]) {
-				out = append(out, ctxSpan{j - len(parts[4]), j})
+			pw := ctxSpan{j - len(parts[4]), j}
+			if parts[4] == "" {
+				// A password that starts with a byte that ends the word
+				// ("alice:<Fn7tMxBA5W").
+				pw.end = symbolLedEnd(v, j, pgpassStop)
+				off = pw.end
+			}
+			if (shortNumber(parts[1]) || parts[1] == "*") && parts[0] != "" && pw.end > pw.start && !placeholder(v[pw.start:pw.end]) {
+				out = append(out, pw)
 			}
 		}
 	}
@@ -2145,6 +2166,29 @@ func protocolAuth(v string) []ctxSpan {
 		}
 		s := i + strings.LastIndex(v[i:i+le], last)
 		out = append(out, ctxSpan{s, s + len(last)})
+	}
+	return out
+}
+
+// smtpLoginPasswords: SMTP's AUTH LOGIN, where the server's challenge
+// "334 UGFzc3dvcmQ6" is "Password:" in base64 and the client's next line is
+// the password in base64, whole. Read by its challenge, not by the look
+// of the answer: base64 of a short password has too little entropy to
+// read as a token ("YWxpY2U6U2NNNUxEYUNRRUI=").
+func smtpLoginPasswords(v string) []ctxSpan {
+	var out []ctxSpan
+	for i := range after(v, "334 ") {
+		le := lineEnd(v, i)
+		d, ok := decodeBase64(strings.TrimSpace(v[i:le]))
+		if !ok || le >= len(v) || !strings.EqualFold(strings.TrimSpace(string(d)), "password:") {
+			continue
+		}
+		line := v[le+1 : lineEnd(v, le+1)]
+		w := strings.TrimSpace(line)
+		if w != "" && w != "*" && !strings.ContainsAny(w, " \t") && !placeholder(w) {
+			s := le + 1 + strings.Index(line, w)
+			out = append(out, ctxSpan{s, s + len(w)})
+		}
 	}
 	return out
 }

@@ -149,6 +149,29 @@ func TestSeedLeaksPinned(t *testing.T) {
 		{in: `body was {"user": "app", "dbPassword": "$Ut6_McbTLbhi"}`, secret: "McbTLbhi", keep: `"user": "app"`},
 		{in: "request failed: psk=$SQLKDBRS8 host=db", secret: "SQLKDBRS8", keep: "host=db"},
 		{in: "could not read ~/.pgpass: db.internal:5432:app:alice:$RCtbK_JCdodQET", secret: "RCtbK_JCdodQET", keep: "db.internal:5432"},
+		// A password that starts with a byte that ends a value elsewhere
+		// (';', ',', '&', '<', ')', '}'): generated passwords hold symbols.
+		{in: "password=;Xy9Zq8Lm2Pw", secret: "Xy9Zq8Lm2Pw", keep: "password="},
+		{in: "db_password=,Xy9Zq8Lm2Pw rest", secret: "Xy9Zq8Lm2Pw", keep: " rest"},
+		{in: "token=&a8f3k29dm3ldk29x", secret: "a8f3k29dm3ldk29x", keep: "token="},
+		{in: "PASSWORD=<Xy9Zq8Lm2Pw", secret: "Xy9Zq8Lm2Pw", keep: "PASSWORD="},
+		{in: "password: )Xy9Zq8Lm2Pw", secret: "Xy9Zq8Lm2Pw", keep: "password: "},
+		{in: "password=}Xy9Zq8Lm2Pw;Database=x", secret: "Xy9Zq8Lm2Pw", keep: ";Database=x"},
+		{in: "sessionid=;Xy9Zq8Lm2Pw rest", secret: "Xy9Zq8Lm2Pw", keep: " rest"},
+		{in: "jwt: &Xy9Zq8Lm2Pw rest", secret: "Xy9Zq8Lm2Pw", keep: " rest"},
+		{in: "the password is ;Xy9Zq8Lm2Pw now", secret: "Xy9Zq8Lm2Pw", keep: " now"},
+		// Seed 1574: a word glued to punctuation after the symbol, wrapped.
+		{in: "USER alice\nPASS ,LELUU!\naur9j36K\n530 Login incorrect", secret: "LELUU", keep: "530 Login incorrect"},
+		// ODBC's braced value, a '}' in it written twice; and escaped twice
+		// (a path escape leaves '&' as it is).
+		{in: "Driver={ODBC Driver 18};Server=db;Uid=sa;Pwd={}}J9ggDgw2SWJRnJ.l};", secret: "J9ggDgw2SWJRnJ", keep: "Uid=sa;Pwd={"},
+		{in: "Uid=sa%253BPwd=%257B&OuVCmwck1iGsqrsM8bu%257D%253B", secret: "OuVCmwck1iGsqrsM8bu", keep: "Uid=sa"},
+		{in: "login failed with password ,Xy9Zq8Lm2Pw", secret: "Xy9Zq8Lm2Pw", keep: "login failed"},
+		// Seed 1448: SMTP AUTH LOGIN's answer to "Password:" (in base64),
+		// too short to read as a token.
+		{in: "334 VXNlcm5hbWU6\nYWxpY2U=\n334 UGFzc3dvcmQ6\nYWxpY2U6U2NNNUxEYUNRRUI=\n535 5.7.8 Error: authentication failed",
+			secret: "YWxpY2U6U2NNNUxEYUNRRUI=", keep: "535 5.7.8"},
+		{in: "334 UGFzc3dvcmQ6\r\naHVudGVyMg==\r\n535 denied", secret: "aHVudGVyMg==", keep: "535 denied"},
 		// A URL's password holding an unescaped '/' and '@': a host holds no
 		// '@', so the bytes up to the last one are the password's.
 		{in: "clickhouse://default:/V@BOeJ13Q4KRnZ69hFr@ch:9000/default: code 516", secret: "BOeJ13Q4KRnZ69hFr", keep: "@ch:9000/default"},
@@ -183,6 +206,11 @@ func TestSeedLeaksPinned(t *testing.T) {
 		"see https://medium.com/@user and https://registry.npmjs.org/@scope/pkg@1.2.3 failed",
 		// Paths after a password word: a name among the pieces.
 		"PWD=/home/runner/work/app2 failed", "login failed with password file ~/.config/app/pw2.txt",
+		// An empty value before the next pair, an entity, a plain word.
+		"Server=x;Password=;Database=y", "Password=;User Id=sa;", "password=&amp;", "password=,export", "password=;ab",
+		"wrong password, please retry", "password: ; missing", "secret=&lt;hidden&gt;",
+		// AUTH LOGIN's username, and a cancelled exchange.
+		"334 VXNlcm5hbWU6\nYWxpY2U=\n535 denied", "334 UGFzc3dvcmQ6\n*\n501 cancelled",
 		"cannot read --password /run/secrets/db_password", "reading secret C:\\Users\\bob\\app\\key.txt failed", "file-eyJtpWYORx2uHoBDOjXr0LfP is still processing"} {
 		if got := Text(s, 1<<20); got != s {
 			t.Errorf("%q changed: %q", s, got)

@@ -3,6 +3,7 @@ package sanitize
 import (
 	"encoding/base64"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -524,8 +525,11 @@ func escapeBytes(s string) bool {
 // escapeView returns s with every JSON escape (\uXXXX, \n, \r, \t, \b,
 // \f, after any run of backslashes) and URL escape (%XX) replaced by
 // spaces ending in the character it stands for (a space when that is not
-// printable ASCII; a newline for \n). The result has the length of s, so
-// positions carry over.
+// printable ASCII or is a backslash; a newline for \n). The result has the
+// length of s, so positions carry over. A '%' (%25) stays one: as a space
+// it let a rule read what follows it as a value of its own
+// ("Pwd=%257B&…" doubly escaped read "7B", which hid the brace the
+// decoded reading needs).
 func escapeView(s string) string {
 	view, _ := escapeViewDecoded(s)
 	return view
@@ -588,7 +592,7 @@ func escapeDecode(s string) (string, bool) {
 }
 
 func printable(v int) byte {
-	if v > ' ' && v < 0x7f && v != '\\' && v != '%' {
+	if v > ' ' && v < 0x7f && v != '\\' {
 		return byte(v)
 	}
 	return ' '
@@ -1149,6 +1153,21 @@ func (r *redactor) keyValue(i int) (int, bool) {
 		for ve < len(s) && !bareStop(s[ve]) {
 			ve++
 		}
+		if ve == vs {
+			ve = symbolLedEnd(s, p, bareStop) // password=;Xy9Zq8Lm2Pw
+		}
+		if escapedStop(s[vs:ve]) {
+			// "Pwd=%7B&OuVC…%7D": an escaped brace or quote, whose value
+			// a decoded reading reads whole.
+			return 0, false
+		}
+		if ve < len(s) && strings.Contains(s[vs:ve], "://") {
+			// A URL, whose userinfo may hold what ends a bare value
+			// ("credentials: https://ci:;9bZB-2aynq@git.local").
+			for ve < len(s) && !urlStop(s[ve]) {
+				ve++
+			}
+		}
 		if spaced && ve > vs && (plainWord(s[vs:ve]) || shortNumber(s[vs:ve])) {
 			return 0, false
 		}
@@ -1600,6 +1619,19 @@ var keyTable, tokenTable = func() (k, t [256]bool) {
 }()
 
 func blank(b byte) bool { return b == ' ' || b == '\t' }
+
+// escapedStop reports whether v is nothing but one byte that ends a bare
+// value, percent-escaped once or more ("%7B", "%257B").
+func escapedStop(v string) bool {
+	for strings.HasPrefix(v, "%25") && len(v) > 3 {
+		v = "%" + v[3:]
+	}
+	if len(v) != 3 || v[0] != '%' {
+		return false
+	}
+	b, err := strconv.ParseUint(v[1:], 16, 8)
+	return err == nil && bareStop(byte(b))
+}
 
 // bareStop ends an unquoted value.
 func bareStop(b byte) bool {

@@ -38,6 +38,8 @@ var handFragments = []string{
 var handFragmentsSeeds = []string{
 	"_sk-abcdefghijklmnop", "key__sk-abcdefghijk", "failed\\tsk-abcdefghijk", "x\\bearer abcdefgh12345",
 	"a.b-c_password: hunter2x", "_token=abc", "__Bearer abcdefgh1234", "b_eyJabc", "Bearer\u00a0abcdefgh123",
+	// A value that starts with a byte that ends one, and a URL value.
+	"token:&000000", "password=;Xy9Zq8 x", "secret: https://u:;pw9x@h/a;b c", "Pwd=%7B&x", "Pwd=%257B&x",
 }
 
 func handText(rng *rand.Rand) string {

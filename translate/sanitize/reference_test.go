@@ -325,6 +325,17 @@ func (r *redactor) keyValueRef(i int) (int, bool) {
 		for ve < len(s) && !bareStop(s[ve]) {
 			ve++
 		}
+		if ve == vs {
+			ve = symbolLedEnd(s, p, bareStop)
+		}
+		if escapedStop(s[vs:ve]) {
+			return 0, false
+		}
+		if ve < len(s) && strings.Contains(s[vs:ve], "://") {
+			for ve < len(s) && !urlStop(s[ve]) {
+				ve++
+			}
+		}
 		if spaced && ve > vs && (plainWord(s[vs:ve]) || shortNumber(s[vs:ve])) {
 			return 0, false
 		}
@@ -467,7 +478,7 @@ func foldWordsAtRef(s string, ix *foldIndex) iter.Seq2[int, int] {
 // runs and markup, then each word check and hasMnemonic in a pass of its
 // own.
 func mayHoldContextSecretRef(s string) bool {
-	return tokenRunOrMarkupRef(s) || hasCredentialWordRef(s) || hasTranscriptWordRef(s) || hasMnemonic(s)
+	return tokenRunOrMarkupRef(s) || hasCredentialWordRef(s) || hasTranscriptWordRef(s) || hasMnemonic(s) || strings.Contains(s, "334 ")
 }
 
 // tokenRunOrMarkupRef is the quick reject's byte part: a run of 16 glue

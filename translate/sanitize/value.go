@@ -566,3 +566,60 @@ func writeJSON(sb *strings.Builder, v *structpb.Value) {
 		sb.WriteString("null")
 	}
 }
+
+// symbolLedEnd is the end of a value that starts with a byte that would
+// otherwise end it, as a generated password may (";Xy9Zq8Lm2Pw",
+// ",a8f3k29dm3", "&Pw9…", "}Qx7…"): at v[i] one of those bytes, the run
+// glued to it up to the next stop (the reader's own stop) is the value's
+// rest when it is no next pair ("Password=;Database=x": an '=' or ':' in
+// it), no HTML entity ("&amp;", "&#39;"; "&aQgX6g8Be9;" in a JDBC URL is a
+// password)
+// and no word or short number ("password=,export"; a run of letters no
+// one names a thing with, ")rZaYyQcN-a" or "&dscdgvrhnHM-FL" (noiseName),
+// or a word glued to punctuation, ",LELUU!", is a password). It returns i
+// when there is no such value.
+func symbolLedEnd(v string, i int, stop func(byte) bool) int {
+	if i+1 >= len(v) || strings.IndexByte(symbolLeads, v[i]) < 0 {
+		return i
+	}
+	e := i + 1
+	for e < len(v) && v[e] > ' ' && !stop(v[e]) {
+		e++
+	}
+	// A colon that ends the run ends a clause ("-storepass )s_rD89: Keystore
+	// was tampered with"), not a pair.
+	if e-1 > i+1 && v[e-1] == ':' {
+		e--
+	}
+	run := v[i+1 : e]
+	switch {
+	case len(run) < minSymbolLedRun, strings.ContainsAny(run, "=:"),
+		v[i] == '&' && e < len(v) && v[e] == ';' && entityName(run),
+		plainWord(run) && !strings.ContainsAny(run, ".,;:!?)") && !noiseName(run), shortNumber(run):
+		return i
+	}
+	return e
+}
+
+// symbolLeads are the bytes symbolLedEnd reads a value after: each ends
+// an unquoted value in one of the layers' readers, and none opens a
+// syntax a reader knows (quotes, braces, parentheses and angle brackets
+// that close are read as such first).
+const symbolLeads = ";,&<)]}|"
+
+// minSymbolLedRun is the shortest run symbolLedEnd takes for a value's
+// rest: "password=;ab" is as likely an empty value and a fragment.
+const minSymbolLedRun = 4
+
+// entityName is what an HTML character reference names between '&' and
+// ';': a decimal or hex code, or a name of letters (the longest in HTML's
+// table has 31, most have 2 to 6).
+func entityName(s string) bool {
+	switch {
+	case len(s) > 2 && (s[:2] == "#x" || s[:2] == "#X"):
+		return strings.Trim(s[2:], "0123456789abcdefABCDEF") == ""
+	case len(s) > 1 && s[0] == '#':
+		return strings.Trim(s[1:], "0123456789") == ""
+	}
+	return s != "" && len(s) <= 31 && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" && casedAsWords(s)
+}
