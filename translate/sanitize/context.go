@@ -992,9 +992,7 @@ func readValue(v string, i int) (start, end int, quoted bool) {
 	for j < len(v) && !valueStop(v[j]) {
 		j++
 	}
-	if j == i {
-		j = symbolLedEnd(v, i, valueStop) // password is ;Xy9Zq8Lm2Pw
-	}
+	j = valueRunEnd(v, i, j, valueStop) // password is ;Xy9Zq8Lm2Pw, Xy9Zq;8Lm2Pw
 	// A trailing full stop ends a sentence, not the value.
 	if j > i+1 && v[j-1] == '.' {
 		j--
@@ -1487,13 +1485,10 @@ func pgpassLines(v string) []ctxSpan {
 		// password it is one of its bytes ("alice:RIg/cyRQ5").
 		if word := v[i:j]; strings.Count(word, ":") == 4 && !strings.Contains(word[:strings.LastIndexByte(word, ':')], "/") {
 			parts := strings.SplitN(word, ":", 5)
-			pw := ctxSpan{j - len(parts[4]), j}
-			if parts[4] == "" {
-				// A password that starts with a byte that ends the word
-				// ("alice:<Fn7tMxBA5W").
-				pw.end = symbolLedEnd(v, j, pgpassStop)
-				off = pw.end
-			}
+			// A password may start with or hold a byte that ends the word
+			// ("alice:<Fn7tMxBA5W", "alice:Xy9Zq,8Lm2Pw").
+			pw := ctxSpan{j - len(parts[4]), valueRunEnd(v, j-len(parts[4]), j, pgpassStop)}
+			off = pw.end
 			if (shortNumber(parts[1]) || parts[1] == "*") && parts[0] != "" && pw.end > pw.start && !placeholder(v[pw.start:pw.end]) {
 				out = append(out, pw)
 			}
@@ -1936,7 +1931,8 @@ func maskOnly(val string) bool {
 
 // hiddenTail is where a redaction begins inside v[start:end], a value
 // the first layer redacted from inside: one run of a secret's bytes glued
-// to the front of the redaction ("0nKSg2FtJwYk*" before a JWT's eyJ), the
+// to the front of the redaction ("0nKSg2FtJwYk*" before a JWT's eyJ,
+// "BoyXKF," before a token), the
 // value read up to the redaction's end or into it. 0 for any other value.
 func hiddenTail(v string, start, end int) int {
 	i := strings.Index(v[start:end], RedactedToken[:len(RedactedToken)-1])
@@ -1952,6 +1948,11 @@ func hiddenTail(v string, start, end int) int {
 		for n := 0; n < 2 && len(head) > 0 && isHex(head[0]); n++ {
 			head = head[1:]
 		}
+	}
+	// A symbol a password may hold may stand between the two
+	// ("BoyXKF,[REDACTED]": the first layer took the rest for a token).
+	if len(head) > 1 && strings.IndexByte(innerLeads, head[len(head)-1]) >= 0 {
+		head = head[:len(head)-1]
 	}
 	if head != "" && strings.IndexFunc(head, func(r rune) bool { return r <= ' ' || strings.ContainsRune(valueEnds, r) }) < 0 &&
 		!sentenceWord(head) && !placeholder(head) && strings.HasPrefix(v[k:], RedactedToken) {

@@ -1,6 +1,8 @@
 package sanitize
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -214,6 +216,41 @@ func TestSeedLeaksPinned(t *testing.T) {
 		"cannot read --password /run/secrets/db_password", "reading secret C:\\Users\\bob\\app\\key.txt failed", "file-eyJtpWYORx2uHoBDOjXr0LfP is still processing"} {
 		if got := Text(s, 1<<20); got != s {
 			t.Errorf("%q changed: %q", s, got)
+		}
+	}
+}
+
+// TestSymbolsInAValue: a generated password that starts with or holds a
+// byte that ends a value in some syntax (; , & < ) ] } | and the quotes
+// inside), in the shapes where it may stand raw: no run of five letters
+// and digits of it reaches the output. The passwords are drawn afresh on
+// every run (ERRSVC_PROPERTY_SEED replays one).
+func TestSymbolsInAValue(t *testing.T) {
+	r := rand.New(rand.NewPCG(secrets.Seed(), 5))
+	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	shapes := []string{"request failed: password=%s host=db", "config error\npassword: %s\nretries", "login rejected with password %s for app",
+		"run --password %s failed", "sshpass -p %s ssh host", "PGPASSWORD=%s psql -h db", "sessionid=%s rest", "password=%s"}
+	for _, c := range ";,&<)]}|\"'`" {
+		for range 6 {
+			b := []byte("9aZ")
+			for len(b) < 12+r.IntN(9) {
+				b = append(b, alnum[r.IntN(len(alnum))])
+			}
+			r.Shuffle(len(b), func(i, j int) { b[i], b[j] = b[j], b[i] })
+			at := 1 + r.IntN(len(b)-2)
+			if strings.ContainsRune(symbolLeads, c) && r.IntN(3) == 0 {
+				at = 0 // a leading symbol
+			}
+			pw := string(b[:at]) + string(c) + string(b[at:])
+			for _, shape := range shapes {
+				in := fmt.Sprintf(shape, pw)
+				out := Text(in, 1<<20)
+				for _, piece := range strings.FieldsFunc(pw, func(r rune) bool { return !strings.ContainsRune(alnum, r) }) {
+					if len(piece) >= 5 && strings.Contains(out, piece) {
+						t.Errorf("%q leaks %q: %q (ERRSVC_PROPERTY_SEED=%d)", in, piece, out, secrets.Seed())
+					}
+				}
+			}
 		}
 	}
 }

@@ -1153,9 +1153,7 @@ func (r *redactor) keyValue(i int) (int, bool) {
 		for ve < len(s) && !bareStop(s[ve]) {
 			ve++
 		}
-		if ve == vs {
-			ve = symbolLedEnd(s, p, bareStop) // password=;Xy9Zq8Lm2Pw
-		}
+		ve = valueRunEnd(s, vs, ve, bareStop) // password=;Xy9Zq8Lm2Pw, Xy9Zq;8Lm2Pw
 		if escapedStop(s[vs:ve]) {
 			// "Pwd=%7B&OuVC…%7D": an escaped brace or quote, whose value
 			// a decoded reading reads whole.

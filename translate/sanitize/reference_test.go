@@ -325,9 +325,7 @@ func (r *redactor) keyValueRef(i int) (int, bool) {
 		for ve < len(s) && !bareStop(s[ve]) {
 			ve++
 		}
-		if ve == vs {
-			ve = symbolLedEnd(s, p, bareStop)
-		}
+		ve = valueRunEnd(s, vs, ve, bareStop)
 		if escapedStop(s[vs:ve]) {
 			return 0, false
 		}

@@ -567,19 +567,45 @@ func writeJSON(sb *strings.Builder, v *structpb.Value) {
 	}
 }
 
-// symbolLedEnd is the end of a value that starts with a byte that would
-// otherwise end it, as a generated password may (";Xy9Zq8Lm2Pw",
-// ",a8f3k29dm3", "&Pw9…", "}Qx7…"): at v[i] one of those bytes, the run
-// glued to it up to the next stop (the reader's own stop) is the value's
-// rest when it is no next pair ("Password=;Database=x": an '=' or ':' in
-// it), no HTML entity ("&amp;", "&#39;"; "&aQgX6g8Be9;" in a JDBC URL is a
-// password)
-// and no word or short number ("password=,export"; a run of letters no
-// one names a thing with, ")rZaYyQcN-a" or "&dscdgvrhnHM-FL" (noiseName),
-// or a word glued to punctuation, ",LELUU!", is a password). It returns i
-// when there is no such value.
-func symbolLedEnd(v string, i int, stop func(byte) bool) int {
-	if i+1 >= len(v) || strings.IndexByte(symbolLeads, v[i]) < 0 {
+// valueRunEnd is the end of a bare value a reader read from vs to e,
+// where its stop ended it: a byte that ends a value in the reader's syntax
+// may be the password's own, as a generated password's symbols are. At the
+// start (";Xy9Zq8Lm2Pw", ",a8f3k29dm3", ")s_rD89…", "}Qx7…") or inside
+// ("Xy9Zq;8Lm2Pw", "Xy9Zq)8Lm2Pw"), the run glued to such a byte goes with
+// the value while it is one (gluedRun).
+func valueRunEnd(v string, vs, e int, stop func(byte) bool) int {
+	if e == vs {
+		return gluedRun(v, e, stop, symbolLeads, minSymbolLedRun, nameWord)
+	}
+	if e >= len(v) || strings.IndexByte(innerLeads, v[e]) < 0 {
+		return e // a blank, a stop no password holds, the end
+	}
+	// Inside, after a head of plain letters ("was;retry", "abc,Then"), a
+	// sentence's word ends the value; after one no sentence holds, the
+	// password goes on in any letters ("8c9xZUmVvny\"iwcba").
+	word := sentenceWord
+	if !plainWord(v[vs:e]) || noiseName(v[vs:e]) {
+		word = func(string) bool { return false }
+	}
+	for e < len(v) {
+		n := gluedRun(v, e, stop, innerLeads, 1, word)
+		if n == e {
+			break
+		}
+		e = n
+	}
+	return e
+}
+
+// gluedRun is the end of the run glued to v[i], one of leads, up to the
+// reader's next stop, when that run is the value's: at least minRun bytes,
+// no next pair ("Password=;Database=x", "password=Xy9;Uid=sa": an '=' or
+// ':' in it), no HTML entity ("&amp;", "&#39;"; "&aQgX6g8Be9;" in a JDBC
+// URL is a password) and no word (word) or short number
+// ("password=,export", "PASSWORD=abc;echo"; a word glued to punctuation,
+// "LELUU!", is a password's). It returns i when there is no such run.
+func gluedRun(v string, i int, stop func(byte) bool, leads string, minRun int, word func(string) bool) int {
+	if i+1 >= len(v) || strings.IndexByte(leads, v[i]) < 0 {
 		return i
 	}
 	e := i + 1
@@ -593,22 +619,35 @@ func symbolLedEnd(v string, i int, stop func(byte) bool) int {
 	}
 	run := v[i+1 : e]
 	switch {
-	case len(run) < minSymbolLedRun, strings.ContainsAny(run, "=:"),
+	case len(run) < minRun, strings.ContainsAny(run, "=:"),
 		v[i] == '&' && e < len(v) && v[e] == ';' && entityName(run),
-		plainWord(run) && !strings.ContainsAny(run, ".,;:!?)") && !noiseName(run), shortNumber(run):
+		v[i] == '<' && (run[0] == '/' || strings.IndexByte(v[e:lineEnd(v, e)], '>') >= 0), // a tag: "abc</td>", "abc<br>"
+		word(run) && (shortNumber(run) || plainWord(run) && !strings.ContainsAny(run, ".,;:!?)")):
 		return i
 	}
 	return e
 }
 
-// symbolLeads are the bytes symbolLedEnd reads a value after: each ends
-// an unquoted value in one of the layers' readers, and none opens a
-// syntax a reader knows (quotes, braces, parentheses and angle brackets
-// that close are read as such first).
-const symbolLeads = ";,&<)]}|"
+// symbolLeads are the bytes a value may start with that end an unquoted
+// value in one of the layers' readers; none opens a syntax a reader knows
+// (quotes, braces, parentheses and angle brackets that close are read as
+// such first). innerLeads are those that may stand inside one, and the
+// quotes (a quoted value is read as such first): not '>', a shell's
+// redirection as often ("abc>out.txt"), nor '\\', an escape's; a '<' that
+// begins a tag ends the value (gluedRun).
+const (
+	symbolLeads = ";,&<)]}|"
+	innerLeads  = ";,&<)]}|\"'`"
+)
 
-// minSymbolLedRun is the shortest run symbolLedEnd takes for a value's
-// rest: "password=;ab" is as likely an empty value and a fragment.
+// nameWord is a word a value that starts with a symbol cannot be: one
+// people name a thing with (",export", ",Database"); letters no one
+// writes so, ")rZaYyQcN-a" or "&dscdgvrhnHM-FL" (noiseName), are a
+// password's.
+func nameWord(w string) bool { return !noiseName(w) }
+
+// minSymbolLedRun is the shortest run that makes a value that starts with
+// a symbol: "password=;ab" is as likely an empty value and a fragment.
 const minSymbolLedRun = 4
 
 // entityName is what an HTML character reference names between '&' and
