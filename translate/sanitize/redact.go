@@ -3,7 +3,6 @@ package sanitize
 import (
 	"encoding/base64"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -1624,11 +1623,7 @@ func escapedStop(v string) bool {
 	for strings.HasPrefix(v, "%25") && len(v) > 3 {
 		v = "%" + v[3:]
 	}
-	if len(v) != 3 || v[0] != '%' {
-		return false
-	}
-	b, err := strconv.ParseUint(v[1:], 16, 8)
-	return err == nil && bareStop(byte(b))
+	return len(v) == 3 && v[0] == '%' && hexByte(v[1]) && hexByte(v[2]) && bareStop(byte(unhex(v[1])<<4|unhex(v[2])))
 }
 
 // bareStop ends an unquoted value.

@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"html"
 	"math"
 	"slices"
 	"strconv"
@@ -620,8 +621,8 @@ func gluedRun(v string, i int, stop func(byte) bool, leads string, minRun int, w
 	run := v[i+1 : e]
 	switch {
 	case len(run) < minRun, strings.ContainsAny(run, "=:"),
-		v[i] == '&' && e < len(v) && v[e] == ';' && entityName(run),
-		v[i] == '<' && (run[0] == '/' || strings.IndexByte(v[e:lineEnd(v, e)], '>') >= 0), // a tag: "abc</td>", "abc<br>"
+		v[i] == '&' && e < len(v) && v[e] == ';' && html.UnescapeString(v[i:e+1]) != v[i:e+1], // decode.go's entity reading
+		v[i] == '<' && (run[0] == '/' || strings.IndexByte(v[e:lineEnd(v, e)], '>') >= 0),     // a tag: "abc</td>", "abc<br>"
 		word(run) && (shortNumber(run) || plainWord(run) && !strings.ContainsAny(run, ".,;:!?)")):
 		return i
 	}
@@ -649,16 +650,3 @@ func nameWord(w string) bool { return !noiseName(w) }
 // minSymbolLedRun is the shortest run that makes a value that starts with
 // a symbol: "password=;ab" is as likely an empty value and a fragment.
 const minSymbolLedRun = 4
-
-// entityName is what an HTML character reference names between '&' and
-// ';': a decimal or hex code, or a name of letters (the longest in HTML's
-// table has 31, most have 2 to 6).
-func entityName(s string) bool {
-	switch {
-	case len(s) > 2 && (s[:2] == "#x" || s[:2] == "#X"):
-		return strings.Trim(s[2:], "0123456789abcdefABCDEF") == ""
-	case len(s) > 1 && s[0] == '#':
-		return strings.Trim(s[1:], "0123456789") == ""
-	}
-	return s != "" && len(s) <= 31 && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" && casedAsWords(s)
-}
