@@ -35,6 +35,9 @@ type limitFacts struct {
 	reference      time.Time
 	remaining, max *uint64
 	windows        []provider.LimitWindow
+	// ownTerms says kind, dimension and scope are the classifier's
+	// constants (provider.Limit's), which need no sanitising.
+	ownTerms bool
 }
 
 // kindLimits are the Labby kinds that mean a limit, and which.
@@ -50,11 +53,16 @@ func limitFromProvider(m *model, l *provider.Limit) {
 	if l == nil {
 		return
 	}
-	m.limitV = limitFacts{kind: l.Kind, dimension: l.Dimension, scope: l.Scope, quotaID: limitName(m, l.QuotaID),
-		resetAt: l.ResetAt, reference: l.Reference, remaining: l.Remaining, max: l.Max, windows: l.Windows}
+	m.limitV = limitFacts{kind: l.Kind, dimension: l.Dimension, scope: l.Scope, quotaID: l.QuotaID,
+		resetAt: l.ResetAt, reference: l.Reference, remaining: l.Remaining, max: l.Max, windows: l.Windows, ownTerms: true}
 	f := &m.limitV
+	if !l.OwnQuotaID() {
+		f.quotaID = limitName(m, l.QuotaID)
+	}
 	for i := range f.windows {
-		f.windows[i].QuotaID = limitName(m, f.windows[i].QuotaID)
+		if w := &f.windows[i]; !w.OwnName() {
+			w.QuotaID = limitName(m, w.QuotaID)
+		}
 	}
 	m.limit = f
 }
@@ -153,7 +161,7 @@ func settleLimit(m *model) {
 	}
 	if m.limit == nil {
 		if k, ok := kindLimits[m.kind]; ok {
-			m.limitV = limitFacts{kind: k}
+			m.limitV = limitFacts{kind: k, ownTerms: true}
 			m.limit = &m.limitV
 		}
 	}
@@ -161,7 +169,9 @@ func settleLimit(m *model) {
 		return
 	}
 	l := m.limit
-	l.kind, l.dimension, l.scope = m.limitTerm(l.kind), m.limitTerm(l.dimension), m.limitTerm(l.scope)
+	if !l.ownTerms {
+		l.kind, l.dimension, l.scope = m.limitTerm(l.kind), m.limitTerm(l.dimension), m.limitTerm(l.scope)
+	}
 	if l.scope == "" {
 		l.scope = provider.ScopeUnknown
 	}
@@ -647,7 +657,7 @@ func readErrsvcLimit(m *model, headers map[string]string, folded bool) {
 		m.limit = &m.limitV
 	}
 	l := m.limit
-	l.kind, l.dimension, l.scope = kind, str("dimension"), str("scope")
+	l.kind, l.dimension, l.scope, l.ownTerms = kind, str("dimension"), str("scope"), false
 	l.quotaID = limitName(m, str("quota_id"))
 	// A reset the header does not state stays the one the classifier
 	// counted (RateLimit's t from the request's received_at), if any.

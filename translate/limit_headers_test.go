@@ -4,6 +4,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -181,5 +182,27 @@ func TestLimitHeadersWithoutAReference(t *testing.T) {
 	}
 	if d, ok := sfDictionary(h["Errsvc-Limit"]); !ok || d["reset_at"] != "2025-06-01T12:00:20Z" {
 		t.Errorf("Errsvc-Limit %q", h["Errsvc-Limit"])
+	}
+}
+
+// An Errsvc-Limit header on a provider answer the classifier read as a
+// limit replaces the classifier's terms with the header's, which are the
+// caller's text: they are sanitised like any other (the classifier's own
+// constants are not).
+func TestErrsvcLimitTermsAreSanitised(t *testing.T) {
+	const secret = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+	req := benchRequest(t, `{"provider_response":{"provider":"openai","status":429,"headers":{"errsvc-limit":"kind=\"`+secret+`\", dimension=\"`+secret+`\", scope=\"`+secret+`\""},"body":"{\"error\":{\"message\":\"Rate limit reached on requests per min (RPM)\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}"}}`)
+	resp, err := Translate(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := resp.GetLimit()
+	if l == nil {
+		t.Fatal("no limit facet")
+	}
+	for name, v := range map[string]string{"kind": l.GetKind(), "dimension": l.GetDimension(), "scope": l.GetScope()} {
+		if v == "" || strings.Contains(v, secret) {
+			t.Errorf("limit.%s = %q, want the header's term sanitised", name, v)
+		}
 	}
 }

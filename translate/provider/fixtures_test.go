@@ -177,6 +177,48 @@ func checkInvariants(t testing.TB, r Result) {
 	if r.Stream && r.InBody {
 		t.Error("both a stream and a JSON body")
 	}
+	checkLimitTerms(t, r.Limit)
+}
+
+// checkLimitTerms holds a limit facet to what Limit promises its readers
+// (translate skips sanitising them): kind, dimension and scope are this
+// package's constants, and a name marked as a header family's is one.
+func checkLimitTerms(t testing.TB, l *Limit) {
+	t.Helper()
+	if l == nil {
+		return
+	}
+	dims := []string{"", DimRequests, DimTokens, DimInputTokens, DimOutputTokens, DimConcurrent, DimCredits}
+	if !ownLimitKinds[l.Kind] {
+		t.Errorf("limit kind %q is not a LimitKind constant", l.Kind)
+	}
+	if !contains(dims, l.Dimension) {
+		t.Errorf("limit dimension %q is not a constant", l.Dimension)
+	}
+	if l.Scope != ScopeUnknown && !ownScopes[l.Scope] {
+		t.Errorf("limit scope %q is not a constant", l.Scope)
+	}
+	if l.OwnQuotaID() && !KnownLimitName(l.QuotaID) {
+		t.Errorf("quota id %q marked as a header family's", l.QuotaID)
+	}
+	for _, w := range l.Windows {
+		if !contains(dims, w.Dimension) {
+			t.Errorf("window dimension %q is not a constant", w.Dimension)
+		}
+		if w.OwnName() && !KnownLimitName(w.QuotaID) {
+			t.Errorf("window name %q marked as a header family's", w.QuotaID)
+		}
+	}
+}
+
+// TestLimitHeaderNamesSayRatelimit: readWindows skips, without a lookup,
+// every header whose name lacks "ratelimit".
+func TestLimitHeaderNamesSayRatelimit(t *testing.T) {
+	for _, n := range LimitHeaderNames() {
+		if !strings.Contains(n, "ratelimit") {
+			t.Errorf("readWindows would skip %q", n)
+		}
+	}
 }
 
 func contains(set []string, s string) bool {

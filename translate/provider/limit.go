@@ -69,7 +69,11 @@ func Decision(kind string, retry bool) string {
 	return DecisionWait
 }
 
-// Limit is the limit facet of an answer.
+// Limit is the limit facet of an answer. Its Kind, Dimension and Scope
+// are always this package's constants (the wire terms above, and the
+// scopes of errsvc's own QuotaFailure), never provider text, so a reader
+// need not sanitise them (checkInvariants holds every classification to
+// it, fuzzed).
 type Limit struct {
 	// Kind is a LimitKind wire string.
 	Kind string
@@ -83,8 +87,11 @@ type Limit struct {
 	// Remaining and Max are what is left of that limit and its size.
 	Remaining, Max *uint64
 	// QuotaID is the provider's name for the limit (a quotaId or
-	// quotaMetric, a header family), untrusted provider text.
+	// quotaMetric, untrusted provider text), or a header family's
+	// (errsvc's own text: OwnQuotaID).
 	QuotaID string
+	// ownQuotaID says QuotaID is a header family's name.
+	ownQuotaID bool
 	// Windows are every limit the answer reported.
 	Windows []LimitWindow
 	// Clock says a reset was counted from the clock (neither a Date
@@ -107,9 +114,19 @@ type LimitWindow struct {
 	ResetAt          time.Time
 	QuotaID          string
 	hit, resetRelClk bool
+	// ownName says QuotaID is a header family's name, not provider text.
+	ownName bool
 	// rem and max are what Remaining and Max point to.
 	rem, max uint64
 }
+
+// OwnQuotaID says the limit's QuotaID is a header family's name (errsvc's
+// own text, as KnownLimitName would say), so it needs no sanitising.
+func (l *Limit) OwnQuotaID() bool { return l.ownQuotaID || l.QuotaID == "" }
+
+// OwnName says the window's QuotaID is a header family's name (errsvc's own
+// text), so it needs no sanitising.
+func (w *LimitWindow) OwnName() bool { return w.ownName || w.QuotaID == "" }
 
 // spendCodes are the codes that mean money: exhausted credits, a spend
 // cap, an inactive or unpaid bill.
@@ -381,7 +398,7 @@ func readLimit(res *Result, obj *errorObject, status int, low *lowered, body str
 		}
 	}
 	if hit != nil {
-		l.Remaining, l.Max, l.ResetAt, l.QuotaID = hit.Remaining, hit.Max, hit.ResetAt, hit.QuotaID
+		l.Remaining, l.Max, l.ResetAt, l.QuotaID, l.ownQuotaID = hit.Remaining, hit.Max, hit.ResetAt, hit.QuotaID, hit.ownName
 	}
 	if l.ResetAt.IsZero() && res.Class == classTransient {
 		// The answer's own wait says when the limit lets a retry pass.
@@ -479,12 +496,25 @@ func LimitHeaderNames() []string {
 }
 
 // readWindows reads every rate-limit header family the answer carries,
-// appending to out.
+// appending to out. One walk over the answer's headers finds them all, the
+// IETF draft's two included: every name read has "ratelimit" in it, so the
+// others (content-type, retry-after, request ids) cost no lookup.
 func readWindows(w *waitInput, out []LimitWindow) []LimitWindow {
 	var vals [len(limitHeaders)][3]string
+	var rl, policy string
 	w.h.each(func(name, v string) {
-		if s, ok := limitHeaderSlots[name]; ok {
-			vals[s.family][s.part] = v
+		if !strings.Contains(name, "ratelimit") {
+			return
+		}
+		switch name {
+		case "ratelimit":
+			rl = v
+		case "ratelimit-policy":
+			policy = v
+		default:
+			if s, ok := limitHeaderSlots[name]; ok {
+				vals[s.family][s.part] = v
+			}
 		}
 	})
 	for i, f := range limitHeaders {
@@ -492,7 +522,7 @@ func readWindows(w *waitInput, out []LimitWindow) []LimitWindow {
 		if lv == "" && rv == "" && sv == "" {
 			continue
 		}
-		out = append(out, LimitWindow{Dimension: f.dim, QuotaID: strings.TrimSuffix(f.limit, "-limit")})
+		out = append(out, LimitWindow{Dimension: f.dim, QuotaID: strings.TrimSuffix(f.limit, "-limit"), ownName: true})
 		lw := &out[len(out)-1]
 		lw.max, lw.Max = parseCount(lv)
 		lw.rem, lw.Remaining = parseCount(rv)
@@ -500,7 +530,7 @@ func readWindows(w *waitInput, out []LimitWindow) []LimitWindow {
 			lw.ResetAt, lw.resetRelClk = parseReset(w, sv, f.absolute)
 		}
 	}
-	return append(out, readIETF(w)...)
+	return append(out, readIETF(w, rl, policy)...)
 }
 
 // fixPointers points each window's Remaining and Max at its own values
@@ -519,13 +549,12 @@ func fixPointers(ws []LimitWindow) {
 // readIETF reads the IETF httpapi draft's RateLimit and RateLimit-Policy
 // structured fields: `"name";q=100;w=60` and `"name";r=0;t=30`, one item
 // per policy, matched by name.
-func readIETF(w *waitInput) []LimitWindow {
-	rl := w.h.get("ratelimit")
+func readIETF(w *waitInput, rl, policy string) []LimitWindow {
 	if rl == "" || !strings.Contains(rl, ";") {
 		return nil
 	}
 	policies := map[string]map[string]string{}
-	for _, item := range splitItems(w.h.get("ratelimit-policy")) {
+	for _, item := range splitItems(policy) {
 		policies[item.name] = item.params
 	}
 	var out []LimitWindow
@@ -717,7 +746,7 @@ func SuccessLimit(a Answer) *Limit {
 	if tight == nil {
 		tight = &l.Windows[0]
 	}
-	l.Dimension, l.Remaining, l.Max, l.ResetAt, l.QuotaID = tight.Dimension, tight.Remaining, tight.Max, tight.ResetAt, tight.QuotaID
+	l.Dimension, l.Remaining, l.Max, l.ResetAt, l.QuotaID, l.ownQuotaID = tight.Dimension, tight.Remaining, tight.Max, tight.ResetAt, tight.QuotaID, tight.ownName
 	if ref, ok := refNoClock(w); ok {
 		l.Reference = ref
 	}
