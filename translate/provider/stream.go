@@ -24,8 +24,8 @@ func looksLikeSSE(h headers, body string) bool {
 
 // trimStreamLead is strings.TrimLeft(s, " \t\r\n\ufeff") without its
 // Unicode path (a cutset with a non-ASCII rune decodes every rune of s
-// through a general search); TestTrimStreamLeadIsTrimLeft holds the two
-// to the same result.
+// through a general search); TestShortcuts and FuzzShortcuts hold the
+// two to the same result.
 func trimStreamLead(s string) string {
 	for {
 		switch {

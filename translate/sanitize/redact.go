@@ -411,9 +411,7 @@ type scratch struct {
 	hits   []kwHit
 	cands  []candidate
 	spans  []span
-	keys   []uint64    // sortCandidates' packed keys
-	sorted []candidate // sortCandidates' output; cands and sorted swap
-	litPos [][]int32   // per literal slot, where the keyword pass found it
+	litPos [][]int32 // per literal slot, where the keyword pass found it
 	// rec, when set, records the first pass's candidates (collectHits)
 	rec *passRec
 	// moved is the later pass's hitMoves (laterHits)

@@ -59,7 +59,9 @@ func textReportRef(s string, cap int) (string, Report) {
 }
 
 // cleanRef is clean by the plain first layer (cleanFirstRef), with the
-// second layer (context.go, which has no fast path) as clean runs it.
+// second layer (context.go) as clean runs it: its quick rejects and
+// plainWords are shared with clean, and are held to their own references
+// (TestWordChecksMatchReference, TestMnemonicBound, TestPlainWordsNeedNoRule).
 func cleanRef(s string, rep *Report) string {
 	c := cleanFirstRef(s, rep)
 	for i := 0; i < maxRedactPasses; i++ {

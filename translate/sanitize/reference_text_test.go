@@ -161,51 +161,6 @@ func TestKeywordHitsMatchReference(t *testing.T) {
 	}
 }
 
-// sortCandidates puts candidates in exactly the order slices.SortFunc on
-// the candidates themselves does, ties included, on texts where ties
-// between candidates that differ occur.
-func TestSortCandidatesMatchesSortFunc(t *testing.T) {
-	rs := loadRules()
-	sc := new(scratch)
-	texts := refTexts(3000)
-	// Long texts of keywords and secrets, so that pdqsort (not its
-	// insertion sort for short runs) orders many ties.
-	rng := rand.New(rand.NewSource(23))
-	for n := 0; n < 300; n++ {
-		var sb strings.Builder
-		for k := 0; k < 40; k++ {
-			sb.WriteString(engineText(rng, rs))
-			sb.WriteByte(' ')
-		}
-		texts = append(texts, sb.String())
-	}
-	ties := 0
-	for _, text := range texts {
-		view := escapeView(text)
-		cands := slices.Clone(rs.collect(view, sc))
-		want := slices.Clone(cands)
-		slices.SortFunc(want, func(a, b candidate) int {
-			if a.rule != b.rule {
-				return a.rule - b.rule
-			}
-			return a.pos - b.pos
-		})
-		got := sortCandidates(slices.Clone(cands), sc)
-		if !slices.Equal(got, want) {
-			t.Fatalf("order of %d candidates differs from slices.SortFunc's", len(cands))
-		}
-		for k := 1; k < len(want); k++ {
-			if want[k].rule == want[k-1].rule && want[k].pos == want[k-1].pos && want[k] != want[k-1] {
-				ties++
-			}
-		}
-	}
-	if ties < 100 {
-		t.Fatalf("only %d ties between differing candidates: the texts do not test the tie order", ties)
-	}
-	t.Logf("%d ties", ties)
-}
-
 // The literal cursor answers as inWindow does on windows that start at,
 // just before and just after a literal and end right at its end or one
 // byte short, in the non-decreasing order of starts run asks in.

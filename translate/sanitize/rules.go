@@ -613,98 +613,18 @@ type hitRead struct {
 	lo, hi   int
 }
 
-// Packed sort keys: rule, position and the candidate's index, from the
-// high bits down.
-const (
-	keyIndexBits = 22
-	keyPosBits   = 32
-	keyRuleBits  = 64 - keyPosBits - keyIndexBits
-)
-
-// sortCandidates sorts cands by rule and position, exactly as
-//
-//	slices.SortFunc(cands, func(a, b candidate) int { … a.rule-b.rule, then a.pos-b.pos })
-//
-// orders them, ties included: that sort is not stable, and for a few rules
-// which of two candidates at one position comes first decides the match
-// (their read bounds differ). It runs the same sort on packed keys, eight
-// bytes each instead of a candidate's 56, with a comparison that reads only
-// the rule and position bits; pdqsort's moves depend only on the signs of
-// the comparisons, so the keys end in the same order as the candidates
-// would, and the candidates are then placed by the index bits.
-func sortCandidates(cands []candidate, sc *scratch) []candidate {
-	if len(cands) < 2 {
-		return cands
-	}
-	if len(cands) >= 1<<keyIndexBits || !posFits(cands) {
-		slices.SortFunc(cands, func(a, b candidate) int {
-			if a.rule != b.rule {
-				return a.rule - b.rule
-			}
-			return a.pos - b.pos
-		})
-		return cands
-	}
-	keys := sc.keys[:0]
-	for k, c := range cands {
-		keys = append(keys, uint64(c.rule)<<(keyPosBits+keyIndexBits)|uint64(c.pos)<<keyIndexBits|uint64(k))
-	}
-	// Without two differing candidates at one rule and position, the
-	// order is the one sorted order whatever the sort: the keys' own,
-	// whose comparison inlines.
-	sc.keys = keys
-	slices.Sort(keys)
-	if !keyTies(keys, cands) {
-		sorted := sc.sorted[:0]
-		for _, key := range keys {
-			sorted = append(sorted, cands[key&(1<<keyIndexBits-1)])
+// sortCandidates sorts cands by rule and position. The sort is not
+// stable, and for a few rules which of two candidates at one position comes
+// first decides the match (their read bounds differ): the references sort
+// the same way, with the same function, so they agree by construction.
+func sortCandidates(cands []candidate, _ *scratch) []candidate {
+	slices.SortFunc(cands, func(a, b candidate) int {
+		if a.rule != b.rule {
+			return a.rule - b.rule
 		}
-		sc.sorted = cands[:0]
-		return sorted
-	}
-	keys = keys[:0]
-	for k, c := range cands {
-		keys = append(keys, uint64(c.rule)<<(keyPosBits+keyIndexBits)|uint64(c.pos)<<keyIndexBits|uint64(k))
-	}
-	slices.SortFunc(keys, func(a, b uint64) int {
-		a, b = a>>keyIndexBits, b>>keyIndexBits
-		switch {
-		case a < b:
-			return -1
-		case a > b:
-			return 1
-		}
-		return 0
+		return a.pos - b.pos
 	})
-	sorted := sc.sorted[:0]
-	for _, key := range keys {
-		sorted = append(sorted, cands[key&(1<<keyIndexBits-1)])
-	}
-	sc.keys, sc.sorted = keys, cands[:0]
-	return sorted
-}
-
-// keyTies reports whether sorted keys hold two differing candidates at one
-// rule and position.
-func keyTies(keys []uint64, cands []candidate) bool {
-	for k := 1; k < len(keys); k++ {
-		if keys[k]>>keyIndexBits == keys[k-1]>>keyIndexBits &&
-			cands[keys[k]&(1<<keyIndexBits-1)] != cands[keys[k-1]&(1<<keyIndexBits-1)] {
-			return true
-		}
-	}
-	return false
-}
-
-// posFits reports whether every candidate's rule and position fit a
-// packed key.
-func posFits(cands []candidate) bool {
-	for _, c := range cands {
-		if c.pos < 0 || c.pos >= 1<<keyPosBits || c.rule < 0 || c.rule >= 1<<keyRuleBits {
-			return false
-		}
-	}
-	return true
+	return cands
 }
 
 // candidate is a place where one rule is tried: a keyword hit at pos, and
