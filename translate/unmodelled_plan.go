@@ -26,6 +26,12 @@ import (
 // structs with package reflect by field index (an unsafe walk at raw
 // offsets was removed: it saved about 0.1 µs of a translation, far below
 // what shows in the service-level figures; see issue 42).
+//
+// What the plan earns a caller, against the protoreflect walk it replaced
+// (bench/ab.sh, 3 interleaved rounds, 2026-12-05): gRPC Translate cold (a)
+// +3.8% at 16 callers and +4.4% at 64, REST (c) +4.3% and +5.8%; in the
+// core about 0.9 µs and 1 to 2 allocations per translation (Labby 1.6 µs
+// against 0.72).
 
 type unmodelledPlan struct {
 	// steps in declaration order: additional_fields and the message-typed

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# bench/ab.sh: the service-level A/B of two revisions, as issue 42 asks of a
+# fast path ("stays with a measurement in the service-level figures showing
+# it earns at least 3% of a or c"). A microbenchmark shows what a change
+# saves in the core; this shows what it saves a caller.
+#
+#   bash bench/ab.sh BASE [CHANGED] [ROUNDS]
+#
+# BASE and CHANGED are git revisions (CHANGED defaults to the work tree,
+# committed or not). Each is built into its own benchserver; the load
+# generator (bench/cmd/loadgen, from the work tree) then drives scenarios a,
+# b*, c and d* at 16 and 64 callers against each in turn, ROUNDS times
+# (default 3), interleaved so that a drift of the machine falls on both.
+# It prints the medians and ranges of the rounds: calls/s of a and c, and
+# a/b* and c/d*, whose floors are measured against the same server in the same
+# round. About 80 s per revision and round; load goes to 127.0.0.1 only and
+# every scenario stops by itself. Nothing is written outside bench/out/ab.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BASE=${1:?usage: bench/ab.sh BASE [CHANGED] [ROUNDS]}
+CHANGED=${2:-}
+ROUNDS=${3:-3}
+OUT=$PWD/bench/out/ab
+GRPC_ADDR=127.0.0.1:19190
+HTTP_ADDR=127.0.0.1:18180
+PPROF_ADDR=127.0.0.1:16160
+rm -rf "$OUT" && mkdir -p "$OUT"
+command -v wrk >/dev/null || { echo "bench/ab.sh needs wrk (bench/run.sh installs it)" >&2; exit 1; }
+
+# build REV NAME: the benchserver of a revision ("" is the work tree).
+build() {
+	local rev=$1 name=$2 src=$PWD
+	if [ -n "$rev" ]; then
+		src=$OUT/src-$name
+		git worktree add --detach -q "$src" "$rev"
+	fi
+	(cd "$src/bench" && go build -o "$OUT/$name/benchserver" ./cmd/benchserver)
+	if [ -n "$rev" ]; then
+		git worktree remove --force "$src"
+	fi
+}
+echo "== build"
+build "$BASE" base
+build "$CHANGED" changed
+(cd bench && go build -o "$OUT/loadgen" ./cmd/loadgen)
+
+SERVER_PID=
+trap '[ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true' EXIT
+for r in $(seq 1 "$ROUNDS"); do
+	for name in base changed; do
+		"$OUT/$name/benchserver" --grpc-addr "$GRPC_ADDR" --http-addr "$HTTP_ADDR" --pprof-addr "$PPROF_ADDR" \
+			--stream-rate -1 2>"$OUT/$name/server-$r.log" &
+		SERVER_PID=$!
+		for _ in $(seq 1 50); do
+			curl -fsS "http://$HTTP_ADDR/readyz" >/dev/null 2>&1 && break
+			sleep 0.2
+		done
+		"$OUT/loadgen" run -grpc "$GRPC_ADDR" -http "$HTTP_ADDR" -server-pid "$SERVER_PID" -warmup 2s -duration 8s \
+			-conc 16,64 -conns 4 -rss-duration 0 -only 'a,b*,c,d*' -workdir "$OUT" \
+			-out "$OUT/$name/round-$r.json" >"$OUT/$name/loadgen-$r.log" 2>&1
+		kill "$SERVER_PID" && wait "$SERVER_PID" 2>/dev/null || true
+		SERVER_PID=
+		echo "round $r $name done"
+	done
+done
+trap - EXIT
+
+python3 - "$OUT" "$ROUNDS" "$BASE" "${CHANGED:-work tree}" <<'PY'
+import json, statistics, sys
+out, rounds, base, changed = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+rows = {}
+for name in ("base", "changed"):
+    for r in range(1, rounds + 1):
+        d = json.load(open(f"{out}/{name}/round-{r}.json"))
+        s = {(x["id"], x["concurrency"]): x["calls_per_sec"] for x in d["scenarios"]}
+        for c in (16, 64):
+            rows.setdefault((name, c), []).append(
+                (s[("a", c)], s[("a", c)] / s[("b*", c)], s[("c", c)], s[("c", c)] / s[("d*", c)]))
+print(f"base {base}, changed {changed}: medians of {rounds} interleaved rounds (the rounds' range in brackets)")
+print("| callers | revision | a calls/s | a/b* | c calls/s | c/d* |")
+print("|---:|---|---:|---:|---:|---:|")
+for c in (16, 64):
+    med = {}
+    for name in ("base", "changed"):
+        cols = list(zip(*rows[(name, c)]))
+        med[name] = [statistics.median(col) for col in cols]
+        a, ab, cc, cd = cols
+        print(f"| {c} | {name} | {med[name][0]:.0f} [{min(a):.0f}–{max(a):.0f}] | {med[name][1]:.3f} [{min(ab):.3f}–{max(ab):.3f}]"
+              f" | {med[name][2]:.0f} [{min(cc):.0f}–{max(cc):.0f}] | {med[name][3]:.3f} [{min(cd):.3f}–{max(cd):.3f}] |")
+    da = 100 * (med["changed"][0] / med["base"][0] - 1)
+    dc = 100 * (med["changed"][2] / med["base"][2] - 1)
+    print(f"| {c} | change | {da:+.1f}% | | {dc:+.1f}% | |")
+PY
