@@ -445,7 +445,7 @@ func ruleSpansHits(view string, sc *scratch, out []span, hits func(sc *scratch) 
 	first := len(out)
 	var cands []candidate
 	if hits != nil && hits(sc) {
-		sc.cands = sortCandidates(sc.cands, sc)
+		sortCandidates(sc.cands)
 		if cands = sc.cands; tied(cands) {
 			cands = nil
 		}
@@ -483,7 +483,8 @@ func ruleSpansHits(view string, sc *scratch, out []span, hits func(sc *scratch) 
 // candidates returns the places where each rule is tried in view, sorted
 // by rule and position: the keyword hits that pass the rule's cheap check.
 func (rs *ruleSet) candidates(view string, sc *scratch) []candidate {
-	sc.cands = sortCandidates(rs.collect(view, sc), sc)
+	sc.cands = rs.collect(view, sc)
+	sortCandidates(sc.cands)
 	return sc.cands
 }
 
@@ -617,14 +618,13 @@ type hitRead struct {
 // stable, and for a few rules which of two candidates at one position comes
 // first decides the match (their read bounds differ): the references sort
 // the same way, with the same function, so they agree by construction.
-func sortCandidates(cands []candidate, _ *scratch) []candidate {
+func sortCandidates(cands []candidate) {
 	slices.SortFunc(cands, func(a, b candidate) int {
 		if a.rule != b.rule {
 			return a.rule - b.rule
 		}
 		return a.pos - b.pos
 	})
-	return cands
 }
 
 // candidate is a place where one rule is tried: a keyword hit at pos, and
