@@ -401,9 +401,8 @@ func byteTable(f func(byte) bool) (t [256]bool) {
 // match can reach (the regex then reads no further) and the stretch the
 // secret must lie in, or false when the regex cannot match with its
 // keyword here. It only ever says yes where the regex may match, never no
-// where it does. It raises *read to past the last byte it looks at and
-// past every position it compares with len(s) (see hitRead).
-func (r *leakRule) assignEnd(s string, pos int, read *int, runs *runEnd) (reach, bool) {
+// where it does.
+func (r *leakRule) assignEnd(s string, pos int, runs *runEnd) (reach, bool) {
 	rc := reach{end: -1, from: len(s)}
 	from := pos + r.kwMin
 	limit := min(len(s), pos+r.kwMax+20+3+1)
@@ -414,32 +413,29 @@ func (r *leakRule) assignEnd(s string, pos int, read *int, runs *runEnd) (reach,
 	for o < limit && nameGapTable[s[o]] {
 		o++
 	}
-	*read = max(*read, o+1) // s[o], or o compared with len(s) where limit is len(s)
 	if o < limit {
-		// The operator cases look at up to s[o+3], and compare o+3 with len(s).
-		*read = max(*read, o+4)
 		switch s[o] {
 		case '=':
-			r.secretAfter(s, o+1, &rc, read, runs)
+			r.secretAfter(s, o+1, &rc, runs)
 			if o+1 < len(s) && s[o+1] == '>' {
-				r.secretAfter(s, o+2, &rc, read, runs)
+				r.secretAfter(s, o+2, &rc, runs)
 			}
 		case '>', ',':
-			r.secretAfter(s, o+1, &rc, read, runs)
+			r.secretAfter(s, o+1, &rc, runs)
 		case ':':
-			r.secretAfter(s, o+1, &rc, read, runs)
+			r.secretAfter(s, o+1, &rc, runs)
 			for c := 1; c <= 3 && o+c < len(s) && s[o+c-1] == ':'; c++ {
 				if s[o+c] == '=' {
-					r.secretAfter(s, o+c+1, &rc, read, runs)
+					r.secretAfter(s, o+c+1, &rc, runs)
 				}
 			}
 		case '|':
 			if o+1 < len(s) && s[o+1] == '|' {
-				r.secretAfter(s, o+2, &rc, read, runs)
+				r.secretAfter(s, o+2, &rc, runs)
 			}
 		case '?':
 			if o+1 < len(s) && s[o+1] == '=' {
-				r.secretAfter(s, o+2, &rc, read, runs)
+				r.secretAfter(s, o+2, &rc, runs)
 			}
 		}
 	}
@@ -452,17 +448,13 @@ type reach struct{ end, from, to int }
 
 // secretAfter looks for the secret after an operator ending at p and
 // widens rc to every place it can be.
-func (r *leakRule) secretAfter(s string, p int, rc *reach, read *int, runs *runEnd) {
+func (r *leakRule) secretAfter(s string, p int, rc *reach, runs *runEnd) {
 	for j := 0; j <= 5 && p+j <= len(s); j++ {
 		if j > 0 && !valueGapTable[s[p+j-1]] {
 			break
 		}
 		ss := p + j
 		e := runs.end(s, ss, &r.secret)
-		// The run and the two bytes termAt looks at (rc.end is
-		// min(len(s), e+2)); the gap bytes before the run and the
-		// comparisons of p+j with len(s) lie before.
-		*read = max(*read, e+2)
 		if e-ss < r.secretMin {
 			continue
 		}

@@ -149,7 +149,7 @@ func BenchmarkTextFirstPass64KiB(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		redactFilter(in, nil)
+		redactFilter(in)
 	}
 }
 
@@ -192,33 +192,17 @@ func BenchmarkFilter64KiB(b *testing.B) {
 }
 
 // BenchmarkHandScan64KiB is the first pass's hand-rule scan alone on the
-// mixed text, recording for the later pass as Text does.
+// mixed text.
 func BenchmarkHandScan64KiB(b *testing.B) {
 	in := benchInput(64 << 10)
-	rec := new(passRec)
+	var spans []span
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		rec.reset()
-		r := redactor{s: in, rec: rec}
+		r := redactor{s: in, spans: spans[:0]}
 		handScan(&r)
-	}
-}
-
-// BenchmarkLaterPass64KiB is the later pass alone on the mixed text: the
-// redaction pass over the filtered first pass, from the first pass's
-// record.
-func BenchmarkLaterPass64KiB(b *testing.B) {
-	in := benchInput(64 << 10)
-	rec := new(passRec)
-	s1, _ := redactPassRec(in, rec)
-	s2, _, _ := filterMap(s1, &rec.pieces)
-	b.SetBytes(int64(len(s2)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		laterPass(s2, rec, len(in))
+		spans = r.spans
 	}
 }
 
@@ -242,23 +226,7 @@ func benchKeywordFindOf(b *testing.B, in string) {
 	}
 }
 
-// BenchmarkHandScanNoRec64KiB is BenchmarkHandScan64KiB without the
-// record: what recording for the later pass costs the first.
-func BenchmarkHandScanNoRec64KiB(b *testing.B) {
-	in := benchInput(64 << 10)
-	var spans []span
-	b.SetBytes(int64(len(in)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		r := redactor{s: in, spans: spans[:0], cpNext: noCheckpoint}
-		handScan(&r)
-		spans = r.spans
-	}
-}
-
-// BenchmarkKeywordFind256 is BenchmarkKeywordFind64KiB on 256 bytes,
-// below find4Min (two walks).
+// BenchmarkKeywordFind256 is BenchmarkKeywordFind64KiB on 256 bytes.
 func BenchmarkKeywordFind256(b *testing.B) { benchKeywordFind(b, 256) }
 
 // rateLimitMessage is the message of the provider core benchmark's 429

@@ -1,7 +1,5 @@
 package sanitize
 
-import "sync"
-
 // keywordDFA finds every occurrence of a set of lower-case ASCII keywords
 // in a text, ASCII case-insensitively, in one pass and without copying or
 // lowering the text: an Aho-Corasick automaton with its failure links
@@ -26,9 +24,6 @@ type keywordDFA struct {
 	outs    []uint16 // keyword indexes, by state
 	length  []uint16 // keyword index -> length
 	longest int
-	// pair[a*nclass+b] is set when a byte of class a is followed by one of
-	// class b in some keyword: where it is not, no keyword holds both.
-	pair []bool
 }
 
 // kwHit is one keyword occurrence: its index and where it starts.
@@ -52,12 +47,6 @@ func newKeywordDFA(keywords []string) *keywordDFA {
 	d.nclass++ // class 0 included
 	for b := 'A'; b <= 'Z'; b++ {
 		d.class[b] = d.class[b+'a'-'A']
-	}
-	d.pair = make([]bool, d.nclass*d.nclass)
-	for _, k := range keywords {
-		for i := 1; i < len(k); i++ {
-			d.pair[int(d.class[k[i-1]])*d.nclass+int(d.class[k[i]])] = true
-		}
 	}
 	// The trie.
 	type node struct {
@@ -145,121 +134,12 @@ func newKeywordDFA(keywords []string) *keywordDFA {
 	return d
 }
 
-// find appends every keyword occurrence in s to hits (not in position
-// order), in the order find2 gives them, but walking four quarters of a
-// longer text at once: the automaton's next state depends on the last
-// load, so independent walks keep the processor busy during each other's
-// loads. Each walk starts at the root at its quarter's start, so sees only
-// keywords that start there or later, and goes on past its end far enough
-// to see every keyword that starts before it; the four lists, each in the
-// order of the hits' ends, are merged back into find2's order.
-func (d *keywordDFA) find(s string, hits []kwHit) []kwHit {
-	if len(s) < find4Min {
-		return d.find2(s, hits)
-	}
-	w := walksPool.Get().(*walks)
-	defer walksPool.Put(w)
-	return d.findWalks(s, hits, w)
-}
-
-// findWalks is find with its lists in w.
-func (d *keywordDFA) findWalks(s string, hits []kwHit, w *walks) []kwHit {
-	if len(s) < find4Min {
-		return d.find2(s, hits)
-	}
-	n := len(s)
-	half := n / 2
-	q1, q3 := half/2, half+(n-half)/2
-	// Walk k covers [from[k], to[k]) and then its extension.
-	from := [4]int{0, q1, half, q3}
-	to := [4]int{q1, half, q3, n}
-	for k := range w.main {
-		w.main[k], w.ext[k] = w.main[k][:0], w.ext[k][:0]
-	}
-	next, class, outRow := d.next, &d.class, d.outRow
-	var r [4]uint32
-	m := min(q1, half-q1, q3-half, n-q3)
-	for i := 0; ; i++ {
-		if i = d.walk4(s[:m], s[q1:q1+m], s[half:half+m], s[q3:q3+m], &r, i); i == m {
-			break
-		}
-		for k := range r {
-			if r[k] >= outRow {
-				w.main[k] = d.emit(w.main[k], int(r[k]), from[k]+i, n)
-			}
-		}
-	}
-	for k := range r {
-		rk := r[k]
-		for i := from[k] + m; i < to[k]; i++ {
-			if rk = next[rk+uint32(class[s[i]])]; rk >= outRow {
-				w.main[k] = d.emit(w.main[k], int(rk), i, n)
-			}
-		}
-		if k < 3 { // past the end: keywords that start before it
-			for i := to[k]; i < min(n, to[k]+d.longest-1) && rk != 0; i++ {
-				if rk = next[rk+uint32(class[s[i]])]; rk >= outRow {
-					w.ext[k] = d.emit(w.ext[k], int(rk), i, to[k])
-				}
-			}
-		}
-	}
-	// find2's first walk (starts before half): walk 0, then walk 0's
-	// extension and walk 1 merged by end (at one end, the longer keyword,
-	// which starts in walk 0's quarter, first); its hits ending at half or
-	// later are walk 1's extension. Its second walk likewise from walks 2,
-	// 3 and walk 2's extension.
-	w.a = mergeByEnd(append(w.a[:0], w.main[0]...), w.ext[0], w.main[1], d)
-	w.b = mergeByEnd(append(w.b[:0], w.main[2]...), w.ext[2], w.main[3], d)
-	// find2 interleaves the two walks' hits ending at i and at half+i,
-	// then gives the second walk's last byte's and the first walk's hits
-	// past the middle.
-	ia, ib := 0, 0
-	for ia < len(w.a) || ib < len(w.b) {
-		if ib < len(w.b) {
-			eb := int(w.b[ib].pos) + int(d.length[w.b[ib].kw]) - 1
-			if eb >= 2*half {
-				if ia == len(w.a) {
-					break
-				}
-			} else if ia == len(w.a) || hitEnd(w.a[ia], d) > eb-half {
-				hits = append(hits, w.b[ib])
-				ib++
-				continue
-			}
-		}
-		hits = append(hits, w.a[ia])
-		ia++
-	}
-	hits = append(hits, w.b[ib:]...)
-	return append(hits, w.ext[1]...)
-}
-
-// walk4 steps the four walks in r over s0[i:], s1[i:], s2[i:] and s3[i:]
-// (of one length) and returns the index of the first step after which one
-// of them is in a state where keywords end, len(s0) when there is none.
-// It is a leaf, so that the walks' states stay in registers: in find's
-// loop, whose hits call emit, the compiler kept them on the stack, and a
-// store and reload on each walk's chain of dependent loads made every
-// step slower.
-func (d *keywordDFA) walk4(s0, s1, s2, s3 string, r *[4]uint32, i int) int {
-	next, class, outRow := d.next, &d.class, d.outRow
-	s1, s2, s3 = s1[:len(s0)], s2[:len(s0)], s3[:len(s0)]
-	r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
-	for ; i < len(s0); i++ {
-		r0 = next[r0+uint32(class[s0[i]])]
-		r1 = next[r1+uint32(class[s1[i]])]
-		r2 = next[r2+uint32(class[s2[i]])]
-		r3 = next[r3+uint32(class[s3[i]])]
-		if r0 >= outRow || r1 >= outRow || r2 >= outRow || r3 >= outRow {
-			break
-		}
-	}
-	r[0], r[1], r[2], r[3] = r0, r1, r2, r3
-	return i
-}
-
-// walk2 is walk4 for find2's two walks.
+// walk2 steps the two walks in r over s0[i:] and s1[i:] (of one length)
+// and returns the index of the first step after which one of them is in a
+// state where keywords end, len(s0) when there is none. It is a leaf, so
+// that the walks' states stay in registers: in find's loop, whose hits
+// call emit, the compiler kept them on the stack, and a store and reload
+// on each walk's chain of dependent loads made every step slower.
 func (d *keywordDFA) walk2(s0, s1 string, r *[2]uint32, i int) int {
 	next, class, outRow := d.next, &d.class, d.outRow
 	s1 = s1[:len(s0)]
@@ -275,38 +155,12 @@ func (d *keywordDFA) walk2(s0, s1 string, r *[2]uint32, i int) int {
 	return i
 }
 
-// find4Min is the shortest text find walks in quarters.
-const find4Min = 512
-
-func hitEnd(h kwHit, d *keywordDFA) int { return int(h.pos) + int(d.length[h.kw]) - 1 }
-
-// mergeByEnd appends to out the merge of x and y, each in the order of
-// their hits' ends, by end, x's first at one end.
-func mergeByEnd(out, x, y []kwHit, d *keywordDFA) []kwHit {
-	i, j := 0, 0
-	for i < len(x) && j < len(y) {
-		if hitEnd(x[i], d) <= hitEnd(y[j], d) {
-			out = append(out, x[i])
-			i++
-		} else {
-			out = append(out, y[j])
-			j++
-		}
-	}
-	out = append(out, x[i:]...)
-	return append(out, y[j:]...)
-}
-
-// walks holds find's lists.
-type walks struct {
-	main, ext [4][]kwHit
-	a, b      []kwHit
-}
-
-var walksPool = sync.Pool{New: func() any { return new(walks) }}
-
-// find2 is find walking two halves at once (and find's reference order).
-func (d *keywordDFA) find2(s string, hits []kwHit) []kwHit {
+// find appends every keyword occurrence in s to hits (not in position
+// order), walking two halves of s at once: the automaton's next state
+// depends on the last load, so two independent walks keep the processor
+// busy during each other's loads. The first walk goes on past the middle
+// far enough to see every keyword that starts before it.
+func (d *keywordDFA) find(s string, hits []kwHit) []kwHit {
 	next, class, outRow := d.next, &d.class, d.outRow
 	half := len(s) / 2
 	var r [2]uint32
@@ -347,22 +201,4 @@ func (d *keywordDFA) emit(hits []kwHit, row, i, limit int) []kwHit {
 		}
 	}
 	return hits
-}
-
-// findFrom appends the keywords that start at or after from and end
-// before to, walking from the root at from.
-func (d *keywordDFA) findFrom(s string, from, to int, hits []kwHit) []kwHit {
-	next, class, outRow := d.next, &d.class, d.outRow
-	var ra uint32
-	for i := from; i < to; i++ {
-		if ra = next[ra+uint32(class[s[i]])]; ra >= outRow {
-			hits = d.emit(hits, int(ra), i, len(s))
-		}
-	}
-	return hits
-}
-
-// spans reports whether a keyword can hold both s[x-1] and s[x].
-func (d *keywordDFA) spans(s string, x int) bool {
-	return x > 0 && x < len(s) && d.pair[int(d.class[s[x-1]])*d.nclass+int(d.class[s[x]])]
 }

@@ -19,82 +19,48 @@ import (
 // either consumes what it matched or looks at a bounded number of bytes.
 // The gitleaks rules (rules.go) then add their secrets.
 func redactPass(s string) (string, bool) {
-	return redactPassRec(s, nil)
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	view := escapeView(s)
+	r := redactor{s: view, spans: sc.spans[:0]}
+	defer func() { sc.spans = r.spans[:0] }()
+	hand := scanPass(view, &r, sc)
+	return replaceSpans(s, view, &r, hand)
 }
 
-// redactPassRec is redactPass; when rec is set it also records what a
-// later pass over the filtered result needs to skip the stretches no change
-// can reach (see later.go).
-func redactPassRec(s string, rec *passRec) (string, bool) {
-	sc, put := rec.scratch()
-	defer put(sc)
-	view, plain, raw := passView(s)
-	r := redactor{s: view, spans: sc.spans[:0], cpNext: noCheckpoint}
+// redactFilter is filter(redactPass(s)) without writing the redacted text:
+// the filter reads s and RedactedToken in place of each span replaced. It
+// reports what each step changed.
+func redactFilter(s string) (out string, redacted, stripped, removed bool) {
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	view := escapeView(s)
+	r := redactor{s: view, spans: sc.spans[:0]}
 	defer func() { sc.spans = r.spans[:0] }()
-	hand := scanPass(s, view, plain, raw, &r, sc, rec)
-	return replaceSpans(s, view, &r, hand, rec)
-}
-
-// redactFilter is filterMap(redactPassRec(s, rec)) without writing the
-// redacted text: the filter reads s and RedactedToken in place of each
-// span replaced, and gives rec the parts of its result that are copies of
-// s itself. It reports what each step changed.
-func redactFilter(s string, rec *passRec) (out string, redacted, stripped, removed bool) {
-	sc, put := rec.scratch()
-	defer put(sc)
-	view, plain, raw := passView(s)
-	r := redactor{s: view, spans: sc.spans[:0], cpNext: noCheckpoint}
-	defer func() { sc.spans = r.spans[:0] }()
-	hand := scanPass(s, view, plain, raw, &r, sc, rec)
-	var pieces *[]seg
-	if rec != nil {
-		pieces = &rec.pieces
-	}
-	repl := changedSpans(s, view, &r, hand, rec)
+	hand := scanPass(view, &r, sc)
+	repl := changedSpans(s, view, &r, hand)
 	if len(repl) == 0 {
-		out, stripped, removed = filterMap(s, pieces)
+		out, stripped, removed = filter(s)
 		return out, false, stripped, removed
 	}
-	if rec != nil {
-		rec.direct = true
-	}
-	out, stripped, removed = filterSpans(s, repl, pieces)
+	out, stripped, removed = filterSpans(s, repl)
 	return out, true, stripped, removed
 }
 
 // scanPass runs the hand rules and the gitleaks rules over view (the
-// rules' view of s; plain: s holds no escape byte; raw: view is s, no
-// escape was decoded) into r.spans and
-// returns how many of them are the hand rules'; rec, when set, gets what
-// the first pass records.
-func scanPass(s, view string, plain, raw bool, r *redactor, sc *scratch, rec *passRec) int {
-	if rec != nil {
-		rec.reset()
-		rec.raw = raw
-		rec.plain = plain
-		r.rec, r.cpNext = rec, 0
-	}
+// rules' view of the text) into r.spans and returns how many of them are
+// the hand rules'.
+func scanPass(view string, r *redactor, sc *scratch) int {
 	handScan(r)
 	hand := len(r.spans)
-	if rec != nil {
-		rec.hand = append(rec.hand, r.spans...)
-		r.rec, r.cpNext = nil, noCheckpoint
-	}
-	if rec != nil && rec.raw {
-		sc.rec = rec
-	}
 	r.spans = ruleSpans(view, sc, r.spans)
-	sc.rec = nil
-	if rec != nil {
-		rec.hits = append(rec.hits, sc.hits...)
-	}
 	return hand
 }
 
 // changedSpans widens the rule spans (r.spans[hand:]), merges all spans and
 // returns, in order, those that change when replaced by RedactedToken (in
-// r.spans' storage); rec, when set, gets them.
-func changedSpans(s, view string, r *redactor, hand int, rec *passRec) []span {
+// r.spans' storage).
+func changedSpans(s, view string, r *redactor, hand int) []span {
 	widen(view, r.spans[hand:])
 	r.spans = mergeSpans(r.spans)
 	out := r.spans[:0]
@@ -104,16 +70,13 @@ func changedSpans(s, view string, r *redactor, hand int, rec *passRec) []span {
 		}
 	}
 	r.spans = out
-	if rec != nil {
-		rec.repl = append(rec.repl, out...)
-	}
 	return out
 }
 
 // replaceSpans writes s with each of changedSpans replaced by
 // RedactedToken.
-func replaceSpans(s, view string, r *redactor, hand int, rec *passRec) (string, bool) {
-	spans := changedSpans(s, view, r, hand, rec)
+func replaceSpans(s, view string, r *redactor, hand int) (string, bool) {
+	spans := changedSpans(s, view, r, hand)
 	if len(spans) == 0 {
 		return s, false
 	}
@@ -140,15 +103,9 @@ func replaceSpans(s, view string, r *redactor, hand int, rec *passRec) (string, 
 // separator, and as a token only when its first two bytes can start one
 // (tokenStart). TestHandScanMatchesReference and FuzzHandScan hold the two
 // to the same spans.
-func handScan(r *redactor) { scanRange(r, 0, len(r.s)) }
-
-// scanRange runs handScan's loop from i, at the top of the loop, until it
-// reaches stop or more, and returns where it stopped. While r.rec is set it
-// records checkpoints (see passRec) and every pass tracks in r.far how far
-// its rules read.
-func scanRange(r *redactor, i, stop int) int {
+func handScan(r *redactor) {
 	s := r.s
-	for i < stop {
+	for i := 0; i < len(s); {
 		switch byteClass[s[i]] {
 		case classOther:
 			i++
@@ -158,24 +115,19 @@ func scanRange(r *redactor, i, stop int) int {
 		case classDash:
 			// pemBlock and urlUserinfo start with a prefix ("-----BEGIN ",
 			// "://"): its second byte is looked at before the call.
-			r.reach(i + 2)
 			if i+1 < len(s) && s[i+1] == '-' {
 				if end, ok := pemBlock(s, i); ok {
-					r.reach(len(s) + 1) // read up to its END line or the end of the text
 					r.replace(i, end)
 					i = end
 					continue
 				}
-				r.reach(i + pemMiss)
 			}
 			i++
 		case classColon:
-			r.reach(i + 2)
 			if i+1 >= len(s) || s[i+1] != '/' {
 				i++
 				continue
 			}
-			r.reach(r.lineEnd(i) + 1) // the authority and its password stop at a line break
 			if from, to, ok := urlUserinfo(s, i); ok {
 				r.replace(from, to)
 				i = to
@@ -200,10 +152,6 @@ func scanRange(r *redactor, i, stop int) int {
 				e++
 			}
 			under := u&flagUnder != 0
-			if i >= r.cpNext && i >= r.keyEnd && r.rec != nil {
-				r.rec.checkpoint(i, r.far)
-				r.far, r.cpNext = 0, i+checkpointGap
-			}
 			if i >= r.keyEnd {
 				// keyValue's run of key bytes (a word is a part of it).
 				k := e
@@ -211,23 +159,14 @@ func scanRange(r *redactor, i, stop int) int {
 					k++
 				}
 				r.keyStart, r.keyEnd = i, k
-				// The byte after a blank is looked at below (no branch on it
-				// here: the blank is as likely as not).
-				if k < len(s) {
-					r.reach(k + 1 + int(blankByte[s[k]]))
-				} else {
-					r.reach(k + 1)
-				}
 				// Every word start in this run is tried as a key ending
 				// at k; when the run's end can end no secret name, none
 				// can be one (secretTail) and no separator is looked for.
-				// (secretTail reads only the run, which reach covers, and
-				// rejects more places than separatorAhead, at less cost.)
+				// (secretTail rejects more places than separatorAhead, at
+				// less cost.)
 				if k < len(s) && sepStart[s[k]] && (s[k] != ' ' || (k+1 < len(s) && sepAfterBlank[s[k+1]])) &&
-					secretTail(s[i:k]) && r.separatorAhead(s, k) {
-					var read int
-					r.sepAt, r.sep, r.sepLen, read = pairSeparator(s, k)
-					r.reach(read)
+					secretTail(s[i:k]) && separatorAhead(s, k) {
+					r.sepAt, r.sep, r.sepLen = pairSeparator(s, k)
 				} else {
 					r.sepAt, r.sep, r.sepLen = 0, 0, 0
 				}
@@ -272,18 +211,6 @@ func scanRange(r *redactor, i, stop int) int {
 			i++
 		}
 	}
-	return i
-}
-
-// pemMiss bounds what pemBlock reads when it finds no block: "-----BEGIN ",
-// a label of at most 65 bytes and five dashes.
-const pemMiss = 11 + 65 + 5 + 1
-
-// reach notes that a rule read s[:x] (see passRec).
-func (r *redactor) reach(x int) {
-	if x > r.far {
-		r.far = x
-	}
 }
 
 // lineEnd is lineEnd(r.s, p), from the last one found when p lies
@@ -296,28 +223,15 @@ func (r *redactor) lineEnd(p int) int {
 	return r.linePast - 1
 }
 
-// separatorAhead is separatorAhead(s, k) noting what it read.
-func (r *redactor) separatorAhead(s string, k int) bool {
-	ok, at := separatorAt(s, k)
-	r.reach(at + 1)
-	return ok
-}
-
 // separatorAhead is pairSeparator's quick reject: it follows the same
 // steps (a closing quote or escaped quote, then blanks) and returns false
 // when the byte reached can neither be a separator nor start a Unicode
 // space or a fullwidth sign, so that pairSeparator finds none.
 func separatorAhead(s string, k int) bool {
-	ok, _ := separatorAt(s, k)
-	return ok
-}
-
-// separatorAt is separatorAhead, plus the last position it read.
-func separatorAt(s string, k int) (bool, int) {
 	if k >= len(s) {
-		return false, k
+		return false
 	}
-	p, read := k, k
+	p := k
 	switch s[p] {
 	case '"', '\'':
 		p++
@@ -326,7 +240,6 @@ func separatorAt(s string, k int) (bool, int) {
 		for q < len(s) && s[q] == '\\' {
 			q++
 		}
-		read = q
 		if q < len(s) && s[q] == '"' {
 			p = q + 1
 		}
@@ -339,12 +252,12 @@ func separatorAt(s string, k int) (bool, int) {
 			// A separator, or the first byte of a no-break, ideographic or
 			// other Unicode space, or of a fullwidth colon or equals sign:
 			// pairSeparator decides.
-			return true, max(p, read)
+			return true
 		default:
-			return false, max(p, read)
+			return false
 		}
 	}
-	return false, max(p, read)
+	return false
 }
 
 // wordFlags marks the word bytes (flagWord) and '_' (also flagUnder):
@@ -412,12 +325,6 @@ type scratch struct {
 	cands  []candidate
 	spans  []span
 	litPos [][]int32 // per literal slot, where the keyword pass found it
-	// rec, when set, records the first pass's candidates (collectHits)
-	rec *passRec
-	// moved is the later pass's hitMoves (laterHits)
-	moved []hitMove
-	// w is the keyword pass's (keywordDFA.findWalks)
-	w walks
 	// runs is collectHits' memo of secret runs, one per rule
 	runs []runEnd
 }
@@ -442,24 +349,6 @@ func (sc *scratch) secretRuns(rs *ruleSet, hits int) []runEnd {
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
-
-// scratch returns the scratch a pass uses, and what gives it back: the
-// record's own when p is set (the first pass and the later one run one
-// after the other and keep nothing in it that the other needs: what the
-// later pass reads of the first, the first copies into p), one from
-// scratchPool otherwise. A short text's sanitising then takes one record
-// from its pool instead of a record and two scratches (and the keyword
-// pass's walks, which a scratch holds).
-func (p *passRec) scratch() (*scratch, func(*scratch)) {
-	if p != nil {
-		return &p.sc, keepScratch
-	}
-	return scratchPool.Get().(*scratch), putScratch
-}
-
-func keepScratch(*scratch) {}
-
-func putScratch(sc *scratch) { scratchPool.Put(sc) }
 
 // widen grows each rule span to the whole token around it, so no piece of
 // a secret stays beside the placeholder when a rule's group is shorter
@@ -503,16 +392,6 @@ func mergeSpans(spans []span) []span {
 	return out
 }
 
-// passView is escapeView(s), whether s holds no escape byte (plain), and
-// whether the view is s itself (raw: no escape was decoded).
-func passView(s string) (view string, plain, raw bool) {
-	if !escapeBytes(s) {
-		return s, true, true
-	}
-	view, decoded := escapeDecode(s)
-	return view, false, !decoded
-}
-
 // escapeBytes reports whether s holds a byte that starts an escape
 // ('\\' or '%'): without one, escapeView(s) is s.
 func escapeBytes(s string) bool {
@@ -528,20 +407,15 @@ func escapeBytes(s string) bool {
 // ("Pwd=%257B&…" doubly escaped read "7B", which hid the brace the
 // decoded reading needs).
 func escapeView(s string) string {
-	view, _ := escapeViewDecoded(s)
+	if !escapeBytes(s) {
+		return s
+	}
+	view, _ := escapeDecode(s)
 	return view
 }
 
-// escapeViewDecoded is escapeView, and whether an escape was decoded (the
-// view is then a copy, not s).
-func escapeViewDecoded(s string) (string, bool) {
-	if !escapeBytes(s) {
-		return s, false
-	}
-	return escapeDecode(s)
-}
-
-// escapeDecode is escapeViewDecoded for s that holds an escape byte.
+// escapeDecode is escapeView for s that holds an escape byte, and whether
+// an escape was decoded (the view is then a copy, not s).
 func escapeDecode(s string) (string, bool) {
 	var b []byte
 	put := func(from, to int, c byte) {
@@ -640,13 +514,6 @@ type redactor struct {
 	keyStart, keyEnd int
 	sepAt, sepLen    int
 	sep              byte
-	// far is past the last byte a rule read since the last checkpoint,
-	// and rec, when set, records checkpoints (see passRec).
-	far int
-	rec *passRec
-	// cpNext is where the next checkpoint may be (noCheckpoint while
-	// rec is nil; the zero value records from the start but only with rec).
-	cpNext int
 	// lineEnd(s, p) is linePast-1 for p in [lineFrom, linePast).
 	lineFrom, linePast int
 }
@@ -669,13 +536,10 @@ func (r *redactor) word(i int) (int, bool) {
 // tokenRule tries the Bearer rule and the prefix rules at i.
 func (r *redactor) tokenRule(i int) (int, bool) {
 	s := r.s
-	r.reach(i + 8) // the Bearer look and the prefix pair
 	if (s[i] == 'B' || s[i] == 'b') && len(s)-i > 7 && lower(s[i+1]) == 'e' && strings.EqualFold(s[i:i+6], "bearer") {
 		p := skipSpaces(s, i+6, true)
-		r.reach(p + 3) // skipSpaces looks at up to three bytes at p
 		if p > i+6 {
-			e, end := tokenBounds(s, p)
-			r.reach(end + 1)
+			e := tokenEnd(s, p)
 			if e-p >= 8 && credentialLike(s[p:e]) {
 				r.replace(p, e)
 				return e, true
@@ -695,13 +559,11 @@ func (r *redactor) tokenRule(i int) (int, bool) {
 		}
 	}
 	for _, t := range group {
-		r.reach(i + len(t.prefix))
 		if !strings.HasPrefix(s[i:], t.prefix) {
 			continue
 		}
 		p := i + len(t.prefix)
 		if t.class != nil {
-			r.reach(p + t.min)
 			if len(s)-p < t.min {
 				continue
 			}
@@ -716,8 +578,7 @@ func (r *redactor) tokenRule(i int) (int, bool) {
 				continue
 			}
 		}
-		e, end := tokenBounds(s, i)
-		r.reach(end + 1)
+		e := tokenEnd(s, i)
 		if e-p < t.min || t.token != nil && !t.token(s[i:e]) {
 			continue
 		}
@@ -999,13 +860,12 @@ func (s *byteSet256) has(b byte) bool { return s[b>>6]&(1<<(b&63)) != 0 }
 // pairSeparator finds the separator of a key whose run of key bytes ends
 // at k: past a closing quote (or escaped quote) and blanks. It returns the
 // separator's position, the byte it stands for and its length, or a zero
-// byte when there is none, and read: past the last byte it reads (len(s)
-// or more when it looks at the end of s), for the later pass's checkpoints.
-func pairSeparator(s string, k int) (at int, sep byte, n, read int) {
+// byte when there is none.
+func pairSeparator(s string, k int) (at int, sep byte, n int) {
 	if k >= len(s) {
-		return 0, 0, 0, k + 1
+		return 0, 0, 0
 	}
-	p, far := k, k
+	p := k
 	switch {
 	case s[p] == '"' || s[p] == '\'':
 		p++
@@ -1015,40 +875,31 @@ func pairSeparator(s string, k int) (at int, sep byte, n, read int) {
 		for q < len(s) && s[q] == '\\' {
 			q++
 		}
-		far = q
 		if q < len(s) && s[q] == '"' {
 			p = q + 1
 		}
 	}
 	p = skipSpaces(s, p, false)
-	// skipSpaces and the switch below read only the byte they stop at
-	// when it is ASCII, and up to three bytes from it otherwise.
-	end := p
-	if p < len(s) && s[p] >= utf8.RuneSelf {
-		end = p + 2
-	}
-	read = max(far, end) + 1
 	if p >= len(s) {
-		return 0, 0, 0, read
+		return 0, 0, 0
 	}
 	switch {
 	case s[p] == ':' || s[p] == '=':
-		return p, s[p], 1, read
+		return p, s[p], 1
 	case s[p] != 0xef:
-		return 0, 0, 0, read
+		return 0, 0, 0
 	case strings.HasPrefix(s[p:], "\uff1a"): // fullwidth colon
-		return p, ':', 3, read
+		return p, ':', 3
 	case strings.HasPrefix(s[p:], "\uff1d"): // fullwidth equals sign
-		return p, '=', 3, read
+		return p, '=', 3
 	}
-	return 0, 0, 0, read
+	return 0, 0, 0
 }
 
 // keyValue redacts the value of a key=value / key: value / "key": "value"
 // pair whose key names a secret.
 func (r *redactor) keyValue(i int) (int, bool) {
 	s := r.s
-	far0 := r.far // what the stretch read before (see kvValue)
 	const maxKey = 64
 	if i >= r.keyEnd {
 		// A new run of key bytes; every later word start inside it shares
@@ -1058,12 +909,8 @@ func (r *redactor) keyValue(i int) (int, bool) {
 			k++
 		}
 		r.keyStart, r.keyEnd = i, k
-		var read int
-		r.sepAt, r.sep, r.sepLen, read = pairSeparator(s, k)
-		r.reach(read)
+		r.sepAt, r.sep, r.sepLen = pairSeparator(s, k)
 	}
-	// So far the key run and the separator were read (noted by handScan or
-	// above).
 	k := r.keyEnd
 	if k-i > maxKey || r.sep == 0 {
 		return 0, false
@@ -1071,7 +918,6 @@ func (r *redactor) keyValue(i int) (int, bool) {
 	key := s[i:k]
 	p, sep, sepLen := r.sepAt, r.sep, r.sepLen
 	if sep == '=' {
-		r.reach(p + 2)
 	}
 	if sep == '=' && p+1 < len(s) && s[p+1] == '=' {
 		return 0, false // a comparison, not an assignment
@@ -1082,7 +928,6 @@ func (r *redactor) keyValue(i int) (int, bool) {
 	}
 	// Everything else it reads is on this line, but for a header whose
 	// value goes on on the next line (noted there).
-	r.reach(r.lineEnd(i) + 1)
 	p += sepLen
 	if sep == '=' && p < len(s) && s[p] == '>' {
 		p++ // Ruby's and Perl's "key => value"
@@ -1138,10 +983,8 @@ func (r *redactor) keyValue(i int) (int, bool) {
 		if authScheme(strings.TrimSpace(line)) && ve < len(s) {
 			// "Authorization: Bearer" with the token on the next line.
 			q := skipSpaces(s, ve, true)
-			r.reach(q + 3)
 			if q < len(s) {
 				ve = lineEnd(s, q)
-				r.reach(ve + 1)
 			}
 		}
 	default:
@@ -1175,9 +1018,6 @@ func (r *redactor) keyValue(i int) (int, bool) {
 	}
 	if ve <= vs || kind != headerSecret && filePath(s[vs:ve]) {
 		return 0, false
-	}
-	if r.rec != nil {
-		r.rec.kv = append(r.rec.kv, kvValue{int32(i), int32(vs), int32(ve), int32(far0)})
 	}
 	r.replace(vs, ve)
 	return ve, true
@@ -1554,20 +1394,6 @@ func digits(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-// tokenBounds returns tokenEnd(s, p) and the end of the run of token
-// bytes (with its trailing dots), the byte it stopped at.
-func tokenBounds(s string, p int) (int, int) {
-	e := p
-	for e < len(s) && tokenTable[s[e]] {
-		e++
-	}
-	end := e
-	for e > p && s[e-1] == '.' {
-		e--
-	}
-	return e, end
 }
 
 // tokenEnd returns the end of the token starting at p, without trailing

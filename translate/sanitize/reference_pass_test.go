@@ -78,7 +78,7 @@ func cleanRef(s string, rep *Report) string {
 
 func cleanFirstRef(s string, rep *Report) string {
 	s, red := redactPassRef(s)
-	s, st, rm := filterRef(s, nil)
+	s, st, rm := filterRef(s)
 	rep.Redacted = rep.Redacted || red
 	rep.Stripped = rep.Stripped || st
 	rep.Removed = rep.Removed || rm
@@ -195,7 +195,7 @@ func candidatesRef(rs *ruleSet, view string, sc *scratch) []candidate {
 				cands = r.starts(view, pos, rs.keywords[h.kw], c, cands)
 				continue
 			case kindAssign:
-				rc, ok := r.assignEnd(view, pos, new(int), nil)
+				rc, ok := r.assignEnd(view, pos, nil)
 				if !ok {
 					continue
 				}

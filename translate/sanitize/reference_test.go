@@ -99,7 +99,7 @@ func proseLineRef(line string) bool {
 // left. Marker deletion is a stack: every kept byte is pushed once; after a
 // push a marker can only end at the top, and is popped. The stack never
 // holds a marker, so neither does the result, and the scan is linear.
-func filterRef(s string, pieces *[]seg) (out string, stripped, removed bool) {
+func filterRef(s string) (out string, stripped, removed bool) {
 	// Fast path: nothing to drop and no byte that starts a marker.
 	i := 0
 	for i < len(s) {
@@ -120,7 +120,7 @@ func filterRef(s string, pieces *[]seg) (out string, stripped, removed bool) {
 	if i == len(s) {
 		return s, false, false
 	}
-	o := filterRefOut{s: s, n: i, pieces: pieces}
+	o := filterRefOut{s: s, n: i}
 	invalid := false
 	for i < len(s) {
 		// A run of bytes that are kept and cannot end a marker is copied
@@ -246,7 +246,7 @@ func (r *redactor) keyValueRef(i int) (int, bool) {
 			k++
 		}
 		r.keyStart, r.keyEnd = i, k
-		r.sepAt, r.sep, r.sepLen, _ = pairSeparator(s, k)
+		r.sepAt, r.sep, r.sepLen = pairSeparator(s, k)
 	}
 	k := r.keyEnd
 	if k-i > maxKey || r.sep == 0 {
@@ -380,29 +380,15 @@ type filterRefOut struct {
 	n      int
 	buf    []byte
 	copied bool
-	pieces *[]seg // when set: the copies made (see filterMap)
 }
 
 // keep appends s[from:to] (right after what is kept so far, until a change).
 func (o *filterRefOut) keep(from, to int) {
 	if o.copied {
-		if o.pieces != nil {
-			o.piece(from, to)
-		}
 		o.buf = append(o.buf, o.s[from:to]...)
 		return
 	}
 	o.n = to
-}
-
-// piece notes that s[from:to] is copied to the end of the output.
-func (o *filterRefOut) piece(from, to int) {
-	p := *o.pieces
-	if k := len(p) - 1; k >= 0 && p[k].s+p[k].n == len(o.buf) && p[k].r+p[k].n == from {
-		p[k].n += to - from
-		return
-	}
-	*o.pieces = append(p, seg{len(o.buf), from, to - from})
 }
 
 // change makes the output a copy, before something is dropped or added.
@@ -410,12 +396,6 @@ func (o *filterRefOut) change() {
 	if !o.copied {
 		o.buf = append(make([]byte, 0, len(o.s)), o.s[:o.n]...)
 		o.copied = true
-		if o.pieces != nil {
-			*o.pieces = (*o.pieces)[:0]
-			if o.n > 0 {
-				*o.pieces = append(*o.pieces, seg{0, 0, o.n})
-			}
-		}
 	}
 }
 
@@ -427,16 +407,6 @@ func (o *filterRefOut) cut(k int) {
 		return
 	}
 	o.buf = o.buf[:len(o.buf)-k]
-	if o.pieces != nil {
-		p := *o.pieces
-		for len(p) > 0 && p[len(p)-1].s >= len(o.buf) {
-			p = p[:len(p)-1]
-		}
-		if k := len(p) - 1; k >= 0 && p[k].s+p[k].n > len(o.buf) {
-			p[k].n = len(o.buf) - p[k].s
-		}
-		*o.pieces = p
-	}
 }
 
 // hasSuffix reports whether the output so far ends with m (ASCII case

@@ -135,7 +135,7 @@ func TestSeparatorAheadRejectsOnlyNone(t *testing.T) {
 			sb.WriteString(pieces[rng.Intn(len(pieces))])
 		}
 		s := sb.String()
-		if _, sep, _, _ := pairSeparator(s, 0); sep != 0 && !separatorAhead(s, 0) {
+		if _, sep, _ := pairSeparator(s, 0); sep != 0 && !separatorAhead(s, 0) {
 			t.Fatalf("separatorAhead(%q) rejects what pairSeparator accepts", s)
 		}
 	}

@@ -429,30 +429,12 @@ type span struct{ from, to int }
 // (a same-length copy of the text with escapes decoded; see escapeView),
 // in order and without overlaps.
 func ruleSpans(view string, sc *scratch, out []span) []span {
-	return ruleSpansHits(view, sc, out, nil)
-}
-
-// ruleSpansHits is ruleSpans; hits, when set, puts the keyword hits in
-// sc.hits and their candidates (in any order) in sc.cands instead of the
-// keyword pass and collectHits (later.go), and may answer false
-// (then ruleSpans runs with the keyword pass): the candidates' order
-// would depend on the order of the hits, which it does not reproduce.
-func ruleSpansHits(view string, sc *scratch, out []span, hits func(sc *scratch) bool) []span {
 	rs := loadRules()
 	if rs.kw == nil || len(view) == 0 {
 		return out
 	}
 	first := len(out)
-	var cands []candidate
-	if hits != nil && hits(sc) {
-		sortCandidates(sc.cands)
-		if cands = sc.cands; tied(cands) {
-			cands = nil
-		}
-	}
-	if cands == nil {
-		cands = rs.candidates(view, sc)
-	}
+	cands := rs.candidates(view, sc)
 	for i := 0; i < len(cands); {
 		j := i + 1
 		for j < len(cands) && cands[j].rule == cands[i].rule {
@@ -491,38 +473,16 @@ func (rs *ruleSet) candidates(view string, sc *scratch) []candidate {
 // collect returns the candidates of candidates, in the keyword pass's
 // order, and leaves the literals' hits in sc.litPos.
 func (rs *ruleSet) collect(view string, sc *scratch) []candidate {
-	sc.hits = rs.kw.findWalks(view, sc.hits[:0], &sc.w)
+	sc.hits = rs.kw.find(view, sc.hits[:0])
 	return rs.collectHits(view, sc)
 }
 
-// tied reports whether two differing candidates share a rule and a
-// position: their order then comes from the order of the hits.
-func tied(cands []candidate) bool {
-	for k := 1; k < len(cands); k++ {
-		if cands[k].rule == cands[k-1].rule && cands[k].pos == cands[k-1].pos && cands[k] != cands[k-1] {
-			return true
-		}
-	}
-	return false
-}
-
-// collectHits is collect with the keyword hits already in sc.hits. When
-// sc.rec is set (the first pass), it records there, per hit, its
-// candidates and the bytes its checks read (see hitRead).
+// collectHits is collect with the keyword hits already in sc.hits.
 func (rs *ruleSet) collectHits(view string, sc *scratch) []candidate {
 	cands := rs.litHits(sc, sc.cands[:0])
-	rec := sc.rec
 	runs := sc.secretRuns(rs, len(sc.hits))
 	for _, h := range sc.hits {
-		from := len(cands)
-		var lo, hi int
-		cands, lo, hi = rs.collectHit(view, h, cands, runs)
-		if rec != nil {
-			rec.reads = append(rec.reads, hitRead{int32(from), int32(len(cands)), lo, hi})
-		}
-	}
-	if rec != nil {
-		rec.cands = append(rec.cands[:0], cands...)
+		cands = rs.collectHit(view, h, cands, runs)
 	}
 	return rs.alwaysCands(view, cands)
 }
@@ -551,20 +511,14 @@ func (rs *ruleSet) alwaysCands(view string, cands []candidate) []candidate {
 	return cands
 }
 
-// collectHit appends the candidates of one keyword hit, and returns the
-// bytes its checks read: view[lo:hi), with hi past len(view) when a check
-// compared a position with len(view) whose answer a longer text could
-// change (a read past its end), and lo below 0 when an anchor put a start
-// before the text. Every position a check compares with len(view) is
-// below hi.
+// collectHit appends the candidates of one keyword hit.
 //
 // runs, when not nil, holds per rule the last run of its secret's bytes
 // assignEnd read (see runMemo).
-func (rs *ruleSet) collectHit(view string, h kwHit, cands []candidate, runs []runEnd) (_ []candidate, lo, hi int) {
+func (rs *ruleSet) collectHit(view string, h kwHit, cands []candidate, runs []runEnd) []candidate {
 	pos := int(h.pos)
 	kw := rs.keywords[h.kw]
 	kwLen := len(kw)
-	lo, hi = pos, pos+kwLen
 	for j, ri := range rs.byKW[h.kw] {
 		r := &rs.rules[ri]
 		c := candidate{rule: ri, pos: pos, kwLen: kwLen}
@@ -572,26 +526,19 @@ func (rs *ruleSet) collectHit(view string, h kwHit, cands []candidate, runs []ru
 		case kindStart:
 			anchors := rs.kwAnchors[h.kw][j]
 			cands = r.startsOf(view, pos, kwLen, anchors, c, cands)
-			// startsOf reads each literal that goes with kw where it
-			// would stand (lit.at compares its end with len(view)).
-			for _, a := range anchors {
-				lo = min(lo, pos-a.off)
-				hi = max(hi, pos-a.off+len(a.lit.s))
-			}
 			continue
 		case kindAssign:
 			var memo *runEnd
 			if runs != nil {
 				memo = &runs[ri]
 			}
-			rc, ok := r.assignEnd(view, pos, &hi, memo)
+			rc, ok := r.assignEnd(view, pos, memo)
 			if !ok {
 				continue
 			}
 			c.end, c.secretFrom, c.secretTo = rc.end, rc.from, rc.to
 		default:
 			if r.assignment {
-				hi = max(hi, pos+kwLen+assignmentReach)
 				if !operatorNear(view, pos+kwLen) {
 					continue
 				}
@@ -599,19 +546,7 @@ func (rs *ruleSet) collectHit(view string, h kwHit, cands []candidate, runs []ru
 		}
 		cands = append(cands, c)
 	}
-	return cands, lo, hi
-}
-
-// hitRead is what the first pass records of one keyword hit (passRec's
-// reads, one per hit in hits): its candidates, cands[from:to] in passRec's
-// cands, and the bytes its checks read, R[lo:hi) (see collectHit). A hit
-// of S that is a copy of that hit, in a part of S that holds R[lo:hi) at
-// one offset, has the same candidates moved by that offset, but for a
-// candidate whose end was cut at len(R) or would be at len(S), which
-// collectLater leaves to collectHit.
-type hitRead struct {
-	from, to int32
-	lo, hi   int
+	return cands
 }
 
 // sortCandidates sorts cands by rule and position. The sort is not

@@ -119,7 +119,6 @@ package sanitize
 import (
 	"math"
 	"strings"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -229,19 +228,7 @@ func clean(s string, rep *Report) string {
 // cleanFirst is the first layer's part of clean: gitleaks' rules and the
 // hand rules, the character filter and the markers.
 func cleanFirst(s string, rep *Report) string {
-	if len(s) < recordMin {
-		return cleanWith(s, rep, nil)
-	}
-	rec := recPool.Get().(*passRec)
-	defer recPool.Put(rec)
-	return cleanWith(s, rep, rec)
-}
-
-// cleanWith is clean; the first pass records in rec, when set, what the
-// later pass (later.go) needs to skip what the edits cannot reach.
-func cleanWith(s string, rep *Report, rec *passRec) string {
-	rlen := len(s)
-	s, red, st, rm := redactFilter(s, rec)
+	s, red, st, rm := redactFilter(s)
 	rep.Redacted = rep.Redacted || red
 	rep.Stripped = rep.Stripped || st
 	rep.Removed = rep.Removed || rm
@@ -249,26 +236,13 @@ func cleanWith(s string, rep *Report, rec *passRec) string {
 		// Nothing changed: the raw pass already saw this very text.
 		return s
 	}
-	if rec == nil {
-		return redactFix(s, rep, nil)
-	}
-	return redactFix(s, rep, func(s string) (string, bool) { return laterPass(s, rec, rlen) })
+	return redactFix(s, rep)
 }
 
-// recPool holds the first pass's records (see later.go).
-var recPool = sync.Pool{New: func() any { return new(passRec) }}
-
-// redactFix redacts until the text is stable; first, when set, is the
-// first pass (later.go's laterPass), the others are redactPass.
-func redactFix(s string, rep *Report, first func(string) (string, bool)) string {
+// redactFix redacts until the text is stable.
+func redactFix(s string, rep *Report) string {
 	for i := 0; i < maxRedactPasses; i++ {
-		var t string
-		var changed bool
-		if i == 0 && first != nil {
-			t, changed = first(s)
-		} else {
-			t, changed = redactPass(s)
-		}
+		t, changed := redactPass(s)
 		if !changed {
 			return s
 		}
@@ -387,20 +361,6 @@ func forbidden(r rune) bool {
 // push a marker can only end at the top, and is popped. The stack never
 // holds a marker, so neither does the result, and the scan is linear.
 func filter(s string) (out string, stripped, removed bool) {
-	return filterMap(s, nil)
-}
-
-// filterMap is filter; when pieces is set, it is given the parts of the
-// result that are copies of s (seg{s: in the result, r: in s, n}), in order.
-func filterMap(s string, pieces *[]seg) (out string, stripped, removed bool) {
-	out, stripped, removed = filterInto(s, pieces)
-	if pieces != nil && !stripped && !removed {
-		*pieces = append((*pieces)[:0], seg{0, 0, len(s)})
-	}
-	return out, stripped, removed
-}
-
-func filterInto(s string, pieces *[]seg) (out string, stripped, removed bool) {
 	// Fast path: nothing to drop and no byte that starts a marker.
 	i := 0
 	for i < len(s) {
@@ -433,29 +393,22 @@ func filterInto(s string, pieces *[]seg) (out string, stripped, removed bool) {
 		return s, false, false
 	}
 	o := filterOut{s: s, pe: i}
-	if pieces != nil {
-		o.track, o.pieces = true, (*pieces)[:0]
-	}
 	o.run(i, len(s))
 	if !o.stripped && !o.removed {
 		return s, false, false
 	}
-	return o.finish(pieces), o.stripped, o.removed
+	return o.finish(), o.stripped, o.removed
 }
 
-// filterSpans is filterMap(t) for t, s with each span replaced by
+// filterSpans is filter(t) for t, s with each span replaced by
 // RedactedToken (the spans in order, apart), without writing t: it reads
 // s and adds the token in place of each span. No marker holds a byte of the
 // token, nor a run of invalid bytes, so the filter keeps the token as it is
-// and the token ends what comes before it. The pieces it gives are the
-// parts of the result that are copies of s.
-func filterSpans(s string, spans []span, pieces *[]seg) (out string, stripped, removed bool) {
+// and the token ends what comes before it.
+func filterSpans(s string, spans []span) (out string, stripped, removed bool) {
 	o := filterOut{s: s, size: len(s)}
 	for _, sp := range spans {
 		o.size += len(RedactedToken) - (sp.to - sp.from)
-	}
-	if pieces != nil {
-		o.track, o.pieces = true, (*pieces)[:0]
 	}
 	last := 0
 	for _, sp := range spans {
@@ -465,7 +418,7 @@ func filterSpans(s string, spans []span, pieces *[]seg) (out string, stripped, r
 		last = sp.to
 	}
 	o.run(last, len(s))
-	return o.finish(pieces), o.stripped, o.removed
+	return o.finish(), o.stripped, o.removed
 }
 
 // run filters s[i:end) onto the output.
@@ -593,10 +546,6 @@ type filterOut struct {
 	s      string
 	pf, pe int
 	buf    []byte
-	// pieces are the runs copied into buf, when track is set (see
-	// filterMap).
-	pieces []seg
-	track  bool
 	// what it changed, and whether the last byte was an invalid one
 	stripped, removed, invalid bool
 	size                       int // buf's capacity when more than len(s) (filterSpans)
@@ -619,21 +568,8 @@ func (o *filterOut) flush() {
 	if o.pe == o.pf {
 		return
 	}
-	if o.track {
-		o.piece()
-	}
 	o.buf = append(o.buf, o.s[o.pf:o.pe]...)
 	o.pf = o.pe
-}
-
-// piece notes that the pending run goes to the end of buf.
-func (o *filterOut) piece() {
-	p := o.pieces
-	if k := len(p) - 1; k >= 0 && p[k].s+p[k].n == len(o.buf) && p[k].r+p[k].n == o.pf {
-		p[k].n += o.pe - o.pf
-		return
-	}
-	o.pieces = append(p, seg{len(o.buf), o.pf, o.pe - o.pf})
 }
 
 // add appends t, which is not a copy of s.
@@ -671,36 +607,15 @@ func (o *filterOut) cut(k int) {
 	}
 	o.flush()
 	o.buf = o.buf[:len(o.buf)-k]
-	if !o.track {
-		return
-	}
-	p := o.pieces
-	for len(p) > 0 && p[len(p)-1].s >= len(o.buf) {
-		p = p[:len(p)-1]
-	}
-	if k := len(p) - 1; k >= 0 && p[k].s+p[k].n > len(o.buf) {
-		p[k].n = len(o.buf) - p[k].s
-	}
-	o.pieces = p
 }
 
-// finish returns the output and, when pieces is set, gives it the parts of
-// the output that are copies of s.
-func (o *filterOut) finish(pieces *[]seg) string {
+// finish returns the output.
+func (o *filterOut) finish() string {
 	if o.buf == nil {
 		// One run of s: its bytes.
-		if pieces != nil {
-			*pieces = o.pieces[:0]
-			if o.pe > o.pf {
-				*pieces = append(*pieces, seg{0, o.pf, o.pe - o.pf})
-			}
-		}
 		return o.s[o.pf:o.pe]
 	}
 	o.flush()
-	if pieces != nil {
-		*pieces = o.pieces
-	}
 	return string(o.buf)
 }
 

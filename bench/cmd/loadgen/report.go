@@ -743,7 +743,6 @@ func render(rf reportFiles, res Results) (string, string) {
 			{"BenchmarkHandScan64KiB", "the hand rules' scan"},
 			{"BenchmarkKeywordFind64KiB", "the keyword pre-filter"},
 			{"BenchmarkFilter64KiB", "the character filter"},
-			{"BenchmarkLaterPass64KiB", "the later pass"},
 		} {
 			if b, ok := core[st.bench]; ok {
 				parts = append(parts, fmt.Sprintf("%s %.0f µs (%.0f %%)", st.name, b.ns/1000, 100*b.ns/whole.ns))
