@@ -450,6 +450,16 @@ const aroundLines = 1
 //
 // With nextWord, the part ends after the first word of the line that
 // follows instead (after is then 0).
+//
+// What it earns (issue 42): nothing a caller of Translate sees, whose
+// texts seldom hold an escape (BenchmarkTextShort the same with it and
+// without, 625 ns); the sanitiser's goal a fifth of its time: Text 1 KiB
+// 25.3 µs with it, 28.2 without; 64 KiB 1.29 ms, 1.62 without; 1 MiB
+// 22.7 ms, 27.6 without (medians of 5 interleaved, 2026-12-05). It is the
+// one fast path that changes answers (11 of 18,000 mixed texts, each
+// keeping a key's name with its value redacted, or redacting more; none
+// leaks). Under the issue's rule as written it goes; it stays on the
+// sanitiser's figure, which is the maintainers' call.
 func (v view) around(before, after int, nextWord bool) view {
 	s := v.text
 	var parts [][2]int
