@@ -15,6 +15,13 @@
 # a/b* and c/d*, whose floors are measured against the same server in the same
 # round. About 80 s per revision and round; load goes to 127.0.0.1 only and
 # every scenario stops by itself. Nothing is written outside bench/out/ab.
+#
+# a and c rotate the Labby, agent, classified and MCP sources, never a
+# provider answer. ERRSVC_BENCH_PROVIDER_MIX=1 in the environment adds one
+# (a fifth of the calls; both revisions' benchservers and the load
+# generator read it, see bench/internal/floors): the way to judge a fast
+# path of the provider source. Both revisions must know the variable
+# (bench/internal/floors from the commit that added it on).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BASE=${1:?usage: bench/ab.sh BASE [CHANGED] [ROUNDS]}
@@ -66,7 +73,7 @@ done
 trap - EXIT
 
 python3 - "$OUT" "$ROUNDS" "$BASE" "${CHANGED:-work tree}" <<'PY'
-import json, statistics, sys
+import json, os, statistics, sys
 out, rounds, base, changed = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 rows = {}
 for name in ("base", "changed"):
@@ -76,7 +83,8 @@ for name in ("base", "changed"):
         for c in (16, 64):
             rows.setdefault((name, c), []).append(
                 (s[("a", c)], s[("a", c)] / s[("b*", c)], s[("c", c)], s[("c", c)] / s[("d*", c)]))
-print(f"base {base}, changed {changed}: medians of {rounds} interleaved rounds (the rounds' range in brackets)")
+mix = " with the provider mix" if os.environ.get("ERRSVC_BENCH_PROVIDER_MIX") == "1" else ""
+print(f"base {base}, changed {changed}{mix}: medians of {rounds} interleaved rounds (the rounds' range in brackets)")
 print("| callers | revision | a calls/s | a/b* | c calls/s | c/d* |")
 print("|---:|---|---:|---:|---:|---:|")
 for c in (16, 64):

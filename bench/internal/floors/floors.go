@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/translate"
@@ -35,6 +36,27 @@ var Sources = []string{
 
 // sourceKeys are the JSON keys that tell the Sources apart, in order.
 var sourceKeys = []string{`"labby_error"`, `"agent_error"`, `"classified_error"`, `"mcp_tool_result"`}
+
+// ProviderMixEnv, set to 1 in the environment of both the benchserver and
+// the load generator, adds a provider answer (a real-shaped OpenAI 429, as
+// translate/bench_test.go's) to Sources, so that a fifth of the load is
+// the provider source, the costliest to translate. bench/run.sh's goals
+// are measured without it; bench/ab.sh takes it (MIX=provider) to judge a
+// fast path of the provider source, which the four Sources never reach.
+const ProviderMixEnv = "ERRSVC_BENCH_PROVIDER_MIX"
+
+const providerSource = `{"provider_response":{"provider":"openai","status":429,"headers":{"content-type":"application/json","retry-after":"20","x-ratelimit-remaining-requests":"0","x-ratelimit-reset-requests":"20s","x-request-id":"req_123"},"body":"{\"error\":{\"message\":\"Rate limit reached for gpt-4o in organization org-abc on requests per min (RPM): Limit 500, Used 500, Requested 1.\",\"type\":\"requests\",\"param\":null,\"code\":\"rate_limit_exceeded\"}}"}}`
+
+func init() {
+	if os.Getenv(ProviderMixEnv) == "1" {
+		addProviderSource()
+	}
+}
+
+func addProviderSource() {
+	Sources = append(Sources, providerSource)
+	sourceKeys = append(sourceKeys, `"provider_response"`)
+}
 
 // Requests decodes Sources.
 func Requests() ([]*errsvcv1.TranslateRequest, error) {
@@ -172,8 +194,8 @@ func NewCanned(marshal protojson.MarshalOptions) (*Canned, error) {
 	return c, nil
 }
 
-// answer picks the canned answer of a request by its source (the oneof
-// member's field number matches the order of Sources).
+// answer picks the canned answer of a request by its source (in the order
+// of Sources).
 func (c *Canned) answer(req *errsvcv1.TranslateRequest) *errsvcv1.TranslateResponse {
 	switch req.GetSource().(type) {
 	case *errsvcv1.TranslateRequest_LabbyError:
@@ -182,9 +204,12 @@ func (c *Canned) answer(req *errsvcv1.TranslateRequest) *errsvcv1.TranslateRespo
 		return c.answers[1]
 	case *errsvcv1.TranslateRequest_ClassifiedError:
 		return c.answers[2]
-	default:
-		return c.answers[3]
+	case *errsvcv1.TranslateRequest_ProviderResponse:
+		if len(c.answers) > 4 {
+			return c.answers[4]
+		}
 	}
+	return c.answers[3]
 }
 
 // RegisterGRPC adds the canned gRPC floor to s.

@@ -1,6 +1,9 @@
 package floors
 
 import (
+	"net/http/httptest"
+	"slices"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protojson"
@@ -52,5 +55,37 @@ func TestPoolsAreTheBodies(t *testing.T) {
 			t.Fatalf("cold request %d repeats an earlier one", n)
 		}
 		seen[string(b)] = true
+	}
+}
+
+// With the provider mix (ProviderMixEnv), each source, the provider
+// answer included, gets its own canned answer, over gRPC and REST.
+func TestCannedAnswersEachSourceOfTheProviderMix(t *testing.T) {
+	sources, keys := Sources, sourceKeys
+	defer func() { Sources, sourceKeys = sources, keys }()
+	Sources, sourceKeys = slices.Clone(sources), slices.Clone(keys)
+	if len(Sources) == 4 {
+		addProviderSource()
+	}
+	c, err := NewCanned(protojson.MarshalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs, err := Requests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range reqs {
+		if got := c.answer(r); got != c.answers[i] {
+			t.Errorf("source %d: gRPC canned answer %v, want its own %v", i, got, c.answers[i])
+		}
+		w := httptest.NewRecorder()
+		c.ServeREST(w, httptest.NewRequest("POST", CannedPath, strings.NewReader(Sources[i])), nil)
+		if w.Body.String() != string(c.json[i]) {
+			t.Errorf("source %d: REST canned answer %s, want its own %s", i, w.Body.String(), c.json[i])
+		}
+	}
+	if len(reqs) != 5 || reqs[4].GetProviderResponse() == nil {
+		t.Fatalf("the provider mix has %d sources, the last %T", len(reqs), reqs[len(reqs)-1].GetSource())
 	}
 }
