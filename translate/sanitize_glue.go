@@ -56,10 +56,18 @@ func (m *model) textReport(s string, cap int) (string, sanitize.Report) {
 // cap not below its length; any other result is reused for its own cap
 // only. TestTextMemoIsTheSanitiser holds the memo to the sanitiser.
 //
-// What it earns a caller is not shown (bench/ab.sh against lookups turned
-// off, 3 interleaved rounds, 2026-12-05): gRPC Translate cold (a) -0.9% at
-// 16 callers and +0.9% at 64, REST (c) +0.8% and +6.9%, the rounds' ranges
-// overlapping in each; below issue 42's 3% on a, not settled on c.
+// What it earns: 1.9 µs of a provider answer's 5.4 (BenchmarkTranslate/
+// provider 3.5 µs with it, 5.4 with its lookups turned off; mcp 2.4 µs
+// and 2.6; the others the same; medians of 6 interleaved, 2026-12-05).
+// Scenarios a and c alone cannot show it: their requests are the Labby,
+// agent, classified and MCP sources, never a provider answer (bench/ab.sh
+// against lookups turned off, 5 interleaved rounds: a +1.9% at 16 callers
+// and -1.4% at 64, c -3.7% and -1.8%, noise). With a provider answer as a
+// fifth of the calls (ERRSVC_BENCH_PROVIDER_MIX=1), it earns a +2.0% and
+// +2.6%, c +1.0% and +2.9%, each median above the other's: short of issue
+// 42's 3% on that mix, about five times that on provider answers alone.
+// It stays for them: 60 plain lines, and provider answers are what most
+// callers send.
 type textMemo struct {
 	entries [memoSize]memoEntry
 	next    int
