@@ -21,11 +21,7 @@ import (
 func redactPass(s string) (string, bool) {
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
-	view := escapeView(s)
-	r := redactor{s: view, spans: sc.spans[:0]}
-	defer func() { sc.spans = r.spans[:0] }()
-	hand := scanPass(view, &r, sc)
-	return replaceSpans(s, view, &r, hand)
+	return replaceSpans(s, secretSpans(s, sc))
 }
 
 // redactFilter is filter(redactPass(s)) without writing the redacted text:
@@ -34,11 +30,7 @@ func redactPass(s string) (string, bool) {
 func redactFilter(s string) (out string, redacted, stripped, removed bool) {
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
-	view := escapeView(s)
-	r := redactor{s: view, spans: sc.spans[:0]}
-	defer func() { sc.spans = r.spans[:0] }()
-	hand := scanPass(view, &r, sc)
-	repl := changedSpans(s, view, &r, hand)
+	repl := secretSpans(s, sc)
 	if len(repl) == 0 {
 		out, stripped, removed = filter(s)
 		return out, false, stripped, removed
@@ -47,36 +39,31 @@ func redactFilter(s string) (out string, redacted, stripped, removed bool) {
 	return out, true, stripped, removed
 }
 
-// scanPass runs the hand rules and the gitleaks rules over view (the
-// rules' view of the text) into r.spans and returns how many of them are
-// the hand rules'.
-func scanPass(view string, r *redactor, sc *scratch) int {
-	handScan(r)
+// secretSpans runs the hand rules and the gitleaks rules over
+// escapeView(s), widens the gitleaks rules' spans to their tokens, merges
+// all spans and returns, in order, those that change s when replaced by
+// RedactedToken. They live in sc's storage until sc's next pass.
+func secretSpans(s string, sc *scratch) []span {
+	view := escapeView(s)
+	r := redactor{s: view, spans: sc.spans[:0]}
+	handScan(&r)
 	hand := len(r.spans)
-	r.spans = ruleSpans(view, sc, r.spans)
-	return hand
-}
-
-// changedSpans widens the rule spans (r.spans[hand:]), merges all spans and
-// returns, in order, those that change when replaced by RedactedToken (in
-// r.spans' storage).
-func changedSpans(s, view string, r *redactor, hand int) []span {
-	widen(view, r.spans[hand:])
-	r.spans = mergeSpans(r.spans)
-	out := r.spans[:0]
-	for _, sp := range r.spans {
+	spans := ruleSpans(view, sc, r.spans)
+	widen(view, spans[hand:])
+	spans = mergeSpans(spans)
+	out := spans[:0]
+	for _, sp := range spans {
 		if s[sp.from:sp.to] != RedactedToken && !benignSpan(s, sp.from, sp.to) {
 			out = append(out, sp)
 		}
 	}
-	r.spans = out
+	sc.spans = out[:0]
 	return out
 }
 
-// replaceSpans writes s with each of changedSpans replaced by
-// RedactedToken.
-func replaceSpans(s, view string, r *redactor, hand int) (string, bool) {
-	spans := changedSpans(s, view, r, hand)
+// replaceSpans writes s with each of spans (in order, apart) replaced by
+// RedactedToken, and reports whether there was one.
+func replaceSpans(s string, spans []span) (string, bool) {
 	if len(spans) == 0 {
 		return s, false
 	}
