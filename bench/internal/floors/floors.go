@@ -41,8 +41,8 @@ var sourceKeys = []string{`"labby_error"`, `"agent_error"`, `"classified_error"`
 // the load generator, adds a provider answer (a real-shaped OpenAI 429, as
 // translate/bench_test.go's) to Sources, so that a fifth of the load is
 // the provider source, the costliest to translate. bench/run.sh's goals
-// are measured without it; bench/ab.sh takes it (MIX=provider) to judge a
-// fast path of the provider source, which the four Sources never reach.
+// are measured without it; bench/ab.sh passes it through, to judge a fast
+// path of the provider source, which the four Sources never reach.
 const ProviderMixEnv = "ERRSVC_BENCH_PROVIDER_MIX"
 
 const providerSource = `{"provider_response":{"provider":"openai","status":429,"headers":{"content-type":"application/json","retry-after":"20","x-ratelimit-remaining-requests":"0","x-ratelimit-reset-requests":"20s","x-request-id":"req_123"},"body":"{\"error\":{\"message\":\"Rate limit reached for gpt-4o in organization org-abc on requests per min (RPM): Limit 500, Used 500, Requested 1.\",\"type\":\"requests\",\"param\":null,\"code\":\"rate_limit_exceeded\"}}"}}`
