@@ -1,6 +1,8 @@
 package translate
 
 import (
+	"fmt"
+
 	"google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/types/known/anypb"
 
@@ -335,7 +337,7 @@ func newModel() *model {
 func (m *model) note(code errsvcv1.NoteCode, format string, args ...any) {
 	msg := format
 	if len(args) > 0 {
-		msg = formatNote(format, args)
+		msg = fmt.Sprintf(format, args...)
 	}
 	var n *errsvcv1.Note
 	if m.store.noteUsed < len(m.store.noteMsgs) {
