@@ -354,7 +354,11 @@ func term(m *model, s, field string) string {
 	// A name has no context for the secret rules: a bare random token used
 	// as a term is redacted whole (sanitize.Identifier).
 	if knownTerms[s] {
-		// A term of the vocabularies is clean by construction.
+		// A term of the vocabularies is clean by construction. What the
+		// shortcut (here and in clip) earns a caller: with every term
+		// sanitised instead, gRPC Translate cold (a) ran 1.8% and 2.4%
+		// slower at 16 and 64 callers, REST (c) 0.9% and 3.0% (bench/ab.sh,
+		// 3 interleaved rounds, 2026-12-05): at issue 42's 3% on c at 64.
 		return s
 	}
 	clean := sanitize.Identifier(s, shortCap)
