@@ -1,8 +1,6 @@
 package translate
 
 import (
-	"fmt"
-
 	"google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/types/known/anypb"
 
@@ -337,7 +335,7 @@ func newModel() *model {
 func (m *model) note(code errsvcv1.NoteCode, format string, args ...any) {
 	msg := format
 	if len(args) > 0 {
-		msg = fmt.Sprintf(format, args...)
+		msg = formatNote(format, args)
 	}
 	var n *errsvcv1.Note
 	if m.store.noteUsed < len(m.store.noteMsgs) {
