@@ -282,6 +282,13 @@ var credentialWords = []credentialWord{
 	{"credentials", false}, {"session", false}, {"cookie", false}, {"sid", false}, {"team", false},
 	{"signature", false}, {"apikey", false}, {"samlresponse", false}, {"secretkeybase", false}, {"accesskey", false}, {"privatekey", false},
 	{"authorization", true},
+	// A bearer token by its scheme's name as a key (bearer=…, "bearer": …).
+	{"bearer", false},
+	// One-time codes and PINs: numbers, which after a weaker word pass as
+	// plain values, so they are password words (pin=4821, otp: 482913,
+	// otp_code=…); in prose a number after them is not read as one
+	// ("pin 3 pages").
+	{"passcode", true}, {"pin", true}, {"otp", true}, {"totp", true}, {"otpcode", true},
 }
 
 // credentialTails holds, by the last two letters of a key (lower case,

@@ -38,6 +38,32 @@ var contextOrdinary = []string{
 	"passed 12 of 14 checks",
 	"the api key header is missing",
 	"monkey patching failed in module keyboard",
+	// The one-time code and PIN words: in prose, a number after them is
+	// not a code; the words inside others are not them.
+	"failed to pin 3 pages in memory",
+	"ping timeout after 30s while mapping the volume",
+	"Erlang/OTP 26 is required",
+	"token_type: bearer",
+}
+
+// One-time codes, PINs and a bearer token under their own key names: the
+// values are numbers or mixed tokens, which a weaker word lets pass.
+func TestOneTimeCodesAndPINs(t *testing.T) {
+	for _, c := range []struct{ in, secret, keep string }{
+		{in: "pin=4821 rejected", secret: "4821", keep: "pin="},
+		{in: `{"user_pin": "482193", "user": "ana"}`, secret: "482193", keep: `"user": "ana"`},
+		{in: "cardPin: 0931", secret: "0931", keep: "cardPin"},
+		{in: "otp=482913", secret: "482913", keep: "otp="},
+		{in: "TOTP: 771204 expired", secret: "771204", keep: "expired"},
+		{in: "otp_code=550912&user=ana", secret: "550912", keep: "user=ana"},
+		{in: "passcode: 90210771", secret: "90210771", keep: "passcode"},
+		{in: "bearer=Zx9vQ2mL7pR4tY", secret: "Zx9vQ2mL7pR4tY", keep: "bearer="},
+	} {
+		got := Text(c.in, 1<<10)
+		if strings.Contains(got, c.secret) || !strings.Contains(got, c.keep) {
+			t.Errorf("Text(%q) = %q: want %q gone and %q kept", c.in, got, c.secret, c.keep)
+		}
+	}
 }
 
 func TestContextLayerKeepsOrdinaryMessages(t *testing.T) {
