@@ -120,15 +120,28 @@ func encode(m generated) (plain []byte, pooled *[]byte, err error) {
 	return nil, buf, nil
 }
 
-// sizeOf and marshalTo are the generated SizeVT and MarshalToSizedBufferVT.
+// sizeOf and marshalTo are the generated SizeVT and MarshalToSizedBufferVT,
+// but for answers, whose google.rpc.Status the codec writes (status.go).
 // marshalTo fills all of b or fails: b may be a reused buffer
 // (encodeBuffers), and a byte it left unwritten would send what an earlier
 // answer left there.
-func sizeOf(m generated) int { return m.SizeVT() }
-
-var errShortBuffer = errors.New("codec: answer size changed while encoding")
+func sizeOf(m generated) int {
+	switch m := m.(type) {
+	case *errsvcv1.TranslateResponse:
+		return responseSize(m)
+	case *errsvcv1.TranslateBatchResponse:
+		return batchSize(m)
+	}
+	return m.SizeVT()
+}
 
 func marshalTo(m generated, b []byte) error {
+	switch m := m.(type) {
+	case *errsvcv1.TranslateResponse:
+		return marshalResponse(m, b)
+	case *errsvcv1.TranslateBatchResponse:
+		return marshalBatch(m, b)
+	}
 	n, err := m.MarshalToSizedBufferVT(b)
 	if err == nil && n != len(b) {
 		return errShortBuffer

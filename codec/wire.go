@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -41,65 +42,59 @@ func jsonLevel(name protoreflect.FullName) bool {
 // "labby_error.message" or "agent_error.details".
 func CheckWire(b []byte, md protoreflect.MessageDescriptor) error {
 	values := 0
-	return checkWire(b, md, 0, 0, &values)
+	return checkWire(b, wireTableOf(md), 0, 0, &values)
 }
 
 // checkWire counts in *values the Struct fields and ListValue elements it
-// meets (each a google.protobuf.Value), at most MaxJSONValues in all. It
-// reads the descriptors at every field: tables of them read once per
-// message type made a request's decoding faster in the core, but earned
-// nothing a caller sees (gRPC Translate cold (a) 1.3% and 2.0% slower at
-// 16 and 64 callers without them, within the noise; see CHANGELOG).
-func checkWire(b []byte, md protoreflect.MessageDescriptor, depth, jsonDepth int, values *int) error {
+// meets (each a google.protobuf.Value), at most MaxJSONValues in all.
+func checkWire(b []byte, t *wireTable, depth, jsonDepth int, values *int) error {
 	if depth > MaxDepth {
-		return fmt.Errorf("%s: exceeds the maximum nesting depth of %d", md.FullName(), MaxDepth)
+		return fmt.Errorf("%s: exceeds the maximum nesting depth of %d", t.md.FullName(), MaxDepth)
 	}
-	name := md.FullName()
-	if name == "google.protobuf.Value" {
+	if t.jsonValue {
 		if *values++; *values > MaxJSONValues {
 			return &FieldError{Err: ErrTooWide,
 				Description: "Struct/Value holds more than " + strconv.Itoa(MaxJSONValues) + " values (fields and list elements)"}
 		}
 	}
-	if jsonLevel(name) {
+	if t.jsonLevel {
 		if jsonDepth++; jsonDepth > MaxJSONDepth {
 			return &FieldError{Err: ErrTooDeep,
 				Description: "Struct/Value nested deeper than " + strconv.Itoa(MaxJSONDepth) + " levels (JSON depth)"}
 		}
 	}
-	fields := md.Fields()
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
-			return malformed(md, n)
+			return malformed(t.md, n)
 		}
 		if num > protowire.MaxValidNumber {
-			return fmt.Errorf("%s: field number %d out of range", md.FullName(), num)
+			return fmt.Errorf("%s: field number %d out of range", t.md.FullName(), num)
 		}
 		b = b[n:]
 		if typ != protowire.BytesType {
 			// Groups included: protowire checks that each ends with its
 			// own number, which the generated decoder does not.
 			if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
-				return malformed(md, n)
+				return malformed(t.md, n)
 			}
 			b = b[n:]
 			continue
 		}
 		v, n := protowire.ConsumeBytes(b)
 		if n < 0 {
-			return malformed(md, n)
+			return malformed(t.md, n)
 		}
 		b = b[n:]
-		fd := fields.ByNumber(num)
-		if fd == nil {
+		f := t.field(num)
+		if f == nil {
 			continue
 		}
 		var err error
-		switch fd.Kind() {
-		case protoreflect.MessageKind:
-			err = checkWire(v, fd.Message(), depth+1, jsonDepth, values)
-		case protoreflect.StringKind:
+		switch {
+		case f.msg != nil:
+			err = checkWire(v, f.msg, depth+1, jsonDepth, values)
+		case f.str:
 			if !utf8.Valid(v) {
 				err = &FieldError{Err: ErrInvalidUTF8, Description: "string is not valid UTF-8"}
 			}
@@ -107,10 +102,112 @@ func checkWire(b []byte, md protoreflect.MessageDescriptor, depth, jsonDepth int
 			continue
 		}
 		if err != nil {
-			return underField(err, md, fd)
+			return underField(err, t.md, f.fd)
 		}
 	}
 	return nil
+}
+
+// wireTable is what checkWire reads of a message descriptor, read from it
+// once: for each field number the field's descriptor and whether its bytes
+// are a string or a message (and that message's table). Walking the
+// descriptors instead (Fields().ByNumber, Kind, Message, FullName at every
+// field) cost about a third of the server's decoding of a request.
+// What it earns a caller (issue 42): turned off alone, a ran 1.3% / 2.0%
+// faster (3 rounds, noise); the set of five in docs/TESTING.md turned off
+// together, a 5.2% / 6.7% and c 4.0% / 4.2% slower (5 rounds, 2026-12-05).
+type wireTable struct {
+	md        protoreflect.MessageDescriptor
+	jsonLevel bool
+	jsonValue bool // a google.protobuf.Value: one counted value
+	// dense holds the fields numbered below len(dense); sparse the others.
+	dense  []wireField
+	sparse map[protowire.Number]*wireField
+}
+
+type wireField struct {
+	fd  protoreflect.FieldDescriptor // nil: no such field
+	str bool
+	msg *wireTable
+}
+
+// maxDense bounds a table's array: errsvc's messages number their fields
+// from 1 up and put additional_fields at 100.
+const maxDense = 128
+
+func (t *wireTable) field(num protowire.Number) *wireField {
+	if int(num) < len(t.dense) {
+		if f := &t.dense[num]; f.fd != nil {
+			return f
+		}
+		return nil
+	}
+	return t.sparse[num]
+}
+
+// wireTables are the tables built, by message, each message's shared by
+// every message that holds it (a Struct's by every Struct field, and by
+// its own Values).
+var wireTables sync.Map // protoreflect.MessageDescriptor → *wireTable
+
+var wireTablesMu sync.Mutex
+
+// wireTableOf is md's table, built with the tables it reaches the first
+// time it is asked for.
+func wireTableOf(md protoreflect.MessageDescriptor) *wireTable {
+	if t, ok := wireTables.Load(md); ok {
+		return t.(*wireTable)
+	}
+	wireTablesMu.Lock()
+	defer wireTablesMu.Unlock()
+	built := map[protoreflect.MessageDescriptor]*wireTable{}
+	t := buildWireTable(md, built)
+	for m, bt := range built {
+		wireTables.LoadOrStore(m, bt)
+	}
+	return t
+}
+
+// buildWireTable builds md's table, and those of the messages its fields
+// hold, into built (a message met again, as Struct within Value within
+// Struct, is the table already begun). A table already published is
+// reused.
+func buildWireTable(md protoreflect.MessageDescriptor, built map[protoreflect.MessageDescriptor]*wireTable) *wireTable {
+	if t, ok := wireTables.Load(md); ok {
+		return t.(*wireTable)
+	}
+	if t, ok := built[md]; ok {
+		return t
+	}
+	t := &wireTable{md: md, jsonLevel: jsonLevel(md.FullName()), jsonValue: md.FullName() == "google.protobuf.Value"}
+	built[md] = t
+	fields := md.Fields()
+	top := 0
+	for i := range fields.Len() {
+		if n := int(fields.Get(i).Number()); n < maxDense {
+			top = max(top, n+1)
+		}
+	}
+	t.dense = make([]wireField, top)
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		f := wireField{fd: fd}
+		switch fd.Kind() {
+		case protoreflect.StringKind:
+			f.str = true
+		case protoreflect.MessageKind:
+			f.msg = buildWireTable(fd.Message(), built)
+		}
+		if n := fd.Number(); int(n) < maxDense {
+			t.dense[n] = f
+		} else {
+			if t.sparse == nil {
+				t.sparse = map[protowire.Number]*wireField{}
+			}
+			t.sparse[n] = &f
+		}
+	}
+	return t
 }
 
 // underField prefixes a FieldError's path with fd on the way up. Inside a

@@ -67,6 +67,9 @@ type call struct {
 	lease  translate.Lease
 	leases []translate.Lease
 
+	// series are the metric children of transport and rpc (see
+	// Metrics.seriesOf).
+	series *rpcSeries
 	// lookup is a gRPC Translate's use of the answer cache.
 	lookup grpcLookup
 	// capture is the receive of a gRPC request message (recvGuard.recv).

@@ -82,13 +82,22 @@ func (j *restJSON) Marshal(v any) ([]byte, error) {
 	return j.JSONPb.Marshal(v)
 }
 
-func (j *restJSON) Unmarshal(data []byte, v any) error {
+func (j *restJSON) Unmarshal(data []byte, v any) error { return j.unmarshal(data, v, false) }
+
+// unmarshal is Unmarshal; shared says data is a private copy nothing
+// writes to (readBody's), which the request's strings may view
+// (errjson.UnmarshalShared) rather than copy.
+func (j *restJSON) unmarshal(data []byte, v any, shared bool) error {
 	var err error
 	switch m := v.(type) {
 	case *errsvcv1.TranslateBatchRequest:
 		err = errjson.UnmarshalBatchMax(data, m, j.maxBatchItems, checkItemJSON, safePath)
 	case proto.Message:
-		err = errjson.Unmarshal(data, m)
+		if shared {
+			err = errjson.UnmarshalShared(data, m)
+		} else {
+			err = errjson.Unmarshal(data, m)
+		}
 	default:
 		return j.JSONPb.Unmarshal(data, v)
 	}
@@ -128,16 +137,17 @@ func (j *restJSON) NewDecoder(r io.Reader) runtime.Decoder {
 		if len(data) == 0 {
 			return io.EOF
 		}
-		return j.Unmarshal(data, v)
+		return j.unmarshal(data, v, true)
 	})
 }
 
 // readBody reads the body the gateway hands the decoder: a bytes.Reader
 // over its own copy of the request, read into one buffer of its size (as
-// io.ReadAll's growing buffer would take three or four). The handler's
-// own copy (restBody) is returned as it is, unread: it was read once per
-// call into a buffer of its own (readDeclared), never pooled, and only
-// read afterwards (the answer cache copies it).
+// io.ReadAll's growing buffer would take three or four), a private copy
+// the decoded strings point into (see unmarshal). Whatever it returns is
+// the call's alone and never written to: the handler's body is read once
+// per call into a buffer of its own (readDeclared), never pooled, and
+// only read afterwards (the answer cache copies it).
 func readBody(r io.Reader) ([]byte, error) {
 	if rb, ok := r.(*restBody); ok && rb.Len() == len(rb.data) {
 		// The REST handler's own copy, unread: read it all at once.
@@ -162,7 +172,7 @@ func (b *restBody) Decode(v any) error {
 	if len(data) == 0 {
 		return io.EOF
 	}
-	return b.json.Unmarshal(data, v)
+	return b.json.unmarshal(data, v, true)
 }
 
 func (j *restJSON) NewEncoder(w io.Writer) runtime.Encoder {

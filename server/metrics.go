@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"reflect"
 	"time"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
@@ -83,6 +84,11 @@ type Metrics struct {
 	answerRefusals  *prometheus.CounterVec
 	answerEntries   *prometheus.GaugeVec
 	answerBytes     *prometheus.GaugeVec
+
+	// The children of the per-call observations, kept once resolved
+	// (metrics_series.go); series is read-only after NewMetrics.
+	series        map[rpcKey]*rpcSeries
+	translateDurs []keptObserver
 }
 
 // Label values of the answer cache series.
@@ -187,6 +193,7 @@ func NewMetrics() *Metrics {
 			Help: "Always 1: the version, VCS revision and Go version errsvc was built with.",
 		}, []string{"version", "revision", "go_version"}),
 	}
+	m.series, m.translateDurs = newSeries(), make([]keptObserver, len(sourceLabels))
 	m.answerLookups = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "errsvc_answer_cache_lookups_total",
 		Help: "Translate calls looked up in the transport's answer cache, by transport and result (hit: answered from the cache; miss: translated).",
@@ -324,10 +331,11 @@ func observe(o prometheus.Observer, v float64, ex prometheus.Labels) {
 // observeCall counts one finished call.
 func (m *Metrics) observeCall(c *call) {
 	ex := exemplar(c.span)
-	inc(m.requests.WithLabelValues(c.transport, c.rpc, c.code.String()), ex)
-	observe(m.latency.WithLabelValues(c.transport, c.rpc), time.Since(c.start).Seconds(), ex)
+	s := m.seriesOf(c)
+	inc(m.requestsOf(s, c), ex)
+	observe(m.latencyOf(s, c), time.Since(c.start).Seconds(), ex)
 	if c.code != codes.OK {
-		m.errors.WithLabelValues(c.transport, c.rpc, c.code.String(), scopeCall).Inc()
+		m.errorsOf(s, c.transport, c.rpc, c.code, scopeCall).Inc()
 	}
 	if c.limit != "" {
 		m.limits.WithLabelValues(c.limit).Inc()
@@ -343,13 +351,14 @@ func (m *Metrics) observeCall(c *call) {
 func (m *Metrics) observeItem(c *call, source, class string, code codes.Code, item bool, limit string) {
 	transport, rpc := transportGRPC, "unknown"
 	var sp trace.Span
+	var s *rpcSeries
 	if c != nil {
-		transport, rpc, sp = c.transport, c.rpc, c.span
+		transport, rpc, sp, s = c.transport, c.rpc, c.span, m.seriesOf(c)
 	}
-	inc(m.translations.WithLabelValues(transport, rpc, source, class, code.String()), exemplar(sp))
+	inc(m.translationsOf(s, transport, rpc, source, class, code), exemplar(sp))
 	traceItem(sp, source, class, code, item)
 	if item && code != codes.OK {
-		m.errors.WithLabelValues(transport, rpc, code.String(), scopeItem).Inc()
+		m.errorsOf(s, transport, rpc, code, scopeItem).Inc()
 		if limit != "" {
 			m.limits.WithLabelValues(limit).Inc()
 		}
@@ -365,11 +374,19 @@ const (
 var sourceOneof = (&errsvcv1.TranslateRequest{}).ProtoReflect().Descriptor().Oneofs().ByName(sourceField)
 
 // sourceLabel names the request's source oneof member, from the compiled
-// descriptor, so the value set is the contract's and nothing else.
+// descriptor (sourceLabels), so the value set is the contract's and nothing
+// else.
 func sourceLabel(req *errsvcv1.TranslateRequest) string {
 	if req == nil || req.Source == nil {
 		return labelNone
 	}
+	t := reflect.TypeOf(req.Source)
+	for i, st := range sourceTypes {
+		if st == t {
+			return sourceLabels[i+1]
+		}
+	}
+	// Not reached: every wrapper type is in the table.
 	var fd protoreflect.FieldDescriptor = req.ProtoReflect().WhichOneof(sourceOneof)
 	if fd == nil {
 		return labelNone

@@ -49,26 +49,3 @@ func TestTranslationMetrics(t *testing.T) {
 		t.Log(grep(metrics, "errsvc_translations_total"))
 	}
 }
-
-// TestSourceLabelEveryMember: for a request carrying each member of the
-// source oneof (walked from the descriptor), sourceLabel names that member,
-// as protoreflect's WhichOneof does.
-func TestSourceLabelEveryMember(t *testing.T) {
-	fields := sourceOneof.Fields()
-	if fields.Len() < 5 {
-		t.Fatalf("%d members", fields.Len())
-	}
-	for i := range fields.Len() {
-		fd := fields.Get(i)
-		req := &errsvcv1.TranslateRequest{}
-		req.ProtoReflect().Set(fd, req.ProtoReflect().NewField(fd))
-		if got, want := sourceLabel(req), string(req.ProtoReflect().WhichOneof(sourceOneof).Name()); got != want {
-			t.Errorf("source label %q, want %q", got, want)
-		}
-	}
-	for _, req := range []*errsvcv1.TranslateRequest{nil, {}} {
-		if got := sourceLabel(req); got != labelNone {
-			t.Errorf("source label of %v: %q", req, got)
-		}
-	}
-}

@@ -253,7 +253,7 @@ func (s *Service) translateOne(ctx context.Context, req *errsvcv1.TranslateReque
 	} else {
 		resp, cacheable, lease, err = s.translate(req)
 	}
-	s.metrics.translateDur.WithLabelValues(sourceLabel(req)).Observe(time.Since(began).Seconds())
+	s.metrics.translateDurOf(sourceLabel(req)).Observe(time.Since(began).Seconds())
 	if err == nil {
 		// The common case, without errors.As (whose target escapes).
 		if resp == nil {

@@ -44,7 +44,7 @@ func decodeAgent(m *model, a *errsvcv1.AgentError) error {
 	} else {
 		// The producer's text is untrusted: it goes to the Labby
 		// envelope's message (sanitised), never to an agent message.
-		m.note(errsvcv1.NoteCode_NOTE_CODE_MESSAGE_TEMPLATED, "agent_error.message is carried in labby_error.message; every agent message errsvc writes is templated from the code and retry hint")
+		m.noteCached(errsvcv1.NoteCode_NOTE_CODE_MESSAGE_TEMPLATED, noteKey{format: "agent_error.message is carried in labby_error.message; every agent message errsvc writes is templated from the code and retry hint"})
 	}
 	// HTTP and gRPC status follow the agent code, or the class when the
 	// code has none of its own (a transient EXECUTION_FAILED answers 503).
@@ -196,7 +196,7 @@ func noteAgentLoss(m *model) {
 	}
 	row := m.facts().agentRowOf(m.agentCode)
 	if k := agentKind(row, stringField(m.agentDetails, "reason")); k != m.kind {
-		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "agent_error cannot carry kind %q; %s stands for %q", clip(m.kind), m.agentCode, k)
+		m.noteTerms(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "agent_error cannot carry kind %q; %s stands for %q", clip(m.kind), m.agentCode, k)
 	}
 	if m.waitMs != nil && !slices.Contains(row.GetDetails(), "retryAfterMs") {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "agent_error cannot carry the wait: %s has no retryAfterMs", m.agentCode)
@@ -210,7 +210,7 @@ func noteAgentLoss(m *model) {
 	case implied == "":
 		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "agent_error cannot carry class %q; %s implies no class", clip(m.class), m.agentCode)
 	default:
-		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "agent_error cannot carry class %q; %s implies %q", clip(m.class), m.agentCode, implied)
+		m.noteTerms(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "agent_error cannot carry class %q; %s implies %q", clip(m.class), m.agentCode, implied)
 	}
 }
 

@@ -140,9 +140,14 @@ func overrideClass(m *model, class, who string, rowFollows bool) {
 			deriveAgent(m)
 		}
 	}
+	// who is one of a few fixed texts: with a class of the vocabulary the
+	// note's text is made once (noteCached), as every translation of a
+	// non-idempotent timeout writes it.
 	switch {
 	case was == "":
-		m.note(errsvcv1.NoteCode_NOTE_CODE_CALLER_OVERRIDE, "%s decides: class %s in every target (there was no class)", who, class)
+		m.noteCached(errsvcv1.NoteCode_NOTE_CODE_CALLER_OVERRIDE, noteKey{format: "%s decides: class %s in every target (there was no class)", a: who, b: class})
+	case knownTerms[was]:
+		m.noteCached(errsvcv1.NoteCode_NOTE_CODE_CALLER_OVERRIDE, noteKey{format: "%s decides: class %s in every target (was class %s)", a: who, b: class, c: was})
 	default:
 		m.note(errsvcv1.NoteCode_NOTE_CODE_CALLER_OVERRIDE, "%s decides: class %s in every target (was class %s)", who, class, clip(was))
 	}

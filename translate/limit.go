@@ -392,7 +392,7 @@ func limitHeaders(m *model, h map[string]string) {
 			}
 			if !r.unanchoredNoted {
 				r.unanchoredNoted = true
-				m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "the limit's reset_at is not written as RateLimit's t or x-ratelimit-reset: the source gives no time to count it from (no Date header, no received_at), and errsvc's clock would make it up")
+				m.noteCached(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, noteKey{format: "the limit's reset_at is not written as RateLimit's t or x-ratelimit-reset: the source gives no time to count it from (no Date header, no received_at), and errsvc's clock would make it up"})
 			}
 		} else {
 			until := max(l.resetAt.Sub(l.reference), 0)
@@ -649,7 +649,7 @@ func readErrsvcLimit(m *model, headers map[string]string, folded bool) {
 	str := func(key string) string { return d[key] }
 	kind := str("kind")
 	if !ok || kind == "" {
-		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_IGNORED, "the Errsvc-Limit header is not the RFC 9651 Dictionary errsvc writes (a kind, at least); the limit is read from the other headers")
+		m.noteCached(errsvcv1.NoteCode_NOTE_CODE_FIELD_IGNORED, noteKey{format: "the Errsvc-Limit header is not the RFC 9651 Dictionary errsvc writes (a kind, at least); the limit is read from the other headers"})
 		return
 	}
 	if m.limit == nil {

@@ -16,11 +16,12 @@ import (
 //
 // What it earns a caller (issue 42's rule), measured twice against
 // fmt.Sprintf (bench/ab.sh, 3 interleaved rounds each, 2026-12-05): beside
-// the note texts' cache (since removed), gRPC Translate cold (a) ran 1.5%
+// the note texts' cache (notecache.go), gRPC Translate cold (a) ran 1.5%
 // and 2.2% faster without it at 16 and 64 callers, REST (c) 0.8% and
 // 4.2%; without the cache, a 3.1% slower and 1.2% faster, c 6.8% slower
-// and 3.1% faster. At the bar at 16 callers, noise at 64; it stays, and
-// keeps the load mix's sources at one or two allocations (four without).
+// and 3.1% faster. At the bar at 16 callers, noise at 64; it stays: without
+// the cache it kept the load mix's sources at one or two allocations (four
+// without it), and the cache's misses still format with it.
 func formatNote(format string, args []any) string {
 	// On the stack for the common note; copied once into its text below.
 	buf := make([]byte, 0, 256)

@@ -144,9 +144,9 @@ func providerWaitNotes(m *model, r provider.Result, headers map[string]string) {
 	case r.Class != classTransient && hasWaitHeader(headers):
 		// The classifier reads a wait for a transient answer only: say why
 		// the one the answer carried is not passed on.
-		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "the answer's Retry-After wait is not passed on: the answer is not transient, so no retry is known to help")
+		m.noteCached(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, noteKey{format: "the answer's Retry-After wait is not passed on: the answer is not transient, so no retry is known to help"})
 	case r.RetryAfterSecs == nil && hasWaitHeader(headers):
-		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "the answer's Retry-After or retry-after-ms header is not read as its wait: this provider's own clients do not read that header, or not in that form (docs/PROVIDERS.md, the wait sources per provider)")
+		m.noteCached(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, noteKey{format: "the answer's Retry-After or retry-after-ms header is not read as its wait: this provider's own clients do not read that header, or not in that form (docs/PROVIDERS.md, the wait sources per provider)"})
 	case r.WaitClamped:
 		m.note(errsvcv1.NoteCode_NOTE_CODE_WAIT_ROUNDED, "the provider's wait (%s) is longer than retry_after_ms can carry; clamped to %d s", r.WaitSource, *r.RetryAfterSecs)
 	case r.RetryAfterSecs != nil && *r.RetryAfterSecs > provider.LongWaitSecs:

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/internal/secrets"
 	"github.com/errsvc/errsvc/translate/provider"
 	"github.com/errsvc/errsvc/translate/sanitize"
@@ -284,5 +285,38 @@ func TestProviderDetailCleanIsTheWalk(t *testing.T) {
 	}
 	if fast < 100 {
 		t.Fatalf("the provider detail was taken as it is %d times: the test no longer exercises it", fast)
+	}
+}
+
+// A note of vocabulary terms reads the same from the cache as formatted,
+// on the first and on later calls, and other arguments are formatted.
+func TestNoteTermsIsNote(t *testing.T) {
+	const format = "agent_error cannot carry kind %q; %s stands for %q"
+	for _, args := range [][3]string{
+		{"account_selection_refused", "EXECUTION_FAILED", "internal_error"},
+		{"rate_limited", "RATE_LIMITED", "quota_exceeded"},
+		{"not a \"term\"", "EXECUTION_FAILED", "internal_error"},
+		{"rate_limited", "", "transient"},
+	} {
+		for range 3 {
+			m, w := newModel(), newModel()
+			m.noteTerms(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, format, args[0], args[1], args[2])
+			w.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, format, args[0], args[1], args[2])
+			if len(m.notes) != 1 || !proto.Equal(m.notes[0], w.notes[0]) {
+				t.Fatalf("noteTerms%q = %v, note gives %v", args, m.notes, w.notes)
+			}
+		}
+	}
+	// The one-argument form, whose cache keys sit beside the others'.
+	const one = "kind %q inside a completed result canonicalised to tool_error; kept in original_kind"
+	for _, arg := range []string{"upstream_error", "rate_limited", "not a \"term\"", ""} {
+		for range 3 {
+			m, w := newModel(), newModel()
+			m.noteTerm(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, one, arg)
+			w.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, one, arg)
+			if len(m.notes) != 1 || !proto.Equal(m.notes[0], w.notes[0]) {
+				t.Fatalf("noteTerm(%q) = %v, note gives %v", arg, m.notes, w.notes)
+			}
+		}
 	}
 }

@@ -58,7 +58,11 @@ func decodeToolResult(m *model, r *errsvcv1.McpToolResult) error {
 	if m.krow.GetClass() != "" {
 		m.hasClass, m.class, m.recognized = true, m.krow.GetClass(), true
 	} else {
-		m.note(errsvcv1.NoteCode_NOTE_CODE_CLASS_ABSENT, "a completed %s carries no class; none is invented", m.kind)
+		if msg, ok := completedNoClass[m.kind]; ok {
+			m.note(errsvcv1.NoteCode_NOTE_CODE_CLASS_ABSENT, msg)
+		} else {
+			m.note(errsvcv1.NoteCode_NOTE_CODE_CLASS_ABSENT, completedNoClassFormat, m.kind)
+		}
 	}
 	if v, ok := parsed.GetFields()["retry_after_ms"]; ok && m.krow.GetPassesRetryAfter() {
 		if ms, ok := lenientNumber(m, v, "mcp_tool_result.structured error retry_after_ms"); ok {
@@ -78,7 +82,7 @@ func decodeToolResult(m *model, r *errsvcv1.McpToolResult) error {
 	}
 	if rawKind != "" && rawKind != m.kind {
 		e.OriginalKind = m.sanitizeShort(rawKind)
-		m.note(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "kind %q inside a completed result canonicalised to tool_error; kept in original_kind", e.OriginalKind)
+		m.noteTerm(errsvcv1.NoteCode_NOTE_CODE_FIELD_DROPPED, "kind %q inside a completed result canonicalised to tool_error; kept in original_kind", e.OriginalKind)
 	}
 	if rawKind == "" {
 		m.note(errsvcv1.NoteCode_NOTE_CODE_DEFAULT_ASSUMED, "no structured error with a kind in the result: tool_error assumed")
@@ -87,6 +91,19 @@ func decodeToolResult(m *model, r *errsvcv1.McpToolResult) error {
 	deriveAgent(m)
 	return nil
 }
+
+// completedNoClassFormat is the class_absent note of a completed result;
+// m.kind is then a kind of the matrix (tool_error or one it keeps), so the
+// note's text is made once per kind.
+const completedNoClassFormat = "a completed %s carries no class; none is invented"
+
+var completedNoClass = func() map[string]string {
+	out := map[string]string{}
+	for _, t := range LabbyKinds.Terms {
+		out[t.Wire] = formatNote(completedNoClassFormat, []any{t.Wire})
+	}
+	return out
+}()
 
 // structuredError finds the result's structured error: structured_content,
 // its `error` member, or the first text block of at most 64 KiB that

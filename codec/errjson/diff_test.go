@@ -74,6 +74,7 @@ func checkDecode(t *testing.T, body []byte, m proto.Message) {
 	if gotErr != nil && !errors.As(gotErr, &fe) {
 		t.Fatalf("%s: the refusal is no FieldError: %v", body, gotErr)
 	}
+	checkShared(t, body, got, gotErr)
 	switch {
 	case gotErr == nil && wantErr == nil:
 		if d := sameMessage(want, got); d != "" {
@@ -116,6 +117,22 @@ func checkDecode(t *testing.T, body []byte, m proto.Message) {
 		}
 		if !namesLeaf(fe.Field, want) {
 			t.Fatalf("%s: errjson names %q (%v), protojson %q (%v)", body, fe.Field, gotErr, want, wantErr)
+		}
+	}
+}
+
+// checkShared decodes body with UnmarshalShared (strings viewing the
+// body) and requires what Unmarshal gave: got, or the same refusal.
+func checkShared(t *testing.T, body []byte, got proto.Message, gotErr error) {
+	t.Helper()
+	shared := got.ProtoReflect().New().Interface()
+	sharedErr := errjson.UnmarshalShared(bytes.Clone(body), shared)
+	switch {
+	case (sharedErr == nil) != (gotErr == nil) || sharedErr != nil && sharedErr.Error() != gotErr.Error():
+		t.Fatalf("%s: UnmarshalShared: %v, Unmarshal: %v", body, sharedErr, gotErr)
+	case sharedErr == nil:
+		if d := sameMessage(got, shared); d != "" {
+			t.Fatalf("%s: UnmarshalShared read differently (-Unmarshal +UnmarshalShared):\n%s", body, d)
 		}
 	}
 }

@@ -134,6 +134,8 @@ type Decoder struct {
 	deferred []func()
 	// lax: a number only protojson's lexer takes (see numberLen).
 	lax bool
+	// shared: the strings read may view buf (ResetShared).
+	shared bool
 }
 
 // NewDecoder reads b.
@@ -141,9 +143,31 @@ func NewDecoder(b []byte) *Decoder { return &Decoder{buf: b} }
 
 // Reset makes d read b, keeping its scratch buffer.
 func (d *Decoder) Reset(b []byte) {
-	d.buf, d.pos, d.depth, d.Moved, d.lax = b, 0, 0, false, false
+	d.buf, d.pos, d.depth, d.Moved, d.lax, d.shared = b, 0, 0, false, false, false
 	clear(d.deferred) // the closures hold the last document's messages
 	d.deferred = d.deferred[:0]
+}
+
+// ResetShared is Reset for a b that nothing writes to while what is read
+// from it is in use: a string read (a string field, a Struct key or string
+// value, a map's keys and values) that b holds as it is, without escapes,
+// is a view of b's bytes rather than a copy. An escaped string is decoded
+// into d's scratch buffer, which the next one reuses, so it is copied out.
+func (d *Decoder) ResetShared(b []byte) {
+	d.Reset(b)
+	d.shared = true
+}
+
+// text is s, a string str read, as a string: a view when d shares its
+// input and s lies in it (no escapes), else a copy.
+func (d *Decoder) text(s []byte) string {
+	if d.shared && len(s) > 0 && len(d.buf) > 0 {
+		p, lo := uintptr(unsafe.Pointer(unsafe.SliceData(s))), uintptr(unsafe.Pointer(unsafe.SliceData(d.buf)))
+		if p >= lo && p < lo+uintptr(len(d.buf)) {
+			return unsafe.String(unsafe.SliceData(s), len(s))
+		}
+	}
+	return string(s)
 }
 
 // Defer runs f at the end of the document if a member was moved anywhere
@@ -523,7 +547,7 @@ func (d *Decoder) String() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return string(s), nil
+	return d.text(s), nil
 }
 
 // Bool reads true or false.
@@ -840,7 +864,7 @@ func (d *Decoder) StringMap() (map[string]string, error) {
 		if err != nil || !more {
 			return m, err
 		}
-		key := string(k)
+		key := d.text(k)
 		if _, dup := m[key]; dup {
 			return m, At(errorf("duplicate map key"), key)
 		}

@@ -44,7 +44,7 @@ func (d *Decoder) Value() (*structpb.Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		sv := &stringValue{k: structpb.Value_StringValue{StringValue: string(s)}}
+		sv := &stringValue{k: structpb.Value_StringValue{StringValue: d.text(s)}}
 		sv.v.Kind = &sv.k
 		return &sv.v, nil
 	case c == 'n':
@@ -113,7 +113,7 @@ func (d *Decoder) Struct() (*structpb.Struct, error) {
 		if err != nil || !more {
 			return s, err
 		}
-		key := string(k)
+		key := d.text(k)
 		if s.Fields == nil {
 			s.Fields = make(map[string]*structpb.Value, 4)
 		} else if _, dup := s.Fields[key]; dup {
