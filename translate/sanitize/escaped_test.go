@@ -25,3 +25,20 @@ func TestEscapedJSONSecrets(t *testing.T) {
 		}
 	}
 }
+
+// A redaction that begins at an escaped value begins at the escape, not at
+// the byte the escape reads as: no piece of the value's encoding is left
+// before it ("Pwd=%2[REDACTED]" told that the password starts with a
+// character from 0x20 to 0x2F).
+func TestRedactionStartsAtTheEscape(t *testing.T) {
+	for in, want := range map[string]string{
+		"Pwd=%25abc9Q2&x=1":             "Pwd=[REDACTED]&x=1",
+		"Server=db;Pwd=%41bc9Q2zz;x=1":  "Server=db;Pwd=[REDACTED];x=1",
+		"password=%25xyzQ9w2 user=ana":  "password=[REDACTED] user=ana",
+		`{"password":"\u0041bc9Q2zzK"}`: `{"password":"[REDACTED]"}`,
+	} {
+		if got := Text(in, CauseCap); got != want {
+			t.Errorf("Text(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

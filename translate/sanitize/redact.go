@@ -44,13 +44,19 @@ func redactFilter(s string) (out string, redacted, stripped, removed bool) {
 // all spans and returns, in order, those that change s when replaced by
 // RedactedToken. They live in sc's storage until sc's next pass.
 func secretSpans(s string, sc *scratch) []span {
-	view := escapeView(s)
+	view, decoded := s, false
+	if escapeBytes(s) {
+		view, decoded = escapeDecode(s)
+	}
 	r := redactor{s: view, spans: sc.spans[:0]}
 	handScan(&r)
 	hand := len(r.spans)
 	spans := ruleSpans(view, sc, r.spans)
 	widen(view, spans[hand:])
 	spans = mergeSpans(spans)
+	if decoded {
+		spans = mergeSpans(startAtEscapes(s, spans))
+	}
 	out := spans[:0]
 	for _, sp := range spans {
 		if s[sp.from:sp.to] != RedactedToken && !benignSpan(s, sp.from, sp.to) {
@@ -405,7 +411,7 @@ func escapeView(s string) string {
 // an escape was decoded (the view is then a copy, not s).
 func escapeDecode(s string) (string, bool) {
 	var b []byte
-	put := func(from, to int, c byte) {
+	eachEscape(s, func(from, to int, c byte) {
 		if b == nil {
 			b = []byte(s)
 		}
@@ -413,7 +419,33 @@ func escapeDecode(s string) (string, bool) {
 			b[k] = ' '
 		}
 		b[to-1] = c
+	})
+	if b == nil {
+		return s, false
 	}
+	return string(b), true
+}
+
+// startAtEscapes moves the start of each of spans (in order, apart) that
+// falls inside an escape of s back to the escape's first byte, and returns
+// spans. escapeView writes an escape's character at the escape's last
+// byte, where a rule reading the view starts a value: "Pwd=%25ab…"
+// redacted from the "5" on kept "%2", a piece of the password's encoding.
+func startAtEscapes(s string, spans []span) []span {
+	k := 0
+	eachEscape(s, func(from, to int, _ byte) {
+		for ; k < len(spans) && spans[k].from < to; k++ {
+			if spans[k].from > from {
+				spans[k].from = from
+			}
+		}
+	})
+	return spans
+}
+
+// eachEscape calls put for each escape escapeView decodes in s, in order:
+// its bytes s[from:to] and the character it reads as.
+func eachEscape(s string, put func(from, to int, c byte)) {
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '\\':
@@ -443,10 +475,6 @@ func escapeDecode(s string) (string, bool) {
 			}
 		}
 	}
-	if b == nil {
-		return s, false
-	}
-	return string(b), true
 }
 
 func printable(v int) byte {

@@ -120,7 +120,7 @@ func redactPassRef(s string) (string, bool) {
 	hand := len(r.spans)
 	r.spans = ruleSpansRef(view, sc, r.spans)
 	widen(view, r.spans[hand:])
-	r.spans = mergeSpans(r.spans)
+	r.spans = mergeSpans(startAtEscapes(s, mergeSpans(r.spans)))
 	if len(r.spans) == 0 {
 		return s, false
 	}
