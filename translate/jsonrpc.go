@@ -126,6 +126,11 @@ func labbyData(m *model, data *structpb.Value) *errsvcv1.LabbyError {
 // the string field protojson would set it on (proto or JSON name). Any other
 // shape returns false and takes the round trip, so the result is always
 // what openjson.Unmarshal gives.
+//
+// What it earns (issue 42): no caller of a or c, which send no JSON-RPC
+// error; it stays on the core goals: BenchmarkTranslate/jsonrpc 1.2 µs and
+// 6 allocations with it, 3.4 µs and 35 allocations without, over both the
+// 3 µs and the 12 allocations (medians of 3 interleaved, 2026-12-05).
 func labbyFromStrings(s *structpb.Struct) (*errsvcv1.LabbyError, bool) {
 	env := &errsvcv1.LabbyError{}
 	msg := env.ProtoReflect()

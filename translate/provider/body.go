@@ -109,6 +109,12 @@ func valueError(v jsonread.Value) (errorObject, bool) {
 // only, numbers as their literal text, so a numeric code comes back as the
 // provider wrote it (jsonread says what else it keeps of encoding/json).
 // The caller releases the Doc.
+//
+// What jsonread earns (issue 42), against the encoding/json readers it
+// replaced (jsonref_test.go): with a provider answer as a fifth of the
+// calls, gRPC Translate cold (a) +3.9% / +1.6% at 16 / 64 callers, REST (c)
+// +0.7% / +0.9% (bench/ab.sh, 3 interleaved rounds, 2026-12-05); the
+// provider core 3.56 µs and no allocation, 5.88 µs and 23 without.
 func parseJSON(s string) (*jsonread.Doc, bool) {
 	t := strings.TrimSpace(s)
 	if !looksJSON(t) {
