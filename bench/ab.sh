@@ -8,7 +8,8 @@
 #
 # BASE and CHANGED are git revisions (CHANGED defaults to the work tree,
 # committed or not). Each is built into its own benchserver; the load
-# generator (bench/cmd/loadgen, from the work tree) then drives scenarios a,
+# generator (bench/cmd/loadgen, from the work tree unless ERRSVC_AB_LOADGEN
+# says otherwise, below) then drives scenarios a,
 # b*, c and d* at 16 and 64 callers against each in turn, ROUNDS times
 # (default 3), interleaved so that a drift of the machine falls on both.
 # It prints the medians and ranges of the rounds: calls/s of a and c, and
@@ -34,7 +35,16 @@ PPROF_ADDR=127.0.0.1:16160
 rm -rf "$OUT" && mkdir -p "$OUT"
 command -v wrk >/dev/null || { echo "bench/ab.sh needs wrk (bench/run.sh installs it)" >&2; exit 1; }
 
-# build REV NAME: the benchserver of a revision ("" is the work tree).
+# ERRSVC_AB_LOADGEN=each builds the load generator from each revision too,
+# and drives each revision with its own: the way to judge a path of the
+# client's side (the codec's decoding of answers, which the Go SDK shares).
+# Client and server share the machine, so a and b* then show both sides'
+# change; c and d* are driven by wrk either way.
+LOADGEN_EACH=
+[ "${ERRSVC_AB_LOADGEN:-}" = each ] && LOADGEN_EACH=1
+
+# build REV NAME: the benchserver of a revision ("" is the work tree), and
+# its load generator with LOADGEN_EACH.
 build() {
 	local rev=$1 name=$2 src=$PWD
 	if [ -n "$rev" ]; then
@@ -42,6 +52,9 @@ build() {
 		git worktree add --detach -q "$src" "$rev"
 	fi
 	(cd "$src/bench" && go build -o "$OUT/$name/benchserver" ./cmd/benchserver)
+	if [ -n "$LOADGEN_EACH" ]; then
+		(cd "$src/bench" && go build -o "$OUT/$name/loadgen" ./cmd/loadgen)
+	fi
 	if [ -n "$rev" ]; then
 		git worktree remove --force "$src"
 	fi
@@ -62,7 +75,9 @@ for r in $(seq 1 "$ROUNDS"); do
 			curl -fsS "http://$HTTP_ADDR/readyz" >/dev/null 2>&1 && break
 			sleep 0.2
 		done
-		"$OUT/loadgen" run -grpc "$GRPC_ADDR" -http "$HTTP_ADDR" -server-pid "$SERVER_PID" -warmup 2s -duration 8s \
+		loadgen=$OUT/loadgen
+		[ -n "$LOADGEN_EACH" ] && loadgen=$OUT/$name/loadgen
+		"$loadgen" run -grpc "$GRPC_ADDR" -http "$HTTP_ADDR" -server-pid "$SERVER_PID" -warmup 2s -duration 8s \
 			-conc 16,64 -conns 4 -rss-duration 0 -only 'a,b*,c,d*' -workdir "$OUT" \
 			-out "$OUT/$name/round-$r.json" >"$OUT/$name/loadgen-$r.log" 2>&1
 		kill "$SERVER_PID" && wait "$SERVER_PID" 2>/dev/null || true
@@ -84,6 +99,8 @@ for name in ("base", "changed"):
             rows.setdefault((name, c), []).append(
                 (s[("a", c)], s[("a", c)] / s[("b*", c)], s[("c", c)], s[("c", c)] / s[("d*", c)]))
 mix = " with the provider mix" if os.environ.get("ERRSVC_BENCH_PROVIDER_MIX") == "1" else ""
+if os.environ.get("ERRSVC_AB_LOADGEN") == "each":
+    mix += ", each with its own load generator"
 print(f"base {base}, changed {changed}{mix}: medians of {rounds} interleaved rounds (the rounds' range in brackets)")
 print("| callers | revision | a calls/s | a/b* | c calls/s | c/d* |")
 print("|---:|---|---:|---:|---:|---:|")
