@@ -206,12 +206,6 @@ func (c vtCodec) unmarshalBytes(b []byte, v any) error {
 			return err
 		}
 	}
-	switch m := m.(type) {
-	case *errsvcv1.TranslateResponse:
-		return unmarshalResponse(b, m)
-	case *errsvcv1.TranslateBatchResponse:
-		return unmarshalBatch(b, m)
-	}
 	return m.UnmarshalVTUnsafe(b)
 }
 
