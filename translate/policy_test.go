@@ -425,3 +425,25 @@ func TestPolicySecretFormatsInEveryPosition(t *testing.T) {
 		t.Logf("%s: %d positions", regex, len(positions))
 	}
 }
+
+// A family named by a header is found whatever the case of the answer's
+// header name, among headers of every length, and only by its value.
+func TestPolicyFamilyByHeader(t *testing.T) {
+	p := fleetPolicy(t)
+	for _, c := range []struct {
+		headers map[string]string
+		want    bool
+	}{
+		{map[string]string{"x-served-by": "tgi"}, true},
+		{map[string]string{"content-type": "application/json", "X-Served-By": "tgi", "x-request-id": "r1"}, true},
+		{map[string]string{"X-SERVED-BY": "tgi"}, true},
+		{map[string]string{"x-served-by": "vllm"}, false},
+		{map[string]string{"x-served-byx": "tgi", "x-served-b": "tgi"}, false},
+		{map[string]string{}, false},
+	} {
+		f := p.familyFor(&errsvcv1.ProviderResponse{Headers: c.headers})
+		if got := f != nil; got != c.want {
+			t.Errorf("headers %v: family found %v, want %v", c.headers, got, c.want)
+		}
+	}
+}
