@@ -54,7 +54,7 @@ func secretSpans(s string, sc *scratch) []span {
 	spans := ruleSpans(view, sc, r.spans)
 	widen(view, spans[hand:])
 	spans = mergeSpans(spans)
-	if decoded {
+	if decoded && len(spans) > 0 {
 		spans = mergeSpans(startAtEscapes(s, spans))
 	}
 	out := spans[:0]

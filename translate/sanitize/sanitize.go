@@ -233,8 +233,8 @@ func clean(s string, rep *Report) string {
 // Text is held to byte for byte): with a provider answer as a fifth of
 // the calls, gRPC Translate cold (a) +0.8% / -0.8% at 16 / 64 callers,
 // REST (c) +2.7% / -0.5% (bench/ab.sh, 5 interleaved rounds, 2026-12-05;
-// a first run of 3 gave c -12% at 16, an outlier): nothing a caller sees. They
-// stay on the sanitiser's goal: Text 64 KiB 1.28 ms against 1.71, 1 KiB
+// a first run of 3 gave c -12% at 16, an outlier): nothing a caller
+// sees. They stay on the sanitiser's goal: Text 64 KiB 1.28 ms against 1.71, 1 KiB
 // 24.9 µs against 31.4, a short message 617 ns against 938 (provider core
 // 3.56 µs against 3.95; medians of 3 interleaved).
 func cleanFirst(s string, rep *Report) string {
