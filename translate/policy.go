@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -31,6 +32,7 @@ type Policy struct {
 	familyByName   map[string]*policyFamily
 	familyByHost   map[string][]hostCandidate
 	familyByHeader map[string][]headerCandidate
+	headerNames    []string // familyByHeader's names, in the policy's order
 
 	kinds      map[string]*kindFacts
 	kindSpecs  map[string]*KindSpec
@@ -239,9 +241,12 @@ func NewPolicy(spec PolicySpec) (*Policy, error) {
 			host := strings.ToLower(u.Hostname())
 			p.familyByHost[host] = append(p.familyByHost[host], hostCandidate{base, pf})
 		}
-		for name, value := range m.Headers {
-			key := strings.ToLower(name)
-			p.familyByHeader[key] = append(p.familyByHeader[key], headerCandidate{value, pf})
+		for _, name := range slices.Sorted(maps.Keys(m.Headers)) {
+			key := strings.ToLower(strings.TrimSpace(name))
+			if _, seen := p.familyByHeader[key]; !seen {
+				p.headerNames = append(p.headerNames, key)
+			}
+			p.familyByHeader[key] = append(p.familyByHeader[key], headerCandidate{strings.TrimSpace(m.Headers[name]), pf})
 		}
 	}
 	for i := range p.spec.Overrides {

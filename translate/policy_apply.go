@@ -99,8 +99,9 @@ func finishPolicyAgentCode(m *model, a *AgentCodeSpec) {
 }
 
 // familyFor is the operator's provider family an answer belongs to: by
-// provider name, then by the base URL's host, then by a header.
-func (p *Policy) familyFor(pr *errsvcv1.ProviderResponse) *policyFamily {
+// provider name, then by the base URL's host, then by a header (h is the
+// answer's headers as the classifier reads them, folded once for both).
+func (p *Policy) familyFor(pr *errsvcv1.ProviderResponse, h provider.Headers) *policyFamily {
 	if p == nil {
 		return nil
 	}
@@ -121,12 +122,18 @@ func (p *Policy) familyFor(pr *errsvcv1.ProviderResponse) *policyFamily {
 			}
 		}
 	}
-	if len(p.familyByHeader) > 0 {
-		for k, v := range pr.GetHeaders() {
-			for _, c := range p.familyByHeader[strings.ToLower(k)] {
-				if c.value == "*" || c.value == v {
-					return c.family
-				}
+	// The policy's few header names are looked up in the answer's, rather
+	// than every answer header in the policy's: an answer carries many
+	// headers, a policy names few, and the first name the policy gives
+	// decides, whatever order the answer's map is walked in.
+	for _, name := range p.headerNames {
+		v, ok := h.Lookup(name)
+		if !ok {
+			continue
+		}
+		for _, c := range p.familyByHeader[name] {
+			if c.value == "*" || c.value == v {
+				return c.family
 			}
 		}
 	}

@@ -62,7 +62,9 @@ type ProviderMatchSpec struct {
 	// BaseURLs are prefixes of provider_response.base_url.
 	BaseURLs []string `json:"base_urls,omitempty"`
 	// Headers are response header names (without case) and the value each
-	// must have, exactly; "*" matches any value.
+	// must have, exactly (without surrounding blanks, RFC 9110 section 5.5);
+	// "*" matches any value. When an answer carries the headers of two
+	// families, the family given first decides.
 	Headers map[string]string `json:"headers,omitempty"`
 }
 

@@ -10,6 +10,7 @@ import (
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/internal/secrets"
+	"github.com/errsvc/errsvc/translate/provider"
 )
 
 func u32(v uint32) *uint32 { return &v }
@@ -440,10 +441,34 @@ func TestPolicyFamilyByHeader(t *testing.T) {
 		{map[string]string{"x-served-by": "vllm"}, false},
 		{map[string]string{"x-served-byx": "tgi", "x-served-b": "tgi"}, false},
 		{map[string]string{}, false},
+		// RFC 9110 section 5.5: a field value's surrounding blanks are not
+		// part of it.
+		{map[string]string{"x-served-by": " tgi "}, true},
+		{map[string]string{" X-Served-By ": "tgi"}, true},
 	} {
-		f := p.familyFor(&errsvcv1.ProviderResponse{Headers: c.headers})
+		f := p.familyFor(&errsvcv1.ProviderResponse{Headers: c.headers}, provider.FoldHeaders(c.headers))
 		if got := f != nil; got != c.want {
 			t.Errorf("headers %v: family found %v, want %v", c.headers, got, c.want)
+		}
+	}
+}
+
+// TestPolicyFamilyByHeaderOrder: when an answer carries the headers of two
+// families, the family the policy gives first decides, every time, however
+// the answer's map is walked.
+func TestPolicyFamilyByHeaderOrder(t *testing.T) {
+	p, err := NewPolicy(PolicySpec{Providers: []ProviderFamilySpec{
+		{Name: "first", ReadsLike: "openai", Match: ProviderMatchSpec{Headers: map[string]string{"x-b": "*"}}},
+		{Name: "second", ReadsLike: "openai", Match: ProviderMatchSpec{Headers: map[string]string{"x-a": "*"}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := map[string]string{"x-a": "1", "x-b": "1", "x-c": "1", "x-d": "1"}
+	for range 50 {
+		f := p.familyFor(&errsvcv1.ProviderResponse{Headers: h}, provider.FoldHeaders(h))
+		if f == nil || f.spec.Name != "first" {
+			t.Fatalf("family %v, want first", f)
 		}
 	}
 }

@@ -27,11 +27,13 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 	if status != 0 { // 0: the status is unknown
 		status = validStatus(m, status, "provider_response.status")
 	}
-	fam := m.policy.familyFor(p)
+	headers := provider.FoldHeaders(p.GetHeaders())
+	fam := m.policy.familyFor(p, headers)
 	a := provider.Answer{
 		Provider: p.GetProvider(),
 		Status:   int(status),
 		Headers:  p.GetHeaders(),
+		Folded:   headers,
 		Body:     p.GetBody(),
 		Clock:    now,
 		Limits:   true,

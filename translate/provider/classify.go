@@ -15,6 +15,9 @@ type Answer struct {
 	Status   int
 	// Headers, names in any case.
 	Headers map[string]string
+	// Folded, when set, is FoldHeaders(Headers), read by a caller already;
+	// Classify folds Headers itself otherwise.
+	Folded Headers
 	// Body is raw: JSON, plain text, or an SSE event stream.
 	Body string
 	// ReceivedAt is when the answer arrived; zero when unknown.
@@ -122,7 +125,10 @@ type errorFinder func(h headers, body string, isError bool) found
 
 func classify(a Answer, find errorFinder) Result {
 	prof := profileOf(a.Provider)
-	h := newHeaders(a.Headers)
+	h := a.Folded.h
+	if !a.Folded.read {
+		h = newHeaders(a.Headers)
+	}
 	isError := a.Status >= 400
 
 	found := find(h, a.Body, isError)

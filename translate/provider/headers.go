@@ -52,6 +52,32 @@ func foldHeaders(in map[string]string) map[string]string {
 	return h
 }
 
+// Headers is an answer's headers read once with their names folded
+// (FoldHeaders). A caller that reads a header before Classify does (errsvc's
+// policy finds a provider family by a header) passes the reading on in
+// Answer.Folded, so the caller's map is walked once for both.
+type Headers struct {
+	h    headers
+	read bool
+}
+
+// FoldHeaders reads a map of headers, names in any case.
+func FoldHeaders(in map[string]string) Headers { return Headers{newHeaders(in), true} }
+
+// Lookup returns the value of the header named name (in lower case),
+// without surrounding blanks, and whether the answer has it.
+func (h Headers) Lookup(name string) (string, bool) { return h.h.lookup(name) }
+
+// lookup is get that also says whether the header is there.
+func (h headers) lookup(name string) (string, bool) {
+	m := h.raw
+	if h.folded != nil {
+		m = h.folded
+	}
+	v, ok := m[name]
+	return strings.TrimSpace(v), ok
+}
+
 // get returns the value of a header named in lower case, without
 // surrounding blanks.
 func (h headers) get(name string) string {
