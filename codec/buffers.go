@@ -19,6 +19,11 @@ import (
 // every byte of the length it asks for (marshalTo refuses an encoding that
 // falls short of it), so nothing needs zeroing, and a tier at most twice the
 // answer keeps the memory held near the answer's size.
+//
+// Against grpc-go's default pool, TranslateBatch of 100 items at 16 callers
+// ran 20.0% more calls/s (bench/ab.sh with ERRSVC_AB_BATCH=1, medians of 5
+// interleaved rounds, 2026-12-05; the rounds' ranges do not overlap); a and
+// c, whose answers are under 1 KiB, do not take this path.
 var encodeBuffers = &tieredBuffers{}
 
 const (

@@ -2,6 +2,7 @@ package translate
 
 import (
 	"testing"
+	"time"
 
 	"github.com/errsvc/errsvc/codec/openjson"
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
@@ -100,6 +101,51 @@ func BenchmarkTranslateBatch1000(b *testing.B) {
 			if _, err := Translate(req); err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+}
+
+// BenchmarkTranslateAfterIdle is BenchmarkTranslate with the core doing
+// something else before each translation, as a server's is at one caller,
+// and then one translation timed alone: idle/ sleeps for the gap (the
+// machine's clock makes it about a millisecond), busy/ spins on the clock
+// for it, evict/ writes 8 MiB (twice a core's L2) as other goroutines'
+// work would. Against BenchmarkTranslate's back-to-back figure, its
+// ns/translation is what the machine's state after the gap costs the same
+// work: no syscall, timer or hand-off is inside the timed part
+// (docs/BENCHMARKS-DETAIL.md, "Light load").
+func BenchmarkTranslateAfterIdle(b *testing.B) {
+	const gap = 200 * time.Microsecond
+	scratch := make([]byte, 8<<20)
+	for _, name := range []string{"labby", "provider"} {
+		req := benchRequest(b, benchSources[name])
+		for _, before := range []string{"idle", "busy", "evict"} {
+			b.Run(before+"/"+name, func(b *testing.B) {
+				var spent time.Duration
+				n := 0
+				for b.Loop() {
+					switch before {
+					case "idle":
+						time.Sleep(gap)
+					case "busy":
+						for t := time.Now(); time.Since(t) < gap; {
+						}
+					case "evict":
+						for i := 0; i < len(scratch); i += 64 {
+							scratch[i]++
+						}
+					}
+					t := time.Now()
+					_, _, lease, err := TranslateLeased(req)
+					spent += time.Since(t)
+					if err != nil {
+						b.Fatal(err)
+					}
+					lease.Release()
+					n++
+				}
+				b.ReportMetric(float64(spent.Nanoseconds())/float64(n), "ns/translation")
+			})
 		}
 	}
 }

@@ -50,9 +50,11 @@ func readOr(path, def string) string {
 	return strings.TrimRight(string(b), "\n")
 }
 
-// coreBench is the median of one benchmark's runs; texts is a benchmark's
-// own texts/op metric (the sanitiser's 64 KiB handed over in pieces).
-type coreBench struct{ ns, bytes, allocs, mbs, texts float64 }
+// coreBench is the median of one benchmark's runs; texts and
+// perTranslation are a benchmark's own texts/op metric (the sanitiser's
+// 64 KiB handed over in pieces) and ns/translation metric (one translation
+// timed alone, BenchmarkTranslateAfterIdle).
+type coreBench struct{ ns, bytes, allocs, mbs, texts, perTranslation float64 }
 
 func parseCore(text string) map[string]coreBench {
 	runs := map[string][]coreBench{}
@@ -80,6 +82,8 @@ func parseCore(text string) map[string]coreBench {
 				b.mbs = v
 			case "texts/op":
 				b.texts = v
+			case "ns/translation":
+				b.perTranslation = v
 			}
 		}
 		runs[name] = append(runs[name], b)
@@ -97,7 +101,8 @@ func parseCore(text string) map[string]coreBench {
 		out[name] = coreBench{
 			ns: med(func(b coreBench) float64 { return b.ns }), bytes: med(func(b coreBench) float64 { return b.bytes }),
 			allocs: med(func(b coreBench) float64 { return b.allocs }), mbs: med(func(b coreBench) float64 { return b.mbs }),
-			texts: med(func(b coreBench) float64 { return b.texts }),
+			texts:          med(func(b coreBench) float64 { return b.texts }),
+			perTranslation: med(func(b coreBench) float64 { return b.perTranslation }),
 		}
 	}
 	return out
@@ -832,7 +837,7 @@ func render(rf reportFiles, res Results) (string, string) {
 			us(r.P50us), us(r.P99us), fmt.Sprintf("%.1f µs", r.ServerCPUus), r.ServerCores, client, r.IdleCores)
 	}
 	p("\n`a*` is a diagnostic: the same Translate asking only for `targets: [classification, http_status]`.\n\n")
-	p("%s", lightSection(rf, res))
+	p("%s", lightSection(rf, res, core))
 	sum.light = lightSummary(res)
 
 	// Ratios.

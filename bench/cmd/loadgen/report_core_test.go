@@ -147,3 +147,26 @@ func TestReadsCommittedReport(t *testing.T) {
 		}
 	}
 }
+
+// TestAfterIdleTable reads BenchmarkTranslateAfterIdle's ns/translation
+// beside BenchmarkTranslate's ns/op, each variant as a multiple of the
+// back-to-back figure; nothing is written when the benchmark did not run.
+func TestAfterIdleTable(t *testing.T) {
+	core := parseCore(`BenchmarkTranslate/labby-2   	 1618232	 700.0 ns/op	 0 B/op	 0 allocs/op
+BenchmarkTranslateAfterIdle/busy/labby-2   	 3000	 201679 ns/op	 1050 ns/translation
+BenchmarkTranslateAfterIdle/idle/labby-2   	 3000	 1096718 ns/op	 2800 ns/translation
+BenchmarkTranslateAfterIdle/evict/labby-2  	 3000	 299710 ns/op	 4900 ns/translation
+`)
+	got := afterIdleTable(core)
+	if want := "| labby | 700 ns | 1050 ns (1.5×) | 2800 ns (4.0×) | 4900 ns (7.0×) |"; !strings.Contains(got, want) {
+		t.Errorf("table:\n%s\nwant the row %q", got, want)
+	}
+	if strings.Contains(got, "| provider |") {
+		t.Errorf("a row for a source that did not run:\n%s", got)
+	}
+	for _, text := range []string{"", "BenchmarkTranslate/labby-2 1 700.0 ns/op"} {
+		if got := afterIdleTable(parseCore(text)); got != "" {
+			t.Errorf("without the benchmark (core %q): %q, want nothing", text, got)
+		}
+	}
+}

@@ -167,7 +167,7 @@ func lowestLoad(res Results) int {
 // lightSection is the appendix's light-load table: CPU per call and
 // latency at each caller count, each route against its floor at the same
 // load and against itself under load ("" when the scenarios did not run).
-func lightSection(rf reportFiles, res Results) string {
+func lightSection(rf reportFiles, res Results, core map[string]coreBench) string {
 	concs := lightConcs(res)
 	if len(concs) == 0 {
 		return ""
@@ -214,6 +214,7 @@ func lightSection(rf reportFiles, res Results) string {
 		}
 	}
 	p("\n")
+	p("%s", afterIdleTable(core))
 	// Where the extra goes: the profiles of the fewest callers against
 	// those of the highest load (loadgen profiles both).
 	top := 0
@@ -277,4 +278,48 @@ func callers(n int) string {
 		return "1 caller"
 	}
 	return fmt.Sprintf("%d callers", n)
+}
+
+// afterIdleTable is BenchmarkTranslateAfterIdle beside BenchmarkTranslate:
+// the same translation timed alone after the core did something else, as
+// a lone call's is ("" when the benchmark did not run).
+func afterIdleTable(core map[string]coreBench) string {
+	var w strings.Builder
+	p := func(format string, a ...any) { fmt.Fprintf(&w, format, a...) }
+	rows := 0
+	for _, src := range []string{"labby", "provider"} {
+		back, ok := core["BenchmarkTranslate/"+src]
+		if !ok || back.ns <= 0 {
+			continue
+		}
+		cells, measured := make([]string, 0, 3), false
+		for _, before := range []string{"busy", "idle", "evict"} {
+			b, ok := core["BenchmarkTranslateAfterIdle/"+before+"/"+src]
+			if !ok || b.perTranslation <= 0 {
+				cells = append(cells, "–")
+				continue
+			}
+			measured = true
+			cells = append(cells, fmt.Sprintf("%.0f ns (%.1f×)", b.perTranslation, b.perTranslation/back.ns))
+		}
+		if !measured {
+			continue
+		}
+		if rows == 0 {
+			p("Part of the extra is no work of a call's own: it is the same work done on a core whose caches other work has\n")
+			p("filled. `BenchmarkTranslateAfterIdle` times one translation alone (no syscall, timer or hand-off inside the timed\n")
+			p("part) after the core spun on the clock for 200 µs, slept (about a millisecond here), or wrote 8 MiB as other\n")
+			p("goroutines' work would, against the same translation back to back (`BenchmarkTranslate`). Between a lone\n")
+			p("call's translations the transport, the scheduler and the other processes run, so its core is the cold one; the\n")
+			p("floors pay the same on their own path (EmptyCall's *× under load* beside Translate's, above).\n\n")
+			p("| source | back to back | after spinning | after sleeping | after writing 8 MiB |\n")
+			p("|---|---:|---:|---:|---:|\n")
+		}
+		rows++
+		p("| %s | %.0f ns | %s | %s | %s |\n", src, back.ns, cells[0], cells[1], cells[2])
+	}
+	if rows > 0 {
+		p("\n")
+	}
+	return w.String()
 }
