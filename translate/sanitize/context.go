@@ -289,6 +289,9 @@ var credentialWords = []credentialWord{
 	// otp_code=…); in prose a number after them is not read as one
 	// ("pin 3 pages").
 	{"passcode", true}, {"pin", true}, {"otp", true}, {"totp", true}, {"otpcode", true},
+	// The same codes under the factor's or the channel's name (mfa=…,
+	// mfa_code=…, verification_code=…).
+	{"mfa", true}, {"mfacode", true}, {"verificationcode", true},
 }
 
 // credentialTails holds, by the last two letters of a key (lower case,

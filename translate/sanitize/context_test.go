@@ -44,6 +44,10 @@ var contextOrdinary = []string{
 	"ping timeout after 30s while mapping the volume",
 	"Erlang/OTP 26 is required",
 	"token_type: bearer",
+	"mfa: required",
+	"MFA is enabled for 3 of 12 accounts",
+	"the verification code expired after 10 minutes",
+	"mfa_enabled=true and mfa_method=totp",
 }
 
 // One-time codes, PINs and a bearer token under their own key names: the
@@ -58,6 +62,10 @@ func TestOneTimeCodesAndPINs(t *testing.T) {
 		{in: "otp_code=550912&user=ana", secret: "550912", keep: "user=ana"},
 		{in: "passcode: 90210771", secret: "90210771", keep: "passcode"},
 		{in: "bearer=Zx9vQ2mL7pR4tY", secret: "Zx9vQ2mL7pR4tY", keep: "bearer="},
+		{in: "mfa_code=482913", secret: "482913", keep: "mfa_code="},
+		{in: "mfa_code: 482913 rejected", secret: "482913", keep: "rejected"},
+		{in: "MFA=771204", secret: "771204", keep: "MFA="},
+		{in: `{"verification_code": "550912"}`, secret: "550912", keep: "verification_code"},
 	} {
 		got := Text(c.in, 1<<10)
 		if strings.Contains(got, c.secret) || !strings.Contains(got, c.keep) {
