@@ -125,10 +125,7 @@ type errorFinder func(h headers, body string, isError bool) found
 
 func classify(a Answer, find errorFinder) Result {
 	prof := profileOf(a.Provider)
-	h := a.Folded.h
-	if !a.Folded.read {
-		h = newHeaders(a.Headers)
-	}
+	h := a.headers()
 	isError := a.Status >= 400
 
 	found := find(h, a.Body, isError)

@@ -68,6 +68,15 @@ func FoldHeaders(in map[string]string) Headers { return Headers{newHeaders(in), 
 // without surrounding blanks, and whether the answer has it.
 func (h Headers) Lookup(name string) (string, bool) { return h.h.lookup(name) }
 
+// headers is a.Folded when the caller read the headers already, else a
+// reading of a.Headers.
+func (a *Answer) headers() headers {
+	if a.Folded.read {
+		return a.Folded.h
+	}
+	return newHeaders(a.Headers)
+}
+
 // lookup is get that also says whether the header is there.
 func (h headers) lookup(name string) (string, bool) {
 	m := h.raw

@@ -726,11 +726,7 @@ func LimitFromQuota(kind string, vs []QuotaViolation) *Limit {
 // share left, else the fewest left. The scope is unknown: headers do not
 // say whose limit it is.
 func SuccessLimit(a Answer) *Limit {
-	h := a.Folded.h
-	if !a.Folded.read {
-		h = newHeaders(a.Headers)
-	}
-	w := &waitInput{h: h, receivedAt: a.ReceivedAt, now: a.Now, clock: a.Clock}
+	w := &waitInput{h: a.headers(), receivedAt: a.ReceivedAt, now: a.Now, clock: a.Clock}
 	l := &Limit{Kind: LimitRate, Scope: ScopeUnknown}
 	l.Windows = readWindows(w, l.room[:0])
 	if len(l.Windows) == 0 {
