@@ -79,21 +79,19 @@ func (a *Answer) headers() headers {
 
 // lookup is get that also says whether the header is there.
 func (h headers) lookup(name string) (string, bool) {
-	m := h.raw
 	if h.folded != nil {
-		m = h.folded
+		v, ok := h.folded[name] // folded values are trimmed already
+		return v, ok
 	}
-	v, ok := m[name]
+	v, ok := h.raw[name]
 	return strings.TrimSpace(v), ok
 }
 
 // get returns the value of a header named in lower case, without
 // surrounding blanks.
 func (h headers) get(name string) string {
-	if h.folded != nil {
-		return h.folded[name]
-	}
-	return strings.TrimSpace(h.raw[name])
+	v, _ := h.lookup(name)
+	return v
 }
 
 // each calls fn with every header, its name folded and its value as get

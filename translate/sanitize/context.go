@@ -129,9 +129,7 @@ func mayHoldContextSecret(s string) bool {
 			return true
 		}
 		a, b = b, l
-		// A letter's low five bits are its lower case's: the second byte
-		// needs no folding.
-		if !afterKey && i+1 < len(s) && transcriptHeadsByByte[c]>>(s[i+1]&31)&1 != 0 && foldWordAt(s[i:], transcriptWordIndex) {
+		if !afterKey && transcriptHeadAt(s, i) && foldWordAt(s[i:], transcriptWordIndex) {
 			return true
 		}
 		afterKey = r&rejectKey != 0
@@ -248,9 +246,10 @@ var transcriptWords = []string{"sshpass", "redis-cli", "ldapsearch", "ldapwhoami
 	"expect", "smbclient", "echo", "identified by", "set password"}
 
 // transcriptHeadAt is foldWordAt's quick reject: s[i:] begins with the
-// first two bytes of a transcript word or tool (transcriptHeads).
+// first two bytes of a transcript word or tool, in any case. A letter's low
+// five bits are its lower case's, so the second byte needs no folding.
 func transcriptHeadAt(s string, i int) bool {
-	return i+1 < len(s) && transcriptHeads[lower(s[i])]&(1<<(lower(s[i+1])&31)) != 0
+	return i+1 < len(s) && transcriptHeadsByByte[s[i]]>>(s[i+1]&31)&1 != 0
 }
 
 // foldWordAt reports whether s begins with one of ix's words, in any case.
@@ -587,9 +586,8 @@ const (
 
 // keyRun records what the key run v[i:j] starts or ends.
 func (out *viewScan) keyRun(v string, i, j int) {
-	c := lower(v[i])
-	if i+1 < len(v) && transcriptHeads[c]&(1<<(lower(v[i+1])&31)) != 0 {
-		out.transcriptStart(v, i, c)
+	if transcriptHeadAt(v, i) {
+		out.transcriptStart(v, i, lower(v[i]))
 	}
 	ks := i
 	for ks < j && v[ks] == '-' {

@@ -66,6 +66,11 @@ func TestOneTimeCodesAndPINs(t *testing.T) {
 		{in: "mfa_code: 482913 rejected", secret: "482913", keep: "rejected"},
 		{in: "MFA=771204", secret: "771204", keep: "MFA="},
 		{in: `{"verification_code": "550912"}`, secret: "550912", keep: "verification_code"},
+		// Shaped from the producers' public docs: Okta's verify-factor body
+		// and Auth0's MFA one-time-password grant (a form body).
+		{in: `{"factorType":"sms","passCode":"837492"}`, secret: "837492", keep: `"factorType":"sms"`},
+		{in: "grant_type=http://auth0.com/oauth/grant-type/mfa-otp&client_id=abc&mfa_token=Fe26.2**7c1a&otp=123456", secret: "123456", keep: "client_id=abc"},
+		{in: `{"verificationCode":"482913"}`, secret: "482913", keep: "verificationCode"},
 	} {
 		got := Text(c.in, 1<<10)
 		if strings.Contains(got, c.secret) || !strings.Contains(got, c.keep) {
