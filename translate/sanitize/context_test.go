@@ -48,6 +48,9 @@ var contextOrdinary = []string{
 	"MFA is enabled for 3 of 12 accounts",
 	"the verification code expired after 10 minutes",
 	"mfa_enabled=true and mfa_method=totp",
+	"the SMS code expired after 5 minutes", "SMS code: 6 digits", "backup_codes_remaining=3",
+	"sms_code_length=6", "recovery code 2 of 10 used",
+	"authkey=expired", "code_verifier: missing", "the code verifier is 43 to 128 characters long",
 }
 
 // One-time codes, PINs and a bearer token under their own key names: the
@@ -71,10 +74,39 @@ func TestOneTimeCodesAndPINs(t *testing.T) {
 		{in: `{"factorType":"sms","passCode":"837492"}`, secret: "837492", keep: `"factorType":"sms"`},
 		{in: "grant_type=http://auth0.com/oauth/grant-type/mfa-otp&client_id=abc&mfa_token=Fe26.2**7c1a&otp=123456", secret: "123456", keep: "client_id=abc"},
 		{in: `{"verificationCode":"482913"}`, secret: "482913", keep: "verificationCode"},
+		// The channel's name before a code (Twilio Verify's and Cognito's
+		// SMS factor), and the factor's spare codes.
+		{in: "sms_code=482913", secret: "482913", keep: "sms_code="},
+		{in: `{"smsCode": "771204", "user": "ana"}`, secret: "771204", keep: `"user": "ana"`},
+		{in: "SMS-CODE: 550912 rejected", secret: "550912", keep: "rejected"},
+		{in: "recovery_code=k3v9-p2xq accepted", secret: "k3v9-p2xq", keep: "accepted"},
+		{in: `{"backup_code": "84720193"}`, secret: "84720193", keep: "backup_code"},
+		{in: "twofactor_code: 771204", secret: "771204", keep: "twofactor_code"},
+		// A key that ends in "key" inside a word (Tailscale's), and OAuth's
+		// PKCE verifier, a bare token after a key no word names.
+		{in: "tailscale up --authkey=Xy9Zq8Lm2Pw failed", secret: "Xy9Zq8Lm2Pw", keep: "failed"},
+		{in: "TS_AUTHKEY=Xy9Zq8Lm2Pw", secret: "Xy9Zq8Lm2Pw", keep: "TS_AUTHKEY="},
+		{in: "code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk", secret: "dBjftJeZ4CVP", keep: "code_verifier="},
 	} {
 		got := Text(c.in, 1<<10)
 		if strings.Contains(got, c.secret) || !strings.Contains(got, c.keep) {
 			t.Errorf("Text(%q) = %q: want %q gone and %q kept", c.in, got, c.secret, c.keep)
+		}
+	}
+}
+
+// A long token after a key no word names is a bare token whether or not
+// prose follows it; the token alone, a field's whole value, is kept.
+func TestBareTokenAfterAnyKey(t *testing.T) {
+	const tok = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+	for _, in := range []string{"foo_bar=" + tok, "foo_bar=" + tok + " rejected", "  state=" + tok + "\n"} {
+		if got := Text(in, 1<<10); strings.Contains(got, tok[:12]) || !strings.Contains(got, "=") {
+			t.Errorf("Text(%q) = %q: want the token gone, the key kept", in, got)
+		}
+	}
+	for _, in := range []string{tok, "msg=login+failed+for+user+bob+at+10:42Z"} {
+		if got := Text(in, 1<<10); got != in {
+			t.Errorf("Text(%q) = %q: want it kept", in, got)
 		}
 	}
 }
@@ -103,7 +135,19 @@ func TestTextIsStableOnFreshFormats(t *testing.T) {
 }
 
 func BenchmarkContextPass(b *testing.B) {
-	s := strings.Repeat("Rate limit reached for gpt-4o in organization org-abc on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 20s. ", 8)
+	benchContextPass(b, "Rate limit reached for gpt-4o in organization org-abc on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 20s. ")
+}
+
+// BenchmarkContextPassCommonWords is the reject on a text whose words
+// begin as credential words do ("rec" of record, "bac" of backend): what
+// credentialWordAt costs where it finds nothing.
+func BenchmarkContextPassCommonWords(b *testing.B) {
+	benchContextPass(b, "upstream returned error code 429 (status code 503), record 12 of 40 received; backend code path: retry ")
+}
+
+// benchContextPass runs the second layer on line repeated 8 times.
+func benchContextPass(b *testing.B, line string) {
+	s := strings.Repeat(line, 8)
 	b.SetBytes(int64(len(s)))
 	b.ReportAllocs()
 	for range b.N {

@@ -266,6 +266,15 @@ func TestWordChecksMatchReference(t *testing.T) {
 	}
 	for _, w := range credentialWords {
 		pieces = append(pieces, w.word, strings.ToUpper(w.word[:1])+w.word[1:], w.word[:2], w.word[2:])
+		// Split by a separator: after the third letter the reject reads
+		// through it (sms_code), within the first three it does not.
+		for k := 1; k < len(w.word); k++ {
+			sep := "_"
+			if k%2 == 0 {
+				sep = "-"
+			}
+			pieces = append(pieces, w.word[:k]+sep+w.word[k:])
+		}
 	}
 	pieces = append(pieces, " ", "_", "-", ".", "7", "Z", "x", "é", "\n", ":", "=", "`", "@", "[", "{")
 	texts := diffTexts(1000)

@@ -479,15 +479,29 @@ func hasTranscriptWordRef(s string) bool {
 	return false
 }
 
-// hasCredentialWordRef is the credential word check as it was: the three bytes at
-// each position lowered and looked up, then every credential word tried.
+// hasCredentialWordRef is the credential word check as plain loops: at each
+// position three letters, then every credential word tried, its first three
+// letters together and separators between the rest taken out.
 func hasCredentialWordRef(s string) bool {
 	for i := 0; i+3 <= len(s); i++ {
 		if a, b, c := lower(s[i])-'a', lower(s[i+1])-'a', lower(s[i+2])-'a'; a >= 26 || b >= 26 || c >= 26 {
 			continue
 		}
 		for _, w := range credentialWords {
-			if hasFoldPrefix(s[i:], w.word) {
+			if w.word[:3] != strings.ToLower(s[i:i+3]) {
+				continue
+			}
+			// The rest in ASCII lower case, every separator taken out.
+			rest := strings.Map(func(r rune) rune {
+				switch {
+				case r == '-' || r == '_' || r == '.' || r == ' ':
+					return -1
+				case 'A' <= r && r <= 'Z':
+					return r + 'a' - 'A'
+				}
+				return r
+			}, s[i+3:])
+			if strings.HasPrefix(rest, w.word[3:]) {
 				return true
 			}
 		}
