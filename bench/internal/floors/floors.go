@@ -58,6 +58,15 @@ func addProviderSource() {
 	sourceKeys = append(sourceKeys, `"provider_response"`)
 }
 
+// AllSources is Sources with the provider answer, whether or not the
+// environment mixes it into the load (bench/cmd/footprint reads each).
+func AllSources() []string {
+	if os.Getenv(ProviderMixEnv) == "1" {
+		return Sources
+	}
+	return append(Sources[:len(Sources):len(Sources)], providerSource)
+}
+
 // Requests decodes Sources.
 func Requests() ([]*errsvcv1.TranslateRequest, error) {
 	out := make([]*errsvcv1.TranslateRequest, len(Sources))
