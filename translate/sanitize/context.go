@@ -3,6 +3,7 @@ package sanitize
 import (
 	"iter"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -317,7 +318,7 @@ type credentialWord struct {
 // credentialWords, lower case; a key matches when it ends with one (so
 // DB_PASSWORD, client_secret, X-Insert-Key and AWS_SECRET_ACCESS_KEY do),
 // separators '-', '_', '.' and ' ' aside.
-var credentialWords = []credentialWord{
+var credentialWords = append([]credentialWord{
 	{"password", true}, {"passwd", true}, {"sshpass", true}, {"passphrase", true}, {"pwd", true}, {"pass", true}, {"psk", true},
 	{"secret", false}, {"token", false}, {"key", false}, {"auth", false}, {"credential", false},
 	{"credentials", false}, {"session", false}, {"cookie", false}, {"sid", false}, {"team", false},
@@ -329,15 +330,83 @@ var credentialWords = []credentialWord{
 	// there, which a short word must not).
 	{"authkey", false},
 	// One-time codes and PINs: numbers, which after a weaker word pass as
-	// plain values, so they are password words (pin=4821, otp: 482913,
-	// otp_code=…); in prose a number after them is not read as one
-	// ("pin 3 pages").
-	{"passcode", true}, {"pin", true}, {"otp", true}, {"totp", true}, {"otpcode", true},
-	// The same codes under the factor's or the channel's name (mfa=…,
-	// mfa_code=…, verification_code=…, sms_code=…, twofactor_code=…), and
-	// the factor's spare codes (recovery_code=…, backup_code=…).
-	{"mfa", true}, {"mfacode", true}, {"verificationcode", true}, {"smscode", true},
-	{"recoverycode", true}, {"backupcode", true}, {"twofactorcode", true},
+	// plain values, so they are password words (pin=4821, otp: 482913);
+	// in prose a number after them is not read as one ("pin 3 pages").
+	// The codes under a name (otp_code=…) are codeQualifiers'.
+	{"pin", true}, {"otp", true}, {"totp", true}, {"mfa", true},
+}, codeWords()...)
+
+// codeQualifiers name a one-time code: a key that ends in one of them and
+// "code" (separators aside: sms_code, oneTimeCode, AUTH-CODE) names a
+// code, a password word's value. They are a pass code's, the factor's or the channel's
+// name (otp_code, mfa_code, sms_code, twofactor_code, tfa_code,
+// verification_code), the factor's spare codes (recovery_code,
+// backup_code), and the other names producers give a code: Apple's
+// security code, a login, e-mail, access, one-time or confirmation code,
+// a PIN code, and OAuth's authorization code (auth_code,
+// authorization_code). credentialWords holds each with "code" after it,
+// for the quick reject; credentialKey reads a key's "code" once and then
+// its qualifier (codeTails), not every such word in turn.
+var codeQualifiers = []string{
+	"pass", "otp", "mfa", "verification", "sms", "recovery", "backup", "twofactor", "tfa",
+	"auth", "authorization", "security", "confirmation", "onetime", "login", "email", "access", "pin",
+}
+
+// codeWords is each code qualifier with "code" after it, a password word.
+func codeWords() []credentialWord {
+	out := make([]credentialWord, len(codeQualifiers))
+	for n, q := range codeQualifiers {
+		out[n] = credentialWord{q + "code", true}
+	}
+	return out
+}
+
+// isCodeWord says w is one of codeWords.
+func isCodeWord(w string) bool {
+	q, ok := strings.CutSuffix(w, "code")
+	return ok && slices.Contains(codeQualifiers, q)
+}
+
+// codeTails holds codeQualifiers by their last two letters.
+var codeTails = func() (t [26][26][]uint8) {
+	for n, q := range codeQualifiers {
+		a, b := q[len(q)-2]-'a', q[len(q)-1]-'a'
+		t[a][b] = append(t[a][b], uint8(n))
+	}
+	return t
+}()
+
+// codeKey reports whether k (its trailing separators gone) ends in a
+// code qualifier and "code".
+func codeKey(k string) bool {
+	rest, ok := matchTail(k, "code")
+	if !ok {
+		return false
+	}
+	q := k[:rest]
+	p := len(q) - 1
+	for p >= 0 && keySeparator(q[p]) {
+		p--
+	}
+	if p < 1 {
+		return false
+	}
+	b := lower(q[p])
+	for p--; p >= 0 && keySeparator(q[p]); p-- {
+	}
+	if p < 0 || b < 'a' || b > 'z' {
+		return false
+	}
+	a := lower(q[p])
+	if a < 'a' || a > 'z' {
+		return false
+	}
+	for _, n := range codeTails[a-'a'][b-'a'] {
+		if _, ok := matchTail(q, codeQualifiers[n]); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // credentialTails holds, by the last two letters of a key (lower case,
@@ -346,6 +415,9 @@ var credentialWords = []credentialWord{
 // key of every text).
 var credentialTails = func() (t [26][26][]uint8) {
 	for n, w := range credentialWords {
+		if isCodeWord(w.word) {
+			continue // codeKey's
+		}
 		a, b := w.word[len(w.word)-2]-'a', w.word[len(w.word)-1]-'a'
 		t[a][b] = append(t[a][b], uint8(n))
 	}
@@ -823,6 +895,11 @@ func credentialKey(key string) (credentialWord, bool) {
 	}
 	if z := lower(k[p]); z < 'a' || z > 'z' || !credentialTails3[z-'a'][a-'a'][b-'a'] {
 		return credentialWord{}, false
+	}
+	if z := lower(k[p]); a == 'd' && b == 'e' && z == 'o' && codeKey(k) {
+		// A code's key: no word of notCredentialKeys ends in a code
+		// qualifier and "code".
+		return credentialWord{"code", true}, true
 	}
 	found := false
 	for _, n := range credentialTails[a-'a'][b-'a'] {

@@ -51,6 +51,9 @@ var contextOrdinary = []string{
 	"the SMS code expired after 5 minutes", "SMS code: 6 digits", "backup_codes_remaining=3",
 	"sms_code_length=6", "recovery code 2 of 10 used",
 	"authkey=expired", "code_verifier: missing", "the code verifier is 43 to 128 characters long",
+	"the auth code expired", "login code sent to your email", "your security code was sent",
+	"one time code expired after 5 minutes", "confirmation code: missing", "auth_code_length=6",
+	"logincode_attempts=3", "access denied", `{"grant_type": "authorization_code", "client_id": "abc"}`,
 }
 
 // One-time codes, PINs and a bearer token under their own key names: the
@@ -87,6 +90,20 @@ func TestOneTimeCodesAndPINs(t *testing.T) {
 		{in: "tailscale up --authkey=Xy9Zq8Lm2Pw failed", secret: "Xy9Zq8Lm2Pw", keep: "failed"},
 		{in: "TS_AUTHKEY=Xy9Zq8Lm2Pw", secret: "Xy9Zq8Lm2Pw", keep: "TS_AUTHKEY="},
 		{in: "code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk", secret: "dBjftJeZ4CVP", keep: "code_verifier="},
+		// The code's other names: Apple's security code, a login, e-mail,
+		// access, one-time, confirmation, PIN or TFA code, OAuth's
+		// authorization code (RFC 6749 §4.1.2's example value).
+		{in: "security_code=482913", secret: "482913", keep: "security_code="},
+		{in: "login_code: 771204 expired", secret: "771204", keep: "expired"},
+		{in: `{"emailCode":"550912"}`, secret: "550912", keep: "emailCode"},
+		{in: "ACCESS-CODE=4821", secret: "4821", keep: "ACCESS-CODE="},
+		{in: "oneTimeCode: 482913", secret: "482913", keep: "oneTimeCode"},
+		{in: "one_time_code=482913", secret: "482913", keep: "one_time_code="},
+		{in: "confirmation_code=Q7X-22K", secret: "Q7X-22K", keep: "confirmation_code="},
+		{in: "pin_code=4821", secret: "4821", keep: "pin_code="},
+		{in: "tfa_code=482913", secret: "482913", keep: "tfa_code="},
+		{in: "AUTH-CODE: 482913", secret: "482913", keep: "AUTH-CODE"},
+		{in: `{"authorization_code": "SplxlOBeZQQYbYS6WxSbIA"}`, secret: "SplxlOBeZQQYbYS6WxSbIA", keep: "authorization_code"},
 	} {
 		got := Text(c.in, 1<<10)
 		if strings.Contains(got, c.secret) || !strings.Contains(got, c.keep) {
@@ -335,5 +352,62 @@ func TestSymbolsInAValue(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCodeKeysMatchPlainReading holds credentialKey's reading of a code's
+// key (codeKey: "code" once, then the qualifier by its last two letters)
+// to the plain one: the key lowered, its separators taken out, ends in a
+// code qualifier and "code". Keys are built from every qualifier, a near
+// miss of each and ordinary code names, in three cases, with separators
+// at every place and a prefix or none.
+func TestCodeKeysMatchPlainReading(t *testing.T) {
+	plain := func(key string) bool {
+		k := strings.ToLower(strings.Map(func(r rune) rune {
+			if r == '-' || r == '_' || r == '.' || r == ' ' {
+				return -1
+			}
+			return r
+		}, key))
+		for _, q := range codeQualifiers {
+			if strings.HasSuffix(k, q+"code") {
+				return true
+			}
+		}
+		return false
+	}
+	names := []string{"error", "status", "exit", "bar", "key", "zip", "postal", "country", "uni", "de", "en", "x", ""}
+	for _, q := range codeQualifiers {
+		names = append(names, q, q[1:], q[:len(q)-1], "x"+q)
+	}
+	cases := 0
+	for _, n := range names {
+		w := n + "code"
+		for cut := 0; cut <= len(w); cut++ {
+			for _, sep := range []string{"", "_", "-", ".", " "} {
+				for _, prefix := range []string{"", "user_", "X-", "2", "my"} {
+					for _, key := range []string{
+						prefix + w[:cut] + sep + w[cut:],
+						strings.ToUpper(prefix + w[:cut] + sep + w[cut:]),
+						prefix + w[:cut] + sep + strings.ToUpper(w[cut:cut+min(1, len(w)-cut)]) + w[cut+min(1, len(w)-cut):],
+						prefix + w[:cut] + sep + w[cut:] + "_",
+					} {
+						if len(strings.TrimRight(key, "-_.")) < 3 || strings.HasPrefix(key, " ") || strings.HasSuffix(strings.TrimRight(key, "-_."), " ") {
+							continue
+						}
+						cases++
+						w, got := credentialKey(key)
+						if want := plain(strings.TrimRight(key, "-_.")); want && (!got || !w.strong) {
+							t.Errorf("credentialKey(%q) = %v, %v: want a password word's key", key, w, got)
+						} else if !want && strings.HasSuffix(strings.ToLower(strings.TrimRight(key, "-_.")), "code") && got {
+							t.Errorf("credentialKey(%q) = %v: want no credential key", key, w)
+						}
+					}
+				}
+			}
+		}
+	}
+	if cases < 10000 {
+		t.Fatalf("only %d keys", cases)
 	}
 }
