@@ -338,18 +338,20 @@ var credentialWords = append([]credentialWord{
 
 // codeQualifiers name a one-time code: a key that ends in one of them and
 // "code" (separators aside: sms_code, oneTimeCode, AUTH-CODE) names a
-// code, a password word's value. They are a pass code's, the factor's or the channel's
-// name (otp_code, mfa_code, sms_code, twofactor_code, tfa_code,
-// verification_code), the factor's spare codes (recovery_code,
-// backup_code), and the other names producers give a code: Apple's
-// security code, a login, e-mail, access, one-time or confirmation code,
-// a PIN code, and OAuth's authorization code (auth_code,
-// authorization_code). credentialWords holds each with "code" after it,
-// for the quick reject; credentialKey reads a key's "code" once and then
-// its qualifier (codeTails), not every such word in turn.
+// code, a password word's value. They are a pass code's, the factor's or
+// the channel's name (otp_code, mfa_code, sms_code, twofactor_code,
+// tfa_code, 2fa_code, verification_code), the factor's spare codes
+// (recovery_code, backup_code), the other names producers give a code
+// (Apple's security code, a login, e-mail, access, one-time or
+// confirmation code, a PIN code, OAuth's authorization code: auth_code,
+// authorization_code), and the codes that reset, unlock or activate an
+// account. credentialWords holds each with "code" after it, for the quick
+// reject; credentialKey reads a key's "code" once and then its qualifier
+// (codeTails), not every such word in turn.
 var codeQualifiers = []string{
-	"pass", "otp", "mfa", "verification", "sms", "recovery", "backup", "twofactor", "tfa",
+	"pass", "otp", "mfa", "verification", "sms", "recovery", "backup", "twofactor", "tfa", "2fa",
 	"auth", "authorization", "security", "confirmation", "onetime", "login", "email", "access", "pin",
+	"reset", "unlock", "activation",
 }
 
 // codeWords is each code qualifier with "code" after it, a password word.
@@ -448,10 +450,11 @@ var notCredentialKeys = []string{"pagetoken", "nexttoken", "continuationtoken", 
 	"keyspace", "monkey", "hotkey", "turkey", "donkey", "bypass", "compass", "surpass", "overpass", "trespass", "ukey",
 	"tokens", "maxtokens", "tokencount", "passed", "passes", "passing", "team", "steam", "keycode", "subpass", "firstpass"}
 
-// credentialWordAt reports whether s begins with a credential word, in
-// any case, its first three letters together and separators between the
-// rest aside, as credentialKey reads a key (sms_code, Recovery-Code): the
-// quick reject must find every word the layer reads. head is s's first
+// credentialWordAt reports whether s begins with a credential word as the
+// quick reject reads one (rejectWords), in any case, its head's letters
+// together and separators between the rest aside, as credentialKey reads
+// a key (sms_code, Recovery-Code, 2fa_code): the quick reject must find
+// every word the layer reads. head is s's first
 // two letters' codes (credentialHeads' index): only the words that begin
 // so are tried, since a common head ("rec" of record, "bac" of backend)
 // begins a text's own words as often as a credential word. On such a
@@ -468,17 +471,41 @@ var notCredentialKeys = []string{"pagetoken", "nexttoken", "continuationtoken", 
 //go:noinline
 func credentialWordAt(s string, head int) bool {
 	for _, n := range credentialsByHead[head] {
-		if matchHead(s, credentialWords[n].word) {
+		if w := &rejectWords[n]; matchHead(s, w.word, w.together) {
 			return true
 		}
 	}
 	return false
 }
 
-// credentialsByHead lists credentialWords by their first two letters'
-// codes, as credentialHeads holds their third.
-var credentialsByHead = func() (t [letterCodes * letterCodes][]uint8) {
+// rejectWord is a credential word as the quick reject reads it: from its
+// first letter, with the letters of its head that stand together in every
+// key that ends in it. That is three, but for a code qualifier of two
+// letters after a digit (2fa_code: the reject reads "fa", then "code"
+// after a separator or none).
+type rejectWord struct {
+	word     string
+	together int
+}
+
+// rejectWords is credentialWords as the quick reject reads them.
+var rejectWords = func() []rejectWord {
+	out := make([]rejectWord, len(credentialWords))
 	for n, w := range credentialWords {
+		word := strings.TrimLeft(w.word, "0123456789")
+		together := 3
+		if q, ok := strings.CutSuffix(word, "code"); ok && isCodeWord(w.word) {
+			together = min(together, len(q))
+		}
+		out[n] = rejectWord{word, together}
+	}
+	return out
+}()
+
+// credentialsByHead lists rejectWords by their first two letters' codes,
+// as credentialHeads holds their third.
+var credentialsByHead = func() (t [letterCodes * letterCodes][]uint8) {
+	for n, w := range rejectWords {
 		h := int(w.word[0]-'a')*letterCodes + int(w.word[1]-'a')
 		t[h] = append(t[h], uint8(n))
 	}
@@ -486,12 +513,12 @@ var credentialsByHead = func() (t [letterCodes * letterCodes][]uint8) {
 }()
 
 // matchHead reports whether s begins with word (lower case), in any case,
-// separators (keySeparator) between its letters after the third aside:
-// matchTail's reading from the front.
-func matchHead(s, word string) bool {
+// separators (keySeparator) between its letters after the first together
+// aside: matchTail's reading from the front.
+func matchHead(s, word string, together int) bool {
 	k := 0
 	for j := 0; j < len(word); j++ {
-		for j >= 3 && k < len(s) && keySeparator(s[k]) {
+		for j >= together && k < len(s) && keySeparator(s[k]) {
 			k++
 		}
 		if k == len(s) || lower(s[k]) != word[j] {
@@ -516,11 +543,16 @@ var letterCode = func() (t [256]uint8) {
 	return t
 }()
 
-// credentialHeads holds the first three letters of every credential word:
-// by the first two letters' codes, a bit for the third's.
+// credentialHeads holds the first three letters of every reject word: by
+// the first two letters' codes, a bit for the third's, and the bit of a
+// byte but a letter (a separator) where only two stand together.
 var credentialHeads = func() (t [letterCodes * letterCodes]uint32) {
-	for _, w := range credentialWords {
-		t[int(w.word[0]-'a')*letterCodes+int(w.word[1]-'a')] |= 1 << (w.word[2] - 'a')
+	for _, w := range rejectWords {
+		h := int(w.word[0]-'a')*letterCodes + int(w.word[1]-'a')
+		t[h] |= 1 << (w.word[2] - 'a')
+		if w.together < 3 {
+			t[h] |= 1 << (letterCodes - 1)
+		}
 	}
 	return t
 }()

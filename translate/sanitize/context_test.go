@@ -53,7 +53,7 @@ var contextOrdinary = []string{
 	"authkey=expired", "code_verifier: missing", "the code verifier is 43 to 128 characters long",
 	"the auth code expired", "login code sent to your email", "your security code was sent",
 	"one time code expired after 5 minutes", "confirmation code: missing", "auth_code_length=6",
-	"logincode_attempts=3", "access denied", `{"grant_type": "authorization_code", "client_id": "abc"}`,
+	"logincode_attempts=3", "access denied", "2fa_enabled=true", "2FA code sent", "promo_code=SAVE20", "reset_code_ttl=600", `<i class="fa fa-code"></i>`, `{"grant_type": "authorization_code", "client_id": "abc"}`,
 }
 
 // One-time codes, PINs and a bearer token under their own key names: the
@@ -102,6 +102,12 @@ func TestOneTimeCodesAndPINs(t *testing.T) {
 		{in: "confirmation_code=Q7X-22K", secret: "Q7X-22K", keep: "confirmation_code="},
 		{in: "pin_code=4821", secret: "4821", keep: "pin_code="},
 		{in: "tfa_code=482913", secret: "482913", keep: "tfa_code="},
+		{in: "2fa_code=482913", secret: "482913", keep: "2fa_code="},
+		{in: "reset_code=482913", secret: "482913", keep: "reset_code="},
+		{in: `{"unlockCode":"7731"}`, secret: "7731", keep: "unlockCode"},
+		{in: "activation_code: Q7X22K", secret: "Q7X22K", keep: "activation_code"},
+		{in: `{"2faCode": "771204"}`, secret: "771204", keep: "2faCode"},
+		{in: "2FA-CODE: 550912 rejected", secret: "550912", keep: "rejected"},
 		{in: "AUTH-CODE: 482913", secret: "482913", keep: "AUTH-CODE"},
 		{in: `{"authorization_code": "SplxlOBeZQQYbYS6WxSbIA"}`, secret: "SplxlOBeZQQYbYS6WxSbIA", keep: "authorization_code"},
 	} {

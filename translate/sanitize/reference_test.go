@@ -3,6 +3,7 @@ package sanitize
 import (
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -480,15 +481,19 @@ func hasTranscriptWordRef(s string) bool {
 }
 
 // hasCredentialWordRef is the credential word check as plain loops: at each
-// position three letters, then every credential word tried, its first three
-// letters together and separators between the rest taken out.
+// position every credential word tried from its first letter (2facode from
+// its f), its head's letters together (three; for a code under a
+// qualifier of fewer letters, that many) and separators between the rest
+// taken out.
 func hasCredentialWordRef(s string) bool {
-	for i := 0; i+3 <= len(s); i++ {
-		if a, b, c := lower(s[i])-'a', lower(s[i+1])-'a', lower(s[i+2])-'a'; a >= 26 || b >= 26 || c >= 26 {
-			continue
-		}
-		for _, w := range credentialWords {
-			if w.word[:3] != strings.ToLower(s[i:i+3]) {
+	for i := 0; i < len(s); i++ {
+		for _, cw := range credentialWords {
+			w := strings.TrimLeft(cw.word, "0123456789")
+			together := 3
+			if q, ok := strings.CutSuffix(cw.word, "code"); ok && slices.Contains(codeQualifiers, q) {
+				together = min(3, len(strings.TrimLeft(q, "0123456789")))
+			}
+			if i+together > len(s) || w[:together] != strings.ToLower(s[i:i+together]) {
 				continue
 			}
 			// The rest in ASCII lower case, every separator taken out.
@@ -500,8 +505,8 @@ func hasCredentialWordRef(s string) bool {
 					return r + 'a' - 'A'
 				}
 				return r
-			}, s[i+3:])
-			if strings.HasPrefix(rest, w.word[3:]) {
+			}, s[i+together:])
+			if strings.HasPrefix(rest, w[together:]) {
 				return true
 			}
 		}
