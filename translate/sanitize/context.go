@@ -319,13 +319,16 @@ type credentialWord struct {
 // DB_PASSWORD, client_secret, X-Insert-Key and AWS_SECRET_ACCESS_KEY do),
 // separators '-', '_', '.' and ' ' aside.
 var credentialWords = append([]credentialWord{
-	{"password", true}, {"passwd", true}, {"sshpass", true}, {"passphrase", true}, {"pwd", true}, {"pass", true}, {"psk", true},
+	{"password", true}, {"passwd", true}, {"sshpass", true}, {"passphrase", true}, {"pwd", true}, {"pw", true}, {"pass", true}, {"psk", true},
 	{"secret", false}, {"token", false}, {"key", false}, {"auth", false}, {"credential", false},
 	{"credentials", false}, {"session", false}, {"cookie", false}, {"sid", false}, {"team", false},
 	{"signature", false}, {"apikey", false}, {"samlresponse", false}, {"secretkeybase", false}, {"accesskey", false}, {"privatekey", false},
 	{"authorization", true},
 	// A bearer token by its scheme's name as a key (bearer=…, "bearer": …).
 	{"bearer", false},
+	// Session and anti-forgery cookies by their frameworks' names
+	// (PHPSESSID, Express's _csrf, Angular's XSRF).
+	{"sessid", false}, {"csrf", false}, {"xsrf", false},
 	// Tailscale's auth keys (--authkey=…, TS_AUTHKEY: "key" ends a word
 	// there, which a short word must not).
 	{"authkey", false},
@@ -435,11 +438,29 @@ var notCredentialTails = func() (t [26][26][]string) {
 	return t
 }()
 
-// credentialTails3 holds the last three letters of every credential word.
+// credentialTails3 holds the last three letters of every credential word,
+// and of a two-letter word (pw) every letter before it.
 var credentialTails3 = func() (t [26][26][26]bool) {
 	for _, w := range credentialWords {
 		n := len(w.word)
+		if n == 2 {
+			for z := range t {
+				t[z][w.word[0]-'a'][w.word[1]-'a'] = true
+			}
+			continue
+		}
 		t[w.word[n-3]-'a'][w.word[n-2]-'a'][w.word[n-1]-'a'] = true
+	}
+	return t
+}()
+
+// twoLetterWords holds the two-letter credential words: a key of two
+// letters (PW) is one of them or none.
+var twoLetterWords = func() (t [26][26]bool) {
+	for _, w := range credentialWords {
+		if len(w.word) == 2 {
+			t[w.word[0]-'a'][w.word[1]-'a'] = true
+		}
 	}
 	return t
 }()
@@ -482,7 +503,9 @@ func credentialWordAt(s string, head int) bool {
 // first letter, with the letters of its head that stand together in every
 // key that ends in it. That is three, but for a code qualifier of two
 // letters after a digit (2fa_code: the reject reads "fa", then "code"
-// after a separator or none).
+// after a separator or none) and a word of two letters (pw, which the
+// reject reads where a byte but a letter follows it: pwd is a word of
+// its own).
 type rejectWord struct {
 	word     string
 	together int
@@ -493,7 +516,7 @@ var rejectWords = func() []rejectWord {
 	out := make([]rejectWord, len(credentialWords))
 	for n, w := range credentialWords {
 		word := strings.TrimLeft(w.word, "0123456789")
-		together := 3
+		together := min(3, len(word))
 		if q, ok := strings.CutSuffix(word, "code"); ok && isCodeWord(w.word) {
 			together = min(together, len(q))
 		}
@@ -549,7 +572,9 @@ var letterCode = func() (t [256]uint8) {
 var credentialHeads = func() (t [letterCodes * letterCodes]uint32) {
 	for _, w := range rejectWords {
 		h := int(w.word[0]-'a')*letterCodes + int(w.word[1]-'a')
-		t[h] |= 1 << (w.word[2] - 'a')
+		if len(w.word) > 2 {
+			t[h] |= 1 << (w.word[2] - 'a')
+		}
 		if w.together < 3 {
 			t[h] |= 1 << (letterCodes - 1)
 		}
@@ -902,7 +927,7 @@ func credentialKey(key string) (credentialWord, bool) {
 		e--
 	}
 	k := key[:e]
-	if len(k) < 3 {
+	if len(k) < 2 {
 		return credentialWord{}, false
 	}
 	// The last two letters, separators between them aside (matchTail's
@@ -923,12 +948,12 @@ func credentialKey(key string) (credentialWord, bool) {
 	for p--; p >= 0 && keySeparator(k[p]); p-- {
 	}
 	if p < 0 {
+		if !twoLetterWords[a-'a'][b-'a'] {
+			return credentialWord{}, false
+		}
+	} else if z := lower(k[p]); z < 'a' || z > 'z' || !credentialTails3[z-'a'][a-'a'][b-'a'] {
 		return credentialWord{}, false
-	}
-	if z := lower(k[p]); z < 'a' || z > 'z' || !credentialTails3[z-'a'][a-'a'][b-'a'] {
-		return credentialWord{}, false
-	}
-	if z := lower(k[p]); a == 'd' && b == 'e' && z == 'o' && codeKey(k) {
+	} else if a == 'd' && b == 'e' && z == 'o' && codeKey(k) {
 		// A code's key: no word of notCredentialKeys ends in a code
 		// qualifier and "code".
 		return credentialWord{"code", true}, true

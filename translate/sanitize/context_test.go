@@ -53,7 +53,8 @@ var contextOrdinary = []string{
 	"authkey=expired", "code_verifier: missing", "the code verifier is 43 to 128 characters long",
 	"the auth code expired", "login code sent to your email", "your security code was sent",
 	"one time code expired after 5 minutes", "confirmation code: missing", "auth_code_length=6",
-	"logincode_attempts=3", "access denied", "2fa_enabled=true", "2FA code sent", "promo_code=SAVE20", "reset_code_ttl=600", `<i class="fa fa-code"></i>`, `{"grant_type": "authorization_code", "client_id": "abc"}`,
+	"logincode_attempts=3", "access denied", "2fa_enabled=true", "2FA code sent", "pw: required", "the pw is wrong", "npw=3",
+	"csrf: missing", "csrf check failed", "PHPSESSID expired", "promo_code=SAVE20", "reset_code_ttl=600", `<i class="fa fa-code"></i>`, `{"grant_type": "authorization_code", "client_id": "abc"}`,
 }
 
 // One-time codes, PINs and a bearer token under their own key names: the
@@ -110,6 +111,26 @@ func TestOneTimeCodesAndPINs(t *testing.T) {
 		{in: "2FA-CODE: 550912 rejected", secret: "550912", keep: "rejected"},
 		{in: "AUTH-CODE: 482913", secret: "482913", keep: "AUTH-CODE"},
 		{in: `{"authorization_code": "SplxlOBeZQQYbYS6WxSbIA"}`, secret: "SplxlOBeZQQYbYS6WxSbIA", keep: "authorization_code"},
+	} {
+		got := Text(c.in, 1<<10)
+		if strings.Contains(got, c.secret) || !strings.Contains(got, c.keep) {
+			t.Errorf("Text(%q) = %q: want %q gone and %q kept", c.in, got, c.secret, c.keep)
+		}
+	}
+}
+
+// A password by its two-letter abbreviation, and session and anti-forgery
+// cookies by their frameworks' names (PHP's, Express's csurf, Angular's).
+func TestShortAndFrameworkKeyNames(t *testing.T) {
+	for _, c := range []struct{ in, secret, keep string }{
+		{in: "pw=Zx9vQ2mL", secret: "Zx9vQ2mL", keep: "pw="},
+		{in: "PW: Zx9vQ2mL rejected", secret: "Zx9vQ2mL", keep: "rejected"},
+		{in: "db_pw=Zx9vQ2mL", secret: "Zx9vQ2mL", keep: "db_pw="},
+		{in: `{"adminPw":"Zx9vQ2mL"}`, secret: "Zx9vQ2mL", keep: "adminPw"},
+		{in: "login --pw Zx9vQ2mL", secret: "Zx9vQ2mL", keep: "--pw"},
+		{in: "Cookie set: PHPSESSID=k3v9p2xqa8b7c6d5e4f3", secret: "k3v9p2xqa8b7", keep: "PHPSESSID="},
+		{in: "_csrf=Qx7Lm2Pw9Zk", secret: "Qx7Lm2Pw9Zk", keep: "_csrf="},
+		{in: "XSRF: Qx7Lm2Pw9Zk3", secret: "Qx7Lm2Pw9Zk3", keep: "XSRF"},
 	} {
 		got := Text(c.in, 1<<10)
 		if strings.Contains(got, c.secret) || !strings.Contains(got, c.keep) {

@@ -483,17 +483,24 @@ func hasTranscriptWordRef(s string) bool {
 // hasCredentialWordRef is the credential word check as plain loops: at each
 // position every credential word tried from its first letter (2facode from
 // its f), its head's letters together (three; for a code under a
-// qualifier of fewer letters, that many) and separators between the rest
+// qualifier of fewer letters, that many; a two-letter word whole, with a
+// byte but an ASCII letter after it) and separators between the rest
 // taken out.
 func hasCredentialWordRef(s string) bool {
 	for i := 0; i < len(s); i++ {
 		for _, cw := range credentialWords {
 			w := strings.TrimLeft(cw.word, "0123456789")
-			together := 3
+			together := min(3, len(w))
 			if q, ok := strings.CutSuffix(cw.word, "code"); ok && slices.Contains(codeQualifiers, q) {
 				together = min(3, len(strings.TrimLeft(q, "0123456789")))
 			}
 			if i+together > len(s) || w[:together] != strings.ToLower(s[i:i+together]) {
+				continue
+			}
+			if len(w) == 2 {
+				if i+2 < len(s) && !('a' <= lower(s[i+2]) && lower(s[i+2]) <= 'z') {
+					return true
+				}
 				continue
 			}
 			// The rest in ASCII lower case, every separator taken out.
