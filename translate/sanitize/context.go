@@ -350,7 +350,7 @@ var credentialWords = append([]credentialWord{
 // authorization_code), and the codes that reset, unlock or activate an
 // account. credentialWords holds each with "code" after it, for the quick
 // reject; credentialKey reads a key's "code" once and then its qualifier
-// (codeTails), not every such word in turn.
+// (codeKey), not every such word in turn.
 var codeQualifiers = []string{
 	"pass", "otp", "mfa", "verification", "sms", "recovery", "backup", "twofactor", "tfa", "2fa",
 	"auth", "authorization", "security", "confirmation", "onetime", "login", "email", "access", "pin",
@@ -372,15 +372,6 @@ func isCodeWord(w string) bool {
 	return ok && slices.Contains(codeQualifiers, q)
 }
 
-// codeTails holds codeQualifiers by their last two letters.
-var codeTails = func() (t [26][26][]uint8) {
-	for n, q := range codeQualifiers {
-		a, b := q[len(q)-2]-'a', q[len(q)-1]-'a'
-		t[a][b] = append(t[a][b], uint8(n))
-	}
-	return t
-}()
-
 // codeKey reports whether k (its trailing separators gone) ends in a
 // code qualifier and "code".
 func codeKey(k string) bool {
@@ -388,26 +379,8 @@ func codeKey(k string) bool {
 	if !ok {
 		return false
 	}
-	q := k[:rest]
-	p := len(q) - 1
-	for p >= 0 && keySeparator(q[p]) {
-		p--
-	}
-	if p < 1 {
-		return false
-	}
-	b := lower(q[p])
-	for p--; p >= 0 && keySeparator(q[p]); p-- {
-	}
-	if p < 0 || b < 'a' || b > 'z' {
-		return false
-	}
-	a := lower(q[p])
-	if a < 'a' || a > 'z' {
-		return false
-	}
-	for _, n := range codeTails[a-'a'][b-'a'] {
-		if _, ok := matchTail(q, codeQualifiers[n]); ok {
+	for _, q := range codeQualifiers {
+		if _, ok := matchTail(k[:rest], q); ok {
 			return true
 		}
 	}
