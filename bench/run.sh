@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# bench/run.sh: reproduces docs/BENCHMARKS.md and its appendix in one run (about 23 minutes).
+# bench/run.sh: reproduces docs/BENCHMARKS.md and its appendix in one run (about 36 minutes).
 #
 # Builds bench/cmd/benchserver (the errsvc stack plus an empty gRPC RPC, an
 # empty REST route and two canned-answer diagnostics on the same server) and bench/cmd/loadgen, runs the core
 # benchmarks and the reference workload (bench/internal/machine: the machine's
 # speed against the previous report's run, with errsvc's own benchmarks when
-# their code is unchanged since that report), starts the benchserver on loopback, drives scenarios a–e, the
+# their code is unchanged since that report), starts the benchserver on loopback, drives scenarios a–g (the
+# ratio goals' in ROUNDS interleaved rounds, each verdict their median), the stream and batch, the
 # light load (1, 2 and 4 callers against the floors) and a
 # 5-minute RSS run against it, profiles it, measures the peer figure
 # (bench/peer/throughput.sh: LiteLLM against errsvc from the Python SDK), and
 # writes docs/BENCHMARKS.md (one screen) and its appendix docs/BENCHMARKS-DETAIL.md.
 # All load goes to 127.0.0.1; every scenario is bounded in time and stops by
 # itself. Overridable (for a quick smoke run only): DURATION, WARMUP,
-# RSS_DURATION, COUNT.
+# RSS_DURATION, COUNT, ROUNDS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -21,6 +22,7 @@ DURATION=${DURATION:-10s}
 WARMUP=${WARMUP:-2s}
 RSS_DURATION=${RSS_DURATION:-5m}
 COUNT=${COUNT:-5}
+ROUNDS=${ROUNDS:-3}
 GRPC_ADDR=127.0.0.1:19090
 HTTP_ADDR=127.0.0.1:18080
 PPROF_ADDR=127.0.0.1:16060
@@ -91,7 +93,7 @@ curl -fsS "http://$HTTP_ADDR/readyz" >/dev/null
 
 echo "== load scenarios and RSS run"
 run "$OUT/loadgen" run -grpc "$GRPC_ADDR" -http "$HTTP_ADDR" -server-pid "$SERVER_PID" \
-	-warmup "$WARMUP" -duration "$DURATION" -conc 16,64 -conns 4 -stream-conc 4,16 -window 32 \
+	-warmup "$WARMUP" -duration "$DURATION" -rounds "$ROUNDS" -conc 16,64 -conns 4 -stream-conc 4,16 -window 32 \
 	-batch-items 100 -batch-conc 4,16 -light-conc 1,2,4 -rss-duration "$RSS_DURATION" -rss-interval 10s \
 	-rss-grpc-conc 32 -rss-http-conc 16 -workdir "$OUT" \
 	-profile-url "http://$PPROF_ADDR/debug/pprof/profile" -profile-out "$OUT/cpu" -profile-seconds 8 \

@@ -32,6 +32,7 @@ type config struct {
 	serverPID          int
 	warmup, duration   time.Duration
 	conc               []int
+	rounds             int
 	conns              int
 	streamConc         []int
 	window             int
@@ -53,10 +54,14 @@ type config struct {
 
 // Result is one measured scenario.
 type Result struct {
-	ID          string  `json:"id"`
-	Name        string  `json:"name"`
-	Tool        string  `json:"tool"`
-	Concurrency int     `json:"concurrency"`
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Tool        string `json:"tool"`
+	Concurrency int    `json:"concurrency"`
+	// Round is the scenario's round (loadgen run's -rounds): 0 is the
+	// first, the one profiled and shown in every table; the ratio goals
+	// are read from the median over the rounds.
+	Round       int     `json:"round,omitempty"`
 	Conns       int     `json:"conns"`
 	Window      int     `json:"window,omitempty"`
 	ItemsPer    int     `json:"items_per_call"`
@@ -127,6 +132,7 @@ func runCmd(args []string) error {
 	fs.DurationVar(&cfg.warmup, "warmup", 2*time.Second, "warm-up before each measured window")
 	fs.DurationVar(&cfg.duration, "duration", 10*time.Second, "measured window of each scenario")
 	fs.StringVar(&conc, "conc", "16,64", "unary concurrency levels (gRPC workers, wrk connections)")
+	fs.IntVar(&cfg.rounds, "rounds", 1, "rounds of the ratio scenarios (a, b*, f, c, d*, g), interleaved: each ratio's two sides run back to back in every round, and the report reads the median (1–9)")
 	fs.IntVar(&cfg.conns, "conns", 4, "gRPC connections shared by the workers")
 	fs.StringVar(&streamConc, "stream-conc", "4,16", "concurrent TranslateStream streams")
 	fs.IntVar(&cfg.window, "window", 32, "requests in flight per stream (pipelining window)")
@@ -182,6 +188,9 @@ func runCmd(args []string) error {
 		cfg.rssDuration < 0 || cfg.rssDuration > 15*time.Minute {
 		return errors.New("durations out of bounds (scenario ≤ 2m, warm-up ≤ 1m, RSS ≤ 15m)")
 	}
+	if cfg.rounds < 1 || cfg.rounds > 9 {
+		return errors.New("-rounds out of bounds (1–9)")
+	}
 
 	// The cold path: every request distinct (the answer cache never hits);
 	// the storm path: the repeated-error mix. See package floors.
@@ -228,6 +237,7 @@ func runCmd(args []string) error {
 	// The CPU of the server, of the load generator and the machine's idle
 	// time, read when a scenario starts (mark) and when it ends (add).
 	var at cpuMark
+	round := 0
 	mark := func() { at = markCPU(cfg.serverPID) }
 	add := func(r Result, err error) error {
 		now := markCPU(cfg.serverPID)
@@ -245,11 +255,12 @@ func runCmd(args []string) error {
 		if wall := now.wall.Sub(at.wall).Seconds(); now.idle >= 0 && at.idle >= 0 && wall > 0 {
 			r.IdleCores = (now.idle - at.idle) / wall
 		}
+		r.Round = round
 		if err != nil {
 			return fmt.Errorf("%s (%s, c=%d): %w", r.ID, r.Name, r.Concurrency, err)
 		}
-		fmt.Fprintf(os.Stderr, "%-2s %-36s c=%-3d %9.0f calls/s %9.0f items/s  p50 %8.1fµs  p99 %8.1fµs  server %5.1fµs/item %.2f cores  client %5.1fµs/item  idle %.2f cores  errors %d\n",
-			r.ID, r.Name, r.Concurrency, r.CallsPerSec, r.ItemsPerSec, r.P50us, r.P99us, r.ServerCPUus, r.ServerCores, r.ClientCPUus, r.IdleCores, r.Errors)
+		fmt.Fprintf(os.Stderr, "r%d %-2s %-36s c=%-3d %9.0f calls/s %9.0f items/s  p50 %8.1fµs  p99 %8.1fµs  server %5.1fµs/item %.2f cores  client %5.1fµs/item  idle %.2f cores  errors %d\n",
+			r.Round, r.ID, r.Name, r.Concurrency, r.CallsPerSec, r.ItemsPerSec, r.P50us, r.P99us, r.ServerCPUus, r.ServerCores, r.ClientCPUus, r.IdleCores, r.Errors)
 		if r.Errors > 0 {
 			return fmt.Errorf("%s (%s, c=%d): %d errors", r.ID, r.Name, r.Concurrency, r.Errors)
 		}
@@ -341,48 +352,54 @@ func runCmd(args []string) error {
 			}
 		}
 	}
-	for _, c := range cfg.conc {
-		profile := func(letter string) func() {
-			if c != maxConc {
-				return nil
+	// Round 0 runs every scenario and takes the profiles; each later round
+	// runs the ratio goals' scenarios again, both sides of a ratio back to
+	// back, so the machine's drift over the run falls on both alike.
+	for round = 0; round < cfg.rounds; round++ {
+		for _, c := range cfg.conc {
+			profile := func(letter string) func() {
+				if c != maxConc || round > 0 {
+					return nil
+				}
+				return takeProfile(letter)
 			}
-			return takeProfile(letter)
-		}
-		steps := []struct {
-			id  string
-			run func() (Result, error)
-		}{
-			{"a", func() (Result, error) {
-				return runUnary(cfg, "a", "gRPC Translate, cold", c, translateOp, profile("a"))
-			}},
-			{"b", func() (Result, error) { return runUnary(cfg, "b", "gRPC EmptyCall (floor)", c, emptyOp, nil) }},
-			{"b*", func() (Result, error) {
-				return runUnary(cfg, "b*", "gRPC canned answer (floor)", c, cannedOp, profile("bcanned"))
-			}},
-			{"f", func() (Result, error) { return runUnary(cfg, "f", "gRPC Translate, storm", c, stormOp, nil) }},
-			{"c", func() (Result, error) {
-				return runWrk(cfg, lua, "c", "REST POST /v1/translate, cold", "/v1/translate", c, cfg.warmup, cfg.duration, profile("c"))
-			}},
-			{"d", func() (Result, error) {
-				return runWrk(cfg, lua, "d", "REST POST /v1/bench/empty (floor)", "/v1/bench/empty", c, cfg.warmup, cfg.duration, nil)
-			}},
-			{"d*", func() (Result, error) {
-				return runWrk(cfg, lua, "d*", "REST canned answer (floor)", floors.CannedPath, c, cfg.warmup, cfg.duration, profile("dcanned"))
-			}},
-			{"g", func() (Result, error) {
-				return runWrk(cfg, stormLua, "g", "REST POST /v1/translate, storm", "/v1/translate", c, cfg.warmup, cfg.duration, nil)
-			}},
-		}
-		for _, st := range steps {
-			if !wanted(st.id) {
-				continue
+			steps := []struct {
+				id  string
+				run func() (Result, error)
+			}{
+				{"a", func() (Result, error) {
+					return runUnary(cfg, "a", "gRPC Translate, cold", c, translateOp, profile("a"))
+				}},
+				{"b", func() (Result, error) { return runUnary(cfg, "b", "gRPC EmptyCall (floor)", c, emptyOp, nil) }},
+				{"b*", func() (Result, error) {
+					return runUnary(cfg, "b*", "gRPC canned answer (floor)", c, cannedOp, profile("bcanned"))
+				}},
+				{"f", func() (Result, error) { return runUnary(cfg, "f", "gRPC Translate, storm", c, stormOp, nil) }},
+				{"c", func() (Result, error) {
+					return runWrk(cfg, lua, "c", "REST POST /v1/translate, cold", "/v1/translate", c, cfg.warmup, cfg.duration, profile("c"))
+				}},
+				{"d", func() (Result, error) {
+					return runWrk(cfg, lua, "d", "REST POST /v1/bench/empty (floor)", "/v1/bench/empty", c, cfg.warmup, cfg.duration, nil)
+				}},
+				{"d*", func() (Result, error) {
+					return runWrk(cfg, lua, "d*", "REST canned answer (floor)", floors.CannedPath, c, cfg.warmup, cfg.duration, profile("dcanned"))
+				}},
+				{"g", func() (Result, error) {
+					return runWrk(cfg, stormLua, "g", "REST POST /v1/translate, storm", "/v1/translate", c, cfg.warmup, cfg.duration, nil)
+				}},
 			}
-			mark()
-			if err := add(st.run()); err != nil {
-				return err
+			for _, st := range steps {
+				if !wanted(st.id) || round > 0 && (st.id == "b" || st.id == "d") {
+					continue
+				}
+				mark()
+				if err := add(st.run()); err != nil {
+					return err
+				}
 			}
 		}
 	}
+	round = 0
 	// Light load: a few callers, each call against the floors at the same
 	// load (the empty RPC, the empty route). Under load the per-call costs
 	// a call shares with its neighbours (a wake-up, a flush, a timer) are
