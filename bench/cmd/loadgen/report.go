@@ -556,11 +556,16 @@ func roundRatios(res Results, num, den string, c int) []float64 {
 			byRound[r.Round] = r
 		}
 	}
-	var out []float64
-	for _, r := range res.Scenarios {
-		if d := byRound[r.Round]; r.ID == num && r.Concurrency == c && d != nil {
-			out = append(out, r.CallsPerSec/d.CallsPerSec)
+	var nums []*Result
+	for i := range res.Scenarios {
+		if r := &res.Scenarios[i]; r.ID == num && r.Concurrency == c && byRound[r.Round] != nil {
+			nums = append(nums, r)
 		}
+	}
+	slices.SortStableFunc(nums, func(x, y *Result) int { return cmp.Compare(x.Round, y.Round) })
+	out := make([]float64, len(nums))
+	for i, r := range nums {
+		out[i] = r.CallsPerSec / byRound[r.Round].CallsPerSec
 	}
 	return out
 }
@@ -1105,13 +1110,15 @@ func render(rf reportFiles, res Results) (string, string) {
 	p("the rest (kernel threads, other processes). The CPU profiles of server and client, taken in the measured window at\n")
 	p("the highest concurrency, split each process's share by where it goes.\n\n")
 	col := func(name, letter string, r *Result) costColumn { return profiledColumn(rf, name, letter, r) }
-	// splitBelowTop writes the machine-time split of num against den at
-	// each concurrency below the highest (which the profiles cover).
-	splitBelowTop := func(num, den, unit string) {
+	// splitBelowTop writes the split of num against den at each
+	// concurrency below the highest, with the profiles loadgen took there
+	// in the first round (<letter>-<concurrency>), where it took them.
+	splitBelowTop := func(num, den, numLetter, denLetter, unit string) {
 		for _, c := range concs[:max(0, len(concs)-1)] {
 			if n, d := find(res, num, c), find(res, den, c); n != nil && d != nil {
-				p("At %d %s (not profiled; the first round): %s/%s %.3f.\n\n", c, unit, num, den, n.CallsPerSec/d.CallsPerSec)
-				writeCosts(p, "per call", []costColumn{{name: num, r: n}, {name: den, r: d}}, num+" − "+den)
+				p("At %d %s (the first round): %s/%s %.3f.\n\n", c, unit, num, den, n.CallsPerSec/d.CallsPerSec)
+				at := fmt.Sprintf("-%d", c)
+				writeCosts(p, "per call", []costColumn{col(num, numLetter+at, n), col(den, denLetter+at, d)}, num+" − "+den)
 			}
 		}
 	}
@@ -1124,7 +1131,7 @@ func render(rf reportFiles, res Results) (string, string) {
 		ca := col("a", "a", a)
 		writeBudget("a", "b*", 0.90, ca, bc, "translating takes")
 		writeCosts(p, "per call", []costColumn{ca, col("b*", "bcanned", bc)}, "a − b*")
-		splitBelowTop("a", "b*", "workers")
+		splitBelowTop("a", "b*", "a", "bcanned", "workers")
 		if _, err := os.Stat(rf.topA); err == nil {
 			p("The server's hottest functions during a:\n\n```\n%s\n```\n\n", readOr(rf.topA, ""))
 		}
@@ -1136,7 +1143,7 @@ func render(rf reportFiles, res Results) (string, string) {
 		ccol := col("c", "c", cc)
 		writeBudget("c", "d*", 0.80, ccol, dc, "translating and the JSON codec take")
 		writeCosts(p, "per call", []costColumn{ccol, col("d*", "dcanned", dc)}, "c − d*")
-		splitBelowTop("c", "d*", "connections")
+		splitBelowTop("c", "d*", "c", "dcanned", "connections")
 		if _, err := os.Stat(rf.topC); err == nil {
 			p("The server's hottest functions during c:\n\n```\n%s\n```\n\n", readOr(rf.topC, ""))
 		}

@@ -146,8 +146,8 @@ func runCmd(args []string) error {
 	fs.StringVar(&cfg.wrk, "wrk", "wrk", "wrk binary")
 	fs.IntVar(&cfg.wrkThreads, "wrk-threads", 2, "wrk threads")
 	fs.StringVar(&cfg.workdir, "workdir", os.TempDir(), "where the wrk Lua script and outputs go")
-	fs.StringVar(&cfg.profileURL, "profile-url", "", "pprof CPU profile URL of the server (loopback), taken during scenarios a, b*, c and d* at the highest concurrency, the most streams and la, lc at the fewest light-load callers")
-	fs.StringVar(&cfg.profileOut, "profile-out", "", "file prefix of the CPU profiles (<prefix>-a.pprof, <prefix>-client-a.pprof, ...; b* is bcanned, d* dcanned)")
+	fs.StringVar(&cfg.profileURL, "profile-url", "", "pprof CPU profile URL of the server (loopback), taken during scenarios a, b*, c and d* in the first round at every concurrency, the most streams and la, lc at the fewest light-load callers")
+	fs.StringVar(&cfg.profileOut, "profile-out", "", "file prefix of the CPU profiles (<prefix>-a.pprof, <prefix>-client-a.pprof, ...; b* is bcanned, d* dcanned; below the highest concurrency <prefix>-a-16.pprof, ...)")
 	fs.IntVar(&cfg.profileSeconds, "profile-seconds", 8, "length of each CPU profile")
 	fs.StringVar(&cfg.out, "out", "results.json", "results file")
 	fs.StringVar(&only, "only", "", "run only these scenarios, comma-separated (a, b, b*, f, c, d, d*, g, a*, light, stream, batch); for a quick look, never for docs/BENCHMARKS.md")
@@ -357,9 +357,14 @@ func runCmd(args []string) error {
 	// back, so the machine's drift over the run falls on both alike.
 	for round = 0; round < cfg.rounds; round++ {
 		for _, c := range cfg.conc {
+			// The first round is profiled at every concurrency: the
+			// highest as <letter>, the others as <letter>-<concurrency>.
 			profile := func(letter string) func() {
-				if c != maxConc || round > 0 {
+				if round > 0 {
 					return nil
+				}
+				if c != maxConc {
+					letter += "-" + strconv.Itoa(c)
 				}
 				return takeProfile(letter)
 			}
