@@ -337,6 +337,11 @@ var credentialWords = append([]credentialWord{
 	// in prose a number after them is not read as one ("pin 3 pages").
 	// The codes under a name (otp_code=…) are codeQualifiers'.
 	{"pin", true}, {"otp", true}, {"totp", true}, {"mfa", true},
+	// A card's security code (cvv=123, CVC: 123) and the answer to an
+	// account's security question, which recovers it as a password does.
+	{"cvv", true}, {"cvc", true}, {"securityanswer", true}, {"secretanswer", true},
+	// A sign-up form's second password (Rails' password_confirmation).
+	{"passwordconfirmation", true}, {"passwordconfirm", true},
 }, codeWords()...)
 
 // codeQualifiers name a one-time code: a key that ends in one of them and
@@ -977,9 +982,18 @@ func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
 // syntaxes the layer knows, and whether it is one to redact.
 func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 	i := ke
+	// user[password]=v, card[cvc]=v, "user[password]": v: the last
+	// member of a bracketed key (Rails' and PHP's forms, Stripe's API).
+	if i < len(v) && v[i] == ']' && ks > 0 && v[ks-1] == '[' {
+		i++
+	}
 	// "k": "v" and 'k': 'v': the key's closing quote.
 	if i < len(v) && (v[i] == '"' || v[i] == '\'') {
 		i++
+		// params["password"] = v, $_POST['password']: a quoted member.
+		if i < len(v) && v[i] == ']' && ks > 1 && v[ks-1] == v[i-1] && v[ks-2] == '[' {
+			i++
+		}
 	}
 	sp := i
 	for i < len(v) && (v[i] == ' ' || v[i] == '\t') {

@@ -148,6 +148,49 @@ func TestShortAndFrameworkKeyNames(t *testing.T) {
 	})
 }
 
+// A key's last member in brackets, as Rails' and PHP's forms and Stripe's
+// API write them (its docs' `-d "card[cvc]"=314`, a Devise sign-up's
+// user[password] and user[password_confirmation]), quoted or not: the
+// value goes, the next pair stays.
+func TestBracketedFormKeys(t *testing.T) {
+	expectRedacted(t, []redaction{
+		{in: "user[email]=ana@example.com&user[password]=Zx9vQ2mL&user[password_confirmation]=Zx9vQ2mL&commit=Sign+up",
+			secret: "Zx9vQ2mL", keep: "commit=Sign+up"},
+		{in: "user[password]=Zx9vQ2mL&user[email]=ana@example.com", secret: "Zx9vQ2mL", keep: "user[email]=ana@example.com"},
+		{in: "card[number]=4242424242424242&card[exp_month]=12&card[exp_year]=2027&card[cvc]=314", secret: "314", keep: "card[exp_month]=12"},
+		{in: "params[api_key]=Zx9vQ2mLk3v9p2xq rejected", secret: "Zx9vQ2mLk3v9p2xq", keep: "rejected"},
+		{in: `{"user[password]": "Zx9vQ2mL"}`, secret: "Zx9vQ2mL", keep: "user[password]"},
+		{in: `params["password"] = "Zx9vQ2mL"`, secret: "Zx9vQ2mL", keep: "params"},
+		{in: "$_POST['password'] = 'Zx9vQ2mL';", secret: "Zx9vQ2mL", keep: "$_POST"},
+		{in: "user%5Bpassword%5D=Zx9vQ2mL&x=1", secret: "Zx9vQ2mL", keep: "x=1"},
+	})
+	for _, in := range []string{"items[0]=apple&items[1]=pear", "user[name]=ana&user[role]=admin", "a[b]=c"} {
+		if got := Text(in, 1<<10); got != in {
+			t.Errorf("Text(%q) = %q: want it kept", in, got)
+		}
+	}
+}
+
+// A card's security code, a security question's answer and a sign-up
+// form's second password are password words' values (Braintree's creditCard object, Stripe's card_cvc error
+// parameter); what a sentence says about them stays.
+func TestCardCodesAndSecurityAnswers(t *testing.T) {
+	expectRedacted(t, []redaction{
+		{in: `{"creditCard":{"cvv":"100","expirationDate":"12/2027"}}`, secret: `"100"`, keep: "expirationDate"},
+		{in: "cvc: 314 rejected", secret: "314", keep: "rejected"},
+		{in: "invalid card_cvc=314", secret: "314", keep: "card_cvc"},
+		{in: "password_confirmation=Zx9vQ2mL&x=1", secret: "Zx9vQ2mL", keep: "x=1"},
+		{in: `{"passwordConfirm": "Zx9vQ2mL"}`, secret: "Zx9vQ2mL", keep: "passwordConfirm"},
+		{in: "security_answer=fluffy&user=ana", secret: "fluffy", keep: "user=ana"},
+		{in: `{"SecretAnswer": "my first dog"}`, secret: "first dog", keep: "SecretAnswer"},
+	})
+	for _, in := range []string{"cvv check failed", "cvc: required", "the security answer was wrong", "answer=42"} {
+		if got := Text(in, 1<<10); got != in {
+			t.Errorf("Text(%q) = %q: want it kept", in, got)
+		}
+	}
+}
+
 // A long token after a key no word names is a bare token whether or not
 // prose follows it; the token alone, a field's whole value, is kept.
 func TestBareTokenAfterAnyKey(t *testing.T) {

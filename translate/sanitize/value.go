@@ -621,6 +621,7 @@ func gluedRun(v string, i int, stop func(byte) bool, leads string, minRun int, w
 	run := v[i+1 : e]
 	switch {
 	case len(run) < minRun, strings.ContainsAny(run, "=:"),
+		strings.IndexByte(run, '[') >= 0 && strings.HasPrefix(v[e:], "]="),                    // the next pair's bracketed key: "&user[email]="
 		v[i] == '&' && e < len(v) && v[e] == ';' && html.UnescapeString(v[i:e+1]) != v[i:e+1], // decode.go's entity reading
 		v[i] == '<' && (run[0] == '/' || strings.IndexByte(v[e:lineEnd(v, e)], '>') >= 0),     // a tag: "abc</td>", "abc<br>"
 		word(run) && (shortNumber(run) || plainWord(run) && !strings.ContainsAny(run, ".,;:!?)")):
