@@ -1420,6 +1420,22 @@ func yamlNameValues(v string) []ctxSpan {
 	return out
 }
 
+// windowsSwitch is a Windows command's switch where a tool's password
+// would stand: a '/' and letters, up to a ':' (net user ana /active:yes,
+// /add). A password that starts with '/' has a byte but a letter in it.
+func windowsSwitch(val string) bool {
+	name, _, _ := strings.Cut(val[1:], ":")
+	if val[0] != '/' || name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
 func nthIndex(s string, b byte, n int) int {
 	k := 0
 	for i := 0; i < len(s); i++ {
@@ -1459,6 +1475,7 @@ var transcriptCommands = []struct {
 	{"rabbitmqctl", "change_password", 1, false, 0},
 	{"wpa_passphrase", "", 1, false, 0}, // wpa_passphrase ssid secret
 	{"net use", "", 1, false, 0},        // net use \\server\share secret /user:name
+	{"net user", "", 1, false, 0},       // net user name secret /add
 	{"expect", "send", 0, false, 0},     // expect's send "secret\r"
 	{"smbclient", "-U", 0, false, '%'},  // smbclient -U user%secret
 	{"lftp", "-u", 0, false, ','},       // lftp -u user,secret
@@ -1484,6 +1501,9 @@ func transcriptValues(v string, sc viewScan) []ctxSpan {
 	}
 	for n, i := range transcriptHits(v, sc.tools) {
 		c := transcriptCommands[n]
+		if strings.IndexByte(c.tool, ' ') >= 0 && i+len(c.tool) < len(v) && alnum(v[i+len(c.tool)]) {
+			continue // a command of two words ends with its second: net use is not net user
+		}
 		{
 			j := i + len(c.flag)
 			if c.tool != "" {
@@ -1526,7 +1546,7 @@ func transcriptValues(v string, sc viewScan) []ctxSpan {
 				}
 				s, e = s+p+1, we
 			}
-			if e > s && !placeholder(v[s:e]) && v[s] != '-' {
+			if e > s && !placeholder(v[s:e]) && v[s] != '-' && !windowsSwitch(v[s:e]) {
 				out = append(out, ctxSpan{s, e})
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/errsvc/errsvc/internal/secrets"
 )
@@ -185,6 +186,48 @@ func TestCardCodesAndSecurityAnswers(t *testing.T) {
 		{in: `{"SecretAnswer": "my first dog"}`, secret: "first dog", keep: "SecretAnswer"},
 	})
 	for _, in := range []string{"cvv check failed", "cvc: required", "the security answer was wrong", "answer=42"} {
+		if got := Text(in, 1<<10); got != in {
+			t.Errorf("Text(%q) = %q: want it kept", in, got)
+		}
+	}
+}
+
+// A control or invisible character between a key and its secret (a
+// tab-separated export, a zero-width space pasted in) is dropped as the
+// reference drops it, but not before both layers read the key and the
+// secret apart: the secret goes, a space in the character's place. Where
+// nothing more is redacted so, the character is dropped and the words join,
+// as in the reference.
+func TestControlCharacterBetweenKeyAndSecret(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"DB_PASSWORD\tZx9vQ2mL7pR4\tstring", "DB_PASSWORD [REDACTED] string"},
+		{"PASSWORD\tZx9vQ2mL7pR4", "PASSWORD [REDACTED]"},
+		{"api_key\u200bZx9vQ2mLk3v9p2xqA1b2C3d4", "api_key [REDACTED]"},
+		{"\"password\"\t\"Zx9vQ2mL7pR4\"", "\"password\" \"[REDACTED]\""},
+		{"password:\tZx9vQ2mL7pR4", "password:[REDACTED]"},
+		{"name\tana\nrole\tadmin", "nameana\nroleadmin"},
+		{"\tat pool.acquire (pool.go:214)", "at pool.acquire (pool.go:214)"},
+	} {
+		got, rep := TextReport(c.in, 1<<10)
+		if got != c.want || !rep.Stripped {
+			t.Errorf("TextReport(%q) = %q %+v, want %q (stripped)", c.in, got, rep, c.want)
+		}
+		if again := Text(got, 1<<10); again != got {
+			t.Errorf("Text(%q) = %q: not a fixed point", got, again)
+		}
+	}
+}
+
+// Windows' net user takes a user and then the password, as its docs
+// write it (net user name password /add); net use is another command,
+// which net user must not be read as, and a switch is no password.
+func TestNetUserAndNetUse(t *testing.T) {
+	expectRedacted(t, []redaction{
+		{in: "net user admin Zx9vQ2mL7pR4 /add", secret: "Zx9vQ2mL7pR4", keep: "net user admin"},
+		{in: "NET USER svc_backup Zx9vQ2mL7pR4 /ADD /DOMAIN", secret: "Zx9vQ2mL7pR4", keep: "svc_backup"},
+		{in: `net use \\fs01\share Zx9vQ2mL7pR4 /user:ana`, secret: "Zx9vQ2mL7pR4", keep: "/user:ana"},
+	})
+	for _, in := range []string{"net user admin /active:yes", "net users list", "net user"} {
 		if got := Text(in, 1<<10); got != in {
 			t.Errorf("Text(%q) = %q: want it kept", in, got)
 		}
@@ -480,5 +523,59 @@ func TestCodeKeysMatchPlainReading(t *testing.T) {
 	}
 	if cases < 10000 {
 		t.Fatalf("only %d keys", cases)
+	}
+}
+
+// spaceJoins reads like the plain loop it stands for: rune by rune,
+// forbidden as the filter drops it, over random texts of forbidden,
+// allowed non-ASCII, invalid, word and other bytes.
+func TestSpaceJoinsMatchesPlainReading(t *testing.T) {
+	plain := func(s string) (string, bool) {
+		word := func(b byte) bool { return tokenByte(b) || b == '"' || b == '\'' }
+		drop := func(i int) int {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if (r == utf8.RuneError && n == 1) || !forbidden(r) {
+				return 0
+			}
+			return n
+		}
+		var sb strings.Builder
+		joined := false
+		for i := 0; i < len(s); {
+			n := drop(i)
+			if n == 0 {
+				_, m := utf8.DecodeRuneInString(s[i:])
+				sb.WriteString(s[i : i+m])
+				i += m
+				continue
+			}
+			j := i + n
+			for j < len(s) && drop(j) > 0 {
+				j += drop(j)
+			}
+			if i > 0 && j < len(s) && word(s[i-1]) && word(s[j]) {
+				sb.WriteByte(' ')
+				joined = true
+			} else {
+				sb.WriteString(s[i:j])
+			}
+			i = j
+		}
+		return sb.String(), joined
+	}
+	pieces := []string{"a", "Z", "9", "_", "-", "=", `"`, "'", " ", "\n", ":", "\t", "\x00", "\x1b", "\x7f",
+		"\u0085", "\u00ad", "\u200b", "\u202e", "\ufeff", "\U000e0041", "é", "中", "\xff", "\xe2\x80", "password", "Zx9vQ2mL"}
+	rng := rand.New(rand.NewPCG(7, 7))
+	for n := 0; n < 20000; n++ {
+		var sb strings.Builder
+		for k := rng.IntN(24); k >= 0; k-- {
+			sb.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := sb.String()
+		got, ok := spaceJoins(s)
+		want, wantOK := plain(s)
+		if ok != wantOK || ok && got != want {
+			t.Fatalf("spaceJoins(%q) = %q, %v; the plain reading gives %q, %v", s, got, ok, want, wantOK)
+		}
 	}
 }

@@ -63,6 +63,17 @@ func textReportRef(s string, cap int) (string, Report) {
 // plainWords are shared with clean, and are held to their own references
 // (TestWordChecksMatchReference, TestMnemonicBound, TestPlainWordsNeedNoRule).
 func cleanRef(s string, rep *Report) string {
+	var r Report
+	c := cleanLayersRef(s, &r)
+	if spaced, ok := spaceJoins(s); ok && r.Stripped {
+		var rs Report
+		c, r = unjoined(c, r, cleanLayersRef(spaced, &rs), rs)
+	}
+	rep.merge(r)
+	return c
+}
+
+func cleanLayersRef(s string, rep *Report) string {
 	c := cleanFirstRef(s, rep)
 	for i := 0; i < maxRedactPasses; i++ {
 		t, changed := contextPass(c)
