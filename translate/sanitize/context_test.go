@@ -218,6 +218,20 @@ func TestControlCharacterBetweenKeyAndSecret(t *testing.T) {
 	}
 }
 
+// Redis' redis.conf directives and CONFIG SET, as its docs write them.
+func TestRedisConfigDirectives(t *testing.T) {
+	expectRedacted(t, []redaction{
+		{in: "# redis.conf\nrequirepass Zx9vQ2mL7pR4\nport 6379", secret: "Zx9vQ2mL7pR4", keep: "port 6379"},
+		{in: "masterauth Zx9vQ2mL7pR4", secret: "Zx9vQ2mL7pR4", keep: "masterauth"},
+		{in: "CONFIG SET requirepass \"Zx9vQ2mL7pR4\"", secret: "Zx9vQ2mL7pR4", keep: "CONFIG SET"},
+	})
+	for _, in := range []string{"requirepass is not set", "masterauth: missing"} {
+		if got := Text(in, 1<<10); got != in {
+			t.Errorf("Text(%q) = %q: want it kept", in, got)
+		}
+	}
+}
+
 // Windows' net user takes a user and then the password, as its docs
 // write it (net user name password /add); net use is another command,
 // which net user must not be read as, and a switch is no password.
