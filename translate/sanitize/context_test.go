@@ -77,6 +77,16 @@ func expectRedacted(t *testing.T, cases []redaction) {
 	}
 }
 
+// expectKept requires Text to keep each of texts as it is.
+func expectKept(t *testing.T, texts ...string) {
+	t.Helper()
+	for _, in := range texts {
+		if got := Text(in, 1<<10); got != in {
+			t.Errorf("Text(%q) = %q: want it kept", in, got)
+		}
+	}
+}
+
 // One-time codes, PINs and a bearer token under their own key names: the
 // values are numbers or mixed tokens, which a weaker word lets pass.
 func TestOneTimeCodesAndPINs(t *testing.T) {
@@ -165,11 +175,7 @@ func TestBracketedFormKeys(t *testing.T) {
 		{in: "$_POST['password'] = 'Zx9vQ2mL';", secret: "Zx9vQ2mL", keep: "$_POST"},
 		{in: "user%5Bpassword%5D=Zx9vQ2mL&x=1", secret: "Zx9vQ2mL", keep: "x=1"},
 	})
-	for _, in := range []string{"items[0]=apple&items[1]=pear", "user[name]=ana&user[role]=admin", "a[b]=c"} {
-		if got := Text(in, 1<<10); got != in {
-			t.Errorf("Text(%q) = %q: want it kept", in, got)
-		}
-	}
+	expectKept(t, "items[0]=apple&items[1]=pear", "user[name]=ana&user[role]=admin", "a[b]=c")
 }
 
 // A card's security code, a security question's answer and a sign-up
@@ -185,11 +191,7 @@ func TestCardCodesAndSecurityAnswers(t *testing.T) {
 		{in: "security_answer=fluffy&user=ana", secret: "fluffy", keep: "user=ana"},
 		{in: `{"SecretAnswer": "my first dog"}`, secret: "first dog", keep: "SecretAnswer"},
 	})
-	for _, in := range []string{"cvv check failed", "cvc: required", "the security answer was wrong", "answer=42"} {
-		if got := Text(in, 1<<10); got != in {
-			t.Errorf("Text(%q) = %q: want it kept", in, got)
-		}
-	}
+	expectKept(t, "cvv check failed", "cvc: required", "the security answer was wrong", "answer=42")
 }
 
 // A control or invisible character between a key and its secret (a
@@ -225,11 +227,7 @@ func TestRedisConfigDirectives(t *testing.T) {
 		{in: "masterauth Zx9vQ2mL7pR4", secret: "Zx9vQ2mL7pR4", keep: "masterauth"},
 		{in: "CONFIG SET requirepass \"Zx9vQ2mL7pR4\"", secret: "Zx9vQ2mL7pR4", keep: "CONFIG SET"},
 	})
-	for _, in := range []string{"requirepass is not set", "masterauth: missing"} {
-		if got := Text(in, 1<<10); got != in {
-			t.Errorf("Text(%q) = %q: want it kept", in, got)
-		}
-	}
+	expectKept(t, "requirepass is not set", "masterauth: missing")
 }
 
 // Windows' net user takes a user and then the password, as its docs
@@ -241,11 +239,7 @@ func TestNetUserAndNetUse(t *testing.T) {
 		{in: "NET USER svc_backup Zx9vQ2mL7pR4 /ADD /DOMAIN", secret: "Zx9vQ2mL7pR4", keep: "svc_backup"},
 		{in: `net use \\fs01\share Zx9vQ2mL7pR4 /user:ana`, secret: "Zx9vQ2mL7pR4", keep: "/user:ana"},
 	})
-	for _, in := range []string{"net user admin /active:yes", "net users list", "net user"} {
-		if got := Text(in, 1<<10); got != in {
-			t.Errorf("Text(%q) = %q: want it kept", in, got)
-		}
-	}
+	expectKept(t, "net user admin /active:yes", "net users list", "net user")
 }
 
 // A long token after a key no word names is a bare token whether or not
@@ -257,11 +251,7 @@ func TestBareTokenAfterAnyKey(t *testing.T) {
 			t.Errorf("Text(%q) = %q: want the token gone, the key kept", in, got)
 		}
 	}
-	for _, in := range []string{tok, "msg=login+failed+for+user+bob+at+10:42Z"} {
-		if got := Text(in, 1<<10); got != in {
-			t.Errorf("Text(%q) = %q: want it kept", in, got)
-		}
-	}
+	expectKept(t, tok, "msg=login+failed+for+user+bob+at+10:42Z")
 }
 
 func TestContextLayerKeepsOrdinaryMessages(t *testing.T) {
