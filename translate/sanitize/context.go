@@ -244,7 +244,7 @@ var mnemonicByte = func() (t [256]bool) {
 // transcriptWords name the tools and protocols transcriptValues reads.
 var transcriptWords = []string{"sshpass", "redis-cli", "ldapsearch", "ldapwhoami", "ldapmodify", "mysql", "htpasswd", "sqlcmd",
 	"openssl", "login", "auth", "mongo", "keytool", "jarsigner", "zip", "7z", "unrar", "rabbitmqctl", "wpa_passphrase", "net use",
-	"expect", "smbclient", "echo", "identified by", "set password"}
+	"expect", "smbclient", "echo", "identified by", "set password", "sqlplus"}
 
 // transcriptHeadAt is foldWordAt's quick reject: s[i:] begins with the
 // first two bytes of a transcript word or tool, in any case. A letter's low
@@ -980,11 +980,13 @@ func credentialKey(key string) (credentialWord, bool) {
 // gluedCredentialKeys end in a short credential word glued to the word
 // before it (which credentialKey does not read as one) and name a
 // password, a password word's key: Redis' directives for its
-// password and its primary's (requirepass VALUE, masterauth VALUE). As
+// password and its primary's (requirepass VALUE, masterauth VALUE), and
+// the LDAP bind password of nslcd.conf, sssd and OpenLDAP's tools' configs
+// (bindpw VALUE). As
 // credential words of their own they would make the quick reject stop at
 // every "request" and "master" (BenchmarkContextPass 1712 against 1937 ns);
 // the reject finds their "pass" and "auth" already.
-var gluedCredentialKeys = []string{"requirepass", "masterauth"}
+var gluedCredentialKeys = []string{"requirepass", "masterauth", "bindpw"}
 
 // gluedCredentialKey is the one of gluedCredentialKeys k ends in.
 func gluedCredentialKey(k string) (string, bool) {
@@ -1512,6 +1514,8 @@ var transcriptCommands = []struct {
 	{"htpasswd", "-b", 2, false, 0},  // htpasswd -b file user secret
 	{"sqlcmd", "-P", 0, true, 0},     // sqlcmd -U sa -P secret
 	{"openssl", "pass:", 0, true, 0}, // openssl ... -passin pass:secret
+	{"openssl", "-k ", 0, false, 0},  // openssl enc -k secret (the key's password; not -keyout)
+	{"sqlplus", "", 0, false, '/'},   // sqlplus scott/secret@orcl
 }
 
 // transcriptValues finds the values of transcriptCommands and IMAP LOGIN's
@@ -1563,8 +1567,8 @@ func transcriptValues(v string, sc viewScan) []ctxSpan {
 					we++
 				}
 				p := strings.IndexByte(v[s:we], c.split)
-				if p < 0 {
-					continue
+				if p <= 0 {
+					continue // no user before it: sqlplus /nolog
 				}
 				s, e = s+p+1, we
 			}

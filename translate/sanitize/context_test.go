@@ -230,6 +230,19 @@ func TestRedisConfigDirectives(t *testing.T) {
 	expectKept(t, "requirepass is not set", "masterauth: missing")
 }
 
+// More tools that take a password on their line, as their docs write it:
+// LDAP's bindpw (nslcd.conf, sssd), openssl enc -k, SQL*Plus's
+// user/password@service.
+func TestMoreToolPasswords(t *testing.T) {
+	expectRedacted(t, []redaction{
+		{in: "binddn cn=admin,dc=example,dc=org\nbindpw Zx9vQ2mL7pR4", secret: "Zx9vQ2mL7pR4", keep: "binddn cn=admin"},
+		{in: "ldap_default_authtok_type = password; bindpw=Zx9vQ2mL7pR4", secret: "Zx9vQ2mL7pR4", keep: "bindpw="},
+		{in: "openssl enc -aes-256-cbc -k Zx9vQ2mL7pR4 -in f.txt", secret: "Zx9vQ2mL7pR4", keep: "-in f.txt"},
+		{in: "sqlplus scott/Zx9vQ2mL7pR4@orcl", secret: "Zx9vQ2mL7pR4", keep: "sqlplus scott/"},
+	})
+	expectKept(t, "sqlplus /nolog", "sqlplus / as sysdba", "openssl req -new -keyout k.pem -out r.csr")
+}
+
 // Windows' net user takes a user and then the password, as its docs
 // write it (net user name password /add); net use is another command,
 // which net user must not be read as, and a switch is no password.
