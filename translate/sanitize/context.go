@@ -1448,8 +1448,11 @@ func yamlNameValues(v string) []ctxSpan {
 // would stand: a '/' and letters, up to a ':' (net user ana /active:yes,
 // /add). A password that starts with '/' has a byte but a letter in it.
 func windowsSwitch(val string) bool {
+	if val[0] != '/' {
+		return false
+	}
 	name, _, _ := strings.Cut(val[1:], ":")
-	if val[0] != '/' || name == "" {
+	if name == "" {
 		return false
 	}
 	for i := 0; i < len(name); i++ {

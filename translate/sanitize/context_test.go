@@ -218,6 +218,23 @@ func TestControlCharacterBetweenKeyAndSecret(t *testing.T) {
 			t.Errorf("Text(%q) = %q: not a fixed point", got, again)
 		}
 	}
+	// Every credential word as a key, as written and in capitals and
+	// compound, before its value across each sort of dropped character
+	// (C0, ESC, zero width, soft hyphen, BOM, a bidi override).
+	for _, w := range credentialWords {
+		val := "Zx9vQ2mL7pR4"
+		if !w.strong {
+			val = "Zx9vQ2mLk3v9p2xqA1b2C3d4" // a weaker word's value in prose: a token
+		}
+		for _, sep := range []string{"\t", "\x00", "\x1b", "\u200b", "\u00ad", "\ufeff", "\u202e"} {
+			for _, key := range []string{w.word, strings.ToUpper(w.word), "db_" + w.word} {
+				in := key + sep + val
+				if got := Text(in, 1<<10); strings.Contains(got, val[:8]) || Text(got, 1<<10) != got {
+					t.Errorf("Text(%q) = %q: want the value gone, a fixed point", in, got)
+				}
+			}
+		}
+	}
 }
 
 // Redis' redis.conf directives and CONFIG SET, as its docs write them.

@@ -550,22 +550,21 @@ func rounds(res Results) int {
 // roundRatios is num's calls/s over den's at concurrency c in each round
 // that measured both, in round order.
 func roundRatios(res Results, num, den string, c int) []float64 {
-	byRound := map[int]*Result{}
-	for i := range res.Scenarios {
-		if r := &res.Scenarios[i]; r.ID == den && r.Concurrency == c && r.CallsPerSec > 0 {
-			byRound[r.Round] = r
+	nums, dens := map[int]float64{}, map[int]float64{}
+	for _, r := range res.Scenarios {
+		switch {
+		case r.Concurrency != c:
+		case r.ID == num:
+			nums[r.Round] = r.CallsPerSec
+		case r.ID == den:
+			dens[r.Round] = r.CallsPerSec
 		}
 	}
-	var nums []*Result
-	for i := range res.Scenarios {
-		if r := &res.Scenarios[i]; r.ID == num && r.Concurrency == c && byRound[r.Round] != nil {
-			nums = append(nums, r)
+	var out []float64
+	for round := range rounds(res) {
+		if n, ok := nums[round]; ok && dens[round] > 0 {
+			out = append(out, n/dens[round])
 		}
-	}
-	slices.SortStableFunc(nums, func(x, y *Result) int { return cmp.Compare(x.Round, y.Round) })
-	out := make([]float64, len(nums))
-	for i, r := range nums {
-		out[i] = r.CallsPerSec / byRound[r.Round].CallsPerSec
 	}
 	return out
 }
