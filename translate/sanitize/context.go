@@ -602,6 +602,9 @@ func findContextSecrets(v string, sc viewScan) []ctxSpan {
 	for _, s := range jwkMembers(v) {
 		add(s)
 	}
+	for _, s := range secureStrings(v, sc.glue) {
+		add(s)
+	}
 	// Last, and not through add: a tail glued to a redaction is never a
 	// placeholder of its own.
 	out = append(out, redactedTails(v)...)
@@ -1102,16 +1105,17 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 			return ctxSpan{}, false
 		}
 		val = v[start:end]
-		if !quoted && strong && (strings.HasSuffix(val, ":") || end+1 < len(v) && v[end] == ':' && v[end+1] == ' ') {
-			// A prompt, "[sudo] password for ops: VALUE".
-			j = end
-			if j < len(v) && v[j] == ':' {
-				j++
+		if strong && !quoted && val == "key" {
+			// ssh-keygen's and ssh-add's prompt names its key file:
+			// "Enter passphrase for key '/root/.ssh/id_rsa': VALUE".
+			if ks, ke, kq := readValue(v, skipBlanks(v, end)); kq {
+				start, end, quoted, val = ks, ke, kq, v[ks:ke]
 			}
-			for j < len(v) && v[j] == ' ' {
-				j++
-			}
-			if start, end, quoted = readValue(v, j); end <= start {
+		}
+		if j := promptAnswer(v, end, val, quoted); strong && j > 0 {
+			// A prompt, "[sudo] password for ops: VALUE", git's
+			// "Password for 'https://ana@github.com': VALUE".
+			if start, end, quoted = readValue(v, skipBlanks(v, j)); end <= start {
 				return ctxSpan{}, false
 			}
 			val, prose = v[start:end], false
@@ -1123,6 +1127,10 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		// a JWT's eyJ inside a psk): what it left before is the secret's head.
 		return ctxSpan{start, end}, true
 	case placeholder(val) || pathValue(val):
+		return ctxSpan{}, false
+	case strings.EqualFold(val, secureStringCmdlet):
+		// $pw = ConvertTo-SecureString 'VALUE' -AsPlainText: the
+		// cmdlet's argument is the secret (secureStrings), not its name.
 		return ctxSpan{}, false
 	case !quoted && commonWord(val) && end+1 < len(v) && v[end] == ' ' && 'a' <= v[end+1] && v[end+1] <= 'z':
 		// "password: must contain a digit": a sentence about the value.
@@ -1153,6 +1161,31 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		}
 	}
 	return ctxSpan{}, false
+}
+
+// promptAnswer is where a prompt's answer starts when the subject read at
+// v[:end] ends one: an unquoted word with its colon ("for ops: "), or a
+// quoted one with a colon after its closing quote ("for 'ana': "); 0 when
+// it does not ("the password for 'ana' was rejected").
+func promptAnswer(v string, end int, subject string, quoted bool) int {
+	switch {
+	case quoted && end+2 < len(v) && v[end+1] == ':' && v[end+2] == ' ':
+		return end + 2
+	case quoted:
+		return 0
+	case strings.HasSuffix(subject, ":"):
+		return end
+	case end+1 < len(v) && v[end] == ':' && v[end+1] == ' ':
+		return end + 1
+	}
+	return 0
+}
+
+func skipBlanks(v string, i int) int {
+	for i < len(v) && v[i] == ' ' {
+		i++
+	}
+	return i
 }
 
 // xmlOpenTagEnd is the index after the '>' that closes an element's open
@@ -1501,7 +1534,7 @@ var transcriptCommands = []struct {
 	{"rabbitmqctl", "add_user", 1, false, 0},
 	{"rabbitmqctl", "change_password", 1, false, 0},
 	{"wpa_passphrase", "", 1, false, 0}, // wpa_passphrase ssid secret
-	{"net use", "", 1, false, 0},        // net use \\server\share secret /user:name
+	{"net use", `\\`, 1, false, 0},      // net use [Z:] \\server\share [/user:name] secret
 	{"net user", "", 1, false, 0},       // net user name secret /add
 	{"expect", "send", 0, false, 0},     // expect's send "secret\r"
 	{"smbclient", "-U", 0, false, '%'},  // smbclient -U user%secret
@@ -1574,6 +1607,11 @@ func transcriptValues(v string, sc viewScan) []ctxSpan {
 					continue // no user before it: sqlplus /nolog
 				}
 				s, e = s+p+1, we
+			}
+			for n := 0; n < 4 && e > s && windowsSwitch(v[s:e]); n++ {
+				// A Windows command's switches stand before its password
+				// as well as after it: net use \\srv\s /user:ana VALUE.
+				s, e, _ = readValue(v, skipBlanks(v, e))
 			}
 			if e > s && !placeholder(v[s:e]) && v[s] != '-' && !windowsSwitch(v[s:e]) {
 				out = append(out, ctxSpan{s, e})
@@ -2569,6 +2607,42 @@ func sqlPasswords(v string) []ctxSpan {
 			if s, e, _ := readValue(v, j); e > s && !placeholder(v[s:e]) {
 				out = append(out, ctxSpan{s, e})
 			}
+		}
+	}
+	return out
+}
+
+// secureStringCmdlet is PowerShell's ConvertTo-SecureString, in the lower
+// case indexFold and hasFoldPrefix compare with.
+const secureStringCmdlet = "convertto-securestring"
+
+// secureStrings: the plain text PowerShell's ConvertTo-SecureString turns
+// into a SecureString when its -AsPlainText switch says the text is the
+// secret itself ("ConvertTo-SecureString 'VALUE' -AsPlainText -Force",
+// the -String parameter named or not). A variable ($plain) or a
+// subexpression is no secret of its own. The cmdlet's name, between a
+// space, a parenthesis or a module's backslash and the space before its
+// argument, is one of scanView's glue runs, whole.
+func secureStrings(v string, glue []ctxSpan) []ctxSpan {
+	var out []ctxSpan
+	for _, g := range glue {
+		if g.end-g.start != len(secureStringCmdlet) || !hasFoldPrefix(v[g.start:], secureStringCmdlet) {
+			continue
+		}
+		i := g.end
+		line := v[i:]
+		if nl := strings.IndexByte(line, '\n'); nl >= 0 {
+			line = line[:nl]
+		}
+		if indexFold(line, "-asplaintext") < 0 {
+			continue
+		}
+		j := skipBlanks(v, i)
+		if hasFoldPrefix(v[j:], "-string ") {
+			j = skipBlanks(v, j+len("-string "))
+		}
+		if s, e, _ := readValue(v, j); e > s && !strings.ContainsRune("$(-", rune(v[s])) && !placeholder(v[s:e]) {
+			out = append(out, ctxSpan{s, e})
 		}
 	}
 	return out

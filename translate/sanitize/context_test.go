@@ -268,8 +268,30 @@ func TestNetUserAndNetUse(t *testing.T) {
 		{in: "net user admin Zx9vQ2mL7pR4 /add", secret: "Zx9vQ2mL7pR4", keep: "net user admin"},
 		{in: "NET USER svc_backup Zx9vQ2mL7pR4 /ADD /DOMAIN", secret: "Zx9vQ2mL7pR4", keep: "svc_backup"},
 		{in: `net use \\fs01\share Zx9vQ2mL7pR4 /user:ana`, secret: "Zx9vQ2mL7pR4", keep: "/user:ana"},
+		// A drive letter before the share, and the password after the
+		// /user switch, as Microsoft's own examples write it.
+		{in: `net use Z: \\fs01\share Zx9vQ2mL7pR4 /user:ana`, secret: "Zx9vQ2mL7pR4", keep: `Z: \\fs01\share `},
+		{in: `C:\> net use Z: \\fileserver\projects /user:CORP\svc-backup Tr0ub4dor&3x /persistent:no`, secret: "Tr0ub4dor&3x", keep: `\\fileserver\projects /user:CORP\svc-backup `},
+		{in: `net use \\fs01\share /user:ana "Zx9 vQ2mL7pR4"`, secret: "Zx9 vQ2mL7pR4", keep: "/user:ana"},
 	})
-	expectKept(t, "net user admin /active:yes", "net users list", "net user")
+	expectKept(t, "net user admin /active:yes", "net users list", "net user", `net use Z: \\fs01\share`,
+		`net use Z: \\fs01\share /persistent:yes`, `net use * \\fs01\share * /user:ana`, `net use \\fs01\IPC$ "" /user:ana`,
+		"net use failed: the network path was not found")
+}
+
+// A prompt's subject may be quoted (git's credential prompt, ssh-keygen's
+// and ssh-add's passphrase prompts): the answer echoed after it is the
+// secret, the subject stays.
+func TestPromptWithQuotedSubject(t *testing.T) {
+	expectRedacted(t, []redaction{
+		{in: "Password for 'https://ana@github.com': Zx9vQ2mL7pR4", secret: "Zx9vQ2mL7pR4", keep: "Password for 'https://ana@github.com': "},
+		{in: `Password for "ana": Zx9vQ2mL7pR4`, secret: "Zx9vQ2mL7pR4", keep: `"ana": `},
+		{in: "Enter passphrase for key '/root/.ssh/id_rsa': Zx9vQ2mL7pR4\nIdentity added", secret: "Zx9vQ2mL7pR4", keep: "'/root/.ssh/id_rsa': "},
+		{in: "[sudo] password for ops: Zx9vQ2mL7pR4", secret: "Zx9vQ2mL7pR4", keep: "password for ops: "},
+	})
+	expectKept(t, "The password for 'ana' was rejected: try again", "Password for 'ana': must contain a digit",
+		"Enter passphrase for key '/root/.ssh/id_rsa': ", "Bad passphrase for key '/root/.ssh/id_rsa': try again",
+		"fatal: Authentication failed for 'https://github.com/ana/repo.git/'")
 }
 
 // A long token after a key no word names is a bare token whether or not
@@ -612,4 +634,20 @@ func TestSpaceJoinsMatchesPlainReading(t *testing.T) {
 			t.Fatalf("spaceJoins(%q) = %q, %v; the plain reading gives %q, %v", s, got, ok, want, wantOK)
 		}
 	}
+}
+
+// PowerShell's ConvertTo-SecureString takes the secret as plain text when
+// -AsPlainText says so (Microsoft's docs write both forms, the -String
+// parameter named and not); its name, a variable and an error about the
+// cmdlet stay.
+func TestPowerShellSecureString(t *testing.T) {
+	expectRedacted(t, []redaction{
+		{in: `$pw = ConvertTo-SecureString 'Zx9vQ2mL7pR4' -AsPlainText -Force`, secret: "Zx9vQ2mL7pR4", keep: "$pw = ConvertTo-SecureString '"},
+		{in: `$pw = ConvertTo-SecureString -String "Zx9vQ2mL7pR4" -AsPlainText -Force`, secret: "Zx9vQ2mL7pR4", keep: `ConvertTo-SecureString -String "`},
+		{in: `$cred = New-Object PSCredential('ana', (ConvertTo-SecureString 'Zx9vQ2mL7pR4' -AsPlainText -Force))`, secret: "Zx9vQ2mL7pR4", keep: "PSCredential('ana'"},
+		{in: "convertto-securestring Zx9vQ2mL7pR4 -asplaintext -force", secret: "Zx9vQ2mL7pR4", keep: "convertto-securestring "},
+		{in: `Microsoft.PowerShell.Security\ConvertTo-SecureString 'Zx9vQ2mL7pR4' -AsPlainText -Force`, secret: "Zx9vQ2mL7pR4", keep: `Security\ConvertTo-SecureString '`},
+	})
+	expectKept(t, `$s = ConvertTo-SecureString $plain -AsPlainText -Force`, `$s = ConvertTo-SecureString (Get-Content pw.txt) -AsPlainText -Force`,
+		"ConvertTo-SecureString : Cannot bind argument to parameter 'String' because it is null.")
 }
