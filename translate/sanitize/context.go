@@ -242,16 +242,47 @@ var mnemonicByte = func() (t [256]bool) {
 }()
 
 // transcriptWords name the tools and protocols transcriptValues reads.
-var transcriptWords = []string{"sshpass", "redis-cli", "ldapsearch", "ldapwhoami", "ldapmodify", "mysql", "htpasswd", "sqlcmd",
+var transcriptWords = []string{"sshpass", "redis-cli", "ldap", "mysql", "htpasswd", "sqlcmd",
 	"openssl", "login", "auth", "mongo", "keytool", "jarsigner", "zip", "7z", "unrar", "rabbitmqctl", "wpa_passphrase", "net use",
-	"expect", "smbclient", "echo", "identified by", "set password", "sqlplus"}
+	"expect", "smbclient", "echo", "identified by", "set password", "sqlplus", "mosquitto_", "cqlsh", "unzip", "rar a", "rar x",
+	"ssh-keygen", "psexec", "bcp", "xfreerdp", "rdesktop", "hydra"}
 
 // transcriptHeadAt is foldWordAt's quick reject: s[i:] begins with the
 // first two bytes of a transcript word or tool, in any case. A letter's low
 // five bits are its lower case's, so the second byte needs no folding.
 func transcriptHeadAt(s string, i int) bool {
-	return i+1 < len(s) && transcriptHeadsByByte[s[i]]>>(s[i+1]&31)&1 != 0
+	if i+1 >= len(s) || transcriptHeadsByByte[s[i]]>>(s[i+1]&31)&1 == 0 {
+		return false
+	}
+	var third byte // past the end: as a space, which ends a word of two
+	if i+2 < len(s) {
+		third = s[i+2]
+	}
+	return transcriptThirds[int(s[i]&31)<<5|int(s[i+1]&31)]>>(third&31)&1 != 0
 }
+
+// transcriptThirds is, by the low five bits of a transcript word's or
+// tool's first two bytes, the set of its third bytes (by their low five
+// bits; every byte after a word of two). The two bytes alone let
+// foldWordAt compare whole words at every "re" of record, retry and
+// returned, every "un" of unable and unknown, once a few tools share
+// them (rar, unzip, rdesktop cost BenchmarkContextPassCommonWords 9%).
+var transcriptThirds = func() (t [32 * 32]uint32) {
+	for _, ix := range []*foldIndex{transcriptWordIndex, transcriptToolIndex} {
+		for _, w := range ix.words {
+			if len(w) < 2 {
+				continue
+			}
+			k := int(w[0]&31)<<5 | int(w[1]&31)
+			if len(w) == 2 {
+				t[k] = ^uint32(0)
+			} else {
+				t[k] |= 1 << (w[2] & 31)
+			}
+		}
+	}
+	return t
+}()
 
 // foldWordAt reports whether s begins with one of ix's words, in any case.
 func foldWordAt(s string, ix *foldIndex) bool {
@@ -1541,17 +1572,34 @@ var transcriptCommands = []struct {
 	{"lftp", "-u", 0, false, ','},       // lftp -u user,secret
 	{"sshpass", "-p", 0, true, 0},       // sshpass -p secret
 	{"redis-cli", "-a", 0, true, 0},     // redis-cli -h host -a secret
-	{"ldapsearch", "-w", 0, true, 0},    // ldapsearch -D dn -w secret
-	{"ldapwhoami", "-w", 0, true, 0},
+	{"ldapsearch", "-w", 0, true, 0},    // OpenLDAP's clients: ldapsearch -D dn -w secret
+	{"ldapadd", "-w", 0, true, 0},
 	{"ldapmodify", "-w", 0, true, 0},
+	{"ldapdelete", "-w", 0, true, 0},
+	{"ldappasswd", "-w", 0, true, 0},
+	{"ldapwhoami", "-w", 0, true, 0},
+	{"ldapmodrdn", "-w", 0, true, 0},
+	{"ldapcompare", "-w", 0, true, 0},
 	{"mysql", "-p", 0, true, 0}, // mysql -u root -psecret
 	{"mysqldump", "-p", 0, true, 0},
 	{"mysqladmin", "-p", 0, true, 0},
-	{"htpasswd", "-b", 2, false, 0},  // htpasswd -b file user secret
-	{"sqlcmd", "-P", 0, true, 0},     // sqlcmd -U sa -P secret
-	{"openssl", "pass:", 0, true, 0}, // openssl ... -passin pass:secret
-	{"openssl", "-k ", 0, false, 0},  // openssl enc -k secret (the key's password; not -keyout)
-	{"sqlplus", "", 0, false, '/'},   // sqlplus scott/secret@orcl
+	{"htpasswd", "-b", 2, false, 0},   // htpasswd -b file user secret
+	{"sqlcmd", "-P", 0, true, 0},      // sqlcmd -U sa -P secret
+	{"openssl", "pass:", 0, true, 0},  // openssl ... -passin pass:secret
+	{"openssl", "-k ", 0, false, 0},   // openssl enc -k secret (the key's password; not -keyout)
+	{"sqlplus", "", 0, false, '/'},    // sqlplus scott/secret@orcl
+	{"mosquitto_", "-P", 0, false, 0}, // mosquitto_pub, mosquitto_sub -u user -P secret
+	{"cqlsh", "-p", 0, false, 0},      // cqlsh -u cassandra -p secret
+	{"unzip", "-P", 0, false, 0},      // unzip -P secret archive.zip
+	{"rar a", "-p", 0, true, 0},       // rar a -psecret archive.rar
+	{"rar x", "-p", 0, true, 0},
+	{"ssh-keygen", "-N", 0, false, 0}, // the new passphrase
+	{"ssh-keygen", "-P", 0, false, 0}, // the old one
+	{"psexec", "-p", 0, false, 0},     // psexec \\host -u user -p secret
+	{"bcp", "-P", 0, true, 0},         // SQL Server's bcp … -U sa -P secret
+	{"xfreerdp", "/p:", 0, true, 0},   // xfreerdp /v:host /u:user /p:secret
+	{"rdesktop", "-p", 0, false, 0},   // rdesktop -u user -p secret host
+	{"hydra", "-p", 0, false, 0},      // hydra -l user -p secret ssh://host
 }
 
 // transcriptValues finds the values of transcriptCommands and IMAP LOGIN's
@@ -1581,6 +1629,13 @@ func transcriptValues(v string, sc viewScan) []ctxSpan {
 					}
 				}
 				j = i + len(c.tool) + k + len(c.flag)
+				if c.skip > 0 && strings.HasPrefix(c.flag, "-") {
+					// Short options together (htpasswd -bc file user
+					// secret): the words to pass start after them.
+					for j < len(v) && ('a' <= v[j]|0x20 && v[j]|0x20 <= 'z') {
+						j++
+					}
+				}
 			}
 			if !(c.attach && j < len(v) && v[j] != ' ') {
 				for j < len(v) && v[j] == ' ' {

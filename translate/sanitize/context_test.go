@@ -260,6 +260,37 @@ func TestMoreToolPasswords(t *testing.T) {
 	expectKept(t, "sqlplus /nolog", "sqlplus / as sysdba", "openssl req -new -keyout k.pem -out r.csr")
 }
 
+// The password flags of more tools an agent's shell runs, as their manuals
+// write them; the same tools without a password, and prose about them,
+// stay.
+func TestToolPasswordFlags(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: "ldapadd -x -D cn=admin,dc=example,dc=org -w " + pw + " -f users.ldif", secret: pw, keep: "-f users.ldif"},
+		{in: "ldapdelete -x -D cn=admin,dc=example,dc=org -w " + pw + " uid=ana", secret: pw, keep: "uid=ana"},
+		{in: "ldappasswd -x -D cn=admin -w " + pw + " uid=ana", secret: pw, keep: "ldappasswd -x -D cn=admin -w "},
+		{in: "mosquitto_pub -h broker -u ana -P " + pw + " -t topic -m hi", secret: pw, keep: "-t topic"},
+		{in: "cqlsh -u cassandra -p " + pw + " 10.0.0.5", secret: pw, keep: "10.0.0.5"},
+		{in: "unzip -P " + pw + " backup.zip", secret: pw, keep: "backup.zip"},
+		{in: "rar a -p" + pw + " backup.rar files/", secret: pw, keep: "rar a -p"},
+		{in: "ssh-keygen -t ed25519 -N '" + pw + "' -f ~/.ssh/id_ed25519", secret: pw, keep: "-f ~/.ssh/id_ed25519"},
+		{in: "ssh-keygen -p -P old" + pw + " -N new" + pw + " -f key", secret: pw, keep: "-f key"},
+		{in: `psexec \\srv01 -u CORP\ana -p ` + pw + " cmd /c whoami", secret: pw, keep: "cmd /c whoami"},
+		{in: "bcp dbo.orders out o.dat -S srv -U sa -P " + pw + " -c", secret: pw, keep: "-U sa -P"},
+		{in: "xfreerdp /v:srv01 /u:ana /p:" + pw, secret: pw, keep: "/u:ana /p:"},
+		{in: "rdesktop -u ana -p " + pw + " srv01", secret: pw, keep: "srv01"},
+		{in: "hydra -l admin -p " + pw + " ssh://10.0.0.5", secret: pw, keep: "ssh://10.0.0.5"},
+		// Short options together: the words after them are counted from
+		// their end.
+		{in: "htpasswd -bc /etc/nginx/.htpasswd ana " + pw, secret: pw, keep: ".htpasswd ana "},
+	})
+	expectKept(t, "ldap_bind: Invalid credentials (49)", "LDAP server unavailable -w retry later",
+		"ssh-keygen -t ed25519 -N '' -f /tmp/key", `ssh-keygen -N "" -f key`, "unzip -o build.zip -d out/",
+		"rar a backup.rar files/", "rarely -p is needed", `psexec -accepteula \\srv cmd`, "bcp dbo.orders out o.dat -S srv -T -c",
+		"htpasswd -c /etc/nginx/.htpasswd ana", "mosquitto_sub -h broker -t 'sensors/#' -v", "cqlsh 10.0.0.5 9042 --ssl",
+		"xfreerdp /v:srv01 /u:ana /cert:ignore", "hydra is a parallelized login cracker", "rdesktop -u ana srv01")
+}
+
 // Windows' net user takes a user and then the password, as its docs
 // write it (net user name password /add); net use is another command,
 // which net user must not be read as, and a switch is no password.
