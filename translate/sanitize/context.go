@@ -373,6 +373,13 @@ var credentialWords = append([]credentialWord{
 	{"cvv", true}, {"cvc", true}, {"securityanswer", true}, {"secretanswer", true},
 	// A sign-up form's second password (Rails' password_confirmation).
 	{"passwordconfirmation", true}, {"passwordconfirm", true},
+	// The password in other languages, as forms and configuration keys
+	// spell it (German, Norwegian, Dutch, Danish, Finnish): the words
+	// whose first three letters are rare inside other words. Kennwort,
+	// haslo, heslo, senha, contrasena, motdepasse, losenord and parola
+	// start as token, phase, caches, sent, connection, remote, close and
+	// compare do, and cost BenchmarkContextPassCommonWords 9%.
+	{"passwort", true}, {"passord", true}, {"wachtwoord", true}, {"adgangskode", true}, {"salasana", true},
 }, codeWords()...)
 
 // codeQualifiers name a one-time code: a key that ends in one of them and
@@ -1128,6 +1135,7 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 	val := v[start:end]
 	if prose && isCopula(val) {
 		// "the password is hunter2x": the value is the word after "is".
+		copula := val
 		j := end
 		for j < len(v) && v[j] == ' ' {
 			j++
@@ -1136,6 +1144,15 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 			return ctxSpan{}, false
 		}
 		val = v[start:end]
+		if k := laterCopula(v, start); strong && (copula == "for" || copula == "of") && k > 0 {
+			// "The password for the admin account is VALUE": the
+			// sentence names whose password it is first. The value
+			// stays prose's: a word no sentence holds.
+			if start, end, quoted = readValue(v, k); end <= start {
+				return ctxSpan{}, false
+			}
+			val = v[start:end]
+		}
 		if strong && !quoted && val == "key" {
 			// ssh-keygen's and ssh-add's prompt names its key file:
 			// "Enter passphrase for key '/root/.ssh/id_rsa': VALUE".
@@ -1192,6 +1209,26 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		}
 	}
 	return ctxSpan{}, false
+}
+
+// laterCopula is where the word after "is" or "was" starts when one of
+// the next few words of v[i:]'s clause is one ("the admin account is
+// VALUE"); 0 when none is before a clause ends.
+func laterCopula(v string, i int) int {
+	for words := 0; words < 5 && i < len(v); words++ {
+		e := i
+		for e < len(v) && ctxKeyByte(v[e]) {
+			e++
+		}
+		if e == i || e >= len(v) || v[e] != ' ' {
+			return 0 // not a plain word, or the clause ends
+		}
+		if w := v[i:e]; w == "is" || w == "was" {
+			return skipBlanks(v, e)
+		}
+		i = skipBlanks(v, e)
+	}
+	return 0
 }
 
 // promptAnswer is where a prompt's answer starts when the subject read at

@@ -682,3 +682,35 @@ func TestPowerShellSecureString(t *testing.T) {
 	expectKept(t, `$s = ConvertTo-SecureString $plain -AsPlainText -Force`, `$s = ConvertTo-SecureString (Get-Content pw.txt) -AsPlainText -Force`,
 		"ConvertTo-SecureString : Cannot bind argument to parameter 'String' because it is null.")
 }
+
+// The password in other languages, as keys (a German form's
+// benutzer_passwort, a Dutch config's wachtwoord): the same password
+// words; a sentence about one stays.
+func TestPasswordWordsInOtherLanguages(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: `{"passwort": "` + pw + `"}`, secret: pw, keep: `"passwort"`},
+		{in: "benutzer_passwort=" + pw + "&name=ana", secret: pw, keep: "&name=ana"},
+		{in: "Passord: " + pw, secret: pw, keep: "Passord"},
+		{in: `wachtwoord="` + pw + `"`, secret: pw, keep: "wachtwoord"},
+		{in: "adgangskode=" + pw, secret: pw, keep: "adgangskode="},
+		{in: `{"salasana": "` + pw + `"}`, secret: pw, keep: `"salasana"`},
+	})
+	expectKept(t, "Das Passwort ist falsch", "wachtwoord is verplicht", "passport=X1234567")
+}
+
+// A sentence may say whose password it is before the value ("the password
+// for the admin account is VALUE"); the value is still prose's, a word no
+// sentence holds, so what the sentence says of the password stays.
+func TestPasswordForWhomIsValue(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: "The password for the admin account is " + pw + ".", secret: pw, keep: "The password for the admin account is "},
+		{in: "password for ana is " + pw, secret: pw, keep: "password for ana is "},
+		{in: "the password for the database was " + pw + " until rotation", secret: pw, keep: " until rotation"},
+		{in: "Password for admin is P@ssw0rd", secret: "P@ssw0rd", keep: "Password for admin is "},
+	})
+	expectKept(t, "The password for the admin account is expired.", "The password for user ana is incorrect",
+		"The password for this account is stored in Vault", "the password for the service is set by the operator",
+		"password for the root user is not set")
+}
