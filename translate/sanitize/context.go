@@ -946,6 +946,9 @@ func credentialKey(key string) (credentialWord, bool) {
 		e--
 	}
 	k := key[:e]
+	if n := len(k); n >= 4 && k[n-1] == '2' && (hasFoldSuffix(k[:n-1], "cvv") || hasFoldSuffix(k[:n-1], "cvc")) {
+		k = k[:n-1] // Visa's CVV2, Mastercard's CVC2 (PayPal's cvv2 field): a card code
+	}
 	if len(k) < 2 {
 		return credentialWord{}, false
 	}

@@ -186,12 +186,15 @@ func TestCardCodesAndSecurityAnswers(t *testing.T) {
 		{in: `{"creditCard":{"cvv":"100","expirationDate":"12/2027"}}`, secret: `"100"`, keep: "expirationDate"},
 		{in: "cvc: 314 rejected", secret: "314", keep: "rejected"},
 		{in: "invalid card_cvc=314", secret: "314", keep: "card_cvc"},
+		// The networks' own names, with their 2 (PayPal's cvv2 field).
+		{in: `{"acct":"4111111111111111","cvv2":"962"}`, secret: `"962"`, keep: `"cvv2"`},
+		{in: "CVC2=314&exp=1227", secret: "314", keep: "exp=1227"},
 		{in: "password_confirmation=Zx9vQ2mL&x=1", secret: "Zx9vQ2mL", keep: "x=1"},
 		{in: `{"passwordConfirm": "Zx9vQ2mL"}`, secret: "Zx9vQ2mL", keep: "passwordConfirm"},
 		{in: "security_answer=fluffy&user=ana", secret: "fluffy", keep: "user=ana"},
 		{in: `{"SecretAnswer": "my first dog"}`, secret: "first dog", keep: "SecretAnswer"},
 	})
-	expectKept(t, "cvv check failed", "cvc: required", "the security answer was wrong", "answer=42")
+	expectKept(t, "cvv check failed", "cvc: required", "the security answer was wrong", "answer=42", "cvv2 check failed", "cvv22=1")
 }
 
 // A control or invisible character between a key and its secret (a
