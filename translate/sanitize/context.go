@@ -823,6 +823,7 @@ const keyInValueSkip = 64
 func keyedValues(v string, keys []keyedRun) []ctxSpan {
 	var out []ctxSpan
 	covered := 0 // the end of the last value read
+	inserts := maxInsertReads
 	for _, k := range keys {
 		if k.start < covered && covered-k.end >= keyInValueSkip {
 			// A key well inside the value read before it: what it names
@@ -834,6 +835,10 @@ func keyedValues(v string, keys []keyedRun) []ctxSpan {
 		if s, ok := valueAfter(v, k.start, k.end, k.strong); ok {
 			out = append(out, s)
 			covered = max(covered, s.end)
+		} else if k.strong {
+			if s, ok := insertedValue(v, k.start, k.end, &inserts); ok {
+				out = append(out, s)
+			}
 		}
 	}
 	out = append(out, yamlNameValues(v)...)
@@ -1166,6 +1171,16 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		if j := promptAnswer(v, end, val, quoted); strong && j > 0 {
 			// A prompt, "[sudo] password for ops: VALUE", git's
 			// "Password for 'https://ana@github.com': VALUE".
+			if start, end, quoted = readValue(v, skipBlanks(v, j)); end <= start {
+				return ctxSpan{}, false
+			}
+			val, prose = v[start:end], false
+		}
+	}
+	if prose && strong && !quoted && hasFoldPrefix(val, "phrase") && len(strings.TrimSuffix(val, ":")) == len("phrase") {
+		// OpenSSL's prompt, "Enter PEM pass phrase: VALUE": the key is
+		// two words.
+		if j := promptAnswer(v, end, val, false); j > 0 {
 			if start, end, quoted = readValue(v, skipBlanks(v, j)); end <= start {
 				return ctxSpan{}, false
 			}
@@ -2675,6 +2690,105 @@ func echoedIntoLogin(v string) []ctxSpan {
 		}
 	}
 	return out
+}
+
+// insertedValue is the value SQL's INSERT gives the column named at
+// v[ks:ke] ("INSERT INTO users (name, password) VALUES ('ana', 'VALUE')"):
+// the column's place in the list, the value at the same place in the one
+// after VALUES. A query parameter (?, $2, %s, :password, @pw) is no value.
+// Each list is read within sqlReach bytes, and a text's first
+// maxInsertReads such keys only (budget counts them down): a text of
+// "(password," repeated would otherwise be read back and forth at every
+// one.
+func insertedValue(v string, ks, ke int, budget *int) (ctxSpan, bool) {
+	i := skipBlanks(v, ke)
+	if i >= len(v) || v[i] != ',' && v[i] != ')' || *budget <= 0 {
+		return ctxSpan{}, false
+	}
+	*budget--
+	open := strings.LastIndexByte(v[max(0, ks-sqlReach):ks], '(')
+	if open < 0 {
+		return ctxSpan{}, false
+	}
+	open += max(0, ks-sqlReach)
+	if strings.ContainsAny(v[open:ks], ")\n") {
+		return ctxSpan{}, false
+	}
+	column := strings.Count(v[open:ks], ",")
+	end := strings.IndexByte(v[ks:min(len(v), ks+sqlReach)], ')')
+	if end < 0 {
+		return ctxSpan{}, false
+	}
+	j := skipBlanks(v, ks+end+1)
+	if !hasFoldPrefix(v[j:], "values") {
+		return ctxSpan{}, false
+	}
+	if j = skipBlanks(v, j+len("values")); j >= len(v) || v[j] != '(' {
+		return ctxSpan{}, false
+	}
+	limit := min(len(v), j+sqlReach)
+	for j++; ; column-- {
+		s, e, next := sqlListItem(v[:limit], j)
+		if column > 0 {
+			if next < 0 || v[next] != ',' {
+				return ctxSpan{}, false
+			}
+			j = next + 1
+			continue
+		}
+		item := v[s:e]
+		if q := strings.IndexAny(item, "'\""); q > 0 {
+			// A function of the value, crypt('VALUE', gen_salt('bf')):
+			// its first string.
+			s = s + q
+		}
+		if qs, qe, quoted := readValue(v, s); quoted && qe <= e {
+			s, e = qs, qe
+		} else if e <= s || strings.IndexByte("?$%:@", v[s]) >= 0 || strings.EqualFold(item, "null") {
+			return ctxSpan{}, false
+		}
+		if placeholder(v[s:e]) {
+			return ctxSpan{}, false
+		}
+		return ctxSpan{s, e}, true
+	}
+}
+
+// sqlReach bounds the bytes insertedValue reads of each list, and
+// maxInsertReads the lists it reads in a text.
+const (
+	sqlReach       = 1024
+	maxInsertReads = 64
+)
+
+// sqlListItem reads the item of a parenthesized SQL list that starts at
+// v[j:]: its bytes, blanks trimmed, and the index of the ',' or ')' that
+// ends it (-1 when the line ends first). Strings and parentheses inside it
+// are its own.
+func sqlListItem(v string, j int) (start, end, next int) {
+	start = skipBlanks(v, j)
+	depth := 0
+	for i := start; i < len(v) && v[i] != '\n'; i++ {
+		switch c := v[i]; c {
+		case '\'', '"':
+			k := strings.IndexByte(v[i+1:], c)
+			if k < 0 {
+				return start, start, -1
+			}
+			i += k + 1
+		case '(':
+			depth++
+		case ')', ',':
+			if depth > 0 {
+				if c == ')' {
+					depth--
+				}
+				continue
+			}
+			return start, start + len(strings.TrimRight(v[start:i], " ")), i
+		}
+	}
+	return start, start, -1
 }
 
 // sqlPasswords: SQL's IDENTIFIED BY 'secret' and SET PASSWORD ... = 'secret'.

@@ -717,3 +717,32 @@ func TestPasswordForWhomIsValue(t *testing.T) {
 		"The password for this account is stored in Vault", "the password for the service is set by the operator",
 		"password for the root user is not set")
 }
+
+// SQL's INSERT gives a password column its value by place: the value at
+// the column's place in the list after VALUES (a string, a number, or the
+// first string of a function of it); a query parameter is no value.
+func TestInsertedPasswordColumn(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: "DEBUG SQL: INSERT INTO users (name, password) VALUES ('ana', '" + pw + "')", secret: pw, keep: "VALUES ('ana', '"},
+		{in: "INSERT INTO users (password, name) VALUES ('" + pw + "', 'ana')", secret: pw, keep: "', 'ana')"},
+		{in: "insert into users(name,email,password_hash,pwd) values('ana','a@x.io','$2b$12$abc','" + pw + "');", secret: pw, keep: "'$2b$12$abc'"},
+		{in: "INSERT INTO users (name, password) VALUES ('ana, jr', '" + pw + "')", secret: pw, keep: "'ana, jr'"},
+		{in: "INSERT INTO users (created, password) VALUES (now(), crypt('" + pw + "', gen_salt('bf')))", secret: pw, keep: "gen_salt('bf')"},
+		{in: "INSERT INTO users (name, password) VALUES ('ana', 12345678)", secret: "12345678", keep: "'ana'"},
+	})
+	expectKept(t, "INSERT INTO users (name, password) VALUES (?, ?)", "INSERT INTO users (name, password) VALUES ($1, $2)",
+		"INSERT INTO users (name, password) VALUES (%s, %s)", "INSERT INTO users (name, password) VALUES (:name, :password)",
+		"INSERT INTO users (name, password) VALUES ('ana', NULL)", "(user, password) are required", "check (password) failed",
+		"INSERT INTO t (a, password) SELECT a, b FROM u")
+}
+
+// OpenSSL's prompt names the password in two words.
+func TestPassPhrasePrompt(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: "Enter PEM pass phrase: " + pw, secret: pw, keep: "Enter PEM pass phrase: "},
+		{in: "Verifying - Enter PEM pass phrase: " + pw, secret: pw, keep: "Verifying - Enter PEM pass phrase: "},
+	})
+	expectKept(t, "unable to load key: bad pass phrase", "Enter pass phrase:")
+}
