@@ -835,6 +835,8 @@ func keyedValues(v string, keys []keyedRun) []ctxSpan {
 		if s, ok := valueAfter(v, k.start, k.end, k.strong); ok {
 			out = append(out, s)
 			covered = max(covered, s.end)
+		} else if s, ok := calledWith(v, k.end, k.strong, &inserts); ok {
+			out = append(out, s)
 		} else if k.strong {
 			if s, ok := insertedValue(v, k.start, k.end, &inserts); ok {
 				out = append(out, s)
@@ -1193,6 +1195,10 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		// a JWT's eyJ inside a psk): what it left before is the secret's head.
 		return ctxSpan{start, end}, true
 	case placeholder(val) || pathValue(val):
+		return ctxSpan{}, false
+	case strings.Trim(val, ")]}'\"`;,.") == "":
+		// The rest of a call or a string the key stood in
+		// (getpass("Password: ")): closing punctuation only.
 		return ctxSpan{}, false
 	case strings.EqualFold(val, secureStringCmdlet):
 		// $pw = ConvertTo-SecureString 'VALUE' -AsPlainText: the
@@ -2754,6 +2760,50 @@ func insertedValue(v string, ks, ke int, budget *int) (ctxSpan, bool) {
 	}
 }
 
+// calledWith is the secret a credential's name is called with, its key
+// ending at v[ke] ("ssh.Password(\"VALUE\")", "BasicAuth(\"ana\",
+// \"VALUE\")", "new NetworkCredential(\"ana\", \"VALUE\")", Python's
+// "auth=('ana', 'VALUE')"): the last string among the arguments; after a
+// weaker word, only one that follows another (the user's name) and could
+// be a secret. A list is read within sqlReach bytes, budget lists a text.
+func calledWith(v string, ke int, strong bool, budget *int) (ctxSpan, bool) {
+	j := ke
+	if k := skipBlanks(v, j); k < len(v) && v[k] == '=' {
+		j = skipBlanks(v, k+1) // a tuple: auth=("ana", "VALUE")
+	}
+	if j >= len(v) || v[j] != '(' || *budget <= 0 {
+		return ctxSpan{}, false
+	}
+	*budget--
+	limit := min(len(v), j+sqlReach)
+	var last ctxSpan
+	strs := 0
+	for k := j + 1; ; {
+		s, e, next := sqlListItem(v[:limit], k)
+		if next < 0 {
+			return ctxSpan{}, false
+		}
+		if qs, qe, quoted := readValue(v, s); quoted && qe+1 == e {
+			last, strs = ctxSpan{qs, qe}, strs+1
+		}
+		if v[next] == ')' {
+			break
+		}
+		k = next + 1
+	}
+	if strs == 0 || !strong && strs < 2 {
+		return ctxSpan{}, false
+	}
+	val := v[last.start:last.end]
+	if t := strings.TrimSpace(val); t == "" || placeholder(val) || strings.HasSuffix(t, ":") || strings.Count(t, " ") >= 2 ||
+		!strong && !secretLooking(val) && (len(val) < 8 || plainTerm(val)) {
+		// A prompt (getpass("Password: ")) or a message of three words
+		// or more (a call's argument is seldom a passphrase) is no secret.
+		return ctxSpan{}, false
+	}
+	return last, true
+}
+
 // sqlReach bounds the bytes insertedValue reads of each list, and
 // maxInsertReads the lists it reads in a text.
 const (
@@ -2861,17 +2911,23 @@ func secureStrings(v string, glue []ctxSpan) []ctxSpan {
 // shell (MongoDB's db.auth("user", "secret")).
 func authCalls(v string) []ctxSpan {
 	var out []ctxSpan
-	for i := range after(v, ".auth(") {
-		_, e, q := readValue(v, i) // the user
-		if !q || e+1 >= len(v) {
-			continue
-		}
-		j := e + 1
-		for j < len(v) && (v[j] == ',' || v[j] == ' ') {
-			j++
-		}
-		if s, e, q := readValue(v, j); q && e > s && !placeholder(v[s:e]) {
-			out = append(out, ctxSpan{s, e})
+	// Python's smtplib, ftplib and imaplib: server.login("user", "secret").
+	for _, call := range []string{".auth(", "login("} {
+		for i := range after(v, call) {
+			_, e, q := readValue(v, i) // the user
+			if !q || e+1 >= len(v) {
+				continue
+			}
+			j := e + 1
+			if j >= len(v) || v[j] != ',' {
+				continue // login("ana"): one argument
+			}
+			for j < len(v) && (v[j] == ',' || v[j] == ' ') {
+				j++
+			}
+			if s, e, q := readValue(v, j); q && e > s && !placeholder(v[s:e]) {
+				out = append(out, ctxSpan{s, e})
+			}
 		}
 	}
 	return out

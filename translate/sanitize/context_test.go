@@ -746,3 +746,25 @@ func TestPassPhrasePrompt(t *testing.T) {
 	})
 	expectKept(t, "unable to load key: bad pass phrase", "Enter pass phrase:")
 }
+
+// A credential's name called with its value (Go's ssh.Password, a Basic
+// auth helper, .NET's NetworkCredential, Python's auth tuple and its
+// mail and FTP clients' login): the last string argument; after a weaker
+// word only one that follows the user's name and could be a secret.
+// Variables, prompts and messages are no value.
+func TestCredentialCalledWithValue(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: `ssh.Password("` + pw + `")`, secret: pw, keep: `ssh.Password("`},
+		{in: `req.SetBasicAuth("ana", "` + pw + `")`, secret: pw, keep: `SetBasicAuth("ana", "`},
+		{in: `HTTPBasicAuth('ana', '` + pw + `')`, secret: pw, keep: `('ana', '`},
+		{in: `requests.get(url, auth=('ana', '` + pw + `'))`, secret: pw, keep: `auth=('ana', '`},
+		{in: `new NetworkCredential("ana", "` + pw + `")`, secret: pw, keep: `NetworkCredential("ana", "`},
+		{in: `UsernamePasswordCredentials("ana", "` + pw + `")`, secret: pw, keep: `("ana", "`},
+		{in: `smtplib.SMTPAuthenticationError: (535, b'5.7.8 Username and Password not accepted') login('ana@x.io', '` + pw + `')`, secret: pw, keep: "login('ana@x.io', '"},
+	})
+	expectKept(t, `Credentials("default", "us-east-1")`, `BasicAuth(user, pass)`, `auth=("ana", os.environ["PW"])`,
+		`Password(os.Getenv("PW"))`, `log.Printf("password(%s)", x)`, "Set password (min 8 chars)",
+		`password("must be at least 8 characters long")`, `auth("bearer")`, `validatePassword("")`, `login("ana")`,
+		`NetworkCredential("ana", "")`)
+}
