@@ -1196,10 +1196,6 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		return ctxSpan{start, end}, true
 	case placeholder(val) || pathValue(val):
 		return ctxSpan{}, false
-	case strings.Trim(val, ")]}'\"`;,.") == "":
-		// The rest of a call or a string the key stood in
-		// (getpass("Password: ")): closing punctuation only.
-		return ctxSpan{}, false
 	case strings.EqualFold(val, secureStringCmdlet):
 		// $pw = ConvertTo-SecureString 'VALUE' -AsPlainText: the
 		// cmdlet's argument is the secret (secureStrings), not its name.
