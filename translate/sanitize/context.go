@@ -1092,6 +1092,12 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		i = xmlOpenTagEnd(v, sp)
 	case i+1 < len(v) && v[i] == '-' && v[i+1] == '>': // k -> v
 		i += 2
+	case i > sp && i+1 < len(v) && v[i] == '|' && v[i+1] == ' ':
+		// A table's row, "| password | VALUE |": a shell's pipe reads the
+		// same ("echo $password | sudo -S"), so only a value no sentence
+		// or command holds counts.
+		i++
+		prose = true
 	case i < len(v) && v[i] == ',' && ks >= 2 && (v[ks-1] == '\'' || v[ks-1] == '"') && v[ks-2] == '(': // define('KEY', 'v')
 		i++
 	case i > sp && ks >= 2 && v[ks-1] == '-' && v[ks-2] == '-': // --password VALUE
@@ -1103,6 +1109,9 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 	}
 	for i < len(v) && (v[i] == ' ' || v[i] == '\t') {
 		i++
+	}
+	if i < len(v) && v[i-1] == ' ' && strings.HasSuffix(strings.TrimRight(v[ke:i], " \t"), ":") {
+		i = yamlValueStart(v, i, ks) // password: !!str VALUE, password: |
 	}
 	if strings.HasPrefix(v[i:], "{{") || strings.HasPrefix(v[i:], "${") || strings.HasPrefix(v[i:], "%(") {
 		return ctxSpan{}, false // a template's placeholder
@@ -1179,9 +1188,9 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 			val, prose = v[start:end], false
 		}
 	}
-	if prose && strong && !quoted && hasFoldPrefix(val, "phrase") && len(strings.TrimSuffix(val, ":")) == len("phrase") {
-		// OpenSSL's prompt, "Enter PEM pass phrase: VALUE": the key is
-		// two words.
+	if w := strings.TrimSuffix(val, ":"); prose && strong && !quoted && (strings.EqualFold(w, "phrase") || strings.EqualFold(w, "word")) {
+		// OpenSSL's prompt, "Enter PEM pass phrase: VALUE", a form's
+		// "Pass Word: VALUE": the key is two words.
 		if j := promptAnswer(v, end, val, false); j > 0 {
 			if start, end, quoted = readValue(v, skipBlanks(v, j)); end <= start {
 				return ctxSpan{}, false
@@ -1194,7 +1203,7 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		// The first layer began inside the value ("0nKSg2FtJwYk*[REDACTED]":
 		// a JWT's eyJ inside a psk): what it left before is the secret's head.
 		return ctxSpan{start, end}, true
-	case placeholder(val) || pathValue(val):
+	case placeholder(val) || pathValue(val) || yamlIndicator(val):
 		return ctxSpan{}, false
 	case strings.EqualFold(val, secureStringCmdlet):
 		// $pw = ConvertTo-SecureString 'VALUE' -AsPlainText: the

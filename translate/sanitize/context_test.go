@@ -768,3 +768,22 @@ func TestCredentialCalledWithValue(t *testing.T) {
 		`password("must be at least 8 characters long")`, `auth("bearer")`, `validatePassword("")`, `login("ana")`,
 		`NetworkCredential("ana", "")`)
 }
+
+// YAML writes a tag or a block scalar's header before a value ("password:
+// !!str VALUE", "password: >-" and the value on the next line); a table's
+// row puts a pipe between the name and its value. The header, the tag and
+// a command after a shell's pipe stay.
+func TestYAMLBlocksAndTableRows(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: "password: !!str " + pw, secret: pw, keep: "password: !!str "},
+		{in: "db:\n  password: >-\n    " + pw + "\n  user: ana", secret: pw, keep: "password: >-\n    "},
+		{in: "password: |\n  " + pw, secret: pw, keep: "password: |\n  "},
+		{in: "PASSWORD | " + pw, secret: pw, keep: "PASSWORD | "},
+		{in: "| password | " + pw + " |", secret: pw, keep: "| password | "},
+		{in: "Pass Word: " + pw, secret: pw, keep: "Pass Word: "},
+	})
+	expectKept(t, "db:\n  password: |\n  user: ana", "password: |", "password: >\n\nuser: x",
+		"cat password.txt | grep foo", "| password | required |", "| password | string | The user's password |",
+		"Pass word: must be 8 characters")
+}

@@ -958,6 +958,9 @@ func (r *redactor) keyValue(i int) (int, bool) {
 	// "password: must contain a digit", "token: expired": a colon, a space
 	// and a plain word is prose naming a problem, not a credential.
 	spaced := p > afterSep && sep == ':'
+	if sep == ':' {
+		p = yamlValueStart(s, p, r.keyStart)
+	}
 	var vs, ve int
 	switch {
 	case s[p] == '"':
@@ -1009,9 +1012,10 @@ func (r *redactor) keyValue(i int) (int, bool) {
 			ve++
 		}
 		ve = valueRunEnd(s, vs, ve, bareStop) // password=;Xy9Zq8Lm2Pw, Xy9Zq;8Lm2Pw
-		if escapedStop(s[vs:ve]) {
+		if escapedStop(s[vs:ve]) || yamlIndicator(s[vs:ve]) {
 			// "Pwd=%7B&OuVC…%7D": an escaped brace or quote, whose value
-			// a decoded reading reads whole.
+			// a decoded reading reads whole; "password: |" whose block
+			// yamlValueStart found no line of.
 			return 0, false
 		}
 		if ve < len(s) && strings.Contains(s[vs:ve], "://") {
@@ -1036,6 +1040,60 @@ func (r *redactor) keyValue(i int) (int, bool) {
 	}
 	r.replace(vs, ve)
 	return ve, true
+}
+
+// yamlValueStart is where a YAML value starts when s[p:] begins with what
+// YAML writes before one: a tag ("password: !!str VALUE"; a tag alone
+// stays), then or alone a block scalar's indicator (| or >, a chomping
+// sign, an indent: yamlIndicator) that ends its line, whose value is on
+// the next line, indented past its key (at s[key]). p itself otherwise.
+func yamlValueStart(s string, p, key int) int {
+	q := p
+	if s[q] != '!' && s[q] != '|' && s[q] != '>' {
+		return p
+	}
+	if s[q] == '!' {
+		for q < len(s) && !blank(s[q]) && s[q] != '\n' {
+			q++
+		}
+		if q = skipSpaces(s, q, false); q >= len(s) || s[q] == '\n' {
+			return p
+		}
+	}
+	if s[q] != '|' && s[q] != '>' {
+		return q // most values: not read twice
+	}
+	e := q
+	for e < len(s) && !blank(s[e]) && s[e] != '\n' {
+		e++
+	}
+	if !yamlIndicator(s[q:e]) {
+		return q
+	}
+	if e = skipSpaces(s, e, false); e >= len(s) || s[e] != '\n' {
+		return q
+	}
+	line := e + 1
+	v := skipSpaces(s, line, false)
+	keyIndent := key - (strings.LastIndexByte(s[:key], '\n') + 1)
+	if v < len(s) && s[v] != '\n' && v-line > keyIndent {
+		return v
+	}
+	return q
+}
+
+// yamlIndicator is a YAML block scalar's header: | or >, then at most a
+// chomping sign and an indent digit, in either order.
+func yamlIndicator(w string) bool {
+	if w == "" || w[0] != '|' && w[0] != '>' || len(w) > 3 {
+		return false
+	}
+	for i := 1; i < len(w); i++ {
+		if c := w[i]; c != '-' && c != '+' && (c < '1' || c > '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // blobKey reports whether a run of key bytes reads as a piece of an

@@ -277,6 +277,9 @@ func (r *redactor) keyValueRef(i int) (int, bool) {
 	// "password: must contain a digit", "token: expired": a colon, a space
 	// and a plain word is prose naming a problem, not a credential.
 	spaced := p > afterSep && sep == ':'
+	if sep == ':' {
+		p = yamlValueStart(s, p, r.keyStart)
+	}
 	var vs, ve int
 	switch {
 	case s[p] == '"':
@@ -327,7 +330,7 @@ func (r *redactor) keyValueRef(i int) (int, bool) {
 			ve++
 		}
 		ve = valueRunEnd(s, vs, ve, bareStop)
-		if escapedStop(s[vs:ve]) {
+		if escapedStop(s[vs:ve]) || yamlIndicator(s[vs:ve]) {
 			return 0, false
 		}
 		if ve < len(s) && strings.Contains(s[vs:ve], "://") {
