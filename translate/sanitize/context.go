@@ -1163,14 +1163,16 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 			return ctxSpan{}, false
 		}
 		val = v[start:end]
-		if k := laterCopula(v, start); strong && (copula == "for" || copula == "of") && k > 0 {
-			// "The password for the admin account is VALUE": the
-			// sentence names whose password it is first. The value
-			// stays prose's: a word no sentence holds.
-			if start, end, quoted = readValue(v, k); end <= start {
-				return ctxSpan{}, false
+		if strong && (copula == "for" || copula == "of") {
+			if k := laterCopula(v, start); k > 0 {
+				// "The password for the admin account is VALUE": the
+				// sentence names whose password it is first. The value
+				// stays prose's: a word no sentence holds.
+				if start, end, quoted = readValue(v, k); end <= start {
+					return ctxSpan{}, false
+				}
+				val = v[start:end]
 			}
-			val = v[start:end]
 		}
 		if strong && !quoted && val == "key" {
 			// ssh-keygen's and ssh-add's prompt names its key file:
@@ -2751,7 +2753,7 @@ func insertedValue(v string, ks, ke int, budget *int) (ctxSpan, bool) {
 		if q := strings.IndexAny(item, "'\""); q > 0 {
 			// A function of the value, crypt('VALUE', gen_salt('bf')):
 			// its first string.
-			s = s + q
+			s += q
 		}
 		if qs, qe, quoted := readValue(v, s); quoted && qe <= e {
 			s, e = qs, qe
@@ -2770,7 +2772,8 @@ func insertedValue(v string, ks, ke int, budget *int) (ctxSpan, bool) {
 // \"VALUE\")", "new NetworkCredential(\"ana\", \"VALUE\")", Python's
 // "auth=('ana', 'VALUE')"): the last string among the arguments; after a
 // weaker word, only one that follows another (the user's name) and could
-// be a secret. A list is read within sqlReach bytes, budget lists a text.
+// be a secret. A list is read within sqlReach bytes, and a text's first
+// budget such names only (insertedValue's budget, shared).
 func calledWith(v string, ke int, strong bool, budget *int) (ctxSpan, bool) {
 	j := ke
 	if k := skipBlanks(v, j); k < len(v) && v[k] == '=' {
