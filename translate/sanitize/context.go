@@ -643,6 +643,9 @@ func findContextSecrets(v string, sc viewScan) []ctxSpan {
 	for _, s := range secureStrings(v, sc.glue) {
 		add(s)
 	}
+	for _, s := range foreignPasswords(v, sc.foreign) {
+		add(s)
+	}
 	// Last, and not through add: a tail glued to a redaction is never a
 	// placeholder of its own.
 	out = append(out, redactedTails(v)...)
@@ -691,6 +694,7 @@ type viewScan struct {
 	// mnemonicWords bounds the longest run of words mnemonics can find:
 	// under 12, it finds none.
 	mnemonicWords int
+	foreign       []int // the ends of foreignPasswordWords labels
 }
 
 // keyedRun is a key at v[start:end] and whether its credential word is a
@@ -716,6 +720,9 @@ func scanView(v string) viewScan {
 	for i := 0; i < len(v); {
 		if c := v[i]; scanClass[c]&classGlue == 0 {
 			gapClean = gapClean && (c == ' ' || c == '\n')
+			if foreignLeads[c] {
+				out.foreignLabel(v, i)
+			}
 			i++
 			continue
 		}
@@ -2503,6 +2510,9 @@ func redactedTails(v string) []ctxSpan {
 			!(v[i] == '.' && i+1 < len(v) && glueByte(v[i+1]) && v[i+1] != '.') {
 			continue // a full stop ends a sentence; ".Ds50F" goes on a token
 		}
+		if v[i] >= 0x80 {
+			continue // a script without spaces goes on ("密码：[REDACTED]，请妥善保管"): a token's bytes are ASCII
+		}
 		if before := v[:i-len(RedactedToken)]; v[i] == '@' && (strings.HasSuffix(before, ":") || strings.HasSuffix(before, "//")) {
 			if k := lastAtOfUserinfo(v, i); k > i {
 				// "//[REDACTED]@BOeJ…@ch:9000": a host holds no '@', so up to
@@ -2875,6 +2885,87 @@ func sqlPasswords(v string) []ctxSpan {
 				out = append(out, ctxSpan{s, e})
 			}
 		}
+	}
+	return out
+}
+
+// foreignPasswordWords are the password in the languages whose word for it
+// is not ASCII (Russian, Chinese, Japanese, Korean, Spanish, Polish,
+// Turkish, Swedish, Hungarian, Vietnamese), as a label writes it: which
+// the key readers, ASCII's, cannot take for a key.
+var foreignPasswordWords = []string{"пароль", "Пароль", "ПАРОЛЬ", "密码", "密碼", "口令", "パスワード", "비밀번호",
+	"contraseña", "Contraseña", "hasło", "Hasło", "şifre", "Şifre", "lösenord", "Lösenord", "jelszó", "Jelszó",
+	"mật khẩu", "Mật khẩu"}
+
+// foreignLabels are foreignPasswordWords by the first two bytes of their
+// first rune that is not ASCII (foreignRune), with where that rune stands in
+// the word: scanView meets every byte such a rune starts with, as a byte
+// but glue, and tries only the words the rune can be part of (an ASCII
+// text pays nothing; French's é, a C3 as ñ and ö are, none).
+var foreignLabels, foreignLeads = func() (t [2048][]foreignLabel, leads [256]bool) {
+	for _, w := range foreignPasswordWords {
+		at := strings.IndexFunc(w, func(r rune) bool { return r >= utf8.RuneSelf })
+		t[foreignRune(w[at], w[at+1])] = append(t[foreignRune(w[at], w[at+1])], foreignLabel{w, at})
+		leads[w[at]] = true
+	}
+	return t, leads
+}()
+
+// foreignRune keys a rune by its lead byte's low five bits and its next
+// byte's low six: the two bytes every rune of foreignPasswordWords differs
+// by.
+func foreignRune(lead, next byte) int { return int(lead&0x1f)<<6 | int(next&0x3f) }
+
+type foreignLabel struct {
+	word string
+	at   int // the index of its first rune that is not ASCII
+}
+
+// foreignLabel records the end of each foreignPasswordWords label whose
+// first rune that is not ASCII starts at v[i].
+func (out *viewScan) foreignLabel(v string, i int) {
+	if i+1 >= len(v) {
+		return
+	}
+	for _, l := range foreignLabels[foreignRune(v[i], v[i+1])] {
+		if s := i - l.at; s >= 0 && strings.HasPrefix(v[s:], l.word) {
+			out.foreign = append(out.foreign, s+len(l.word))
+		}
+	}
+}
+
+// foreignPasswords: the value after each foreignPasswordWords label that
+// ends at one of ends ("пароль: VALUE", "密码：VALUE", "contraseña=VALUE").
+// A value in the label's own script is a sentence about the password
+// ("密码: 错误"), not one.
+func foreignPasswords(v string, ends []int) []ctxSpan {
+	var out []ctxSpan
+	for _, end := range ends {
+		j := skipBlanks(v, end)
+		switch {
+		case strings.HasPrefix(v[j:], "："): // a full-width colon
+			j += len("：")
+		case j < len(v) && (v[j] == ':' || v[j] == '='):
+			j++
+		default:
+			continue
+		}
+		s, e, quoted := readValue(v, skipBlanks(v, j))
+		if !quoted {
+			// The label's script ends the value, and its punctuation
+			// ("VALUE，请妥善保管", read as "VALUE,请…" once decoded).
+			for k := s; k < e; k++ {
+				if v[k] >= 0x80 {
+					e = k
+					break
+				}
+			}
+			e = s + len(strings.TrimRight(v[s:e], ",.;"))
+		}
+		if e <= s || v[s] >= 0x80 || placeholder(v[s:e]) || !quoted && commonWord(v[s:e]) {
+			continue
+		}
+		out = append(out, ctxSpan{s, e})
 	}
 	return out
 }

@@ -787,3 +787,21 @@ func TestYAMLBlocksAndTableRows(t *testing.T) {
 		"cat password.txt | grep foo", "| password | required |", "| password | string | The user's password |",
 		"Pass word: must be 8 characters")
 }
+
+// The password's label in languages whose word for it is not ASCII, as
+// forms and logs write it (a full-width colon in Chinese and Japanese); a
+// value in the label's own script is a sentence about it, and the text
+// after a redaction in a script without spaces is not the secret's tail.
+func TestNonASCIIPasswordLabels(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: "Пароль: abc123XYZ!", secret: "abc123XYZ", keep: "Пароль: "},
+		{in: "密码：" + pw + "，请妥善保管", secret: pw, keep: "，请妥善保管"},
+		{in: "用户名: ana 密码: " + pw, secret: pw, keep: "用户名: ana 密码: "},
+		{in: "パスワード：" + pw, secret: pw, keep: "パスワード："},
+		{in: "contraseña=" + pw + "&usuario=ana", secret: pw, keep: "&usuario=ana"},
+		{in: "Hasło: " + pw, secret: pw, keep: "Hasło: "},
+		{in: "비밀번호: " + pw, secret: pw, keep: "비밀번호: "},
+	})
+	expectKept(t, "密码: 错误", "密码错误", "пароль: неверный", "La contraseña: debe tener 8 caracteres", "пароль: ${DB_PASSWORD}")
+}
