@@ -241,11 +241,20 @@ var mnemonicByte = func() (t [256]bool) {
 	return t
 }()
 
-// transcriptWords name the tools and protocols transcriptValues reads.
-var transcriptWords = []string{"sshpass", "redis-cli", "ldap", "mysql", "htpasswd", "sqlcmd",
-	"openssl", "login", "auth", "mongo", "keytool", "jarsigner", "zip", "7z", "unrar", "rabbitmqctl", "wpa_passphrase", "net use",
-	"expect", "smbclient", "echo", "identified by", "set password", "sqlplus", "mosquitto_", "cqlsh", "unzip", "rar a", "rar x",
-	"ssh-keygen", "psexec", "bcp", "xfreerdp", "rdesktop", "hydra"}
+// transcriptWords name the tools and protocols transcriptValues reads:
+// the protocol verbs and phrases its other readers look for, and every
+// tool of transcriptCommands, taken from that table (a tool listed there
+// alone, lftp's, was read only where something else made the quick
+// reject read the text).
+var transcriptWords = func() []string {
+	words := []string{"login", "auth", "echo", "identified by", "set password"}
+	for _, c := range transcriptCommands {
+		if c.tool != "" && !slices.Contains(words, c.tool) {
+			words = append(words, c.tool)
+		}
+	}
+	return words
+}()
 
 // transcriptHeadAt is foldWordAt's quick reject: s[i:] begins with the
 // first two bytes of a transcript word or tool, in any case. A letter's low
@@ -1184,14 +1193,14 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		if strong && !quoted && val == "key" {
 			// ssh-keygen's and ssh-add's prompt names its key file:
 			// "Enter passphrase for key '/root/.ssh/id_rsa': VALUE".
-			if ks, ke, kq := readValue(v, skipBlanks(v, end)); kq {
+			if ks, ke, kq := readValue(v, skipSpaces(v, end, false)); kq {
 				start, end, quoted, val = ks, ke, kq, v[ks:ke]
 			}
 		}
 		if j := promptAnswer(v, end, val, quoted); strong && j > 0 {
 			// A prompt, "[sudo] password for ops: VALUE", git's
 			// "Password for 'https://ana@github.com': VALUE".
-			if start, end, quoted = readValue(v, skipBlanks(v, j)); end <= start {
+			if start, end, quoted = readValue(v, skipSpaces(v, j, false)); end <= start {
 				return ctxSpan{}, false
 			}
 			val, prose = v[start:end], false
@@ -1201,7 +1210,7 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		// OpenSSL's prompt, "Enter PEM pass phrase: VALUE", a form's
 		// "Pass Word: VALUE": the key is two words.
 		if j := promptAnswer(v, end, val, false); j > 0 {
-			if start, end, quoted = readValue(v, skipBlanks(v, j)); end <= start {
+			if start, end, quoted = readValue(v, skipSpaces(v, j, false)); end <= start {
 				return ctxSpan{}, false
 			}
 			val, prose = v[start:end], false
@@ -1262,9 +1271,9 @@ func laterCopula(v string, i int) int {
 			return 0 // not a plain word, or the clause ends
 		}
 		if w := v[i:e]; w == "is" || w == "was" {
-			return skipBlanks(v, e)
+			return skipSpaces(v, e, false)
 		}
-		i = skipBlanks(v, e)
+		i = skipSpaces(v, e, false)
 	}
 	return 0
 }
@@ -1285,13 +1294,6 @@ func promptAnswer(v string, end int, subject string, quoted bool) int {
 		return end + 1
 	}
 	return 0
-}
-
-func skipBlanks(v string, i int) int {
-	for i < len(v) && v[i] == ' ' {
-		i++
-	}
-	return i
 }
 
 // xmlOpenTagEnd is the index after the '>' that closes an element's open
@@ -1741,7 +1743,7 @@ func transcriptValues(v string, sc viewScan) []ctxSpan {
 			for n := 0; n < 4 && e > s && windowsSwitch(v[s:e]); n++ {
 				// A Windows command's switches stand before its password
 				// as well as after it: net use \\srv\s /user:ana VALUE.
-				s, e, _ = readValue(v, skipBlanks(v, e))
+				s, e, _ = readValue(v, skipSpaces(v, e, false))
 			}
 			if e > s && !placeholder(v[s:e]) && v[s] != '-' && !windowsSwitch(v[s:e]) {
 				out = append(out, ctxSpan{s, e})
@@ -2724,7 +2726,7 @@ func echoedIntoLogin(v string) []ctxSpan {
 // "(password," repeated would otherwise be read back and forth at every
 // one.
 func insertedValue(v string, ks, ke int, budget *int) (ctxSpan, bool) {
-	i := skipBlanks(v, ke)
+	i := skipSpaces(v, ke, false)
 	if i >= len(v) || v[i] != ',' && v[i] != ')' || *budget <= 0 {
 		return ctxSpan{}, false
 	}
@@ -2742,11 +2744,11 @@ func insertedValue(v string, ks, ke int, budget *int) (ctxSpan, bool) {
 	if end < 0 {
 		return ctxSpan{}, false
 	}
-	j := skipBlanks(v, ks+end+1)
+	j := skipSpaces(v, ks+end+1, false)
 	if !hasFoldPrefix(v[j:], "values") {
 		return ctxSpan{}, false
 	}
-	if j = skipBlanks(v, j+len("values")); j >= len(v) || v[j] != '(' {
+	if j = skipSpaces(v, j+len("values"), false); j >= len(v) || v[j] != '(' {
 		return ctxSpan{}, false
 	}
 	limit := min(len(v), j+sqlReach)
@@ -2786,8 +2788,8 @@ func insertedValue(v string, ks, ke int, budget *int) (ctxSpan, bool) {
 // budget such names only (insertedValue's budget, shared).
 func calledWith(v string, ke int, strong bool, budget *int) (ctxSpan, bool) {
 	j := ke
-	if k := skipBlanks(v, j); k < len(v) && v[k] == '=' {
-		j = skipBlanks(v, k+1) // a tuple: auth=("ana", "VALUE")
+	if k := skipSpaces(v, j, false); k < len(v) && v[k] == '=' {
+		j = skipSpaces(v, k+1, false) // a tuple: auth=("ana", "VALUE")
 	}
 	if j >= len(v) || v[j] != '(' || *budget <= 0 {
 		return ctxSpan{}, false
@@ -2834,7 +2836,7 @@ const (
 // ends it (-1 when the line ends first). Strings and parentheses inside it
 // are its own.
 func sqlListItem(v string, j int) (start, end, next int) {
-	start = skipBlanks(v, j)
+	start = skipSpaces(v, j, false)
 	depth := 0
 	for i := start; i < len(v) && v[i] != '\n'; i++ {
 		switch c := v[i]; c {
@@ -2941,7 +2943,7 @@ func (out *viewScan) foreignLabel(v string, i int) {
 func foreignPasswords(v string, ends []int) []ctxSpan {
 	var out []ctxSpan
 	for _, end := range ends {
-		j := skipBlanks(v, end)
+		j := skipSpaces(v, end, false)
 		switch {
 		case strings.HasPrefix(v[j:], "："): // a full-width colon
 			j += len("：")
@@ -2950,7 +2952,7 @@ func foreignPasswords(v string, ends []int) []ctxSpan {
 		default:
 			continue
 		}
-		s, e, quoted := readValue(v, skipBlanks(v, j))
+		s, e, quoted := readValue(v, skipSpaces(v, j, false))
 		if !quoted {
 			// The label's script ends the value, and its punctuation
 			// ("VALUE，请妥善保管", read as "VALUE,请…" once decoded).
@@ -2995,9 +2997,9 @@ func secureStrings(v string, glue []ctxSpan) []ctxSpan {
 		if indexFold(line, "-asplaintext") < 0 {
 			continue
 		}
-		j := skipBlanks(v, i)
+		j := skipSpaces(v, i, false)
 		if hasFoldPrefix(v[j:], "-string ") {
-			j = skipBlanks(v, j+len("-string "))
+			j = skipSpaces(v, j+len("-string "), false)
 		}
 		if s, e, _ := readValue(v, j); e > s && !strings.ContainsRune("$(-", rune(v[s])) && !placeholder(v[s:e]) {
 			out = append(out, ctxSpan{s, e})

@@ -805,3 +805,37 @@ func TestNonASCIIPasswordLabels(t *testing.T) {
 	})
 	expectKept(t, "密码: 错误", "密码错误", "пароль: неверный", "La contraseña: debe tener 8 caracteres", "пароль: ${DB_PASSWORD}")
 }
+
+// Every row of transcriptCommands, written as its tool takes it (the flag,
+// the words it passes over, a user before a split), as written and with
+// the tool in capitals, before three sorts of password: each is
+// redacted. Written from the table, not from the rows the layer was
+// tested with: it found lftp's row, read only where something else made
+// the quick reject read the text, since its tool was missing from
+// transcriptWords.
+func TestEveryTranscriptCommandIsRead(t *testing.T) {
+	for _, pw := range []string{"Zx9vQ2mL7pR4", "hunter2x", "s3cr3t"} {
+		for _, c := range transcriptCommands {
+			for _, tool := range []string{c.tool, strings.ToUpper(c.tool)} {
+				var b strings.Builder
+				if tool != "" {
+					b.WriteString(tool + " ")
+				}
+				b.WriteString(c.flag)
+				if !c.attach && c.flag != "" && !strings.HasSuffix(c.flag, " ") && c.flag != `\\` {
+					b.WriteString(" ")
+				}
+				for k := range c.skip {
+					b.WriteString(fmt.Sprintf("w%d ", k+1))
+				}
+				if c.split != 0 {
+					b.WriteString("ana" + string(c.split))
+				}
+				b.WriteString(pw)
+				if in, out := b.String(), Text(b.String(), 1<<10); strings.Contains(out, pw) {
+					t.Errorf("%q -> %q", in, out)
+				}
+			}
+		}
+	}
+}
