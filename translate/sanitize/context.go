@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/tyler-smith/go-bip39/wordlists"
@@ -2893,11 +2894,22 @@ func sqlPasswords(v string) []ctxSpan {
 
 // foreignPasswordWords are the password in the languages whose word for it
 // is not ASCII (Russian, Chinese, Japanese, Korean, Spanish, Polish,
-// Turkish, Swedish, Hungarian, Vietnamese), as a label writes it: which
-// the key readers, ASCII's, cannot take for a key.
-var foreignPasswordWords = []string{"пароль", "Пароль", "ПАРОЛЬ", "密码", "密碼", "口令", "パスワード", "비밀번호",
-	"contraseña", "Contraseña", "hasło", "Hasło", "şifre", "Şifre", "lösenord", "Lösenord", "jelszó", "Jelszó",
-	"mật khẩu", "Mật khẩu"}
+// Turkish, Swedish, Hungarian, Vietnamese), as a label writes it, in lower
+// case, capitalised and in capitals: which the key readers, ASCII's,
+// cannot take for a key.
+var foreignPasswordWords = func() []string {
+	var out []string
+	for _, w := range []string{"пароль", "密码", "密碼", "口令", "パスワード", "비밀번호", "contraseña", "hasło", "şifre",
+		"lösenord", "jelszó", "mật khẩu"} {
+		r, n := utf8.DecodeRuneInString(w)
+		for _, v := range []string{w, string(unicode.ToUpper(r)) + w[n:], strings.ToUpper(w)} {
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}()
 
 // foreignLabels are foreignPasswordWords by the first two bytes of their
 // first rune that is not ASCII (foreignRune), with where that rune stands in

@@ -802,6 +802,11 @@ func TestNonASCIIPasswordLabels(t *testing.T) {
 		{in: "contraseña=" + pw + "&usuario=ana", secret: pw, keep: "&usuario=ana"},
 		{in: "Hasło: " + pw, secret: pw, keep: "Hasło: "},
 		{in: "비밀번호: " + pw, secret: pw, keep: "비밀번호: "},
+		// Capitalised and in capitals, as the words' own case folding
+		// writes them.
+		{in: "ПАРОЛЬ: " + pw, secret: pw, keep: "ПАРОЛЬ: "},
+		{in: "CONTRASEÑA=" + pw, secret: pw, keep: "CONTRASEÑA="},
+		{in: "Şifre: " + pw, secret: pw, keep: "Şifre: "},
 	})
 	expectKept(t, "密码: 错误", "密码错误", "пароль: неверный", "La contraseña: debe tener 8 caracteres", "пароль: ${DB_PASSWORD}")
 }
