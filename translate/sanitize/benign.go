@@ -15,7 +15,8 @@ import "strings"
 //   - a data: URI's payload, or base64 that decodes to JSON holding no
 //     secret of its own;
 //   - a UUID named as an id (keyId=…);
-//   - a cookie list whose values are all plain (theme=dark; Path=/).
+//   - a cookie list whose values are all plain (theme=dark; Path=/);
+//   - code that reads a value (codeReference).
 //
 // maxPlaceholder is the longest word benignSpan reads as a placeholder.
 const maxPlaceholder = 256
@@ -41,6 +42,8 @@ func benignSpan(s string, from, to int) bool {
 	case strings.HasSuffix(before, ";base64,") && strings.Contains(before, "data:"):
 		return true
 	case uuidShape(val) && (hasFoldSuffix(before, "id=") || hasFoldSuffix(before, "id: ") || hasFoldSuffix(before, "id:")):
+		return true
+	case codeReference(s, from):
 		return true
 	}
 	// Base64 of '{' or '[' starts with 'e' or 'W' in every alphabet: only
@@ -133,4 +136,76 @@ func plainCookies(val string) bool {
 		}
 	}
 	return true
+}
+
+// codeReference reports whether s[i:] is code that reads a value rather
+// than the value: a readable name (readableIdentifier), dotted or not,
+// called or subscripted on its line (os.getenv("DB_PASSWORD"), getpass(),
+// os.environ["DB_PASSWORD"], config.get("db", key=name)), or Node's
+// process.env.NAME. Python's tracebacks quote their program's lines
+// ("password = os.environ['DB_PASSWORD']" above a KeyError), and the names
+// such a line reads are what its reader needs. The arguments must be
+// names or strings (codeArguments): a password shaped as a word with a
+// number in brackets (Summer(2024)) is still one.
+func codeReference(s string, i int) bool {
+	j := i
+	for j < len(s) && j-i <= 64 && (identifierByte(s[j]) || s[j] == '.') {
+		j++
+	}
+	name := s[i:j]
+	switch {
+	case name == "" || name[0] == '.' || name[len(name)-1] == '.' || '0' <= name[0] && name[0] <= '9' || !readableIdentifier(name):
+		return false
+	case len(name) > len("process.env.") && strings.HasPrefix(name, "process.env."):
+		return true
+	case j < len(s) && s[j] == '(':
+		return codeArguments(s, j+1, ')')
+	case j < len(s) && s[j] == '[':
+		return codeArguments(s, j+1, ']')
+	}
+	return false
+}
+
+// codeArguments reports whether s[i:] is a list of arguments closed by
+// end on its line, within 256 bytes: none, or strings, names and
+// name=argument pairs between commas.
+func codeArguments(s string, i int, end byte) bool {
+	limit := min(len(s), i+256)
+	for {
+		i = skipSpaces(s[:limit], i, false)
+		if i >= limit {
+			return false
+		}
+		switch c := s[i]; {
+		case c == end:
+			return true
+		case c == '"' || c == '\'':
+			e := strings.IndexByte(s[i+1:limit], c)
+			if e < 0 || strings.IndexByte(s[i+1:i+1+e], '\n') >= 0 {
+				return false
+			}
+			i += e + 2
+		case identifierByte(c) && !('0' <= c && c <= '9'):
+			for i < limit && (identifierByte(s[i]) || s[i] == '.') {
+				i++
+			}
+			if i < limit && s[i] == '=' {
+				i++
+				continue // a keyword argument: its value next
+			}
+		default:
+			return false
+		}
+		i = skipSpaces(s[:limit], i, false)
+		if i < limit && s[i] == ',' {
+			i++
+		} else if i >= limit || s[i] != end {
+			return false
+		}
+	}
+}
+
+// identifierByte is a byte of a name in code: a letter, a digit, '_' or '$'.
+func identifierByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '$'
 }

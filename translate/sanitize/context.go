@@ -384,12 +384,14 @@ var credentialWords = append([]credentialWord{
 	// A sign-up form's second password (Rails' password_confirmation).
 	{"passwordconfirmation", true}, {"passwordconfirm", true},
 	// The password in other languages, as forms and configuration keys
-	// spell it (German, Norwegian, Dutch, Danish, Finnish): the words
-	// whose first three letters are rare inside other words. Kennwort,
-	// haslo, heslo, senha, contrasena, motdepasse, losenord and parola
-	// start as token, phase, caches, sent, connection, remote, close and
-	// compare do, and cost BenchmarkContextPassCommonWords 9%.
+	// spell it in ASCII (German, Norwegian, Dutch, Danish, Finnish, Polish,
+	// Czech, Portuguese, Spanish, Swedish, Turkish, Hungarian; the
+	// spellings with their own letters are foreignPasswordWords'), and
+	// French's "mot de passe" by its last word (motdepasse, mot_de_passe,
+	// "Mot de passe : VALUE").
 	{"passwort", true}, {"passord", true}, {"wachtwoord", true}, {"adgangskode", true}, {"salasana", true},
+	{"kennwort", true}, {"haslo", true}, {"heslo", true}, {"senha", true}, {"contrasena", true},
+	{"passe", true}, {"losenord", true}, {"sifre", true}, {"jelszo", true},
 }, codeWords()...)
 
 // codeQualifiers name a one-time code: a key that ends in one of them and
@@ -495,7 +497,8 @@ var twoLetterWords = func() (t [26][26]bool) {
 var notCredentialKeys = []string{"pagetoken", "nexttoken", "continuationtoken", "synctoken", "resumetoken", "cursortoken",
 	"publickey", "keyid", "primarykey", "foreignkey", "sortkey", "partitionkey", "idempotencykey", "cachekey", "routingkey",
 	"keyspace", "monkey", "hotkey", "turkey", "donkey", "bypass", "compass", "surpass", "overpass", "trespass", "ukey",
-	"tokens", "maxtokens", "tokencount", "passed", "passes", "passing", "team", "steam", "keycode", "subpass", "firstpass"}
+	"tokens", "maxtokens", "tokencount", "passed", "passes", "passing", "team", "steam", "keycode", "subpass", "firstpass",
+	"impasse"}
 
 // credentialWordAt reports whether s begins with a credential word as the
 // quick reject reads one (rejectWords), in any case, its head's letters
@@ -666,12 +669,10 @@ func mergeCtxSpans(in []ctxSpan) []ctxSpan {
 	if len(in) < 2 {
 		return in
 	}
-	// Insertion sort: a text holds few.
-	for i := 1; i < len(in); i++ {
-		for j := i; j > 0 && in[j].start < in[j-1].start; j-- {
-			in[j], in[j-1] = in[j-1], in[j]
-		}
-	}
+	// Not an insertion sort: most texts hold few spans, but a hostile one
+	// holds a span per few bytes from each reader, and sorted by insertion
+	// 1 MiB of "password = os.getenv(" took 0.8 s.
+	slices.SortFunc(in, func(a, b ctxSpan) int { return a.start - b.start })
 	out := in[:1]
 	for _, s := range in[1:] {
 		last := &out[len(out)-1]
@@ -1222,7 +1223,7 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		// The first layer began inside the value ("0nKSg2FtJwYk*[REDACTED]":
 		// a JWT's eyJ inside a psk): what it left before is the secret's head.
 		return ctxSpan{start, end}, true
-	case placeholder(val) || pathValue(val) || yamlIndicator(val):
+	case placeholder(val) || pathValue(val) || yamlIndicator(val) || !quoted && codeReference(v, start):
 		return ctxSpan{}, false
 	case strings.EqualFold(val, secureStringCmdlet):
 		// $pw = ConvertTo-SecureString 'VALUE' -AsPlainText: the
@@ -1352,6 +1353,15 @@ func isCopula(w string) bool {
 	return false
 }
 
+// maxValueLen bounds what a reader takes for one value: a quoted value's
+// closing quote is looked for this far, an unquoted value (with the runs
+// glued to it, valueRunEnd) is read this far. A text of many keys and no
+// stop ("login(=login(=…", a redaction's tail running into the next) was
+// otherwise read to its end once per key: 32 KiB of "ghp_=a(" took 0.8 s.
+// No password is this long; a longer run is redacted for its first
+// maxValueLen bytes.
+const maxValueLen = 4096
+
 // readValue reads a value at v[i:]: quoted ("v", 'v'), braced ({v}, an
 // ODBC value), or a run up to a space or a delimiter.
 func readValue(v string, i int) (start, end int, quoted bool) {
@@ -1360,13 +1370,13 @@ func readValue(v string, i int) (start, end int, quoted bool) {
 	}
 	switch q := v[i]; q {
 	case '"', '\'', '`':
-		if e := strings.IndexByte(v[i+1:], q); e >= 0 && e < 4096 {
+		if e := strings.IndexByte(v[i+1:min(len(v), i+1+maxValueLen)], q); e >= 0 {
 			return i + 1, i + 1 + e, true
 		}
 		i++
 	case '{':
 		// ODBC writes a '}' in a braced value twice ("Pwd={}}Xy9…}").
-		for e := i + 1; e < len(v) && e-i <= 4096; e++ {
+		for e := i + 1; e < len(v) && e-i <= maxValueLen; e++ {
 			if v[e] != '}' {
 				continue
 			}
@@ -1384,8 +1394,8 @@ func readValue(v string, i int) (start, end int, quoted bool) {
 			return i, i + 2 + e, false
 		}
 	}
-	j := i
-	for j < len(v) && !valueStop(v[j]) {
+	j, limit := i, min(len(v), i+maxValueLen)
+	for j < limit && !valueStop(v[j]) {
 		j++
 	}
 	j = valueRunEnd(v, i, j, valueStop) // password is ;Xy9Zq8Lm2Pw, Xy9Zq;8Lm2Pw
@@ -2494,6 +2504,7 @@ func keyHex(s string) bool {
 // it hid.
 func redactedTails(v string) []ctxSpan {
 	var out []ctxSpan
+	var field formField
 	for i := range after(v, RedactedToken) {
 		if i < len(v) && v[i] == '\n' {
 			// A soft wrap right after the redaction (softWrap): the next
@@ -2525,8 +2536,15 @@ func redactedTails(v string) []ctxSpan {
 			}
 			continue // user:[REDACTED]@host: the host follows a userinfo
 		}
-		if s, e, _ := readValue(v, i); e > s {
-			if e = encodedTailEnd(v, i-len(RedactedToken), s, e); e > s {
+		// The tail is read up to the next redaction, which reads its own:
+		// the two spans meet and merge. Read through it, each redaction of
+		// a text of many glued together read the rest of the text.
+		w := v
+		if next := strings.Index(v[i:], RedactedToken); next >= 0 {
+			w = v[:i+next]
+		}
+		if s, e, _ := readValue(w, i); e > s {
+			if e = encodedTailEnd(w, &field, i-len(RedactedToken), s, e); e > s {
 				out = append(out, ctxSpan{i - len(RedactedToken), e})
 			}
 		}
@@ -2558,13 +2576,10 @@ func lastAtOfUserinfo(v string, i int) int {
 // encoded break, and a secret's own space, '+' or '&' would be escaped
 // once more. In a field holding no such byte before the redaction
 // ("password=[REDACTED]+def": the first layer stopped at a '+' of the
-// password) the whole tail is the secret's.
-func encodedTailEnd(v string, r, s, e int) int {
-	field := v[:r]
-	if k := strings.LastIndexAny(field, " \t\r\n&"); k >= 0 {
-		field = field[k+1:]
-	}
-	form, esc := strings.IndexByte(field, '+') >= 0, holdsEscape(field)
+// password) the whole tail is the secret's. field has read v up to
+// an earlier redaction, or not at all.
+func encodedTailEnd(v string, field *formField, r, s, e int) int {
+	form, esc := field.upTo(v, r)
 	for p := s; p < e && (form || esc); p++ {
 		if form && v[p] == '+' {
 			return p
@@ -2576,6 +2591,34 @@ func encodedTailEnd(v string, r, s, e int) int {
 		}
 	}
 	return e
+}
+
+// formField reads a text's form fields (the runs between ' ', '\t', '\r',
+// '\n' and '&') left to right: whether the field up to a position holds a
+// '+' or a %XX escape. A text's redactions are read in order, so each
+// byte is read once; read back from each redaction, a text of many
+// redactions and no blank was read once per redaction (1 MiB of
+// "password=a(" took 40 s).
+type formField struct {
+	at        int // v is read up to here
+	form, esc bool
+}
+
+// upTo reads v up to r (at or after where it was read up to before) and
+// reports the field's '+' and escape before r. An escape reaching r is
+// none: r starts a redaction, whose '[' is no hex digit.
+func (f *formField) upTo(v string, r int) (form, esc bool) {
+	for ; f.at < r; f.at++ {
+		switch c := v[f.at]; {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '&':
+			f.form, f.esc = false, false
+		case c == '+':
+			f.form = true
+		case c == '%' && f.at+2 < r && isHex(v[f.at+1]) && isHex(v[f.at+2]):
+			f.esc = true
+		}
+	}
+	return f.form, f.esc
 }
 
 // jwkMembers: in a JSON Web Key (a text with "kty"), the private members
@@ -3027,6 +3070,9 @@ func authCalls(v string) []ctxSpan {
 	// Python's smtplib, ftplib and imaplib: server.login("user", "secret").
 	for _, call := range []string{".auth(", "login("} {
 		for i := range after(v, call) {
+			if !opensQuote(v, i) {
+				continue // only a string is read: an unquoted run is not read to its end
+			}
 			_, e, q := readValue(v, i) // the user
 			if !q || e+1 >= len(v) {
 				continue
@@ -3038,12 +3084,20 @@ func authCalls(v string) []ctxSpan {
 			for j < len(v) && (v[j] == ',' || v[j] == ' ') {
 				j++
 			}
+			if !opensQuote(v, j) {
+				continue
+			}
 			if s, e, q := readValue(v, j); q && e > s && !placeholder(v[s:e]) {
 				out = append(out, ctxSpan{s, e})
 			}
 		}
 	}
 	return out
+}
+
+// opensQuote reports whether v[i] opens what readValue reads as quoted.
+func opensQuote(v string, i int) bool {
+	return i < len(v) && strings.IndexByte("\"'`{", v[i]) >= 0
 }
 
 // mixedCaseWord: a single run of 8 or more letters with a capital inside

@@ -698,8 +698,20 @@ func TestPasswordWordsInOtherLanguages(t *testing.T) {
 		{in: `wachtwoord="` + pw + `"`, secret: pw, keep: "wachtwoord"},
 		{in: "adgangskode=" + pw, secret: pw, keep: "adgangskode="},
 		{in: `{"salasana": "` + pw + `"}`, secret: pw, keep: `"salasana"`},
+		{in: "Kennwort: " + pw, secret: pw, keep: "Kennwort: "},
+		{in: "haslo=" + pw, secret: pw, keep: "haslo="},
+		{in: "Heslo: " + pw, secret: pw, keep: "Heslo: "},
+		{in: `{"senha": "` + pw + `"}`, secret: pw, keep: `"senha"`},
+		{in: "contrasena=" + pw, secret: pw, keep: "contrasena="},
+		{in: "Votre mot de passe : " + pw, secret: pw, keep: "Votre mot de passe : "},
+		{in: "mot_de_passe=" + pw, secret: pw, keep: "mot_de_passe="},
+		{in: "LOSENORD=" + pw, secret: pw, keep: "LOSENORD="},
+		{in: "sifre: " + pw, secret: pw, keep: "sifre: "},
+		{in: "jelszo=" + pw, secret: pw, keep: "jelszo="},
 	})
-	expectKept(t, "Das Passwort ist falsch", "wachtwoord is verplicht", "passport=X1234567")
+	expectKept(t, "Das Passwort ist falsch", "wachtwoord is verplicht", "passport=X1234567",
+		"Das Kennwort muss 8 Zeichen lang sein", "A senha expirou, redefina a senha", "Votre mot de passe a expiré",
+		"Tout se passe bien", "talks reached an impasse: both sides left", "the token was sent over the remote connection")
 }
 
 // A sentence may say whose password it is before the value ("the password
@@ -843,4 +855,35 @@ func TestEveryTranscriptCommandIsRead(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Code that reads a password is kept: a traceback quotes its program's
+// line, and the names it reads (the variable, the call) are what its
+// reader needs; so is a prompt that asks for one. A password shaped like
+// a call of a number (Summer(2024)) and a quoted value after a quoted key
+// are still redacted.
+func TestCodeAndPromptsAreKept(t *testing.T) {
+	expectKept(t,
+		`password = os.environ["DB_PASSWORD"]`,
+		"Traceback (most recent call last):\n  File \"app.py\", line 12, in connect\n    password = os.environ['DB_PASSWORD']\nKeyError: 'DB_PASSWORD'",
+		`password = os.getenv("DB_PASSWORD")`,
+		`String password = System.getenv("DB_PASSWORD");`,
+		`password := os.Getenv("DB_PASSWORD")`,
+		`const password = process.env.DB_PASSWORD;`,
+		`password = getpass.getpass()`,
+		`password = config.get("db", key=name)`,
+		`pw = getpass("Password: ")`,
+		`password = getpass.getpass(prompt="Password: ")`,
+		`x = input("Enter password: ")`,
+		`read -s -p "Password: " PW`,
+	)
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: "password = Summer(2024)", secret: "Summer", keep: "password = "},
+		{in: "password = " + pw + "(x)", secret: pw, keep: "password = "},
+		{in: `{"password": "` + pw + `"}`, secret: pw, keep: `{"password": "`},
+		{in: `secret_key":"` + pw + `"`, secret: pw, keep: `secret_key":"`},
+		{in: `msg="password: ` + pw + `"`, secret: pw, keep: `msg="password: `},
+		{in: `password = "` + pw + `"`, secret: pw, keep: "password = "},
+	})
 }

@@ -531,6 +531,26 @@ type redactor struct {
 	sep              byte
 	// lineEnd(s, p) is linePast-1 for p in [lineFrom, linePast).
 	lineFrom, linePast int
+	// tokenEnd(s, p) for p in [tokenFrom, tokenTo), the last run of token
+	// bytes read, is max(p, tokenTrim) (tokenTo less its trailing dots).
+	tokenFrom, tokenTo, tokenTrim int
+}
+
+// tokenEnd is tokenEnd(r.s, p), each run of token bytes read once: the
+// token rules ask it at every prefix inside one token ("eyJ=eyJ=…"), and
+// read to the token's end again each time (32 KiB of "eyJ=" took 75 ms).
+func (r *redactor) tokenEnd(p int) int {
+	if p < r.tokenFrom || p >= r.tokenTo {
+		e := p
+		for e < len(r.s) && tokenTable[r.s[e]] {
+			e++
+		}
+		r.tokenFrom, r.tokenTo, r.tokenTrim = p, e, e
+		for r.tokenTrim > p && r.s[r.tokenTrim-1] == '.' {
+			r.tokenTrim--
+		}
+	}
+	return max(p, r.tokenTrim)
 }
 
 // replace redacts s[from:to].
@@ -554,7 +574,7 @@ func (r *redactor) tokenRule(i int) (int, bool) {
 	if (s[i] == 'B' || s[i] == 'b') && len(s)-i > 7 && lower(s[i+1]) == 'e' && strings.EqualFold(s[i:i+6], "bearer") {
 		p := skipSpaces(s, i+6, true)
 		if p > i+6 {
-			e := tokenEnd(s, p)
+			e := r.tokenEnd(p)
 			if e-p >= 8 && credentialLike(s[p:e]) {
 				r.replace(p, e)
 				return e, true
@@ -593,7 +613,7 @@ func (r *redactor) tokenRule(i int) (int, bool) {
 				continue
 			}
 		}
-		e := tokenEnd(s, i)
+		e := r.tokenEnd(i)
 		if e-p < t.min || t.token != nil && !t.token(s[i:e]) {
 			continue
 		}
@@ -603,13 +623,18 @@ func (r *redactor) tokenRule(i int) (int, bool) {
 	return 0, false
 }
 
+// jwtTextRead is how much of a token jwtText decodes (a multiple of 4):
+// a JWT's header is shorter, and decoding a long token whole at each of
+// its eyJ read a text of many quadratically often.
+const jwtTextRead = 1024
+
 // jwtText reports whether tok, which starts with eyJ, is base64 of JSON
 // text up to its first '.', as a JWT's header (or a payload cut short)
 // is: an id that happens to start with eyJ ("proj_eyJtpWYORx2uHo…", once
 // in a few hundred thousand) decodes to bytes no text holds, and is left
 // to the other rules.
 func jwtText(tok string) bool {
-	seg, _, _ := strings.Cut(tok, ".")
+	seg, _, _ := strings.Cut(tok[:min(len(tok), jwtTextRead)], ".")
 	seg = strings.TrimRight(seg, "=")
 	if len(seg)%4 == 1 {
 		seg = seg[:len(seg)-1] // cut inside a character: read what is whole
@@ -961,6 +986,11 @@ func (r *redactor) keyValue(i int) (int, bool) {
 	if sep == ':' {
 		p = yamlValueStart(s, p, r.keyStart)
 	}
+	if (s[p] == '"' || s[p] == '\'') && closesString(s, i, k, r.sepAt, s[p]) {
+		// getpass("Password: "), read -p "Password: " PW: the key ends a
+		// prompt, and its quote closes the prompt's string.
+		return 0, false
+	}
 	var vs, ve int
 	switch {
 	case s[p] == '"':
@@ -1040,6 +1070,26 @@ func (r *redactor) keyValue(i int) (int, bool) {
 	}
 	r.replace(vs, ve)
 	return ve, true
+}
+
+// closesString reports whether a quote q after the separator at s[sep]
+// closes a string that the key at s[key:keyEnd] stands in: no quote
+// closes the key itself (as "password": "VALUE" has) and the line holds
+// an odd count of q before it. Only the 256 bytes before the key are read
+// (a long line of many keys is not read again for each); past them the
+// quote is taken to open a value.
+func closesString(s string, key, keyEnd, sep int, q byte) bool {
+	if strings.IndexByte(s[keyEnd:sep], q) >= 0 {
+		return false
+	}
+	from := max(0, key-256)
+	line := s[from:key]
+	if nl := strings.LastIndexByte(line, '\n'); nl >= 0 {
+		line = line[nl+1:]
+	} else if from > 0 {
+		return false
+	}
+	return strings.Count(line, string(q))%2 == 1
 }
 
 // yamlValueStart is where a YAML value starts when s[p:] begins with what

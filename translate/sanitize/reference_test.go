@@ -280,6 +280,9 @@ func (r *redactor) keyValueRef(i int) (int, bool) {
 	if sep == ':' {
 		p = yamlValueStart(s, p, r.keyStart)
 	}
+	if (s[p] == '"' || s[p] == '\'') && closesString(s, i, k, r.sepAt, s[p]) {
+		return 0, false // the key ends a prompt: getpass("Password: ")
+	}
 	var vs, ve int
 	switch {
 	case s[p] == '"':

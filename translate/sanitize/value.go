@@ -575,6 +575,10 @@ func writeJSON(sb *strings.Builder, v *structpb.Value) {
 // ("Xy9Zq;8Lm2Pw", "Xy9Zq)8Lm2Pw"), the run glued to such a byte goes with
 // the value while it is one (gluedRun).
 func valueRunEnd(v string, vs, e int, stop func(byte) bool) int {
+	if e >= vs+maxValueLen {
+		return e // the reader's own reading is as long as any
+	}
+	v = v[:min(len(v), vs+maxValueLen)] // no glued run is read further
 	if e == vs {
 		return gluedRun(v, e, stop, symbolLeads, minSymbolLedRun, nameWord)
 	}
