@@ -840,19 +840,30 @@ const keyInValueSkip = 64
 // scanView), the value its syntax gives it.
 func keyedValues(v string, keys []keyedRun) []ctxSpan {
 	var out []ctxSpan
-	covered := 0 // the end of the last value read
+	covered := 0    // the end of the last value read
+	capped := false // that value was read to maxValueLen, not to its end
 	inserts := maxInsertReads
 	for _, k := range keys {
-		if k.start < covered && covered-k.end >= keyInValueSkip {
+		if k.start < covered && (capped || covered-k.end >= keyInValueSkip) {
 			// A key well inside the value read before it: what it names
 			// is redacted with that value. Read again, a text of many such
 			// keys joined into one run (wrapped lines joined) would be
-			// read to its end once per key.
+			// read to its end once per key. Near the end of a value cut
+			// at maxValueLen, the keys would each read maxValueLen again.
 			continue
 		}
 		if s, ok := valueAfter(v, k.start, k.end, k.strong); ok {
+			if s.end-s.start >= maxValueLen-1 {
+				// Cut at maxValueLen: the value goes on to the blank that
+				// ends its run, and the keys inside it are not read.
+				for s.end < len(v) && v[s.end] > ' ' {
+					s.end++
+				}
+				covered, capped = max(covered, s.end), true
+			} else if s.end > covered {
+				covered, capped = s.end, false
+			}
 			out = append(out, s)
-			covered = max(covered, s.end)
 		} else if s, ok := calledWith(v, k.end, k.strong, &inserts); ok {
 			out = append(out, s)
 		} else if k.strong {
@@ -1160,7 +1171,9 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 			}
 			to = i + len(strings.TrimRight(v[i:i+le], " \t\r"))
 		}
-		if val := v[from:to]; val == "" || placeholder(val) || proseLine(val) {
+		// A line's first maxValueLen bytes say whether it is a sentence:
+		// read whole, a line of many such headers was read once for each.
+		if val := v[from:min(to, from+maxValueLen)]; val == "" || placeholder(val) || headerProse(val) {
 			return ctxSpan{}, false
 		}
 		return ctxSpan{from, to}, true
@@ -1376,12 +1389,14 @@ func readValue(v string, i int) (start, end int, quoted bool) {
 		i++
 	case '{':
 		// ODBC writes a '}' in a braced value twice ("Pwd={}}Xy9…}").
-		for e := i + 1; e < len(v) && e-i <= maxValueLen; e++ {
-			if v[e] != '}' {
-				continue
+		limit := min(len(v), i+1+maxValueLen)
+		for e := i + 1; e < limit; {
+			k := strings.IndexByte(v[e:limit], '}')
+			if k < 0 {
+				break
 			}
-			if e+1 < len(v) && v[e+1] == '}' {
-				e++
+			if e += k; e+1 < len(v) && v[e+1] == '}' {
+				e += 2
 				continue
 			}
 			return i + 1, e, true
@@ -2655,25 +2670,58 @@ func protocolAuth(v string) []ctxSpan {
 			continue
 		}
 		prompted := at >= 2 && v[at-2:at] == "> "
-		le := strings.IndexByte(v[i:], '\n')
-		if le < 0 {
-			le = len(v) - i
-		}
-		words := strings.Fields(v[i : i+le])
-		if len(words) == 0 || len(words) > 3 {
+		var words [3][2]int
+		n, ok := lineWords(v, i, words[:])
+		if n == 0 || !ok {
 			continue
 		}
-		last := words[len(words)-1]
+		w := words[n-1]
 		if prompted {
-			last = words[min(len(words), 2)-1] // Redis: AUTH [username] password
+			w = words[min(n, 2)-1] // Redis: AUTH [username] password
 		}
+		last := v[w[0]:w[1]]
 		if placeholder(last) || !prompted && (saslMechanism(last) || sentenceWord(last)) {
 			continue
 		}
-		s := i + strings.LastIndex(v[i:i+le], last)
-		out = append(out, ctxSpan{s, s + len(last)})
+		out = append(out, ctxSpan{w[0], w[1]})
 	}
 	return out
+}
+
+// lineWords puts the bounds of the words (as strings.Fields splits them)
+// of v[i:]'s line into words and returns how many; ok is false when the
+// line holds more, and it reads no further than the word past them (a
+// line of many AUTH was read to its end once for each: 32 KiB of
+// `AUTH \"` took 0.5 s).
+func lineWords(v string, i int, words [][2]int) (n int, ok bool) {
+	space := func(j int) (bool, int) {
+		r, size := rune(v[j]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(v[j:])
+		}
+		return unicode.IsSpace(r), size
+	}
+	for j := i; j < len(v) && v[j] != '\n'; {
+		if sp, size := space(j); sp {
+			j += size
+			continue
+		}
+		if n == len(words) {
+			return n, false
+		}
+		k := j
+		for k < len(v) && v[k] != '\n' {
+			sp, size := space(k)
+			if sp {
+				break
+			}
+			k += size
+		}
+		words[n] = [2]int{j, k}
+		n++
+		j = k
+	}
+	return n, true
 }
 
 // smtpLoginPasswords: SMTP's AUTH LOGIN, where the server's challenge
@@ -2739,22 +2787,30 @@ func echoedIntoLogin(v string) []ctxSpan {
 		return nil // no pipe: no line below reads one
 	}
 	var out []ctxSpan
+	// Each line's end, its last reader's name (-1 when none) and the next
+	// pipe, found once: read again for each echo, a line of many was read
+	// to its end once for each (32 KiB of "echo |a(" took 58 ms).
+	le, lastReader, pipe := -1, -1, -1
 	for i := range after(v, "echo ") {
-		le := strings.IndexByte(v[i:], '\n')
-		if le < 0 {
-			le = len(v) - i
+		if i > le {
+			le = lineEnd(v, i)
+			lastReader = -1
+			for _, r := range []string{"sudo -S", "-stdin", "chpasswd", "--with-token"} {
+				if k := strings.LastIndex(v[i:le], r); k >= 0 {
+					lastReader = max(lastReader, i+k)
+				}
+			}
 		}
-		line := v[i : i+le]
-		pipe := strings.IndexByte(line, '|')
-		if pipe < 0 {
-			continue
+		if pipe < i {
+			pipe = le
+			if k := strings.IndexByte(v[i:le], '|'); k >= 0 {
+				pipe = i + k
+			}
 		}
-		rest := line[pipe:]
-		if !strings.Contains(rest, "sudo -S") && !strings.Contains(rest, "-stdin") && !strings.Contains(rest, "chpasswd") &&
-			!strings.Contains(rest, "--with-token") {
-			continue
+		if pipe == le || lastReader < pipe {
+			continue // no pipe, or no reader after it
 		}
-		if s, e, _ := readValue(v, i); e > s && e <= i+pipe && !placeholder(v[s:e]) {
+		if s, e, _ := readValue(v, i); e > s && e <= pipe && !placeholder(v[s:e]) {
 			out = append(out, ctxSpan{s, e})
 		}
 	}
@@ -3007,7 +3063,19 @@ func foreignPasswords(v string, ends []int) []ctxSpan {
 		default:
 			continue
 		}
-		s, e, quoted := readValue(v, skipSpaces(v, j, false))
+		j = skipSpaces(v, j, false)
+		w := v
+		if !opensQuote(v, j) {
+			// The label's script ends an unquoted value: it is read no
+			// further (a text of such labels was read 4 KiB past each).
+			for k := j; k < len(v); k++ {
+				if v[k] >= 0x80 {
+					w = v[:k]
+					break
+				}
+			}
+		}
+		s, e, quoted := readValue(w, j)
 		if !quoted {
 			// The label's script ends the value, and its punctuation
 			// ("VALUE，请妥善保管", read as "VALUE,请…" once decoded).

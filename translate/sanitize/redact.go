@@ -1025,7 +1025,7 @@ func (r *redactor) keyValue(i int) (int, bool) {
 		vs = p
 		ve = lineEnd(s, p)
 		line := s[vs:ve]
-		if spaced && proseLine(line) {
+		if spaced && headerProse(line) {
 			return 0, false
 		}
 		if authScheme(strings.TrimSpace(line)) && ve < len(s) {
@@ -1218,6 +1218,34 @@ func proseLine(line string) bool {
 	}
 	return !first
 }
+
+// headerProse is proseLine on a header's value up to its 16th word: a
+// credential is a word or two, so a value that starts with 16 plain words
+// is prose. Read whole, a line of many headers ("Authorization:
+// Authorization: …") was read to its end once for each: 32 KiB of them
+// took 0.2 s.
+func headerProse(line string) bool {
+	words, inWord := 0, false
+	for i := 0; i < len(line); {
+		r, size := rune(line[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(line[i:])
+		}
+		sp := unicode.IsSpace(r)
+		if !sp && !inWord {
+			if words++; words > maxHeaderProseWords {
+				return proseLine(line[:i])
+			}
+		}
+		inWord = !sp
+		i += size
+	}
+	return proseLine(line)
+}
+
+// maxHeaderProseWords is how many words of a header's value headerProse
+// reads.
+const maxHeaderProseWords = 16
 
 // scanQuoted returns the end of a double-quoted value's content starting at
 // p: the closing quote, the end of the line, or the end of s.

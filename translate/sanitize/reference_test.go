@@ -317,7 +317,7 @@ func (r *redactor) keyValueRef(i int) (int, bool) {
 		vs = p
 		ve = lineEnd(s, p)
 		line := s[vs:ve]
-		if spaced && proseLine(line) {
+		if spaced && headerProse(line) {
 			return 0, false
 		}
 		if authScheme(strings.TrimSpace(line)) && ve < len(s) {
