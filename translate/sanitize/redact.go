@@ -1184,8 +1184,22 @@ func authScheme(w string) bool {
 // than a credential: every word is plain and the first is not a scheme.
 // It walks the words as strings.Fields splits them, without making the
 // list (proseLineRef in reference_test.go is the version that does).
-func proseLine(line string) bool {
-	first := true
+func proseLine(line string) bool { return proseWords(line, 0) }
+
+// headerProse is proseLine on a header's value up to its 16th word: a
+// credential is a word or two, so a value that starts with 16 plain words
+// is prose. Read whole, a line of many headers ("Authorization:
+// Authorization: …") was read to its end once for each: 32 KiB of them
+// took 0.2 s.
+func headerProse(line string) bool { return proseWords(line, maxHeaderProseWords) }
+
+// maxHeaderProseWords is how many words of a header's value headerProse
+// reads.
+const maxHeaderProseWords = 16
+
+// proseWords is proseLine reading at most limit words (0: all of them).
+func proseWords(line string, limit int) bool {
+	words := 0
 	for i := 0; i < len(line); {
 		r, size := rune(line[i]), 1
 		if r >= utf8.RuneSelf {
@@ -1207,45 +1221,19 @@ func proseLine(line string) bool {
 			j += size
 		}
 		w := line[i:j]
-		if first && authScheme(w) {
+		if words == 0 && authScheme(w) {
 			return false
 		}
 		if !plainWord(w) {
 			return false
 		}
-		first = false
+		if words++; words == limit {
+			return true
+		}
 		i = j
 	}
-	return !first
+	return words > 0
 }
-
-// headerProse is proseLine on a header's value up to its 16th word: a
-// credential is a word or two, so a value that starts with 16 plain words
-// is prose. Read whole, a line of many headers ("Authorization:
-// Authorization: …") was read to its end once for each: 32 KiB of them
-// took 0.2 s.
-func headerProse(line string) bool {
-	words, inWord := 0, false
-	for i := 0; i < len(line); {
-		r, size := rune(line[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(line[i:])
-		}
-		sp := unicode.IsSpace(r)
-		if !sp && !inWord {
-			if words++; words > maxHeaderProseWords {
-				return proseLine(line[:i])
-			}
-		}
-		inWord = !sp
-		i += size
-	}
-	return proseLine(line)
-}
-
-// maxHeaderProseWords is how many words of a header's value headerProse
-// reads.
-const maxHeaderProseWords = 16
 
 // scanQuoted returns the end of a double-quoted value's content starting at
 // p: the closing quote, the end of the line, or the end of s.
