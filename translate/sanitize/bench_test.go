@@ -263,7 +263,7 @@ func BenchmarkKeywordFindShort(b *testing.B) { benchKeywordFindOf(b, rateLimitMe
 // second layer (a redaction's tail, a login call, an AUTH line, a header
 // line, an echo into a login, a label not written in ASCII) or by the
 // first layer's token rules before their readings were bounded: the
-// sweep's worst took 1.8 s, now 60 ms. Compare against
+// sweep's worst took 1.8 s, now about 45 ms. Compare against
 // BenchmarkText64KiB's per-byte cost; nothing here asserts a time.
 func BenchmarkTextRepeated(b *testing.B) {
 	Text("password=x", 64) // the rules are built on first use, not here
