@@ -207,5 +207,5 @@ func codeArguments(s string, i int, end byte) bool {
 
 // identifierByte is a byte of a name in code: a letter, a digit, '_' or '$'.
 func identifierByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '$'
+	return alnum(c) || c == '_' || c == '$'
 }

@@ -853,15 +853,16 @@ func keyedValues(v string, keys []keyedRun) []ctxSpan {
 			continue
 		}
 		if s, ok := valueAfter(v, k.start, k.end, k.strong); ok {
-			if s.end-s.start >= maxValueLen-1 {
+			cut := s.end-s.start >= maxValueLen-1
+			if cut {
 				// Cut at maxValueLen: the value goes on to the blank that
 				// ends its run, and the keys inside it are not read.
 				for s.end < len(v) && v[s.end] > ' ' {
 					s.end++
 				}
-				covered, capped = max(covered, s.end), true
-			} else if s.end > covered {
-				covered, capped = s.end, false
+			}
+			if s.end > covered || cut && s.end == covered {
+				covered, capped = s.end, cut
 			}
 			out = append(out, s)
 		} else if s, ok := calledWith(v, k.end, k.strong, &inserts); ok {
@@ -2694,34 +2695,18 @@ func protocolAuth(v string) []ctxSpan {
 // line of many AUTH was read to its end once for each: 32 KiB of
 // `AUTH \"` took 0.5 s).
 func lineWords(v string, i int, words [][2]int) (n int, ok bool) {
-	space := func(j int) (bool, int) {
-		r, size := rune(v[j]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(v[j:])
-		}
-		return unicode.IsSpace(r), size
-	}
-	for j := i; j < len(v) && v[j] != '\n'; {
-		if sp, size := space(j); sp {
-			j += size
-			continue
+	for j := i; ; {
+		s, e := fieldAt(v, j)
+		if s == len(v) || strings.IndexByte(v[j:s], '\n') >= 0 {
+			return n, true // the line ends before another word
 		}
 		if n == len(words) {
 			return n, false
 		}
-		k := j
-		for k < len(v) && v[k] != '\n' {
-			sp, size := space(k)
-			if sp {
-				break
-			}
-			k += size
-		}
-		words[n] = [2]int{j, k}
+		words[n] = [2]int{s, e}
 		n++
-		j = k
+		j = e
 	}
-	return n, true
 }
 
 // smtpLoginPasswords: SMTP's AUTH LOGIN, where the server's challenge
@@ -2782,6 +2767,10 @@ func sentenceWord(s string) bool {
 // echoedIntoLogin: echo SECRET | a command that reads a password on its
 // standard input (sudo -S, docker login --password-stdin, passwd --stdin,
 // chpasswd).
+// echoReaders read a password from their standard input: an echo piped
+// into one gives it the password.
+var echoReaders = []string{"sudo -S", "-stdin", "chpasswd", "--with-token"}
+
 func echoedIntoLogin(v string) []ctxSpan {
 	if strings.IndexByte(v, '|') < 0 {
 		return nil // no pipe: no line below reads one
@@ -2795,7 +2784,7 @@ func echoedIntoLogin(v string) []ctxSpan {
 		if i > le {
 			le = lineEnd(v, i)
 			lastReader = -1
-			for _, r := range []string{"sudo -S", "-stdin", "chpasswd", "--with-token"} {
+			for _, r := range echoReaders {
 				if k := strings.LastIndex(v[i:le], r); k >= 0 {
 					lastReader = max(lastReader, i+k)
 				}

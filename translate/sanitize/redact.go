@@ -1200,39 +1200,48 @@ const maxHeaderProseWords = 16
 // proseWords is proseLine reading at most limit words (0: all of them).
 func proseWords(line string, limit int) bool {
 	words := 0
-	for i := 0; i < len(line); {
-		r, size := rune(line[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(line[i:])
+	for i := 0; ; {
+		s, e := fieldAt(line, i)
+		if s == len(line) {
+			return words > 0
 		}
-		if unicode.IsSpace(r) {
-			i += size
-			continue
-		}
-		j := i + size
-		for j < len(line) {
-			r, size = rune(line[j]), 1
-			if r >= utf8.RuneSelf {
-				r, size = utf8.DecodeRuneInString(line[j:])
-			}
-			if unicode.IsSpace(r) {
-				break
-			}
-			j += size
-		}
-		w := line[i:j]
-		if words == 0 && authScheme(w) {
-			return false
-		}
-		if !plainWord(w) {
+		w := line[s:e]
+		if words == 0 && authScheme(w) || !plainWord(w) {
 			return false
 		}
 		if words++; words == limit {
 			return true
 		}
-		i = j
+		i = e
 	}
-	return words > 0
+}
+
+// fieldAt is the next word of s from i, as strings.Fields splits words
+// (at Unicode spaces); start is len(s) when there is none.
+func fieldAt(s string, i int) (start, end int) {
+	space := func(j int) (bool, int) {
+		r, size := rune(s[j]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[j:])
+		}
+		return unicode.IsSpace(r), size
+	}
+	for i < len(s) {
+		sp, size := space(i)
+		if !sp {
+			break
+		}
+		i += size
+	}
+	end = i
+	for end < len(s) {
+		sp, size := space(end)
+		if sp {
+			break
+		}
+		end += size
+	}
+	return i, end
 }
 
 // scanQuoted returns the end of a double-quoted value's content starting at
