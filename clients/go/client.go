@@ -91,9 +91,10 @@ func WithTimeout(d time.Duration) Option {
 
 // WithRetry sets the gRPC service config retry policy for UNAVAILABLE:
 // at most maxAttempts attempts (the first included), with exponential
-// backoff from initialBackoff up to maxBackoff. maxAttempts below 2
-// disables these retries. Every errsvc method is safe to retry: a
-// translation has no side effects.
+// backoff from initialBackoff up to maxBackoff. A unary call whose
+// connection broke after its answer began, which the policy cannot retry,
+// is made once more. maxAttempts below 2 disables these retries. Every
+// errsvc method is safe to retry: a translation has no side effects.
 func WithRetry(maxAttempts int, initialBackoff, maxBackoff time.Duration) Option {
 	return func(o *options) {
 		o.maxAttempts, o.initialBackoff, o.maxBackoff = maxAttempts, initialBackoff, maxBackoff
@@ -123,8 +124,10 @@ type Client struct {
 }
 
 // Dial returns a client of the errsvc at target ("127.0.0.1:9090", or any
-// gRPC target such as "dns:///errsvc.internal:9090"). Like grpc.NewClient,
-// which it uses, it does no I/O: the connection is made by the first call.
+// gRPC target such as "dns:///errsvc.internal:9090"). Calls are spread over
+// every address the target resolves to (round_robin), so a fleet's
+// replicas behind one DNS name share the load. Like grpc.NewClient, which
+// it uses, it does no I/O: the connection is made by the first call.
 func Dial(target string, opts ...Option) (*Client, error) {
 	o := options{
 		creds:             insecure.NewCredentials(),
@@ -145,10 +148,12 @@ func Dial(target string, opts ...Option) (*Client, error) {
 		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(codec.Client)),
 	}, clientconn.Windows()...)
 	if o.maxAttempts >= 2 {
-		dialOpts = append(dialOpts, grpc.WithDefaultServiceConfig(
-			serviceConfig(o.maxAttempts, o.initialBackoff, o.maxBackoff)))
+		dialOpts = append(dialOpts,
+			grpc.WithDefaultServiceConfig(serviceConfig(o.maxAttempts, o.initialBackoff, o.maxBackoff)),
+			grpc.WithStatsHandler(answerBegan{}),
+			grpc.WithChainUnaryInterceptor(retryCutAnswers))
 	} else {
-		dialOpts = append(dialOpts, grpc.WithDisableRetry())
+		dialOpts = append(dialOpts, grpc.WithDefaultServiceConfig(balanceOnly), grpc.WithDisableRetry())
 	}
 	if o.retryInfoRetries > 0 {
 		dialOpts = append(dialOpts, grpc.WithChainUnaryInterceptor(

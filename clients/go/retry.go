@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/stats"
 	"google.golang.org/grpc/status"
 )
 
@@ -40,8 +42,9 @@ func serviceConfig(maxAttempts int, initialBackoff, maxBackoff time.Duration) st
 		RetryPolicy retryPolicy `json:"retryPolicy"`
 	}
 	cfg := struct {
-		MethodConfig []methodConfig `json:"methodConfig"`
-	}{[]methodConfig{{
+		LoadBalancingConfig []map[string]struct{} `json:"loadBalancingConfig"`
+		MethodConfig        []methodConfig        `json:"methodConfig"`
+	}{roundRobin, []methodConfig{{
 		Name: []name{{Service: serviceName}},
 		RetryPolicy: retryPolicy{
 			MaxAttempts:          maxAttempts,
@@ -58,6 +61,14 @@ func serviceConfig(maxAttempts int, initialBackoff, maxBackoff time.Duration) st
 	}
 	return string(b)
 }
+
+// roundRobin spreads calls over every address the target resolves to (a
+// fleet's replicas behind dns:///), where gRPC's default, pick_first, sends
+// them all to one.
+var roundRobin = []map[string]struct{}{{"round_robin": {}}}
+
+// balanceOnly is the service config when retries are off.
+const balanceOnly = `{"loadBalancingConfig":[{"round_robin":{}}]}`
 
 // seconds renders d as a proto3 JSON Duration ("0.1s").
 func seconds(d time.Duration) string {
@@ -125,4 +136,38 @@ func retryInfoInterceptor(retries int, maxDelay time.Duration) grpc.UnaryClientI
 		}
 		return err
 	}
+}
+
+// answerBegan is a stats handler that marks a call (the flag
+// retryCutAnswers puts in its context) once response headers reach it.
+type answerBegan struct{}
+
+type answerBeganKey struct{}
+
+func (answerBegan) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context { return ctx }
+
+func (answerBegan) HandleRPC(ctx context.Context, s stats.RPCStats) {
+	if _, ok := s.(*stats.InHeader); ok {
+		if began, ok := ctx.Value(answerBeganKey{}).(*atomic.Bool); ok {
+			began.Store(true)
+		}
+	}
+}
+
+func (answerBegan) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
+func (answerBegan) HandleConn(context.Context, stats.ConnStats)                       {}
+
+// retryCutAnswers makes a unary call once more when its connection broke
+// after the answer had begun (UNAVAILABLE with response headers received).
+// The service config's retries cannot: gRPC commits a call once headers
+// arrive (gRFC A6), because the server may have acted on it. An errsvc call
+// has no side effects, so a replica that crashes mid-answer costs the
+// caller one more call, not an error. Nothing else is retried here.
+func retryCutAnswers(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	began := new(atomic.Bool)
+	err := invoker(context.WithValue(ctx, answerBeganKey{}, began), method, req, reply, cc, opts...)
+	if status.Code(err) != codes.Unavailable || !began.Load() {
+		return err
+	}
+	return invoker(ctx, method, req, reply, cc, opts...)
 }
