@@ -151,9 +151,39 @@ func mayHoldContextSecret(s string) bool {
 		if c == ':' && i > 0 && glueByte(s[i-1]) && i+1 < len(s) && s[i+1] > ' ' {
 			return true
 		}
+		if c == '(' && i > 0 && callNameEnds[s[i-1]] && calledByName(s[:i]) {
+			return true
+		}
 	}
 	return hasMnemonic(s) || strings.Contains(s, "334 ") // an SMTP challenge: smtpLoginPasswords
 }
+
+// calledByName reports whether s ends in the name of a call read by its
+// name, not by a key: a login method after its receiver (Python's smtplib,
+// ftplib and imaplib: server.login, the line a traceback quotes; a
+// transcript word is looked for only where a word starts, and '.'
+// continues a key), which authCalls reads, or one of passwordCalls.
+func calledByName(s string) bool {
+	if strings.HasSuffix(s, ".login") {
+		return true
+	}
+	for _, c := range passwordCalls {
+		if strings.HasSuffix(s, c.name) {
+			return true
+		}
+	}
+	return false
+}
+
+// callNameEnds holds the last bytes of calledByName's names: most calls'
+// names end otherwise, and are not compared.
+var callNameEnds = func() (t [256]bool) {
+	t['n'] = true // .login
+	for _, c := range passwordCalls {
+		t[c.name[len(c.name)-1]] = true
+	}
+	return t
+}()
 
 // rejectByte is all mayHoldContextSecret asks of a byte in one read: its
 // letter code (letterCode, the low five bits), whether it is a glue byte,
@@ -700,6 +730,7 @@ var ctxKeyTable = func() (t [256]bool) {
 type viewScan struct {
 	keyed          []keyedRun // key runs (leading dashes aside) that end in a credential word
 	tools          [][2]int   // (transcriptCommands entry, start) of each tool named at a key run's start
+	calls          [][2]int   // (passwordCalls entry, start of its arguments) of each such call
 	transcriptWord bool       // a transcriptWords entry starts some key run
 	glue           []ctxSpan  // runs of glue bytes of 20 or more: bareTokens' candidates
 	// mnemonicWords bounds the longest run of words mnemonics can find:
@@ -803,13 +834,71 @@ func (out *viewScan) keyRun(v string, i, j int) {
 	if transcriptHeadAt(v, i) {
 		out.transcriptStart(v, i, lower(v[i]))
 	}
+	if j < len(v) && v[j] == '(' && calledByName(v[i:j]) {
+		out.transcriptWord = true
+		for n, c := range passwordCalls {
+			if strings.HasSuffix(v[i:j], c.name) {
+				out.calls = append(out.calls, [2]int{n, j + 1})
+			}
+		}
+	}
 	ks := i
 	for ks < j && v[ks] == '-' {
 		ks++ // --password VALUE: the dashes are the flag's, not the key's
 	}
 	if w, ok := credentialKey(v[ks:j]); ok {
 		out.keyed = append(out.keyed, keyedRun{ks, j, w.strong})
+	} else if j-ks == len("code") && v[ks]|0x20 == 'c' {
+		if qs := spacedCodeKey(v, ks, j); qs >= 0 {
+			out.keyed = append(out.keyed, keyedRun{qs, j, true})
+		}
 	}
+}
+
+// oneTimeCode: the digits a one-time code is sent as, 4 to 10 of them,
+// in two groups at most ("492817", "492-817").
+func oneTimeCode(s string) bool {
+	digits, groups := 0, 1
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case '0' <= c && c <= '9':
+			digits++
+		case c == '-' && i > 0 && i < len(s)-1 && groups == 1:
+			groups++
+		default:
+			return false
+		}
+	}
+	return 4 <= digits && digits <= 10
+}
+
+// codeValue: a one-time code's digits, or a backup code's letters and
+// digits in groups ("8f3k-29dk-x8s2").
+func codeValue(s string) bool {
+	if oneTimeCode(s) {
+		return true
+	}
+	k := classesOf(s)
+	return len(s) >= 8 && k.digit && (k.lower || k.upper) && strings.Trim(s, "-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == ""
+}
+
+// spacedCodeKey is where a code's name of two words starts when the key
+// run v[ks:j], four bytes, is "code" and the word before it, one space away, is one of
+// codeQualifiers ("verification code: 492817", "Enter the 2FA code:",
+// "one-time code"): prose writes with a space the key a form writes with
+// '_' (codeKey). -1 when it is not ("error code: 42").
+func spacedCodeKey(v string, ks, j int) int {
+	if !hasFoldPrefix(v[ks:], "code") || ks < 2 || v[ks-1] != ' ' {
+		return -1
+	}
+	qs := ks - 1
+	for qs > 0 && ctxKeyByte(v[qs-1]) {
+		qs--
+	}
+	if qs == ks-1 || !codeKey(v[qs:j]) {
+		return -1
+	}
+	return qs
 }
 
 // transcriptStart records the transcript tools and words that start at
@@ -1248,6 +1337,14 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		return ctxSpan{}, false
 	case prose && strong && len(val) >= 6 && classesOf(val).count() >= 2 && (classesOf(val).sym || !casedAsWords(val) || camelNoise(val) || mixedCaseWord(val)):
 		return ctxSpan{start, end}, true // "with PASSWORD eJNMTIO_bS": no word is cased so
+	case prose && strong && oneTimeCode(val) && codeKey(v[ks:ke]):
+		// "Your verification code is 492817", "Use code 492817": a code's
+		// name in prose, then its digits.
+		return ctxSpan{start, end}, true
+	case strings.IndexByte(v[ks:ke], ' ') >= 0 && !codeValue(val):
+		// A code's name of two words (spacedCodeKey) is prose's: after
+		// it only what a code looks like is one ("SMS code: 6 digits").
+		return ctxSpan{}, false
 	case prose && !secretLooking(val):
 		// In prose a password word is followed by words ("the password
 		// was rejected"): only a value no sentence holds is one.
@@ -1704,6 +1801,8 @@ var transcriptCommands = []struct {
 	{"xfreerdp", "/p:", 0, true, 0},   // xfreerdp /v:host /u:user /p:secret
 	{"rdesktop", "-p", 0, false, 0},   // rdesktop -u user -p secret host
 	{"hydra", "-p", 0, false, 0},      // hydra -l user -p secret ssh://host
+	{"schtasks", "/rp", 0, false, 0},  // schtasks /create … /ru user /rp secret
+	{"schtasks", "/RP", 0, false, 0},  // Windows switches in either case
 }
 
 // transcriptValues finds the values of transcriptCommands and IMAP LOGIN's
@@ -1782,6 +1881,7 @@ func transcriptValues(v string, sc viewScan) []ctxSpan {
 	out = append(out, echoedIntoLogin(v)...)
 	out = append(out, sqlPasswords(v)...)
 	out = append(out, authCalls(v)...)
+	out = append(out, passwordCallArgs(v, sc.calls)...)
 	// IMAP: "a001 LOGIN user password".
 	for i := range after(v, " LOGIN ") {
 		j := i
@@ -2764,13 +2864,13 @@ func sentenceWord(s string) bool {
 	return commonWord(s) || s != "" && isUpper(s[0]) && commonWord(s[1:])
 }
 
-// echoedIntoLogin: echo SECRET | a command that reads a password on its
-// standard input (sudo -S, docker login --password-stdin, passwd --stdin,
-// chpasswd).
 // echoReaders read a password from their standard input: an echo piped
 // into one gives it the password.
 var echoReaders = []string{"sudo -S", "-stdin", "chpasswd", "--with-token"}
 
+// echoedIntoLogin: echo SECRET | a command that reads a password on its
+// standard input (sudo -S, docker login --password-stdin, passwd --stdin,
+// chpasswd).
 func echoedIntoLogin(v string) []ctxSpan {
 	if strings.IndexByte(v, '|') < 0 {
 		return nil // no pipe: no line below reads one
@@ -3147,6 +3247,47 @@ func authCalls(v string) []ctxSpan {
 			if s, e, q := readValue(v, j); q && e > s && !placeholder(v[s:e]) {
 				out = append(out, ctxSpan{s, e})
 			}
+		}
+	}
+	return out
+}
+
+// passwordCalls are library calls that take a password at a place among
+// their arguments and name it with no key.
+var passwordCalls = []struct {
+	name string // the call's name; '(' follows it
+	arg  int    // the password's argument, counted from 0
+}{
+	{"getConnection", 2},          // JDBC: DriverManager.getConnection(url, user, password)
+	{"Credentials.basic", 1},      // OkHttp: Credentials.basic(user, password)
+	{"PasswordAuthentication", 1}, // java.net: new PasswordAuthentication(user, password.toCharArray())
+}
+
+// passwordCallArgs reads the passwords of passwordCalls (calls, from
+// scanView): the argument at its place when it is a string (with Java's
+// .toCharArray() after it); a variable, a placeholder or an empty string
+// is none. Each list is read within sqlReach bytes, and a text's first
+// maxInsertReads calls only.
+func passwordCallArgs(v string, calls [][2]int) []ctxSpan {
+	var out []ctxSpan
+	for _, call := range calls[:min(len(calls), maxInsertReads)] {
+		arg, limit := passwordCalls[call[0]].arg, min(len(v), call[1]+sqlReach)
+		for n, k := 0, call[1]; ; n++ {
+			s, e, next := sqlListItem(v[:limit], k)
+			if next < 0 {
+				break
+			}
+			if n == arg {
+				qs, qe, quoted := readValue(v, s)
+				if quoted && qe > qs && (qe+1 == e || v[qe+1:e] == ".toCharArray()") && !placeholder(v[qs:qe]) {
+					out = append(out, ctxSpan{qs, qe})
+				}
+				break
+			}
+			if v[next] == ')' {
+				break
+			}
+			k = next + 1
 		}
 	}
 	return out

@@ -54,7 +54,8 @@ var contextOrdinary = []string{
 	"authkey=expired", "code_verifier: missing", "the code verifier is 43 to 128 characters long",
 	"the auth code expired", "login code sent to your email", "your security code was sent",
 	"one time code expired after 5 minutes", "confirmation code: missing", "auth_code_length=6",
-	"logincode_attempts=3", "access denied", "2fa_enabled=true", "2FA code sent", "pw: required", "the pw is wrong", "npw=3",
+	"logincode_attempts=3", "access denied", "the verification code is invalid",
+	"The verification code you entered is incorrect", "error code: 492817", "verification code: required", "exit code 1337 from step 2", "2fa_enabled=true", "2FA code sent", "pw: required", "the pw is wrong", "npw=3",
 	"csrf: missing", "csrf check failed", "PHPSESSID expired", "promo_code=SAVE20", "reset_code_ttl=600", `<i class="fa fa-code"></i>`, `{"grant_type": "authorization_code", "client_id": "abc"}`,
 }
 
@@ -133,6 +134,16 @@ func TestOneTimeCodesAndPINs(t *testing.T) {
 		{in: "confirmation_code=Q7X-22K", secret: "Q7X-22K", keep: "confirmation_code="},
 		{in: "pin_code=4821", secret: "4821", keep: "pin_code="},
 		{in: "tfa_code=482913", secret: "482913", keep: "tfa_code="},
+		// The same names as prose writes them, with a space, as the text of
+		// a verification SMS or e-mail a tool reads: only a code's shape
+		// after them.
+		{in: "Your verification code is 492817. It expires in 10 minutes.", secret: "492817", keep: "It expires in 10 minutes."},
+		{in: "Use verification code 492817 to sign in", secret: "492817", keep: " to sign in"},
+		{in: "Enter the 2FA code: 771204", secret: "771204", keep: "Enter the 2FA code: "},
+		{in: "one-time code: 550912", secret: "550912", keep: "one-time code: "},
+		{in: "Your login code: 492-817", secret: "492-817", keep: "login code: "},
+		{in: "recovery code: 8f3k-29dk-x8s2", secret: "8f3k-29dk-x8s2", keep: "recovery code: "},
+		{in: "mfa_code is 482913", secret: "482913", keep: "mfa_code is "},
 		{in: "2fa_code=482913", secret: "482913", keep: "2fa_code="},
 		{in: `{"2faCode": "771204"}`, secret: "771204", keep: "2faCode"},
 		{in: "2FA-CODE: 550912 rejected", secret: "550912", keep: "rejected"},
@@ -283,6 +294,8 @@ func TestToolPasswordFlags(t *testing.T) {
 		{in: "xfreerdp /v:srv01 /u:ana /p:" + pw, secret: pw, keep: "/u:ana /p:"},
 		{in: "rdesktop -u ana -p " + pw + " srv01", secret: pw, keep: "srv01"},
 		{in: "hydra -l admin -p " + pw + " ssh://10.0.0.5", secret: pw, keep: "ssh://10.0.0.5"},
+		{in: `schtasks /create /tn backup /tr C:\bin\backup.bat /sc daily /ru CORP\ana /rp ` + pw, secret: pw, keep: `/ru CORP\ana /rp `},
+		{in: "SCHTASKS /Create /TN backup /TR backup.bat /RU ana /RP " + pw + " /SC DAILY", secret: pw, keep: " /SC DAILY"},
 		// Short options together: the words after them are counted from
 		// their end.
 		{in: "htpasswd -bc /etc/nginx/.htpasswd ana " + pw, secret: pw, keep: ".htpasswd ana "},
@@ -291,7 +304,8 @@ func TestToolPasswordFlags(t *testing.T) {
 		"ssh-keygen -t ed25519 -N '' -f /tmp/key", `ssh-keygen -N "" -f key`, "unzip -o build.zip -d out/",
 		"rar a backup.rar files/", "rarely -p is needed", `psexec -accepteula \\srv cmd`, "bcp dbo.orders out o.dat -S srv -T -c",
 		"htpasswd -c /etc/nginx/.htpasswd ana", "mosquitto_sub -h broker -t 'sensors/#' -v", "cqlsh 10.0.0.5 9042 --ssl",
-		"xfreerdp /v:srv01 /u:ana /cert:ignore", "hydra is a parallelized login cracker", "rdesktop -u ana srv01")
+		"xfreerdp /v:srv01 /u:ana /cert:ignore", "hydra is a parallelized login cracker", "rdesktop -u ana srv01",
+		"schtasks /create /tn backup /tr backup.bat /ru ana /rp *", "schtasks /query /tn backup /v")
 }
 
 // Windows' net user takes a user and then the password, as its docs
@@ -761,9 +775,11 @@ func TestPassPhrasePrompt(t *testing.T) {
 
 // A credential's name called with its value (Go's ssh.Password, a Basic
 // auth helper, .NET's NetworkCredential, Python's auth tuple and its
-// mail and FTP clients' login): the last string argument; after a weaker
-// word only one that follows the user's name and could be a secret.
-// Variables, prompts and messages are no value.
+// mail and FTP clients' login, after its receiver too): the last string
+// argument; after a weaker word only one that follows the user's name and
+// could be a secret. Java's calls that take a password by place (JDBC,
+// OkHttp, java.net): that argument. Variables, prompts and messages are
+// no value.
 func TestCredentialCalledWithValue(t *testing.T) {
 	const pw = "Zx9vQ2mL7pR4"
 	expectRedacted(t, []redaction{
@@ -774,11 +790,21 @@ func TestCredentialCalledWithValue(t *testing.T) {
 		{in: `new NetworkCredential("ana", "` + pw + `")`, secret: pw, keep: `NetworkCredential("ana", "`},
 		{in: `UsernamePasswordCredentials("ana", "` + pw + `")`, secret: pw, keep: `("ana", "`},
 		{in: `smtplib.SMTPAuthenticationError: (535, b'5.7.8 Username and Password not accepted') login('ana@x.io', '` + pw + `')`, secret: pw, keep: "login('ana@x.io', '"},
+		// The method after its receiver, as Python's traceback quotes the line.
+		{in: `server.login("ana", "` + pw + `")`, secret: pw, keep: `server.login("ana", "`},
+		{in: "  File \"send.py\", line 12, in <module>\n    server.login(\"ana@x.io\", \"" + pw + "\")\nsmtplib.SMTPAuthenticationError: (535, b'5.7.8 Username and Password not accepted.')",
+			secret: pw, keep: `server.login("ana@x.io", "`},
+		// Java's calls that take a password at a place, with no key.
+		{in: `DriverManager.getConnection(url, "sa", "` + pw + `")`, secret: pw, keep: `getConnection(url, "sa", "`},
+		{in: `String credential = Credentials.basic("ana", "` + pw + `");`, secret: pw, keep: `Credentials.basic("ana", "`},
+		{in: `return new PasswordAuthentication(user, "` + pw + `".toCharArray());`, secret: pw, keep: `".toCharArray());`},
 	})
 	expectKept(t, `Credentials("default", "us-east-1")`, `BasicAuth(user, pass)`, `auth=("ana", os.environ["PW"])`,
 		`Password(os.Getenv("PW"))`, `log.Printf("password(%s)", x)`, "Set password (min 8 chars)",
 		`password("must be at least 8 characters long")`, `auth("bearer")`, `validatePassword("")`, `login("ana")`,
-		`NetworkCredential("ana", "")`)
+		`NetworkCredential("ana", "")`, "pool.getConnection(cb)", "getConnection(url, user, password) failed",
+		`DriverManager.getConnection(url, "sa", "")`, `DriverManager.getConnection(url, "sa", System.getenv("DB_PW"))`,
+		"Credentials.basic(user, pass)", `new PasswordAuthentication(user, pw.toCharArray())`, `server.login("ana")`)
 }
 
 // YAML writes a tag or a block scalar's header before a value ("password:
