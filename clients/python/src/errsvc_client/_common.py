@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import ssl
-from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import grpc
 from google.protobuf import json_format
@@ -24,34 +24,39 @@ DEFAULT_TIMEOUT = 10.0
 
 _SERVICE = "errsvc.v1.TranslationService"
 
+#: Spreads calls over every address the target resolves to (a fleet's
+#: replicas behind one DNS name), where gRPC's default, pick_first, sends
+#: them all to one.
+_ROUND_ROBIN = [{"round_robin": {}}]
+
 
 def service_config(max_attempts: int) -> str:
-    """A gRPC service config retrying UNAVAILABLE on every errsvc method
+    """The gRPC service config: calls balanced round_robin and, when
+    max_attempts >= 2, UNAVAILABLE retried on every errsvc method
     (translations are pure, hence safe to repeat)."""
-    return json.dumps(
-        {
-            "methodConfig": [
-                {
-                    "name": [{"service": _SERVICE}],
-                    "retryPolicy": {
-                        "maxAttempts": max_attempts,
-                        "initialBackoff": "0.1s",
-                        "maxBackoff": "2s",
-                        "backoffMultiplier": 2,
-                        "retryableStatusCodes": ["UNAVAILABLE"],
-                    },
-                }
-            ]
-        }
-    )
+    config: Dict[str, Any] = {"loadBalancingConfig": _ROUND_ROBIN}
+    if max_attempts >= 2:
+        config["methodConfig"] = [
+            {
+                "name": [{"service": _SERVICE}],
+                "retryPolicy": {
+                    "maxAttempts": max_attempts,
+                    "initialBackoff": "0.1s",
+                    "maxBackoff": "2s",
+                    "backoffMultiplier": 2,
+                    "retryableStatusCodes": ["UNAVAILABLE"],
+                },
+            }
+        ]
+    return json.dumps(config)
 
 
 def channel_options(max_attempts: int, options: Sequence[Tuple[str, Any]]) -> List[Tuple[str, Any]]:
-    opts: List[Tuple[str, Any]] = []
-    if max_attempts >= 2:
-        opts += [("grpc.enable_retries", 1), ("grpc.service_config", service_config(max_attempts))]
-    else:
-        opts += [("grpc.enable_retries", 0)]
+    # Retries off still balances: the service config then holds round_robin only.
+    opts: List[Tuple[str, Any]] = [
+        ("grpc.enable_retries", 1 if max_attempts >= 2 else 0),
+        ("grpc.service_config", service_config(max_attempts)),
+    ]
     return opts + list(options)
 
 

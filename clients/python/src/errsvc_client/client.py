@@ -93,7 +93,9 @@ class ErrsvcClient:
     Unary calls get ``timeout`` seconds unless the call passes its own;
     ``metadata`` is sent with every call (gRPC metadata, REST headers) and a
     call's own ``metadata=`` is added to it. UNAVAILABLE is retried up to
-    ``max_attempts`` attempts by the gRPC retry policy. Every failure raises
+    ``max_attempts`` attempts by the gRPC retry policy. Calls are spread
+    round_robin over every address ``grpc_target`` resolves to (a fleet's
+    replicas behind ``dns:///``). Every failure raises
     :class:`~errsvc_client.errors.ErrsvcError` or a subclass.
 
     Use it as a context manager, or call :meth:`close`.

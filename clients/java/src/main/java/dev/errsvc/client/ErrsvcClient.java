@@ -41,10 +41,12 @@ import org.jspecify.annotations.Nullable;
  * <p>A malformed request fails with {@link ErrsvcException}, code INVALID_ARGUMENT and a {@code
  * google.rpc.BadRequest} naming the field ({@link ErrsvcException#fields()}); every other failure
  * throws it too. Unary calls get {@link #DEFAULT_TIMEOUT} unless the builder or {@link
- * #withTimeout} says otherwise; UNAVAILABLE is retried by the channel's retry policy, and an error
- * carrying {@code google.rpc.RetryInfo} by {@link RetryInfoInterceptor}. {@link #async()} is the
- * same client with {@code CompletableFuture} methods; {@link #openStream()} and {@link
- * #translateAll} use TranslateStream. Its methods are safe for concurrent use.
+ * #withTimeout} says otherwise; UNAVAILABLE is retried by the channel's retry policy (a call cut
+ * mid-answer, which that policy cannot retry, is made once more), and an error carrying {@code
+ * google.rpc.RetryInfo} by {@link RetryInfoInterceptor}. Calls are spread over every address the
+ * target resolves to (round_robin). {@link #async()} is the same client with {@code
+ * CompletableFuture} methods; {@link #openStream()} and {@link #translateAll} use TranslateStream.
+ * Its methods are safe for concurrent use.
  */
 public final class ErrsvcClient implements AutoCloseable {
   /** The deadline given to a unary call unless the builder sets another. */
@@ -73,7 +75,11 @@ public final class ErrsvcClient implements AutoCloseable {
     this.timeout = timeout;
   }
 
-  /** A builder for the gRPC target ({@code "127.0.0.1:9090"}, {@code "dns:///errsvc:9090"}). */
+  /**
+   * A builder for the gRPC target ({@code "127.0.0.1:9090"}, {@code "dns:///errsvc:9090"}). Calls
+   * are spread over every address the target resolves to (round_robin), so a fleet's replicas
+   * behind one DNS name share the load.
+   */
   public static Builder builder(String target) {
     return new Builder(target);
   }
@@ -150,8 +156,10 @@ public final class ErrsvcClient implements AutoCloseable {
 
     /**
      * The channel's retry policy for UNAVAILABLE: at most maxAttempts attempts (the first
-     * included), exponential backoff from initialBackoff up to maxBackoff; below 2 turns it off.
-     * Every errsvc method is safe to retry: a translation has no side effects.
+     * included), exponential backoff from initialBackoff up to maxBackoff. A unary call whose
+     * connection broke after its answer began, which the policy cannot retry, is made once more.
+     * maxAttempts below 2 turns both off. Every errsvc method is safe to retry: a translation has
+     * no side effects.
      */
     public Builder retry(int maxAttempts, Duration initialBackoff, Duration maxBackoff) {
       this.maxAttempts = maxAttempts;
@@ -215,16 +223,23 @@ public final class ErrsvcClient implements AutoCloseable {
       if (authority != null) {
         b.overrideAuthority(authority);
       }
-      if (maxAttempts >= 2) {
+      boolean retries = maxAttempts >= 2;
+      if (retries) {
         b.defaultServiceConfig(serviceConfig(maxAttempts, initialBackoff, maxBackoff));
         b.enableRetry().maxRetryAttempts(maxAttempts);
       } else {
+        b.defaultServiceConfig(BALANCE_ONLY);
         b.disableRetry();
       }
       customizers.forEach(c -> c.accept(b));
       ManagedChannel ch = b.build();
       // ClientInterceptors.intercept runs the last one first.
       List<ClientInterceptor> chain = new ArrayList<>();
+      if (retries) {
+        // Closest to the channel: once per attempt of the RetryInfo interceptor, with the
+        // metadata the outer ones add.
+        chain.add(new CutAnswerRetryInterceptor());
+      }
       if (retryInfoRetries > 0) {
         chain.add(new RetryInfoInterceptor(retryInfoRetries, retryInfoMaxDelay));
       }
@@ -245,7 +260,8 @@ public final class ErrsvcClient implements AutoCloseable {
 
   /**
    * The gRPC service config that retries UNAVAILABLE on every method of errsvc (all of them are
-   * pure, hence safe to repeat), as the Go and Python SDKs set it.
+   * pure, hence safe to repeat), and balances calls with round_robin, as the Go and Python SDKs
+   * set it.
    */
   static Map<String, ?> serviceConfig(int maxAttempts, Duration initialBackoff, Duration maxBackoff) {
     if (initialBackoff.isNegative() || initialBackoff.isZero()) {
@@ -261,8 +277,17 @@ public final class ErrsvcClient implements AutoCloseable {
         "backoffMultiplier", 2.0,
         "retryableStatusCodes", List.of("UNAVAILABLE"));
     Map<String, Object> method = Map.of("name", List.of(Map.of("service", SERVICE)), "retryPolicy", policy);
-    return Map.of("methodConfig", List.of(method));
+    return Map.of("loadBalancingConfig", ROUND_ROBIN, "methodConfig", List.of(method));
   }
+
+  /**
+   * round_robin spreads calls over every address the target resolves to (a fleet's replicas behind
+   * dns:///), where gRPC's default, pick_first, sends them all to one.
+   */
+  static final List<Map<String, ?>> ROUND_ROBIN = List.of(Map.of("round_robin", Map.of()));
+
+  /** The service config when retries are off. */
+  static final Map<String, ?> BALANCE_ONLY = Map.of("loadBalancingConfig", ROUND_ROBIN);
 
   private static String seconds(Duration d) {
     return java.math.BigDecimal.valueOf(d.toNanos(), 9).stripTrailingZeros().toPlainString() + "s";

@@ -272,6 +272,9 @@ class ClientTest {
     assertEquals("2s", policy.get("maxBackoff"));
     assertEquals(2.0, policy.get("backoffMultiplier"));
     assertEquals(List.of("UNAVAILABLE"), policy.get("retryableStatusCodes"));
+    // Calls spread over every replica, with retries on and off.
+    assertEquals(List.of(Map.of("round_robin", Map.of())), cfg.get("loadBalancingConfig"));
+    assertEquals(Map.of("loadBalancingConfig", List.of(Map.of("round_robin", Map.of()))), ErrsvcClient.BALANCE_ONLY);
     // A backoff below the first one is raised to it; none at all is the default.
     Map<?, ?> p2 = (Map<?, ?>) ((Map<?, ?>) ((List<?>) ErrsvcClient.serviceConfig(2, Duration.ZERO, Duration.ZERO)
         .get("methodConfig")).get(0)).get("retryPolicy");
