@@ -719,7 +719,13 @@ func (r *leakRule) covered(s string, c candidate, hand []span, rm *runMemo) bool
 // 2026-12-05) and keeps one repeated head's 32 KiB from costing 50 ms
 // (BenchmarkTextRepeated: "api_key=" 1.1 ms with it, 52 ms without;
 // "token=" 0.38 ms, 34 ms without).
-type runMemo struct{ lead, left, token runEnd }
+type runMemo struct {
+	lead, left, token runEnd
+	// refusedTo: coveredRun walked a run of covered candidates up to the
+	// candidate at this position and refused to skip it; a candidate
+	// before it is refused at once (see coveredRun).
+	refusedTo int
+}
 
 // runEnd is the last run read: from at to its far end, bound (ok once
 // one is remembered).
@@ -768,7 +774,16 @@ func (m *runEnd) start(s string, p int) int {
 // match reaches back over name bytes but not before the previous match)
 // start its match at the same place whether the previous match ended
 // before the run or at that bound. It returns 0 when nothing is skipped.
+//
+// Refusing is always right (a candidate not skipped is matched, and the
+// matches come to the same), so a refused run's later candidates are
+// refused without walking it again: walked from each of them, a run of
+// covered candidates that ends in a refusal (32 KiB of eyJ=" holds 6,553)
+// was read in time quadratic in its length (40 ms).
 func (r *leakRule) coveredRun(s string, cands []candidate, hand []span, prevEnd int, rm *runMemo) int {
+	if cands[0].pos < rm.refusedTo {
+		return 0
+	}
 	n, end := 0, 0
 	for n < len(cands) && r.covered(s, cands[n], hand, rm) {
 		end = max(end, cands[n].end)
@@ -780,6 +795,7 @@ func (r *leakRule) coveredRun(s string, cands []candidate, hand []span, prevEnd 
 	if n < len(cands) {
 		next := cands[n].pos
 		if next < end || (r.kind == kindAssign && nameStart(s, next, prevEnd) != nameStart(s, next, end)) {
+			rm.refusedTo = next
 			return 0
 		}
 	}
