@@ -90,20 +90,10 @@ func (s *midAnswerServer) start(t *testing.T) string {
 // the caller sees the error.
 func TestCallCutMidAnswerIsMadeAgain(t *testing.T) {
 	s := &midAnswerServer{}
-	c := dial(t, s.start(t))
-	resp, err := c.Translate(context.Background(), rateLimited)
-	if err != nil {
-		t.Fatalf("Translate: %v", err)
-	}
-	if resp.GetLabbyError().GetKind() != "rate_limited" {
-		t.Fatalf("unexpected response %v", resp)
-	}
-	if n := s.calls.Load(); n != 2 {
-		t.Fatalf("server saw %d calls, want 2", n)
-	}
+	translateSeenAs(t, dial(t, s.start(t)), &s.calls, 2)
 
 	off := &midAnswerServer{}
-	c = dial(t, off.start(t), errsvcclient.WithRetry(1, 0, 0))
+	c := dial(t, off.start(t), errsvcclient.WithRetry(1, 0, 0))
 	if _, err := c.Translate(context.Background(), rateLimited); status.Code(err) != codes.Unavailable {
 		t.Fatalf("retries off: got %v, want UNAVAILABLE", err)
 	}

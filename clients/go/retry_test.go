@@ -75,7 +75,13 @@ func dial(t *testing.T, addr string, opts ...errsvcclient.Option) *errsvcclient.
 // RetryInfo, then success; the caller sees only the success.
 func TestRetryUnavailableDefaults(t *testing.T) {
 	s := &flakyServer{failures: 2, code: codes.Unavailable, retryDelay: 50 * time.Millisecond}
-	c := dial(t, s.start(t))
+	translateSeenAs(t, dial(t, s.start(t)), &s.calls, 3)
+}
+
+// translateSeenAs translates rateLimited through c, which must answer it,
+// and requires the server to have seen calls (its counter) that many times.
+func translateSeenAs(t *testing.T, c *errsvcclient.Client, calls *atomic.Int32, want int32) {
+	t.Helper()
 	resp, err := c.Translate(context.Background(), rateLimited)
 	if err != nil {
 		t.Fatalf("Translate: %v", err)
@@ -83,8 +89,8 @@ func TestRetryUnavailableDefaults(t *testing.T) {
 	if resp.GetLabbyError().GetKind() != "rate_limited" {
 		t.Fatalf("unexpected response %v", resp)
 	}
-	if n := s.calls.Load(); n != 3 {
-		t.Fatalf("server saw %d calls, want 3", n)
+	if n := calls.Load(); n != want {
+		t.Fatalf("server saw %d calls, want %d", n, want)
 	}
 }
 

@@ -15,7 +15,6 @@ import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -97,162 +96,26 @@ public final class RetryInfoInterceptor implements ClientInterceptor {
     return new RetryingCall<>(method, callOptions, next);
   }
 
-  /**
-   * A unary call that holds its one request and answers its listener only once an attempt ends
-   * without being retried.
-   */
-  private final class RetryingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
-    private final MethodDescriptor<ReqT, RespT> method;
-    private final CallOptions callOptions;
-    private final Channel next;
-    private final Object lock = new Object();
-    private @Nullable Listener<RespT> listener;
-    private @Nullable Metadata headers;
-    private @Nullable ReqT request;
-    private int requested;
-    private int attempt;
-    private boolean cancelled;
-    private @Nullable ClientCall<ReqT, RespT> current;
-    private @Nullable ScheduledFuture<?> pending;
-
+  /** A unary call made again, after the wait its error's RetryInfo asks for, while that fits. */
+  private final class RetryingCall<ReqT, RespT> extends ReplayableUnaryCall<ReqT, RespT> {
     RetryingCall(MethodDescriptor<ReqT, RespT> method, CallOptions callOptions, Channel next) {
-      this.method = method;
-      this.callOptions = callOptions;
-      this.next = next;
+      super(method, callOptions, next);
     }
 
     @Override
-    public void start(Listener<RespT> responseListener, Metadata headers) {
-      synchronized (lock) {
-        this.listener = responseListener;
-        this.headers = headers;
+    Verdict afterAttempt(int attempt, boolean answerBegan, Status status, Metadata trailers) {
+      if (status.isOk() || attempt > retries) {
+        return Verdict.DELIVER;
       }
-    }
-
-    @Override
-    public void request(int numMessages) {
-      ClientCall<ReqT, RespT> c;
-      synchronized (lock) {
-        requested += numMessages;
-        c = current;
+      Duration delay = retryDelay(status, trailers);
+      Deadline deadline = callOptions.getDeadline();
+      boolean fits = delay != null && delay.compareTo(maxDelay) <= 0
+          && (deadline == null || deadline.timeRemaining(TimeUnit.NANOSECONDS) > delay.toNanos());
+      if (fits) {
+        // Waiting would not outlive the call: make it again after the delay.
+        return Verdict.againAfter(delay, TIMER);
       }
-      if (c != null) {
-        c.request(numMessages);
-      }
-    }
-
-    @Override
-    public void cancel(@Nullable String message, @Nullable Throwable cause) {
-      ClientCall<ReqT, RespT> c;
-      Listener<RespT> l = null;
-      synchronized (lock) {
-        if (cancelled) {
-          return;
-        }
-        cancelled = true;
-        c = current;
-        if (pending != null) {
-          pending.cancel(false);
-          pending = null;
-          l = listener; // between attempts: nobody else will close it
-        }
-      }
-      if (c != null) {
-        c.cancel(message, cause);
-      } else if (l != null) {
-        l.onClose(Status.CANCELLED.withDescription(message).withCause(cause), new Metadata());
-      }
-    }
-
-    @Override
-    public void halfClose() {
-      startAttempt();
-    }
-
-    @Override
-    public void sendMessage(ReqT message) {
-      synchronized (lock) {
-        request = message;
-      }
-    }
-
-    @Override
-    public boolean isReady() {
-      return true;
-    }
-
-    private void startAttempt() {
-      ClientCall<ReqT, RespT> call = next.newCall(method, callOptions);
-      Metadata h = new Metadata();
-      int n;
-      ReqT req;
-      synchronized (lock) {
-        if (cancelled || listener == null) {
-          return;
-        }
-        pending = null;
-        current = call;
-        attempt++;
-        if (headers != null) {
-          h.merge(headers);
-        }
-        n = requested;
-        req = request;
-      }
-      call.start(new AttemptListener(), h);
-      if (n > 0) {
-        call.request(n);
-      }
-      if (req != null) {
-        call.sendMessage(req);
-      }
-      call.halfClose();
-    }
-
-    /** Holds one attempt's answer until it is known not to be retried. */
-    private final class AttemptListener extends Listener<RespT> {
-      private @Nullable Metadata attemptHeaders;
-      private @Nullable RespT message;
-
-      @Override
-      public void onHeaders(Metadata h) {
-        attemptHeaders = h;
-      }
-
-      @Override
-      public void onMessage(RespT m) {
-        message = m;
-      }
-
-      @Override
-      public void onClose(Status status, Metadata trailers) {
-        Listener<RespT> l;
-        synchronized (lock) {
-          current = null;
-          l = listener;
-          if (!status.isOk() && !cancelled && attempt <= retries) {
-            Duration delay = retryDelay(status, trailers);
-            Deadline deadline = callOptions.getDeadline();
-            boolean fits = delay != null && delay.compareTo(maxDelay) <= 0
-                && (deadline == null || deadline.timeRemaining(TimeUnit.NANOSECONDS) > delay.toNanos());
-            if (fits) {
-              // Waiting would not outlive the call: make it again after the delay.
-              pending = TIMER.schedule(RetryingCall.this::startAttempt, delay.toNanos(), TimeUnit.NANOSECONDS);
-              return;
-            }
-          }
-        }
-        if (l == null) {
-          return;
-        }
-        if (attemptHeaders != null) {
-          l.onHeaders(attemptHeaders);
-        }
-        if (message != null) {
-          l.onMessage(message);
-        }
-        l.onClose(status, trailers);
-      }
+      return Verdict.DELIVER;
     }
   }
 }

@@ -11,8 +11,11 @@ import dev.errsvc.v1.Classification;
 import dev.errsvc.v1.TranslateRequest;
 import dev.errsvc.v1.TranslateResponse;
 import dev.errsvc.v1.TranslationServiceGrpc;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
 import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.inprocess.InProcessChannelBuilder;
@@ -21,6 +24,7 @@ import io.grpc.protobuf.StatusProto;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -160,6 +164,33 @@ class RetryInfoInterceptorTest {
     fake.failures = 1;
     fake.code = Code.INVALID_ARGUMENT;
     assertThrows(ErrsvcException.class, () -> client.translate(req()));
+    assertEquals(1, fake.calls.get());
+  }
+
+  /** A cancel while the call waits out a RetryInfo delay closes it at once, and no attempt follows. */
+  @Test
+  void aCancelBetweenAttemptsClosesTheCall() throws Exception {
+    fake.failures = 100;
+    fake.delay = Duration.ofMillis(500);
+    CompletableFuture<Status> closed = new CompletableFuture<>();
+    ClientCall<TranslateRequest, TranslateResponse> call = ClientInterceptors
+        .intercept(channel, new RetryInfoInterceptor(3, Duration.ofSeconds(1)))
+        .newCall(TranslationServiceGrpc.getTranslateMethod(), CallOptions.DEFAULT);
+    call.start(new ClientCall.Listener<>() {
+      @Override
+      public void onClose(Status status, Metadata trailers) {
+        assertTrue(closed.complete(status), "closed twice");
+      }
+    }, new Metadata());
+    call.request(1);
+    call.sendMessage(req());
+    call.halfClose();
+    Thread.sleep(100);
+    call.cancel("enough", null);
+    Status status = closed.get(100, TimeUnit.MILLISECONDS);
+    assertEquals(Status.Code.CANCELLED, status.getCode());
+    assertEquals("enough", status.getDescription());
+    Thread.sleep(600);
     assertEquals(1, fake.calls.get());
   }
 
