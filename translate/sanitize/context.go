@@ -883,10 +883,10 @@ func codeValue(s string) bool {
 }
 
 // spacedCodeKey is where a code's name of two words starts when the key
-// run v[ks:j], four bytes, is "code" and the word before it, one space away, is one of
-// codeQualifiers ("verification code: 492817", "Enter the 2FA code:",
-// "one-time code"): prose writes with a space the key a form writes with
-// '_' (codeKey). -1 when it is not ("error code: 42").
+// run v[ks:j], four bytes, is "code" and the word before it, one space
+// away, is one of codeQualifiers ("verification code: 492817", "Enter the
+// 2FA code:", "one-time code"): prose writes with a space the key a form
+// writes with '_' (codeKey). -1 when it is not ("error code: 42").
 func spacedCodeKey(v string, ks, j int) int {
 	if !hasFoldPrefix(v[ks:], "code") || ks < 2 || v[ks-1] != ' ' {
 		return -1
