@@ -151,34 +151,26 @@ func mayHoldContextSecret(s string) bool {
 		if c == ':' && i > 0 && glueByte(s[i-1]) && i+1 < len(s) && s[i+1] > ' ' {
 			return true
 		}
-		if c == '(' && i > 0 && callNameEnds[s[i-1]] && calledByName(s[:i]) {
+		if c == '(' && i > 0 && callNameEnds[s[i-1]] && passwordCall(s[:i]) >= 0 {
 			return true
 		}
 	}
 	return hasMnemonic(s) || strings.Contains(s, "334 ") // an SMTP challenge: smtpLoginPasswords
 }
 
-// calledByName reports whether s ends in the name of a call read by its
-// name, not by a key: a login method after its receiver (Python's smtplib,
-// ftplib and imaplib: server.login, the line a traceback quotes; a
-// transcript word is looked for only where a word starts, and '.'
-// continues a key), which authCalls reads, or one of passwordCalls.
-func calledByName(s string) bool {
-	if strings.HasSuffix(s, ".login") {
-		return true
-	}
-	for _, c := range passwordCalls {
+// passwordCall is the passwordCalls entry whose name ends s, or -1.
+func passwordCall(s string) int {
+	for n, c := range passwordCalls {
 		if strings.HasSuffix(s, c.name) {
-			return true
+			return n
 		}
 	}
-	return false
+	return -1
 }
 
-// callNameEnds holds the last bytes of calledByName's names: most calls'
+// callNameEnds holds the last bytes of passwordCalls' names: most calls'
 // names end otherwise, and are not compared.
 var callNameEnds = func() (t [256]bool) {
-	t['n'] = true // .login
 	for _, c := range passwordCalls {
 		t[c.name[len(c.name)-1]] = true
 	}
@@ -278,7 +270,7 @@ var mnemonicByte = func() (t [256]bool) {
 // alone, lftp's, was read only where something else made the quick
 // reject read the text).
 var transcriptWords = func() []string {
-	words := []string{"login", "auth", "echo", "identified by", "set password"}
+	words := []string{"login", "auth", "echo", "printf", "identified by", "set password"}
 	for _, c := range transcriptCommands {
 		if c.tool != "" && !slices.Contains(words, c.tool) {
 			words = append(words, c.tool)
@@ -671,6 +663,9 @@ func findContextSecrets(v string, sc viewScan) []ctxSpan {
 	for _, s := range keyedValues(v, sc.keyed) {
 		add(s)
 	}
+	for _, s := range passwordCallArgs(v, sc.calls) {
+		add(s)
+	}
 	for _, s := range transcriptValues(v, sc) {
 		add(s)
 	}
@@ -834,12 +829,9 @@ func (out *viewScan) keyRun(v string, i, j int) {
 	if transcriptHeadAt(v, i) {
 		out.transcriptStart(v, i, lower(v[i]))
 	}
-	if j < len(v) && v[j] == '(' && calledByName(v[i:j]) {
-		out.transcriptWord = true
-		for n, c := range passwordCalls {
-			if strings.HasSuffix(v[i:j], c.name) {
-				out.calls = append(out.calls, [2]int{n, j + 1})
-			}
+	if j < len(v) && v[j] == '(' {
+		if n := passwordCall(v[i:j]); n >= 0 {
+			out.calls = append(out.calls, [2]int{n, j + 1})
 		}
 	}
 	ks := i
@@ -1809,15 +1801,18 @@ var transcriptCommands = []struct {
 	{"unzip", "-P", 0, false, 0},      // unzip -P secret archive.zip
 	{"rar a", "-p", 0, true, 0},       // rar a -psecret archive.rar
 	{"rar x", "-p", 0, true, 0},
-	{"ssh-keygen", "-N", 0, false, 0}, // the new passphrase
-	{"ssh-keygen", "-P", 0, false, 0}, // the old one
-	{"psexec", "-p", 0, false, 0},     // psexec \\host -u user -p secret
-	{"bcp", "-P", 0, true, 0},         // SQL Server's bcp … -U sa -P secret
-	{"xfreerdp", "/p:", 0, true, 0},   // xfreerdp /v:host /u:user /p:secret
-	{"rdesktop", "-p", 0, false, 0},   // rdesktop -u user -p secret host
-	{"hydra", "-p", 0, false, 0},      // hydra -l user -p secret ssh://host
-	{"schtasks", "/rp", 0, false, 0},  // schtasks /create … /ru user /rp secret
-	{"schtasks", "/RP", 0, false, 0},  // Windows switches in either case
+	{"ssh-keygen", "-N", 0, false, 0},   // the new passphrase
+	{"ssh-keygen", "-P", 0, false, 0},   // the old one
+	{"psexec", "-p", 0, false, 0},       // psexec \\host -u user -p secret
+	{"bcp", "-P", 0, true, 0},           // SQL Server's bcp … -U sa -P secret
+	{"xfreerdp", "/p:", 0, true, 0},     // xfreerdp /v:host /u:user /p:secret
+	{"rdesktop", "-p", 0, false, 0},     // rdesktop -u user -p secret host
+	{"hydra", "-p", 0, false, 0},        // hydra -l user -p secret ssh://host
+	{"schtasks", "/rp", 0, false, 0},    // schtasks /create … /ru user /rp secret
+	{"schtasks", "/RP", 0, false, 0},    // Windows switches in either case
+	{"rclone obscure", "", 0, false, 0}, // rclone obscure secret (the config's reversible form)
+	{"mc alias set", "", 3, false, 0},   // MinIO's client: mc alias set name url access-key secret-key
+	{"mc config host add", "", 3, false, 0},
 }
 
 // transcriptValues finds the values of transcriptCommands and IMAP LOGIN's
@@ -1895,8 +1890,6 @@ func transcriptValues(v string, sc viewScan) []ctxSpan {
 	out = append(out, smtpLoginPasswords(v)...)
 	out = append(out, echoedIntoLogin(v)...)
 	out = append(out, sqlPasswords(v)...)
-	out = append(out, authCalls(v)...)
-	out = append(out, passwordCallArgs(v, sc.calls)...)
 	// IMAP: "a001 LOGIN user password".
 	for i := range after(v, " LOGIN ") {
 		j := i
@@ -2880,22 +2873,31 @@ func sentenceWord(s string) bool {
 }
 
 // echoReaders read a password from their standard input: an echo piped
-// into one gives it the password.
-var echoReaders = []string{"sudo -S", "-stdin", "chpasswd", "--with-token"}
+// into one gives it the password ("passwd" stands for passwd --stdin,
+// chpasswd, smbpasswd -s and vncpasswd -f as well).
+var echoReaders = []string{"sudo -S", "-stdin", "passwd", "--with-token", "kinit"}
 
-// echoedIntoLogin: echo SECRET | a command that reads a password on its
-// standard input (sudo -S, docker login --password-stdin, passwd --stdin,
-// chpasswd).
+// echoedIntoLogin: echo SECRET (or printf) | a command that reads a
+// password on its standard input (sudo -S, docker login --password-stdin,
+// passwd --stdin, chpasswd, kinit).
 func echoedIntoLogin(v string) []ctxSpan {
 	if strings.IndexByte(v, '|') < 0 {
 		return nil // no pipe: no line below reads one
 	}
-	var out []ctxSpan
+	out := pipedInto(v, "echo ", nil)
+	return pipedInto(v, "printf ", out)
+}
+
+// pipedInto appends the values that command (echo or printf) pipes into
+// one of echoReaders on its line. Its options are passed over, and so is
+// printf's format when it has a verb (printf '%s\n' SECRET); a format
+// without one is the value itself.
+func pipedInto(v, command string, out []ctxSpan) []ctxSpan {
 	// Each line's end, its last reader's name (-1 when none) and the next
 	// pipe, found once: read again for each echo, a line of many was read
 	// to its end once for each (32 KiB of "echo |a(" took 58 ms).
 	le, lastReader, pipe := -1, -1, -1
-	for i := range after(v, "echo ") {
+	for i := range after(v, command) {
 		if i > le {
 			le = lineEnd(v, i)
 			lastReader = -1
@@ -2914,11 +2916,31 @@ func echoedIntoLogin(v string) []ctxSpan {
 		if pipe == le || lastReader < pipe {
 			continue // no pipe, or no reader after it
 		}
-		if s, e, _ := readValue(v, i); e > s && e <= pipe && !placeholder(v[s:e]) {
+		s, e, _ := readValue(v, i)
+		for n := 0; n < 2 && e > s && e < pipe && echoOption(v[s:e]); n++ {
+			s, e, _ = readValue(v, skipSpaces(v, e, false)) // echo -n, echo -e
+		}
+		if command == "printf " && e > s && e < pipe && strings.IndexByte(v[s:e], '%') >= 0 {
+			s, e, _ = readValue(v, skipSpaces(v, e+1, false)) // past the format's closing quote
+		}
+		if e > s && e <= pipe && !placeholder(v[s:e]) {
 			out = append(out, ctxSpan{s, e})
 		}
 	}
 	return out
+}
+
+// echoOption: one of echo's options (-n, -e, -E, or several together).
+func echoOption(s string) bool {
+	if len(s) < 2 || s[0] != '-' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if s[i] != 'n' && s[i] != 'e' && s[i] != 'E' {
+			return false
+		}
+	}
+	return true
 }
 
 // insertedValue is the value SQL's INSERT gives the column named at
@@ -3235,41 +3257,15 @@ func secureStrings(v string, glue []ctxSpan) []ctxSpan {
 	return out
 }
 
-// authCalls: the password argument of a login call in a stack trace or a
-// shell (MongoDB's db.auth("user", "secret")).
-func authCalls(v string) []ctxSpan {
-	var out []ctxSpan
-	// Python's smtplib, ftplib and imaplib: server.login("user", "secret").
-	for _, call := range []string{".auth(", "login("} {
-		for i := range after(v, call) {
-			// Only a string is read: an unquoted run (or an unclosed
-			// quote's) is not read to its end (32 KiB of "login({%41"
-			// read 4 KiB at each: 29 ms).
-			_, e, q := quotedValue(v, i) // the user
-			if !q || e+1 >= len(v) {
-				continue
-			}
-			j := e + 1
-			if j >= len(v) || v[j] != ',' {
-				continue // login("ana"): one argument
-			}
-			for j < len(v) && (v[j] == ',' || v[j] == ' ') {
-				j++
-			}
-			if s, e, q := quotedValue(v, j); q && e > s && !placeholder(v[s:e]) {
-				out = append(out, ctxSpan{s, e})
-			}
-		}
-	}
-	return out
-}
-
-// passwordCalls are library calls that take a password at a place among
-// their arguments and name it with no key.
+// passwordCalls are calls that take a password at a place among their
+// arguments and name it with no key. A call is known by how its name ends,
+// its receiver aside (a key run goes on through '.').
 var passwordCalls = []struct {
-	name string // the call's name; '(' follows it
+	name string // how the call's name ends; '(' follows it
 	arg  int    // the password's argument, counted from 0
 }{
+	{"login", 1},                  // Python's smtplib, ftplib and imaplib: server.login(user, password), the line a traceback quotes
+	{".auth", 1},                  // MongoDB's shell: db.auth(user, password) (calledWith reads "auth" only after a quoted user)
 	{"getConnection", 2},          // JDBC: DriverManager.getConnection(url, user, password)
 	{"Credentials.basic", 1},      // OkHttp: Credentials.basic(user, password)
 	{"PasswordAuthentication", 1}, // java.net: new PasswordAuthentication(user, password.toCharArray())

@@ -794,6 +794,10 @@ func TestCredentialCalledWithValue(t *testing.T) {
 		{in: `server.login("ana", "` + pw + `")`, secret: pw, keep: `server.login("ana", "`},
 		{in: "  File \"send.py\", line 12, in <module>\n    server.login(\"ana@x.io\", \"" + pw + "\")\nsmtplib.SMTPAuthenticationError: (535, b'5.7.8 Username and Password not accepted.')",
 			secret: pw, keep: `server.login("ana@x.io", "`},
+		// Its user a variable: the place, not the user, says which is the password.
+		{in: `ftp.login(user, "` + pw + `")`, secret: pw, keep: `ftp.login(user, "`},
+		{in: `imaplib.IMAP4.error: b'[AUTHENTICATIONFAILED] Invalid credentials (Failure)' in M.login(USER, '` + pw + `')`, secret: pw, keep: `M.login(USER, '`},
+		{in: `> db.auth(user, "` + pw + `")` + "\nMongoServerError: Authentication failed.", secret: pw, keep: `db.auth(user, "`},
 		// Java's calls that take a password at a place, with no key.
 		{in: `DriverManager.getConnection(url, "sa", "` + pw + `")`, secret: pw, keep: `getConnection(url, "sa", "`},
 		{in: `String credential = Credentials.basic("ana", "` + pw + `");`, secret: pw, keep: `Credentials.basic("ana", "`},
@@ -804,7 +808,32 @@ func TestCredentialCalledWithValue(t *testing.T) {
 		`password("must be at least 8 characters long")`, `auth("bearer")`, `validatePassword("")`, `login("ana")`,
 		`NetworkCredential("ana", "")`, "pool.getConnection(cb)", "getConnection(url, user, password) failed",
 		`DriverManager.getConnection(url, "sa", "")`, `DriverManager.getConnection(url, "sa", System.getenv("DB_PW"))`,
-		"Credentials.basic(user, pass)", `new PasswordAuthentication(user, pw.toCharArray())`, `server.login("ana")`)
+		"Credentials.basic(user, pass)", `new PasswordAuthentication(user, pw.toCharArray())`, `server.login("ana")`,
+		`server.login(user, password)`, `server.login(user, "")`, `db.auth(user, os.environ["PW"])`, `oauth("ana", "bearer token")`)
+}
+
+// A password given on a command's standard input (echo or printf into a
+// pipe, a here-string), sent by an expect script when asked for, or held by
+// the Wi-Fi QR code's payload (ZXing's format: fields in any order, ';'
+// and '\' escaped). A variable, a user's name and a network with no
+// password are none.
+func TestPasswordsFedSentAndShown(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: `printf '%s\n' '` + pw + `' | sudo -S apt-get update`, secret: pw, keep: `| sudo -S apt-get update`},
+		{in: `printf "` + pw + `\n" | sudo -S apt-get update`, secret: pw, keep: `printf "`},
+		{in: `echo -e "` + pw + `\n` + pw + `" | passwd ana`, secret: pw, keep: `| passwd ana`},
+		{in: `echo ` + pw + ` | kinit ana@X.IO`, secret: pw, keep: `| kinit ana@X.IO`},
+		{in: `sudo -S apt-get update <<< "` + pw + `"`, secret: pw, keep: `sudo -S apt-get update`},
+		{in: `kinit ana <<< '$` + pw + `'`, secret: pw, keep: `kinit ana`}, // single quotes: '$' is the password's
+		{in: "spawn ssh ana@h\nexpect \"assword:\"\nsend \"" + pw + "\\r\"", secret: pw, keep: `expect "assword:"`},
+		{in: `WIFI:S:My\;Net;T:WPA;P:` + pw + `;H:false;;`, secret: pw, keep: `WIFI:S:My\;Net;T:WPA;P:`},
+		{in: `WIFI:T:WPA;P:a\;` + pw + `;S:home;;`, secret: pw, keep: `;S:home;;`},
+		{in: `rclone obscure ` + pw, secret: pw, keep: `rclone obscure `},
+		{in: `mc alias set s3 http://minio:9000 minioadmin ` + pw, secret: pw, keep: `minioadmin `},
+	})
+	expectKept(t, `echo $PW | sudo -S ls`, `printf '%s\n' "$PW" | sudo -S ls`, "expect \"login:\"\nsend \"ana\\r\"",
+		"WIFI:T:nopass;S:guest;;", `echo done | tee log`, `printf 'done\n' | tee log`, "rclone copy a b", "mc alias set s3 http://minio:9000")
 }
 
 // YAML writes a tag or a block scalar's header before a value ("password:
