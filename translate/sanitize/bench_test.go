@@ -271,7 +271,8 @@ func BenchmarkTextRepeated(b *testing.B) {
 	Text("password=x", 64) // the rules are built on first use, not here
 	for _, head := range []string{"xoxb-", "eyJ", "AKIA", "ghp_", "api_key=", "password=", "token=", "key=", "postgres://u:p@h/", "db.password=0MADePWTVGeYuDTusmdA\n", "-----BEGIN ", "token: ",
 		"ghp_=a(", `login(\"`, "eyJ=", "password=a(", "Пароль=", `AUTH \"`, "AUTH {", "Authorization:  ", "echo |a(", "login({", "passe=%41",
-		`eyJ="`, "xoxb-+%41", "mysql -p]9", "sudo -S <<<a", "kinit <<< ", "WIFI:P:a;", "expect password\nsend \"a", "printf %s a|sudo -S ", "x.login(a,\"b\")", "rclone obscure "} {
+		`eyJ="`, "xoxb-+%41", "mysql -p]9", "sudo -S <<<a", "kinit <<< ", "WIFI:P:a;", "expect password\nsend \"a", "printf %s a|sudo -S ", "x.login(a,\"b\")", "rclone obscure ",
+		"name: password ", `{"Name":"DB_PASSWORD","`, "password is set to ", "password is generated for a: "} {
 		in := strings.Repeat(head, (32<<10)/len(head))
 		b.Run(strings.TrimSpace(head), func(b *testing.B) {
 			b.SetBytes(int64(len(in)))

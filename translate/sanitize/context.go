@@ -954,7 +954,7 @@ func keyedValues(v string, keys []keyedRun) []ctxSpan {
 			}
 		}
 	}
-	out = append(out, yamlNameValues(v)...)
+	out = append(out, nameValuePairs(v)...)
 	return out
 }
 
@@ -1285,6 +1285,23 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 					return ctxSpan{}, false
 				}
 				val = v[start:end]
+			}
+		}
+		if strong && (copula == "is" || copula == "was") && (val == "generated" || val == "set" || val == "changed" || val == "reset") {
+			// "A temporary password is generated for root@localhost:
+			// VALUE" (MySQL's first start: for whom, then a prompt's
+			// colon), "the password is set to VALUE" (judged as prose).
+			ps, pe, _ := readValue(v, skipSpaces(v, end, false))
+			switch v[ps:pe] {
+			case "to":
+				if start, end, quoted = readValue(v, skipSpaces(v, pe, false)); end <= start {
+					return ctxSpan{}, false
+				}
+				val = v[start:end]
+			case "for":
+				if ss, se, sq := readValue(v, skipSpaces(v, pe, false)); se > ss && promptAnswer(v, se, v[ss:se], sq) > 0 {
+					start, end, quoted, val = ss, se, sq, v[ss:se]
+				}
 			}
 		}
 		if strong && !quoted && val == "key" {
@@ -1679,41 +1696,80 @@ func (k byteClasses) count() int {
 	return n
 }
 
-// yamlNameValues finds Kubernetes-style env entries: a line "name: KEY"
-// (KEY a credential key) and, on one of the next two lines, "value: v".
-func yamlNameValues(v string) []ctxSpan {
+// namedPairs are the fields that name a setting and the field after them
+// that gives its value: Kubernetes' and ECS's env entries (name and value,
+// in YAML or JSON), the AWS CLI's (Name and Value: SSM's parameters, ECS),
+// CloudFormation's parameters (ParameterKey and ParameterValue).
+var namedPairs = [][2]string{{"name", "value"}, {"Name", "Value"}, {"ParameterKey", "ParameterValue"}}
+
+// pairReach bounds how far after its name a pair's value is read.
+const pairReach = 512
+
+// nameValuePairs finds a credential named in one field and given in the
+// next ("name: DB_PASSWORD" and, on one of the next two lines, "value: v";
+// {"Name": "/prod/db/password", "Type": "SecureString", "Value": "v"}): the
+// name a credential key (a path's too), the value within pairReach bytes
+// and three lines of it, before its object closes.
+func nameValuePairs(v string) []ctxSpan {
 	var out []ctxSpan
-	for i := range after(v, "name:") {
-		ls := i
-		for ls < len(v) && (v[ls] == ' ' || v[ls] == '"' || v[ls] == '\'') {
-			ls++
-		}
-		le := ls
-		for le < len(v) && ctxKeyByte(v[le]) {
-			le++
-		}
-		w, ok := credentialKey(v[ls:le])
-		if !ok {
-			continue
-		}
-		rest := v[le:]
-		if nl := nthIndex(rest, '\n', 3); nl >= 0 {
-			rest = rest[:nl]
-		}
-		j := strings.Index(rest, "value:")
-		if j < 0 {
-			continue
-		}
-		vs := le + j + len("value:")
-		for vs < len(v) && v[vs] == ' ' {
-			vs++
-		}
-		s, e, _ := readValue(v, vs)
-		if e > s && (w.strong || secretLooking(v[s:e]) || !plainTerm(v[s:e])) {
-			out = append(out, ctxSpan{s, e})
+	for _, pair := range namedPairs {
+		for i := range after(v, pair[0]) {
+			ls, ok := fieldValueAt(v, i)
+			if !ok {
+				continue
+			}
+			if ls < len(v) && (v[ls] == '"' || v[ls] == '\'') {
+				ls++
+			}
+			le := ls
+			for le < len(v) && (ctxKeyByte(v[le]) || v[le] == '/') {
+				le++
+			}
+			w, ok := credentialKey(v[ls:le])
+			if !ok {
+				continue
+			}
+			rest := v[le:min(len(v), le+pairReach)]
+			if nl := nthIndex(rest, '\n', 3); nl >= 0 {
+				rest = rest[:nl]
+			}
+			if c := strings.IndexByte(rest, '}'); c >= 0 {
+				rest = rest[:c]
+			}
+			for off := 0; ; {
+				j := strings.Index(rest[off:], pair[1])
+				if j < 0 {
+					break
+				}
+				j += le + off
+				off = j - le + len(pair[1])
+				vs, ok := fieldValueAt(v, j+len(pair[1])) // not valueFrom
+				if !ok {
+					continue
+				}
+				s, e, _ := readValue(v, vs)
+				if e > s && (w.strong || secretLooking(v[s:e]) || !plainTerm(v[s:e])) {
+					out = append(out, ctxSpan{s, e})
+				}
+				break
+			}
 		}
 	}
 	return out
+}
+
+// fieldValueAt is where the value of a field whose name ends at v[i]
+// starts: past a closing quote, blanks, ':' or '=' and blanks, and an
+// opening quote (readValue reads the quoted value from the quote itself).
+func fieldValueAt(v string, i int) (int, bool) {
+	if i < len(v) && (v[i] == '"' || v[i] == '\'') {
+		i++
+	}
+	i = skipSpaces(v, i, false)
+	if i >= len(v) || v[i] != ':' && v[i] != '=' {
+		return 0, false
+	}
+	return skipSpaces(v, i+1, false), true
 }
 
 // windowsSwitch is a Windows command's switch where a tool's password

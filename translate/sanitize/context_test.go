@@ -836,6 +836,29 @@ func TestPasswordsFedSentAndShown(t *testing.T) {
 		"WIFI:T:nopass;S:guest;;", `echo done | tee log`, `printf 'done\n' | tee log`, "rclone copy a b", "mc alias set s3 http://minio:9000")
 }
 
+// A credential named in one field and given in the next: an env entry
+// (Kubernetes, ECS), an SSM parameter as the AWS CLI prints it, a
+// CloudFormation parameter. MySQL's first start logs the root user's
+// temporary password after naming whom it is for.
+func TestNamedValuesAndSetPasswords(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: `[{"name": "REGION", "value": "eu-west-1"}, {"name": "DB_PASSWORD", "value": "` + pw + `"}]`, secret: pw, keep: `"value": "eu-west-1"`},
+		{in: `[{"Name":"DB_PASSWORD","Value":"` + pw + `"}]`, secret: pw, keep: `"Name":"DB_PASSWORD"`},
+		{in: "{\n  \"Parameter\": {\n    \"Name\": \"/prod/db/password\",\n    \"Type\": \"SecureString\",\n    \"Value\": \"" + pw + "\",\n    \"Version\": 1\n  }\n}",
+			secret: pw, keep: `"Type": "SecureString"`},
+		{in: `[{"ParameterKey": "DBPassword", "ParameterValue": "` + pw + `"}]`, secret: pw, keep: `"ParameterKey": "DBPassword"`},
+		{in: `{ name = "DB_PASSWORD", value = "` + pw + `" }`, secret: pw, keep: `name = "DB_PASSWORD"`},
+		{in: `2024-01-01T00:00:00.000000Z 6 [Note] [MY-010454] [Server] A temporary password is generated for root@localhost: ` + pw, secret: pw, keep: "for root@localhost: "},
+		{in: `password is set to ` + pw, secret: pw, keep: "password is set to "},
+		{in: `The password was changed to ` + pw + ` by admin`, secret: pw, keep: " by admin"},
+	})
+	expectKept(t, `{"name": "DB_HOST", "value": "db.internal"}`, `{"Name": "MaxPasswordAge", "Value": "90"}`,
+		`[{"name": "DB_PASSWORD", "valueFrom": {"secretKeyRef": {"name": "db", "key": "password"}}}, {"name": "MODE", "value": "blue-green-v2"}]`,
+		"A new password is generated for each user", "password is set to expire in 5 days",
+		"password was reset for ana: check your inbox", "Your password was changed to a stronger one")
+}
+
 // YAML writes a tag or a block scalar's header before a value ("password:
 // !!str VALUE", "password: >-" and the value on the next line); a table's
 // row puts a pipe between the name and its value. The header, the tag and
