@@ -179,6 +179,8 @@ CONFIG = [
     ("YAML name/value single quoted", "- name: STRIPE_WEBHOOK_SIGNING\n  value: '{tok}'"),
     ("ECS env JSON name/value", "ClientException: Container.environment: [{{\"name\": \"REGION\", \"value\": \"eu-west-1\"}}, {{\"name\": \"DB_PASSWORD\", \"value\": \"{pw}\"}}]"),
     ("SSM parameter", "{{\n    \"Parameter\": {{\n        \"Name\": \"/prod/app/db-password\",\n        \"Type\": \"SecureString\",\n        \"Value\": \"{pw}\",\n        \"Version\": 3\n    }}\n}}"),
+    ("Java properties XML", "InvalidPropertiesFormatException in config.xml: <entry key=\"db.password\">{pw}</entry>"),
+    (".NET settings value", "ConfigurationErrorsException: <setting name=\"DbPassword\" serializeAs=\"String\"><value>{pw}</value></setting>"),
     ("CloudFormation parameter", "ValidationError: Parameters: [{{\"ParameterKey\": \"DBPassword\", \"ParameterValue\": \"{pw}\"}}] must have values"),
     ("k8s Secret data", "apiVersion: v1\nkind: Secret\ndata:\n  password: {basic}\n  username: YWRtaW4="),
     ("compose env list", "environment:\n  - POSTGRES_USER=app\n  - POSTGRES_PASSWORD={pw}"),

@@ -1201,6 +1201,12 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		i++
 	case ks > 0 && (v[ks-1] == '<' || v[ks-1] == ':') && xmlOpenTagEnd(v, sp) > 0: // <wsse:Password Type="...">v
 		i = xmlOpenTagEnd(v, sp)
+	case ks > 1 && (v[ks-1] == '"' || v[ks-1] == '\'') && sp > ke && v[sp-1] == v[ks-1] && namingAttribute(v[:ks-1]) && elementText(v, sp) > 0:
+		// <entry key="password">v</entry> (Java's properties as XML),
+		// <param name="password">v</param>, .NET's settings file's
+		// <setting name="DbPassword" serializeAs="String"><value>v</value>:
+		// the attribute names the element's text.
+		i = elementText(v, sp)
 	case i+1 < len(v) && v[i] == '-' && v[i+1] == '>': // k -> v
 		i += 2
 	case i > sp && i+1 < len(v) && v[i] == '|' && v[i+1] == ' ':
@@ -1418,6 +1424,29 @@ func promptAnswer(v string, end int, subject string, quoted bool) int {
 	return 0
 }
 
+// namingAttribute reports whether s ends in an attribute that names its
+// element's value (key= or name=, as the quote after it opens it).
+func namingAttribute(s string) bool {
+	return hasFoldSuffix(s, " key=") || hasFoldSuffix(s, " name=")
+}
+
+// elementText is where the text of an element starts when its open tag
+// goes on at v[i] (the rest of its attributes, or its '>'), and the text
+// is the value's: inside a <value> element that comes first (.NET's
+// settings); 0 when the tag closes itself or does not end on the line.
+func elementText(v string, i int) int {
+	j := 0
+	if i < len(v) && v[i] == '>' {
+		j = i + 1
+	} else if j = xmlOpenTagEnd(v, i); j == 0 {
+		return 0
+	}
+	if strings.HasPrefix(v[j:], "<value>") {
+		j += len("<value>")
+	}
+	return j
+}
+
 // xmlOpenTagEnd is the index after the '>' that closes an element's open
 // tag whose attributes start at v[i:] (0 when there is none on the line).
 func xmlOpenTagEnd(v string, i int) int {
@@ -1433,11 +1462,12 @@ func xmlOpenTagEnd(v string, i int) int {
 
 // pathValue is a file path (PWD=/home/runner/app is the shell's working
 // directory, not a password): a root, home, working-directory or drive
-// prefix, then pieces with a name among them. Base64 key material and
-// passwords start with '/' now and then, and their pieces are all noise
-// ("/CpHDQgzBn8LV1t/bFoJYp9pN/diXIDAGO0ivOUXU4d7", seed 20850; a password
-// "/Xy9Zq8Lm" in prose or after --password, which a length bound let
-// through as a path).
+// prefix, then pieces at least half of which are names. Base64 key
+// material and passwords start with '/' now and then, and their pieces are
+// noise ("/CpHDQgzBn8LV1t/bFoJYp9pN/diXIDAGO0ivOUXU4d7", seed 20850; a
+// password "/Xy9Zq8Lm" in prose or after --password, which a length bound
+// let through as a path), or nearly so: one piece of a single class among
+// five of noise ("/FUQ/tWxp+OPQ/JS50qBY9ZUWLNvcCl/…", seed 3507).
 func pathValue(s string) bool {
 	if strings.HasSuffix(s, "=") {
 		return false // base64's padding: "/hoAP…5w==" is no path
@@ -1453,14 +1483,17 @@ func pathValue(s string) bool {
 	default:
 		return false
 	}
-	named := false
+	named, pieces := 0, 0
 	for seg := range strings.FieldsFuncSeq(rest, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if len(seg) >= 20 && highEntropyToken(seg) {
 			return false
 		}
-		named = named || readableIdentifier(seg) || classesOf(seg).count() < 2
+		pieces++
+		if readableIdentifier(seg) || classesOf(seg).count() < 2 {
+			named++
+		}
 	}
-	return named
+	return named > 0 && 2*named >= pieces
 }
 
 // isCopula: the words between a password word and its value in prose.

@@ -506,6 +506,8 @@ func TestSeedLeaksPinned(t *testing.T) {
 		{in: "amqp://worker:/29yencJw@XJumiB9X@rabbit:5672/%2F", secret: "XJumiB9X", keep: "@rabbit:5672"},
 		// Seed 20850: base64 key material starting with '/' read as a path.
 		{in: "decrypt failed with encryption_key: /CpHDQgzBn8LV1t/bFoJYp9pN/diXIDAGO0ivOUXU4d7", secret: "CpHDQgzBn8LV1t", keep: "decrypt failed"},
+		// Seed 3507: one piece of a single class ("FUQ") among five of noise.
+		{in: "decrypt failed with encryption_key: /FUQ/tWxp+OPQ/JS50qBY9ZUWLNvcCl/GbxvG2dy3HX/EkgHAwMofC/wZuhRW4tm", secret: "JS50qBY9ZUWLNvcCl", keep: "decrypt failed"},
 		// A mnemonic a word per line: a count of spaces skipped it.
 		{in: "recovery phrase:\nabandon\nability\nable\nabout\nabove\nabsent\nabsorb\nabstract\nabsurd\nabuse\naccess\naccident\n-- end",
 			secret: "absorb", keep: "recovery phrase:"},
@@ -838,8 +840,9 @@ func TestPasswordsFedSentAndShown(t *testing.T) {
 
 // A credential named in one field and given in the next: an env entry
 // (Kubernetes, ECS), an SSM parameter as the AWS CLI prints it, a
-// CloudFormation parameter. MySQL's first start logs the root user's
-// temporary password after naming whom it is for.
+// CloudFormation parameter; an XML attribute that names its element's
+// text. MySQL's first start logs the root user's temporary password after
+// naming whom it is for.
 func TestNamedValuesAndSetPasswords(t *testing.T) {
 	const pw = "Zx9vQ2mL7pR4"
 	expectRedacted(t, []redaction{
@@ -852,11 +855,18 @@ func TestNamedValuesAndSetPasswords(t *testing.T) {
 		{in: `2024-01-01T00:00:00.000000Z 6 [Note] [MY-010454] [Server] A temporary password is generated for root@localhost: ` + pw, secret: pw, keep: "for root@localhost: "},
 		{in: `password is set to ` + pw, secret: pw, keep: "password is set to "},
 		{in: `The password was changed to ` + pw + ` by admin`, secret: pw, keep: " by admin"},
+		// An attribute names its element's text: Java's properties as XML,
+		// a param, .NET's settings file.
+		{in: `<entry key="db.password">` + pw + `</entry>`, secret: pw, keep: `<entry key="db.password">`},
+		{in: `<param name="password">` + pw + `</param>`, secret: pw, keep: `</param>`},
+		{in: `<setting name="DbPassword" serializeAs="String"><value>` + pw + `</value></setting>`, secret: pw, keep: `serializeAs="String"><value>`},
 	})
 	expectKept(t, `{"name": "DB_HOST", "value": "db.internal"}`, `{"Name": "MaxPasswordAge", "Value": "90"}`,
 		`[{"name": "DB_PASSWORD", "valueFrom": {"secretKeyRef": {"name": "db", "key": "password"}}}, {"name": "MODE", "value": "blue-green-v2"}]`,
 		"A new password is generated for each user", "password is set to expire in 5 days",
-		"password was reset for ana: check your inbox", "Your password was changed to a stronger one")
+		"password was reset for ana: check your inbox", "Your password was changed to a stronger one",
+		`<entry key="password.policy">strict</entry>`, `<input name="password" type="password">`, `<entry key="password"></entry>`,
+		`<param name="password">${DB_PASSWORD}</param>`, `<button class="toggle" data-for="password">Show</button>`, `<span class="password">Weak</span>`)
 }
 
 // YAML writes a tag or a block scalar's header before a value ("password:
