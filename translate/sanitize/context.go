@@ -1266,6 +1266,19 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		}
 		return ctxSpan{from, to}, true
 	}
+	if closesKeyString(v, ks, i) {
+		// `"Enter password: " + "VALUE"` in code: the quote closes the
+		// prompt's string; the value is the string it is joined to, if
+		// any (not a variable: "password: " + pw; expect "Password: "
+		// { send …} and getpass("Password: ") give none).
+		j := skipSpaces(v, i+1, false)
+		if j >= len(v) || v[j] != '+' && v[j] != '.' {
+			return ctxSpan{}, false
+		}
+		if i = skipSpaces(v, j+1, false); !opensQuote(v, i) {
+			return ctxSpan{}, false
+		}
+	}
 	start, end, quoted := readValue(v, i)
 	if end <= start {
 		return ctxSpan{}, false
@@ -1422,6 +1435,24 @@ func promptAnswer(v string, end int, subject string, quoted bool) int {
 		return end + 1
 	}
 	return 0
+}
+
+// closesKeyString reports whether the quote at v[i] closes a string the
+// key at v[ks:] stands in (a prompt in code, "Enter password: "): the same
+// quote opens it a few words before the key, and none is between.
+func closesKeyString(v string, ks, i int) bool {
+	if i >= len(v) || v[i] != '"' && v[i] != '\'' || strings.IndexByte(v[ks:i], v[i]) >= 0 {
+		return false // "password": "VALUE": the key's own quote closed before
+	}
+	for j := ks - 1; j >= 0 && j >= ks-64; j-- {
+		switch c := v[j]; {
+		case c == v[i]:
+			return j == 0 || !alnum(v[j-1]) // an opening quote, not an apostrophe
+		case c != ' ' && (c|0x20 < 'a' || c|0x20 > 'z'):
+			return false
+		}
+	}
+	return false
 }
 
 // namingAttribute reports whether s ends in an attribute that names its

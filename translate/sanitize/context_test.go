@@ -838,6 +838,20 @@ func TestPasswordsFedSentAndShown(t *testing.T) {
 		"WIFI:T:nopass;S:guest;;", `echo done | tee log`, `printf 'done\n' | tee log`, "rclone copy a b", "mc alias set s3 http://minio:9000")
 }
 
+// A prompt's string in code ends at its closing quote: the value is a
+// string joined to it, never the code after it (expect's block, a call's
+// closing parenthesis) nor a variable.
+func TestPromptStringsInCode(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: `raise ValueError("password: " + "` + pw + `")`, secret: pw, keep: `ValueError("password: " + "`},
+		{in: `$msg = 'password: ' . '` + pw + `';`, secret: pw, keep: `$msg = 'password: ' . '`},
+		{in: `expect "Password: " { send "` + pw + `\r" }`, secret: pw, keep: `expect "Password: " { send "`},
+	})
+	expectKept(t, `pw = getpass.getpass("Password: ")`, `print("password: " + pw)`, `console.log("password: " + password)`,
+		`input("Enter password: ") or sys.exit(1)`)
+}
+
 // A credential named in one field and given in the next: an env entry
 // (Kubernetes, ECS), an SSM parameter as the AWS CLI prints it, a
 // CloudFormation parameter; an XML attribute that names its element's
