@@ -8,7 +8,7 @@ import "strings"
 // Manager ARN's ":secret:name", a base64 JSON payload after "cursor" or a
 // cookie list of preferences all match it. The value is kept when it is
 //
-//   - a placeholder or a mask (${VAR}, {{ .Values.x }}, $VAR, %(x)s,
+//   - a placeholder or a mask (${VAR}, {{ .Values.x }}, $VAR, %(x)s, %s,
 //     YOUR_API_KEY, ***REDACTED***, ••••), as the second layer keeps them;
 //   - a digest or fingerprint after its hash name (SHA256:…, sha512-…);
 //   - an ARN's resource (after arn:…:secret:);
@@ -33,6 +33,8 @@ func benignSpan(s string, from, to int) bool {
 	}
 	switch {
 	case len(val) >= 3 && placeholder(val) || placeholderName(val) || len(word) >= 3 && placeholder(word) || placeholderName(word):
+		return true
+	case val != "" && val[0] == '%' && formatVerb(val): // password: %s, a format's verb
 		return true
 	case hasFoldSuffix(before, "sha256:") || hasFoldSuffix(before, "sha512-") || hasFoldSuffix(before, "sha384-") ||
 		hasFoldSuffix(before, "sha256-") || hasFoldSuffix(before, "md5:") || hasFoldSuffix(before, "sha1:"):

@@ -1626,6 +1626,8 @@ func placeholder(s string) bool {
 		return varName(s[1:]) // $DB_PASSWORD, not a password that starts with '$'
 	case len(s) > 2 && s[0] == '%' && s[len(s)-1] == '%':
 		return true
+	case s[0] == '%' && formatVerb(s):
+		return true
 	case len(s) > 2 && s[0] == '<' && s[len(s)-1] == '>':
 		return !noiseName(s[1 : len(s)-1]) // <your-password>, not <Xy9Zq8Lm>
 	}
@@ -1688,6 +1690,19 @@ func varName(s string) bool {
 // placeholderWords stand where a value is not given.
 var placeholderWords = []string{"redacted", "hidden", "masked", "null", "none", "nil", "undefined", "true", "false", "empty",
 	"changeme", "secret", "password", "yes", "no", "required", "missing", "invalid", "expired", "set", "unset", "n/a", "na"}
+
+// formatVerb: a printf verb where a value will go ("%s", "%-10s", "%v"),
+// with a string's escapes after it (fmt.Printf("password: %s\n", pw)).
+func formatVerb(s string) bool {
+	for len(s) > 2 && s[len(s)-2] == '\\' && strings.IndexByte("nrt", s[len(s)-1]) >= 0 {
+		s = s[:len(s)-2]
+	}
+	i := 1
+	for i < len(s)-1 && strings.IndexByte("+-# 0123456789.", s[i]) >= 0 {
+		i++
+	}
+	return len(s) >= 2 && i == len(s)-1 && 'a' <= s[i]|0x20 && s[i]|0x20 <= 'z'
+}
 
 // plainTerm is a value plainly not a credential: a word, an enum-like term,
 // a short number, a readable identifier.

@@ -840,7 +840,8 @@ func TestPasswordsFedSentAndShown(t *testing.T) {
 
 // A prompt's string in code ends at its closing quote: the value is a
 // string joined to it, never the code after it (expect's block, a call's
-// closing parenthesis) nor a variable.
+// closing parenthesis) nor a variable; a format's verb is where the value
+// will go, not the value.
 func TestPromptStringsInCode(t *testing.T) {
 	const pw = "Zx9vQ2mL7pR4"
 	expectRedacted(t, []redaction{
@@ -849,7 +850,8 @@ func TestPromptStringsInCode(t *testing.T) {
 		{in: `expect "Password: " { send "` + pw + `\r" }`, secret: pw, keep: `expect "Password: " { send "`},
 	})
 	expectKept(t, `pw = getpass.getpass("Password: ")`, `print("password: " + pw)`, `console.log("password: " + password)`,
-		`input("Enter password: ") or sys.exit(1)`)
+		`input("Enter password: ") or sys.exit(1)`, `fmt.Printf("password: %s\n", pw)`, `log.Printf("password=%v", pw)`,
+		`printf("password: %-12s\r\n", pw);`)
 }
 
 // A credential named in one field and given in the next: an env entry
