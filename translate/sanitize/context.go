@@ -948,6 +948,8 @@ func keyedValues(v string, keys []keyedRun) []ctxSpan {
 			out = append(out, s)
 		} else if s, ok := calledWith(v, k.end, k.strong, &inserts); ok {
 			out = append(out, s)
+		} else if s, ok := comparedWith(v, k.start, k.end, k.strong); ok {
+			out = append(out, s)
 		} else if k.strong {
 			if s, ok := insertedValue(v, k.start, k.end, &inserts); ok {
 				out = append(out, s)
@@ -1195,6 +1197,14 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 	case i < len(v) && (v[i] == '=' || v[i] == ':'):
 		i++
 		if i < len(v) && (v[i] == '=' || v[i] == '>') { // ==, Ruby's =>
+			i++
+			if i < len(v) && v[i] == '=' && v[i-1] == '=' { // JavaScript's ===
+				i++
+			}
+		}
+	case i+1 < len(v) && v[i] == '!' && v[i+1] == '=': // password != "VALUE", !==
+		i += 2
+		if i < len(v) && v[i] == '=' {
 			i++
 		}
 	case i < len(v) && v[i] == '>' && ks > 0 && (v[ks-1] == '<' || v[ks-1] == ':'): // <k>v</k>, <wsse:Password>
@@ -3138,6 +3148,67 @@ func insertedValue(v string, ks, ke int, budget *int) (ctxSpan, bool) {
 		}
 		return ctxSpan{s, e}, true
 	}
+}
+
+// comparedReach bounds the string comparedWith reads back.
+const comparedReach = 256
+
+// comparedWith is the string code compares a credential's name (at
+// v[ks:ke]) with, where the string comes first or the comparison is a
+// test's: `if ("VALUE" == password)` (==, !=, ===, !==), JUnit's
+// assertEquals("VALUE", password) (the expected value first), Jest's
+// expect(password).toBe("VALUE") and toEqual, the lines a failing test's
+// report quotes. After a weaker word, only a string that could be a secret.
+func comparedWith(v string, ks, ke int, strong bool) (ctxSpan, bool) {
+	var s, e int
+	if rest := v[ke:]; strings.HasPrefix(rest, ").toBe(") || strings.HasPrefix(rest, ").toEqual(") {
+		qs, qe, quoted := readValue(v, strings.IndexByte(rest[1:], '(')+ke+2)
+		if !quoted {
+			return ctxSpan{}, false
+		}
+		s, e = qs, qe
+	} else {
+		j := ks
+		for j > 0 && v[j-1] == ' ' {
+			j--
+		}
+		op := j
+		for op > 0 && j-op < 3 && (v[op-1] == '=' || v[op-1] == '!') {
+			op--
+		}
+		asserted := false
+		switch v[op:j] {
+		case "==", "!=", "===", "!==":
+		default:
+			if j == 0 || v[j-1] != ',' {
+				return ctxSpan{}, false
+			}
+			op, asserted = j-1, true
+		}
+		for op > 0 && v[op-1] == ' ' {
+			op--
+		}
+		if op == 0 || v[op-1] != '"' && v[op-1] != '\'' {
+			return ctxSpan{}, false
+		}
+		e = op - 1
+		from := max(0, e-comparedReach)
+		k := strings.LastIndexByte(v[from:e], v[e])
+		if k < 0 {
+			return ctxSpan{}, false
+		}
+		s = from + k + 1
+		if strings.IndexByte(v[s:e], '\n') >= 0 {
+			return ctxSpan{}, false
+		}
+		if asserted && (s < 2 || v[s-2] != '(' || !strings.Contains(strings.ToLower(v[max(0, s-24):s-2]), "assert")) {
+			return ctxSpan{}, false // the first argument of an assertion only
+		}
+	}
+	if val := v[s:e]; e <= s || placeholder(val) || !strong && !secretLooking(val) {
+		return ctxSpan{}, false
+	}
+	return ctxSpan{s, e}, true
 }
 
 // calledWith is the secret a credential's name is called with, its key

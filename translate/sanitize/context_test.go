@@ -854,6 +854,24 @@ func TestPromptStringsInCode(t *testing.T) {
 		`printf("password: %-12s\r\n", pw);`)
 }
 
+// A credential compared with a string, in code a failing test's report
+// quotes: after the name (!=, !==, ===), before it ("VALUE" == password),
+// or as an assertion's expected value.
+func TestComparedWithAString(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: `if password != "` + pw + `":`, secret: pw, keep: `if password != "`},
+		{in: `if (password !== "` + pw + `") {`, secret: pw, keep: `if (password !== "`},
+		{in: `if ("` + pw + `" == password) {`, secret: pw, keep: `" == password) {`},
+		{in: `if ("` + pw + `" !== db_pass) {`, secret: pw, keep: `" !== db_pass) {`},
+		{in: `assertEquals("` + pw + `", password);`, secret: pw, keep: `assertEquals("`},
+		{in: `> 12 |   expect(user.password).toBe("` + pw + `");`, secret: pw, keep: `expect(user.password).toBe("`},
+		{in: `expect(password).toEqual('` + pw + `')`, secret: pw, keep: `expect(password).toEqual('`},
+	})
+	expectKept(t, `if ("" == password) {`, `if (password != null) {`, `if ("admin" == username) {`, `if ("bearer" == token) {`,
+		`foo("abc", password)`, `assertEquals("bearer", token);`, `expect(password).toBe(undefined)`)
+}
+
 // A credential named in one field and given in the next: an env entry
 // (Kubernetes, ECS), an SSM parameter as the AWS CLI prints it, a
 // CloudFormation parameter; an XML attribute that names its element's

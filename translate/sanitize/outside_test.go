@@ -1,0 +1,65 @@
+package sanitize
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/errsvc/errsvc/internal/golden"
+)
+
+// An outside corpus: detect-secrets' own test cases for its keyword
+// detector (testdata/secrets/outside), lines nobody here wrote. Every
+// secret it finds is gone from Text's output, but for the gaps the file
+// lists with their reasons; a gap that no longer leaks fails too, so the
+// list says what is true. Its placeholders and empty values stay.
+func TestOutsideKeywordCorpus(t *testing.T) {
+	root, err := golden.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "testdata", "secrets", "outside", "detect-secrets-keyword.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var corpus struct {
+		Cases []struct {
+			List, Line string
+			Secret     *string
+		}
+		Gaps map[string]string
+		Keep []string
+	}
+	if err := json.Unmarshal(data, &corpus); err != nil {
+		t.Fatal(err)
+	}
+	found, positives := 0, 0
+	for _, c := range corpus.Cases {
+		if c.Secret == nil {
+			continue
+		}
+		positives++
+		out := Text(c.Line, EvidenceCap)
+		leaks := strings.Contains(out, *c.Secret)
+		_, gap := corpus.Gaps[c.Line]
+		switch {
+		case leaks && !gap:
+			t.Errorf("%s: %q leaks its secret: %q", c.List, c.Line, out)
+		case !leaks && gap:
+			t.Errorf("%s: %q is listed as a gap and no longer leaks: take it off the list", c.List, c.Line)
+		case !leaks:
+			found++
+		}
+	}
+	for _, line := range corpus.Keep {
+		if out := Text(line, EvidenceCap); out != line {
+			t.Errorf("%q changed: %q", line, out)
+		}
+	}
+	if positives < 80 {
+		t.Fatalf("%d positives read: the corpus did not load", positives)
+	}
+	t.Logf("%d of %d secrets found, %d listed gaps", found, positives, len(corpus.Gaps))
+}
