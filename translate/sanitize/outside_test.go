@@ -63,3 +63,50 @@ func TestOutsideKeywordCorpus(t *testing.T) {
 	}
 	t.Logf("%d of %d secrets found, %d listed gaps", found, positives, len(corpus.Gaps))
 }
+
+// An outside corpus of the other kind: gitleaks' generic rule's fixed true
+// and false positives (testdata/secrets/outside/gitleaks-generic.json).
+// Each true positive's secret is gone; each false positive comes back
+// unchanged, but for those the file lists as redacted, with the reason
+// errsvc's reading differs; a listed one that comes back unchanged fails
+// too.
+func TestOutsideGenericCorpus(t *testing.T) {
+	root, err := golden.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "testdata", "secrets", "outside", "gitleaks-generic.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var corpus struct {
+		Tps      []struct{ Line, Secret string }
+		Fps      []string
+		Redacted map[string]string
+	}
+	if err := json.Unmarshal(data, &corpus); err != nil {
+		t.Fatal(err)
+	}
+	for _, tp := range corpus.Tps {
+		if out := Text(tp.Line, EvidenceCap); strings.Contains(out, tp.Secret) {
+			t.Errorf("%q leaks its secret: %q", tp.Line, out)
+		}
+	}
+	changed := 0
+	for _, fp := range corpus.Fps {
+		out := Text(fp, EvidenceCap)
+		_, listed := corpus.Redacted[fp]
+		switch {
+		case out != fp && !listed:
+			t.Errorf("%q changed: %q", fp, out)
+		case out == fp && listed:
+			t.Errorf("%q is listed as redacted and comes back unchanged: take it off the list", fp)
+		case out != fp:
+			changed++
+		}
+	}
+	if len(corpus.Tps) < 5 || len(corpus.Fps) < 60 {
+		t.Fatalf("%d true and %d false positives read: the corpus did not load", len(corpus.Tps), len(corpus.Fps))
+	}
+	t.Logf("%d true positives, %d false positives of which %d redacted (listed)", len(corpus.Tps), len(corpus.Fps), changed)
+}
