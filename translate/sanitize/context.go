@@ -1848,8 +1848,8 @@ func nameValuePairs(v string) []ctxSpan {
 }
 
 // fieldValueAt is where the value of a field whose name ends at v[i]
-// starts: past a closing quote, blanks, ':' or '=' and blanks, and an
-// opening quote (readValue reads the quoted value from the quote itself).
+// starts: past a closing quote, blanks, ':' or '=' and blanks (a value's
+// opening quote stays: readValue reads a quoted value from it).
 func fieldValueAt(v string, i int) (int, bool) {
 	if i < len(v) && (v[i] == '"' || v[i] == '\'') {
 		i++
