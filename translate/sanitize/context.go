@@ -838,13 +838,21 @@ func (out *viewScan) keyRun(v string, i, j int) {
 	for ks < j && v[ks] == '-' {
 		ks++ // --password VALUE: the dashes are the flag's, not the key's
 	}
-	if w, ok := credentialKey(v[ks:j]); ok {
+	if w, ok := credentialKey(v[ks:j]); ok && !tokenAsKey(v[ks:j]) {
 		out.keyed = append(out.keyed, keyedRun{ks, j, w.strong})
 	} else if j-ks == len("code") && v[ks]|0x20 == 'c' {
 		if qs := spacedCodeKey(v, ks, j); qs >= 0 {
 			out.keyed = append(out.keyed, keyedRun{qs, j, true})
 		}
 	}
+}
+
+// tokenAsKey: a run that ends in a credential word by chance, a random
+// token's tail ("h1:…LGwWTVquCVC= mismatch", a go.sum hash ending in CVC,
+// fresh corpus seed 7421), not a name: its value is none of a key's. A
+// long name (githubPersonalAccessToken2) is cased as words.
+func tokenAsKey(k string) bool {
+	return len(k) >= 20 && highEntropyToken(k) && !casedAsWords(k)
 }
 
 // oneTimeCode: the digits a one-time code is sent as, 4 to 10 of them,

@@ -506,6 +506,9 @@ func TestSeedLeaksPinned(t *testing.T) {
 		{in: "amqp://worker:/29yencJw@XJumiB9X@rabbit:5672/%2F", secret: "XJumiB9X", keep: "@rabbit:5672"},
 		// Seed 20850: base64 key material starting with '/' read as a path.
 		{in: "decrypt failed with encryption_key: /CpHDQgzBn8LV1t/bFoJYp9pN/diXIDAGO0ivOUXU4d7", secret: "CpHDQgzBn8LV1t", keep: "decrypt failed"},
+		// A long key that is a name, not a token.
+		{in: "prodDb2MasterUserPassword: hunter2x", secret: "hunter2x", keep: "prodDb2MasterUserPassword: "},
+		{in: "twilio2AuthToken=ab12cd34ef", secret: "ab12cd34ef", keep: "twilio2AuthToken="},
 		// Seed 3507: one piece of a single class ("FUQ") among five of noise.
 		{in: "decrypt failed with encryption_key: /FUQ/tWxp+OPQ/JS50qBY9ZUWLNvcCl/GbxvG2dy3HX/EkgHAwMofC/wZuhRW4tm", secret: "JS50qBY9ZUWLNvcCl", keep: "decrypt failed"},
 		// A mnemonic a word per line: a count of spaces skipped it.
@@ -870,6 +873,13 @@ func TestComparedWithAString(t *testing.T) {
 	})
 	expectKept(t, `if ("" == password) {`, `if (password != null) {`, `if ("admin" == username) {`, `if ("bearer" == token) {`,
 		`foo("abc", password)`, `assertEquals("bearer", token);`, `expect(password).toBe(undefined)`)
+}
+
+// A random token can end in a credential word (CVC, Key, Pass) by chance:
+// it is no key, and the word after it no value (fresh corpus seed 7421).
+func TestTokenEndingInACredentialWordIsNoKey(t *testing.T) {
+	expectKept(t, "verifying go.sum: h1:1mEga88Jm0JDx2bBcQEEyICHV8yN5LSyLGwWTVquCVC= mismatch",
+		"etag W8xkQ2rT7yZpLm4NbV9cPass rejected")
 }
 
 // A credential named in one field and given in the next: an env entry
