@@ -964,7 +964,7 @@ func keyedValues(v string, keys []keyedRun) []ctxSpan {
 			}
 		}
 	}
-	out = append(out, nameValuePairs(v)...)
+	out = append(out, nameValuePairs(v, keys)...)
 	return out
 }
 
@@ -1804,55 +1804,76 @@ const pairReach = 512
 
 // nameValuePairs finds a credential named in one field and given in the
 // next ("name: DB_PASSWORD" and, on one of the next two lines, "value: v";
-// {"Name": "/prod/db/password", "Type": "SecureString", "Value": "v"}): the
-// name a credential key (a path's too), the value within pairReach bytes
+// {"Name": "/prod/db/password", "Type": "SecureString", "Value": "v"}): a
+// credential key run (keys, from scanView) that is a name field's value
+// (a path's last part too), then the value field within pairReach bytes
 // and three lines of it, before its object closes.
-func nameValuePairs(v string) []ctxSpan {
+func nameValuePairs(v string, keys []keyedRun) []ctxSpan {
 	var out []ctxSpan
-	for _, pair := range namedPairs {
-		for i := range after(v, pair[0]) {
-			ls, ok := fieldValueAt(v, i)
-			if !ok {
-				continue
-			}
-			if ls < len(v) && (v[ls] == '"' || v[ls] == '\'') {
-				ls++
-			}
-			le := ls
-			for le < len(v) && (ctxKeyByte(v[le]) || v[le] == '/') {
-				le++
-			}
-			w, ok := credentialKey(v[ls:le])
-			if !ok {
-				continue
-			}
-			rest := v[le:min(len(v), le+pairReach)]
-			if nl := nthIndex(rest, '\n', 3); nl >= 0 {
-				rest = rest[:nl]
-			}
-			if c := strings.IndexByte(rest, '}'); c >= 0 {
-				rest = rest[:c]
-			}
-			for off := 0; ; {
-				j := strings.Index(rest[off:], pair[1])
-				if j < 0 {
-					break
-				}
-				j += le + off
-				off = j - le + len(pair[1])
-				vs, ok := fieldValueAt(v, j+len(pair[1])) // not valueFrom
-				if !ok {
-					continue
-				}
-				s, e, _ := readValue(v, vs)
-				if e > s && (w.strong || secretLooking(v[s:e]) || !plainTerm(v[s:e])) {
-					out = append(out, ctxSpan{s, e})
-				}
+	for _, k := range keys {
+		pair := namingField(v, k.start)
+		if pair < 0 {
+			continue
+		}
+		value := namedPairs[pair][1]
+		rest := v[k.end:min(len(v), k.end+pairReach)]
+		if nl := nthIndex(rest, '\n', 3); nl >= 0 {
+			rest = rest[:nl]
+		}
+		if c := strings.IndexByte(rest, '}'); c >= 0 {
+			rest = rest[:c]
+		}
+		for off := 0; ; {
+			j := strings.Index(rest[off:], value)
+			if j < 0 {
 				break
 			}
+			j += k.end + off
+			off = j - k.end + len(value)
+			vs, ok := fieldValueAt(v, j+len(value)) // not valueFrom
+			if !ok {
+				continue
+			}
+			s, e, _ := readValue(v, vs)
+			if e > s && (k.strong || secretLooking(v[s:e]) || !plainTerm(v[s:e])) {
+				out = append(out, ctxSpan{s, e})
+			}
+			break
 		}
 	}
 	return out
+}
+
+// namingField is the namedPairs entry whose name field the value starting
+// at v[ks] is (past the path before it, an opening quote, ':' or '=', a
+// closing quote and blanks), or -1.
+func namingField(v string, ks int) int {
+	i := ks
+	for i > 0 && ks-i < pairReach && (ctxKeyByte(v[i-1]) || v[i-1] == '/') {
+		i-- // /prod/db/password: the path's earlier parts
+	}
+	if i > 0 && (v[i-1] == '"' || v[i-1] == '\'') {
+		i--
+	}
+	for i > 0 && (v[i-1] == ' ' || v[i-1] == '\t') {
+		i--
+	}
+	if i == 0 || v[i-1] != ':' && v[i-1] != '=' {
+		return -1
+	}
+	i--
+	for i > 0 && (v[i-1] == ' ' || v[i-1] == '\t') {
+		i--
+	}
+	if i > 0 && (v[i-1] == '"' || v[i-1] == '\'') {
+		i--
+	}
+	for n, p := range namedPairs {
+		if strings.HasSuffix(v[:i], p[0]) {
+			return n
+		}
+	}
+	return -1
 }
 
 // fieldValueAt is where the value of a field whose name ends at v[i]
