@@ -1381,6 +1381,10 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 	case !quoted && commonWord(val) && end+1 < len(v) && v[end] == ' ' && 'a' <= v[end+1] && v[end+1] <= 'z':
 		// "password: must contain a digit": a sentence about the value.
 		return ctxSpan{}, false
+	case prose && !quoted && optionWord(val):
+		// A command's option after a password word, "openssl passwd
+		// -stdin", "passwd --expire": no value.
+		return ctxSpan{}, false
 	case prose && strong && len(val) >= 6 && classesOf(val).count() >= 2 && (classesOf(val).sym || !casedAsWords(val) || camelNoise(val) || mixedCaseWord(val)):
 		return ctxSpan{start, end}, true // "with PASSWORD eJNMTIO_bS": no word is cased so
 	case prose && strong && oneTimeCode(val) && codeKey(v[ks:ke]):
@@ -2005,7 +2009,10 @@ func transcriptValues(v string, sc viewScan) []ctxSpan {
 			j := i + len(c.flag)
 			if c.tool != "" {
 				// The flag, as a word of the rest of the command's line.
-				line := v[i+len(c.tool):]
+				// Within lineReach: a 32 KiB line of "openssl passwd -a "
+				// was searched to its end for "pass:" at every openssl
+				// (46 ms).
+				line := v[i+len(c.tool) : min(len(v), i+len(c.tool)+lineReach)]
 				if nl := strings.IndexByte(line, '\n'); nl >= 0 {
 					line = line[:nl]
 				}
@@ -3102,6 +3109,21 @@ func pipedInto(v, command string, out []ctxSpan) []ctxSpan {
 		}
 	}
 	return out
+}
+
+// optionWord: a command's option, one or two dashes and a lower-case
+// word ("-stdin", "--expire", "--password-stdin").
+func optionWord(s string) bool {
+	w := strings.TrimPrefix(strings.TrimPrefix(s, "-"), "-")
+	if len(w) == len(s) || w == "" {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; !('a' <= c && c <= 'z' || c == '-' && i > 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // echoOption: one of echo's options (-n, -e, -E, or several together).

@@ -837,9 +837,12 @@ func TestPasswordsFedSentAndShown(t *testing.T) {
 		{in: `WIFI:T:WPA;P:a\;` + pw + `;S:home;;`, secret: pw, keep: `;S:home;;`},
 		{in: `rclone obscure ` + pw, secret: pw, keep: `rclone obscure `},
 		{in: `mc alias set s3 http://minio:9000 minioadmin ` + pw, secret: pw, keep: `minioadmin `},
+		{in: `useradd -m -p $(openssl passwd -1 ` + pw + `) ana`, secret: pw, keep: `$(openssl passwd -1 `},
+		{in: `openssl passwd -6 -salt xyz '` + pw + `'`, secret: pw, keep: `-salt xyz '`},
 	})
 	expectKept(t, `echo $PW | sudo -S ls`, `printf '%s\n' "$PW" | sudo -S ls`, "expect \"login:\"\nsend \"ana\\r\"",
-		"WIFI:T:nopass;S:guest;;", `echo done | tee log`, `printf 'done\n' | tee log`, "rclone copy a b", "mc alias set s3 http://minio:9000")
+		"WIFI:T:nopass;S:guest;;", `echo done | tee log`, `printf 'done\n' | tee log`, "rclone copy a b", "mc alias set s3 http://minio:9000",
+		"openssl passwd -stdin < pw.txt", `openssl passwd -6 "$PASSWORD"`, "passwd --expire ana")
 }
 
 // A prompt's string in code ends at its closing quote: the value is a
