@@ -684,6 +684,9 @@ func findContextSecrets(v string, sc viewScan) []ctxSpan {
 	for _, s := range foreignPasswords(v, sc.foreign) {
 		add(s)
 	}
+	for _, s := range wifiPasswords(v, sc.wifi) {
+		add(s)
+	}
 	// Last, and not through add: a tail glued to a redaction is never a
 	// placeholder of its own.
 	out = append(out, redactedTails(v)...)
@@ -732,6 +735,7 @@ type viewScan struct {
 	// under 12, it finds none.
 	mnemonicWords int
 	foreign       []int // the ends of foreignPasswordWords labels
+	wifi          []int // where the fields of each "WIFI:" payload start
 }
 
 // keyedRun is a key at v[start:end] and whether its credential word is a
@@ -828,6 +832,9 @@ const (
 func (out *viewScan) keyRun(v string, i, j int) {
 	if transcriptHeadAt(v, i) {
 		out.transcriptStart(v, i, lower(v[i]))
+	}
+	if j-i == 4 && j < len(v) && v[j] == ':' && v[i:j] == "WIFI" {
+		out.wifi = append(out.wifi, j+1)
 	}
 	if j < len(v) && v[j] == '(' {
 		if n := passwordCall(v[i:j]); n >= 0 {
@@ -3051,6 +3058,36 @@ func saslMechanism(s string) bool {
 // not a camel-cased run ("AhurpkiNul"), which a password can be.
 func sentenceWord(s string) bool {
 	return commonWord(s) || s != "" && isUpper(s[0]) && commonWord(s[1:])
+}
+
+// wifiPasswords reads the P: field of each Wi-Fi QR payload (starts, from
+// scanView), the format phones read: "WIFI:T:WPA;S:name;P:password;;",
+// fields in any order, ';' and '\\' escaped with '\\'. A payload is read
+// for at most its first five fields of 130 bytes each (an SSID is at most
+// 32 bytes, a WPA passphrase 63), so a text of "WIFI:" repeated costs a
+// few bytes at each.
+func wifiPasswords(v string, starts []int) []ctxSpan {
+	var out []ctxSpan
+	for _, i := range starts {
+		for field := 0; field < 5 && i < len(v); field++ {
+			e := i
+			for e < len(v) && e-i < 130 && v[e] != ';' && v[e] != '\n' {
+				if v[e] == '\\' {
+					e++ // an escaped byte
+				}
+				e++
+			}
+			if e >= len(v) || v[e] != ';' {
+				break // not a field: no payload, or the payload ends
+			}
+			if e-i > 2 && v[i] == 'P' && v[i+1] == ':' {
+				out = append(out, ctxSpan{i + 2, e})
+				break
+			}
+			i = e + 1
+		}
+	}
+	return out
 }
 
 // echoReaders read a password from their standard input: an echo piped

@@ -45,8 +45,8 @@
 // (its gitleaks.toml, loaded with gitleaks' own config package) plus
 // errsvc's rules in the same format (errsvc_rules.toml: Telegram bot URLs,
 // mysql -p…, curl -u user:pw, ?key=/sig= query parameters, .netrc and
-// PuTTY key lines, a here-string into sudo -S, a Wi-Fi QR payload, an
-// expect script's send); see rules.go for how they are applied and kept fast
+// PuTTY key lines, a here-string into sudo -S, an expect script's send,
+// openssl passwd's argument); see rules.go for how they are applied and kept fast
 // (one keyword pass; a rule's regex runs only at its keywords, and only
 // where a byte scan says it can match there).
 //
