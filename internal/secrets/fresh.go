@@ -123,7 +123,8 @@ func FreshOrdinary(seed uint64) ([]string, error) {
 	return out, nil
 }
 
-// LoadAll is the fixed corpus followed by the fresh one for Seed().
+// LoadAll is the fixed corpus followed by the fresh one for Seed() and the
+// outside corpora's secrets errsvc finds (OutsideFound).
 func LoadAll() ([]Entry, error) {
 	fixed, err := Load()
 	if err != nil {
@@ -133,10 +134,15 @@ func LoadAll() ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(fixed, fresh...), nil
+	outside, err := OutsideFound()
+	if err != nil {
+		return nil, err
+	}
+	return append(append(fixed, fresh...), outside...), nil
 }
 
-// LoadSample is the fixed corpus and every nth entry of the fresh one (each
+// LoadSample is the fixed corpus and every nth entry of the fresh one and
+// of the outside corpora's (each
 // class and encoding still met, the offset turning with the seed): for the
 // walks over the wire, which repeat the engine's walk (LoadAll, every
 // entry in every position) per transport and cost a request each.
@@ -151,6 +157,13 @@ func LoadSample(n int) ([]Entry, error) {
 	}
 	for i := int(Seed() % uint64(n)); i < len(fresh); i += n {
 		fixed = append(fixed, fresh[i])
+	}
+	outside, err := OutsideFound()
+	if err != nil {
+		return nil, err
+	}
+	for i := int(Seed() % uint64(n)); i < len(outside); i += n {
+		fixed = append(fixed, outside[i])
 	}
 	return fixed, nil
 }

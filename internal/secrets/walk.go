@@ -398,32 +398,43 @@ func LeakIn(m proto.Message, secret string) (path, piece string, leaked bool) {
 func LeakInAnswer(m proto.Message, secret string, base func() proto.Message) (path, piece string, leaked bool) {
 	var own []Field
 	asked := false
+	owns := func(w string) bool {
+		if !asked {
+			asked = true
+			if b := base(); b != nil {
+				own = Strings(b)
+			}
+		}
+		return holds(own, w)
+	}
 	for _, f := range Strings(m) {
-		v := f.Value
-		for {
-			w, ok := Leaks(v, secret)
-			if !ok {
-				break
-			}
-			if !asked {
-				asked = true
-				if b := base(); b != nil {
-					own = Strings(b)
-				}
-			}
-			if !holds(own, w) {
-				return f.Path, w, true
-			}
-			// The service's own piece: look past it for another (where
-			// it stands only in a decoded view, this string is done).
-			next := strings.ReplaceAll(v, w, "\x00")
-			if next == v {
-				break
-			}
-			v = next
+		if w, ok := LeakPast(f.Value, secret, owns); ok {
+			return f.Path, w, true
 		}
 	}
 	return "", "", false
+}
+
+// LeakPast is Leaks less the pieces own says are the text's own (the
+// service's guidance, a template's label: "seed phrase: …" around a
+// mnemonic that holds "seed phrase", fresh corpus seed 9511): past each,
+// it looks for another; where one stands only in a decoded view, out is
+// done.
+func LeakPast(out, secret string, own func(piece string) bool) (string, bool) {
+	for {
+		w, ok := Leaks(out, secret)
+		if !ok {
+			return "", false
+		}
+		if !own(w) {
+			return w, true
+		}
+		next := strings.ReplaceAll(out, w, "\x00")
+		if next == out {
+			return "", false
+		}
+		out = next
+	}
 }
 
 func holds(fields []Field, piece string) bool {

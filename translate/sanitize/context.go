@@ -782,12 +782,12 @@ func scanView(v string) viewScan {
 					ks = j
 				}
 			} else if ks >= 0 {
-				out.keyRun(v, ks, j)
+				out.keyRun(v, i, ks, j)
 				ks = -1
 			}
 		}
 		if ks >= 0 {
-			out.keyRun(v, ks, j)
+			out.keyRun(v, i, ks, j)
 		}
 		if j-i >= 20 {
 			out.glue = append(out.glue, ctxSpan{i, j})
@@ -828,8 +828,9 @@ const (
 	classNotLower             // not 'a' to 'z'
 )
 
-// keyRun records what the key run v[i:j] starts or ends.
-func (out *viewScan) keyRun(v string, i, j int) {
+// keyRun records what the key run v[i:j], in the glue run from gs, starts
+// or ends.
+func (out *viewScan) keyRun(v string, gs, i, j int) {
 	if transcriptHeadAt(v, i) {
 		out.transcriptStart(v, i, lower(v[i]))
 	}
@@ -845,7 +846,7 @@ func (out *viewScan) keyRun(v string, i, j int) {
 	for ks < j && v[ks] == '-' {
 		ks++ // --password VALUE: the dashes are the flag's, not the key's
 	}
-	if w, ok := credentialKey(v[ks:j]); ok && !tokenAsKey(v[ks:j]) {
+	if w, ok := credentialKey(v[ks:j]); ok && !tokenAsKey(v[ks:j]) && !blobPiece(v, gs, ks, j) {
 		out.keyed = append(out.keyed, keyedRun{ks, j, w.strong})
 	} else if j-ks == len("code") && v[ks]|0x20 == 'c' {
 		if qs := spacedCodeKey(v, ks, j); qs >= 0 {
@@ -861,6 +862,20 @@ func (out *viewScan) keyRun(v string, i, j int) {
 func tokenAsKey(k string) bool {
 	return len(k) >= 20 && highEntropyToken(k) && !casedAsWords(k)
 }
+
+// blobPiece: a key run v[ks:j] that a base64 blob's '+' or '/' starts,
+// in a glue run from gs that is a random token up to it: a piece of the
+// blob ("h1:…u0e+FAzMFa= mismatch", a go.sum hash ending in MFa, fresh
+// corpus seed 9674), not a name. A path's last name is cased as words
+// ("/etc/app/db_password = "). The blob is read back blobReach bytes at
+// most: a 32 KiB run of "h1:ab+Pass=" was read from its start at each key.
+func blobPiece(v string, gs, ks, j int) bool {
+	return ks > gs && (v[ks-1] == '+' || v[ks-1] == '/') && tokenAsKey(v[max(gs, ks-blobReach):j])
+}
+
+// blobReach is how far back blobPiece reads a blob: a go.sum hash is 47
+// bytes, a SHA-512 in base64 88.
+const blobReach = 128
 
 // oneTimeCode: the digits a one-time code is sent as, 4 to 10 of them,
 // in two groups at most ("492817", "492-817").
@@ -925,6 +940,86 @@ func (out *viewScan) transcriptStart(v string, i int, c byte) {
 			return
 		}
 	}
+}
+
+// yamlChildValue is where the value of a YAML key with none on its line
+// (ending at v[eol]; the key at v[key]) starts when that value is a
+// mapping whose first member holds it: Travis CI's "password:\n  secure:
+// VALUE", a chart's "apiKey:\n  value: VALUE". The member is on the next
+// line, indented past the key, and does not name where the secret is kept
+// (namingChildKeys: "valueFrom:", "file: /run/secrets/db"); 0 when there
+// is none.
+func yamlChildValue(v string, eol, key int) int {
+	line := eol + 1
+	if v[eol] == '\r' && line < len(v) && v[line] == '\n' {
+		line++
+	}
+	c := line
+	for c < len(v) && (v[c] == ' ' || v[c] == '\t') {
+		c++
+	}
+	if c-line <= key-(strings.LastIndexByte(v[:key], '\n')+1) {
+		return 0
+	}
+	k, sep, ok := keyAndSeparator(v[c:])
+	if !ok || v[c+sep] != ':' || v[c+sep+1] != ' ' && v[c+sep+1] != '\t' || namingChildKeys[strings.ToLower(v[c:c+k])] {
+		return 0
+	}
+	if at := skipSpaces(v, c+sep+1, false); at < len(v) && v[at] != '\n' && v[at] != '\r' {
+		return at
+	}
+	return 0
+}
+
+// phpVisibility is where a property's name in PHP's var_dump ends, past
+// its class and visibility (["password":"Config":private]=>,
+// ["password":protected]=>) when the quote at v[i-1] closed the name and
+// they follow it; i otherwise.
+func phpVisibility(v string, i int) int {
+	rest := v[i:min(len(v), i+128)]
+	e := strings.Index(rest, "]=>")
+	if e < 0 || rest[0] != ':' {
+		return i
+	}
+	m := rest[:e]
+	if c, ok := strings.CutPrefix(m, `:"`); ok {
+		q := strings.IndexByte(c, '"')
+		if q < 0 {
+			return i
+		}
+		m = c[q+1:]
+	}
+	if m != ":private" && m != ":protected" {
+		return i
+	}
+	return i + e + 1
+}
+
+// varDumpString is where the string PHP's var_dump writes on the line
+// after a member's "=>" (at v[eol]) starts, its quote: `  string(12)
+// "VALUE"`; eol when the next line is none.
+func varDumpString(v string, eol int) int {
+	j := skipSpaces(v, eol+1, false)
+	rest, ok := strings.CutPrefix(v[j:], "string(")
+	if !ok {
+		return eol
+	}
+	d := 0
+	for d < len(rest) && d < 8 && '0' <= rest[d] && rest[d] <= '9' {
+		d++
+	}
+	if d == 0 || !strings.HasPrefix(rest[d:], `) "`) {
+		return eol
+	}
+	return j + len("string(") + d + len(") ")
+}
+
+// namingChildKeys are a secret's mapping's members that say where it is
+// kept or what it is, not what it is: Kubernetes' secretKeyRef's name and
+// key, a file's path, an environment variable's name.
+var namingChildKeys = map[string]bool{
+	"name": true, "key": true, "file": true, "path": true, "env": true, "ref": true,
+	"kind": true, "type": true, "description": true, "from": true, "source": true,
 }
 
 // keyInValueSkip is how far inside the value before it a key must sit for
@@ -1196,6 +1291,8 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		// params["password"] = v, $_POST['password']: a quoted member.
 		if i < len(v) && v[i] == ']' && ks > 1 && v[ks-1] == v[i-1] && v[ks-2] == '[' {
 			i++
+		} else if ks > 1 && v[ks-2] == '[' && v[ks-1] == '"' {
+			i = phpVisibility(v, i) // var_dump's ["password":"Config":private]=>
 		}
 	}
 	sp := i
@@ -1254,6 +1351,12 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 	}
 	if i < len(v) && v[i-1] == ' ' && strings.HasSuffix(strings.TrimRight(v[ke:i], " \t"), ":") {
 		i = yamlValueStart(v, i, ks) // password: !!str VALUE, password: |
+	} else if i < len(v) && (v[i] == '\n' || v[i] == '\r') && strings.HasSuffix(v[ke:i], ":") {
+		if c := yamlChildValue(v, i, ks); c > 0 {
+			i = c // password:\n  secure: VALUE
+		}
+	} else if i < len(v) && v[i] == '\n' && strings.HasSuffix(v[ke:i], "=>") {
+		i = varDumpString(v, i) // PHP's var_dump: ["password"]=>\n  string(12) "VALUE"
 	}
 	if strings.HasPrefix(v[i:], "{{") || strings.HasPrefix(v[i:], "${") || strings.HasPrefix(v[i:], "%(") {
 		return ctxSpan{}, false // a template's placeholder
@@ -1998,6 +2101,19 @@ var transcriptCommands = []struct {
 	{"rclone obscure", "", 0, false, 0}, // rclone obscure secret (the config's reversible form)
 	{"mc alias set", "", 3, false, 0},   // MinIO's client: mc alias set name url access-key secret-key
 	{"mc config host add", "", 3, false, 0},
+	// Secret stores' and registries' command lines: the value a secret is
+	// set to (a file reference, file://…, is none: cliFileReference).
+	{"gh secret set", "--body", 0, false, 0}, // gh secret set NAME --body secret
+	{"gh secret set", "-b", 0, true, 0},
+	{"aws secretsmanager", "--secret-string", 0, false, 0}, // create-secret, put-secret-value
+	{"aws ssm put-parameter", "--value", 0, false, 0},
+	{"az keyvault secret set", "--value", 0, false, 0},
+	{"doctl auth init", "-t", 0, false, 0},       // DigitalOcean's token
+	{"twine upload", "-p", 0, false, 0},          // twine upload -u __token__ -p secret
+	{"poetry config", "pypi-token.", 1, true, 0}, // poetry config pypi-token.REPO secret
+	{"poetry config", "http-basic.", 2, true, 0}, // poetry config http-basic.REPO user secret
+	{"acl setuser", ">", 0, true, 0},             // Redis: ACL SETUSER alice on >secret ~cached:* +get
+	{"acl setuser", "<", 0, true, 0},             // a password removed names it as plainly
 }
 
 // transcriptValues finds the values of transcriptCommands and IMAP LOGIN's
@@ -2069,7 +2185,7 @@ func transcriptValues(v string, sc viewScan) []ctxSpan {
 				// as well as after it: net use \\srv\s /user:ana VALUE.
 				s, e, _ = readValue(v, skipSpaces(v, e, false))
 			}
-			if e > s && !placeholder(v[s:e]) && v[s] != '-' && !windowsSwitch(v[s:e]) {
+			if e > s && !placeholder(v[s:e]) && v[s] != '-' && !windowsSwitch(v[s:e]) && !cliFileReference(v[s:e]) {
 				out = append(out, ctxSpan{s, e})
 			}
 		}
@@ -2093,6 +2209,12 @@ func transcriptValues(v string, sc viewScan) []ctxSpan {
 		}
 	}
 	return out
+}
+
+// cliFileReference: a command line's value read from a file, the AWS
+// CLI's file:// and fileb://, the Azure CLI's @file.
+func cliFileReference(val string) bool {
+	return strings.HasPrefix(val, "file://") || strings.HasPrefix(val, "fileb://") || val[0] == '@'
 }
 
 // transcriptHits yields each place a transcriptCommands entry starts in v:
@@ -2833,7 +2955,7 @@ func redactedTails(v string) []ctxSpan {
 			continue
 		}
 		if i >= len(v) || v[i] <= ' ' || strings.IndexByte(";,&\"'<>)]}|.:/=`\\", v[i]) >= 0 &&
-			!(v[i] == '.' && i+1 < len(v) && glueByte(v[i+1]) && v[i+1] != '.') {
+			!(v[i] == '.' && i+1 < len(v) && glueByte(v[i+1]) && v[i+1] != '.') && !closerInValue(v, i) {
 			continue // a full stop ends a sentence; ".Ds50F" goes on a token
 		}
 		if v[i] >= 0x80 {
@@ -2855,6 +2977,16 @@ func redactedTails(v string) []ctxSpan {
 		if next := strings.Index(v[i:], RedactedToken); next >= 0 {
 			w = v[:i+next]
 		}
+		if closerInValue(v, i) {
+			// The rest of the value, up to a blank, a quote or a comma:
+			// its brackets are the password's.
+			e := i
+			for e < len(w) && e-i < maxValueLen && w[e] > ' ' && w[e] != '"' && w[e] != '\'' && w[e] != '`' && w[e] != ',' {
+				e++
+			}
+			out = append(out, ctxSpan{i - len(RedactedToken), e})
+			continue
+		}
 		if s, e, _ := readValue(w, i); e > s {
 			if e = encodedTailEnd(w, &field, i-len(RedactedToken), s, e); e > s {
 				out = append(out, ctxSpan{i - len(RedactedToken), e})
@@ -2862,6 +2994,15 @@ func redactedTails(v string) []ctxSpan {
 		}
 	}
 	return out
+}
+
+// closerInValue: a closing bracket at v[i], right after a redaction, with a
+// letter or digit glued after it, is inside the value the first layer cut
+// there ("password = m{{h}o)p${e]…": the first layer's value ends at a
+// '}'), not the end of a call or a block, which a blank, a quote or
+// punctuation follows.
+func closerInValue(v string, i int) bool {
+	return (v[i] == '}' || v[i] == ')' || v[i] == ']') && i+1 < len(v) && alnum(v[i+1])
 }
 
 // lastAtOfUserinfo is the last '@' after v[i] (an '@') in the run up to a
@@ -2957,30 +3098,43 @@ func jwkMembers(v string) []ctxSpan {
 // protocolAuth: a protocol's AUTH verb in a transcript (Redis' AUTH
 // [user] secret, SMTP's AUTH PLAIN/LOGIN data): the last word on its line,
 // unless that is a mechanism's name (EHLO's "250-AUTH PLAIN LOGIN") or a
-// plain word ("AUTH failed"). Typed at a prompt ("127.0.0.1:6379> AUTH"),
-// the last word is the secret whatever it looks like.
+// plain word ("AUTH failed"). Typed at a prompt ("127.0.0.1:6379> AUTH",
+// in either case: redis-cli reads "auth" too) or quoted as Redis' MONITOR
+// logs a command ("AUTH" "default" "secret"), the last word of at most two
+// is the secret whatever it looks like; MONITOR's quotes are kept.
 func protocolAuth(v string) []ctxSpan {
 	var out []ctxSpan
-	for i := range after(v, "AUTH ") {
-		at := i - len("AUTH ")
+	read := func(i, at int, prompted bool) {
 		if at > 0 && ctxKeyByte(v[at-1]) {
-			continue
+			return
 		}
-		prompted := at >= 2 && v[at-2:at] == "> "
 		var words [3][2]int
 		n, ok := lineWords(v, i, words[:])
 		if n == 0 || !ok {
-			continue
+			return
 		}
 		w := words[n-1]
 		if prompted {
 			w = words[min(n, 2)-1] // Redis: AUTH [username] password
 		}
+		if e := w[1] - 1; e > w[0] && v[w[0]] == '"' && v[e] == '"' {
+			w = [2]int{w[0] + 1, e}
+		}
 		last := v[w[0]:w[1]]
 		if placeholder(last) || !prompted && (saslMechanism(last) || sentenceWord(last)) {
-			continue
+			return
 		}
 		out = append(out, ctxSpan{w[0], w[1]})
+	}
+	for i := range after(v, "AUTH ") {
+		at := i - len("AUTH ")
+		read(i, at, at >= 2 && v[at-2:at] == "> ")
+	}
+	for i := range after(v, "> auth ") {
+		read(i, i-len("auth "), true)
+	}
+	for i := range after(v, `"AUTH" `) {
+		read(i, i-len(`"AUTH" `), true)
 	}
 	return out
 }
@@ -3093,7 +3247,9 @@ func wifiPasswords(v string, starts []int) []ctxSpan {
 // echoReaders read a password from their standard input: an echo piped
 // into one gives it the password ("passwd" stands for passwd --stdin,
 // chpasswd, smbpasswd -s and vncpasswd -f as well).
-var echoReaders = []string{"sudo -S", "-stdin", "passwd", "--with-token", "kinit"}
+var echoReaders = []string{"sudo -S", "-stdin", "passwd", "--with-token", "kinit",
+	// Secret stores that read the secret's value on standard input.
+	"docker secret create", "gcloud secrets", "kubectl create secret", "gh secret set", "wrangler secret put", "vercel env add"}
 
 // echoedIntoLogin: echo SECRET (or printf) | a command that reads a
 // password on its standard input (sudo -S, docker login --password-stdin,

@@ -880,10 +880,19 @@ func TestComparedWithAString(t *testing.T) {
 }
 
 // A random token can end in a credential word (CVC, Key, Pass) by chance:
-// it is no key, and the word after it no value (fresh corpus seed 7421).
+// it is no key, and the word after it no value (fresh corpus seed 7421);
+// nor is the piece of a base64 blob after its '+' or '/' (seed 9674).
+// A path's last name is one.
 func TestTokenEndingInACredentialWordIsNoKey(t *testing.T) {
 	expectKept(t, "verifying go.sum: h1:1mEga88Jm0JDx2bBcQEEyICHV8yN5LSyLGwWTVquCVC= mismatch",
-		"etag W8xkQ2rT7yZpLm4NbV9cPass rejected")
+		"etag W8xkQ2rT7yZpLm4NbV9cPass rejected",
+		"verifying go.sum: h1:p56p5r+QGeOEuq5T789HT3tqe8HayO4GUu0e+FAzMFa= mismatch",
+		"verifying go.sum: h1:p56p5r+QGeOEuq5T789HT3tqe8HayO4GUu0e/xQzPass= mismatch")
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: "/etc/app/db_password = " + pw, secret: pw, keep: "/etc/app/db_password = "},
+		{in: "secrets/prod/DB_PASSWORD=" + pw, secret: pw, keep: "secrets/prod/DB_PASSWORD="},
+	})
 }
 
 // A credential named in one field and given in the next: an env entry
@@ -1022,4 +1031,97 @@ func TestCodeAndPromptsAreKept(t *testing.T) {
 		{in: `msg="password: ` + pw + `"`, secret: pw, keep: `msg="password: `},
 		{in: `password = "` + pw + `"`, secret: pw, keep: "password = "},
 	})
+}
+
+// Config files as a tool's error quotes them: each INI, properties or env
+// line is a line of its own, never the rest of a token wrapped on the line
+// before (detect-secrets' test_data/config.ini lost the key of the line
+// after a long value), while a URL wrapped inside its query's key still
+// reads whole; a YAML key whose value is a mapping holds the secret in
+// its first member (Travis CI's "secure:"), unless that member says where
+// the secret is kept.
+func TestConfigLinesAndNestedValues(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	const tok = "vh987tyw9ehy8ghis7vwyhiwbwitefy7w3ASDGYDGUASDG"
+	expectRedacted(t, []redaction{
+		{in: "real_secret = " + tok + "\nforeign_key_id = " + tok, secret: tok, keep: "\nforeign_key_id = "},
+		{in: "a = " + tok + "\nb = " + tok, secret: tok, keep: "\nb = "},
+		{in: "API_KEY=" + tok + "\nDB_HOST=db.internal", secret: tok, keep: "\nDB_HOST=db.internal"},
+		{in: "Authorization: Bearer " + tok + "\nX-Request-Id: abc", secret: tok, keep: "\nX-Request-Id: abc"},
+		{in: "https://example.com/api/v1/resource?user=ana&access_to\nken=" + pw, secret: pw, keep: "&access_to\nken="},
+		{in: "deploy:\n  password:\n    secure: " + pw + "\n  on:\n    repo: x/y", secret: pw, keep: "    secure: "},
+		{in: "api_key:\r\n  value: " + pw, secret: pw, keep: "  value: "},
+	})
+	expectKept(t, "password:\n  valueFrom:\n    secretKeyRef:\n      name: db-secret\n      key: password",
+		"password:\n  file: /run/secrets/db_password", "Error: invalid password:\n  expected: at least 8 characters",
+		"password:\nsecure: yes")
+}
+
+// Secret stores' and registries' command lines, as an agent's failed tool
+// call echoes them: the value a secret is set to, by flag, by place, piped
+// or fed as a here-string. A file reference, a name and an option are
+// none.
+func TestSecretStoreCommandLines(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: `gh secret set API_KEY --body "` + pw + `"`, secret: pw, keep: `gh secret set API_KEY --body "`},
+		{in: `gh secret set API_KEY -b ` + pw, secret: pw, keep: `gh secret set API_KEY -b `},
+		{in: `aws secretsmanager create-secret --name db --secret-string ` + pw, secret: pw, keep: `--name db --secret-string `},
+		{in: `aws ssm put-parameter --name /prod/db/password --type SecureString --value ` + pw, secret: pw, keep: `--type SecureString --value `},
+		{in: `az keyvault secret set --vault-name kv --name db --value ` + pw, secret: pw, keep: `--name db --value `},
+		{in: `doctl auth init -t ` + pw, secret: pw, keep: `doctl auth init -t `},
+		{in: `twine upload -u __token__ -p ` + pw + ` dist/*`, secret: pw, keep: ` dist/*`},
+		{in: `poetry config pypi-token.pypi ` + pw, secret: pw, keep: `poetry config pypi-token.pypi `},
+		{in: `poetry config http-basic.internal ana ` + pw, secret: pw, keep: `poetry config http-basic.internal ana `},
+		{in: `echo "` + pw + `" | docker secret create db_password -`, secret: pw, keep: `| docker secret create db_password -`},
+		{in: `printf ` + pw + ` | kubectl create secret generic db --from-file=password=/dev/stdin`, secret: pw, keep: `| kubectl create secret generic db`},
+	})
+	expectKept(t, "aws secretsmanager create-secret --name db --secret-string file://creds.json",
+		"az keyvault secret set --vault-name kv --name db --file @secret.txt", "gh secret set API_KEY < key.txt",
+		"gh secret list", "poetry config virtualenvs.in-project true", "twine upload dist/*",
+		"echo done | gh secret list", "aws ssm put-parameter --name /app/x --value file://v.txt")
+}
+
+// Every command echoReaders names reads a password piped into it and one
+// fed as a here-string: the here-string rule (errsvc_rules.toml, a rule
+// gitleaks itself can run) names the same commands.
+func TestEchoReadersReadHereStrings(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	for _, r := range echoReaders {
+		cmd := r
+		if strings.HasPrefix(r, "-") {
+			cmd = "docker login --username ana --password" + r // -stdin
+			if r == "--with-token" {
+				cmd = "gh auth login --with-token"
+			}
+		}
+		for _, in := range []string{"echo '" + pw + "' | " + cmd + " x", cmd + " x <<< '" + pw + "'"} {
+			if out := Text(in, EvidenceCap); strings.Contains(out, pw) {
+				t.Errorf("%q leaks: %q", in, out)
+			}
+		}
+	}
+}
+
+// Redis as its tools show it: AUTH typed at redis-cli's prompt in either
+// case, MONITOR's quoted log of it, and the passwords of ACL SETUSER's
+// rules ('>' adds one, '<' removes one); the reply on the next line stays.
+// PHP's var_dump: a member's string on the line after its "=>", a private
+// property's class and visibility passed over.
+func TestRedisAndVarDumpShapes(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: "127.0.0.1:6379> AUTH " + pw + "\n(error) WRONGPASS invalid username-password pair", secret: pw, keep: "\n(error) WRONGPASS"},
+		{in: "127.0.0.1:6379> auth " + pw, secret: pw, keep: "127.0.0.1:6379> auth "},
+		{in: "127.0.0.1:6379> auth default " + pw, secret: pw, keep: "auth default "},
+		{in: `1700000000.123456 [0 10.0.0.1:5000] "AUTH" "` + pw + `"`, secret: pw, keep: `"AUTH" "`},
+		{in: `1700000000.123456 [0 10.0.0.1:5000] "AUTH" "default" "` + pw + `"`, secret: pw, keep: `"AUTH" "default" "`},
+		{in: "127.0.0.1:6379> ACL SETUSER alice on >" + pw + " ~cached:* +get", secret: pw, keep: " ~cached:* +get"},
+		{in: "acl setuser alice reset <" + pw, secret: pw, keep: "acl setuser alice reset <"},
+		{in: "ACL SETUSER bob on >" + pw + " ~* allkeys", secret: pw, keep: " ~* allkeys"},
+		{in: "array(2) {\n  [\"user\"]=>\n  string(3) \"ana\"\n  [\"password\"]=>\n  string(12) \"" + pw + "\"\n}", secret: pw, keep: "  string(12) \""},
+		{in: "object(Config)#1 (1) {\n  [\"apiKey\":\"App\\Config\":private]=>\n  string(12) \"" + pw + "\"\n}", secret: pw, keep: ":private]=>\n  string(12) \""},
+	})
+	expectKept(t, "250-AUTH PLAIN LOGIN", "ACL SETUSER bob on ~* +@all", "array(1) {\n  [\"password\"]=>\n  NULL\n}",
+		"[\"password\"]=>\n  int(0)")
 }

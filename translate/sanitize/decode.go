@@ -385,6 +385,9 @@ func softWrap(s string, lineStart, i int) bool {
 	if i-lineStart < wrapWidth || i+1 >= len(s) || s[i+1] <= ' ' {
 		return false
 	}
+	if ownLine(s[i+1:], s[lineStart:i]) {
+		return false
+	}
 	if strings.HasSuffix(s[lineStart:i], RedactedToken) {
 		// What follows is the rest of what was redacted, unless it is a
 		// key or a header of its own ("WWW-Authenticate: ...").
@@ -394,18 +397,62 @@ func softWrap(s string, lineStart, i int) bool {
 		}
 		return !strings.ContainsAny(strings.TrimRight(w, "="), ":=") // base64 padding aside
 	}
-	return glueByte(s[i-1]) && !headerLine(s[i+1:])
+	return glueByte(s[i-1]) && glueByte(s[i+1]) && !proseWordEnds(s, lineStart, i)
 }
 
-// headerLine reports whether a line starts with a key and ": " (a header,
-// "Accept: */*"; a YAML or log field): a line of its own, never the rest of
-// a wrapped token, which holds no space.
-func headerLine(s string) bool {
+// proseWordEnds reports whether the line s[lineStart:i] ends with a word of
+// prose: at most 16 lower-case letters after a blank, and a full stop or a
+// comma after them perhaps ("by the way."). A wrapped token's
+// first piece is seldom one, and the rest, alone, still reads as a token;
+// joined, a sentence's last word went with the token on the next line
+// ("…the documented format" then "NTN_…" lost "format": secretlint's own
+// negative cases).
+func proseWordEnds(s string, lineStart, i int) bool {
+	if i > lineStart && (s[i-1] == '.' || s[i-1] == ',') {
+		i--
+	}
+	k := i
+	for k > lineStart && i-k <= 16 && 'a' <= s[k-1] && s[k-1] <= 'z' {
+		k--
+	}
+	return k < i && i-k <= 16 && k > lineStart && (s[k-1] == ' ' || s[k-1] == '\t')
+}
+
+// ownLine reports whether a line, after the line prev, starts with a key
+// and its separator: a header or a YAML field ("Accept: */*"), an INI or
+// properties line ("foreign_key_id = …", blanks before the '=' or ':'),
+// or, after a line that starts so too, an env file's ("DB_HOST=db"): a
+// line of its own, never the rest of a wrapped token, which holds no
+// blank. Read as a wrap, "a = <token>\nb = <token>" lost the key b into
+// the first value's redaction (detect-secrets' test_data/config.ini).
+// A lone "KEY=V" may be a wrap inside a URL's query ("…&access_to\nken=V"),
+// which joined reads as the key it is.
+func ownLine(s, prev string) bool {
+	k, j, ok := keyAndSeparator(s)
+	if !ok {
+		return false
+	}
+	next := s[j+1]
+	if j > k || next == ' ' || next == '\t' {
+		return true
+	}
+	_, pj, pok := keyAndSeparator(prev)
+	return s[j] == '=' && next != '=' && next != '\n' && next != '\r' && pok && prev[pj] == '='
+}
+
+// keyAndSeparator reads a line's start as a key, blanks and a ':' or '=' with
+// a byte after it: the key's end, the separator's index and whether the
+// line starts so.
+func keyAndSeparator(s string) (keyEnd, sep int, ok bool) {
 	k := 0
 	for k < len(s) && ctxKeyByte(s[k]) {
 		k++
 	}
-	return k > 0 && k+1 < len(s) && s[k] == ':' && (s[k+1] == ' ' || s[k+1] == '\t')
+	j := k
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+		j++
+	}
+	return k, j, k > 0 && j+1 < len(s) && (s[j] == ':' || s[j] == '=')
 }
 
 // joinWraps is v with its soft line wraps removed: a line break between two

@@ -22,7 +22,9 @@ func TestFreshFormatsDoNotLeak(t *testing.T) {
 	leaked := map[string]int{}
 	for _, e := range es {
 		out := Text(e.Text, 1<<20)
-		if _, ok := secrets.Leaks(out, e.Secret); ok {
+		// A piece the template's own text holds is not the secret's.
+		own := func(w string) bool { _, ok := secrets.Leaks(Text(e.Without(), 1<<20), w); return ok }
+		if _, ok := secrets.LeakPast(out, e.Secret, own); ok {
 			class := strings.SplitN(strings.TrimPrefix(e.Name, "fresh:"), "/", 2)[0]
 			leaked[class]++
 			t.Errorf("%s leaks (seed %d)", e.Name, seed)

@@ -1,29 +1,21 @@
 package sanitize
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
+	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/errsvc/errsvc/internal/golden"
+	"github.com/errsvc/errsvc/internal/secrets"
 )
 
 // An outside corpus: detect-secrets' own test cases for its keyword
 // detector (testdata/secrets/outside), lines nobody here wrote. Every
 // secret it finds is gone from Text's output, but for the gaps the file
-// lists with their reasons; a gap that no longer leaks fails too, so the
-// list says what is true. Its placeholders and empty values stay.
+// lists with their reasons (secrets.Leaks: the secret whole or a piece of
+// it); a gap that no longer leaks fails too, so the list says what is
+// true. Its placeholders and empty values stay.
 func TestOutsideKeywordCorpus(t *testing.T) {
-	var corpus struct {
-		Cases []struct {
-			List, Line string
-			Secret     *string
-		}
-		Gaps map[string]string
-		Keep []string
-	}
+	var corpus secrets.KeywordCorpus
 	loadOutside(t, "detect-secrets-keyword.json", &corpus)
 	found, positives := 0, 0
 	for _, c := range corpus.Cases {
@@ -32,7 +24,7 @@ func TestOutsideKeywordCorpus(t *testing.T) {
 		}
 		positives++
 		out := Text(c.Line, EvidenceCap)
-		leaks := strings.Contains(out, *c.Secret)
+		_, leaks := secrets.Leaks(out, *c.Secret)
 		_, gap := corpus.Gaps[c.Line]
 		switch {
 		case leaks && !gap:
@@ -61,14 +53,11 @@ func TestOutsideKeywordCorpus(t *testing.T) {
 // errsvc's reading differs; a listed one that comes back unchanged fails
 // too.
 func TestOutsideGenericCorpus(t *testing.T) {
-	var corpus struct {
-		Tps      []struct{ Line, Secret string }
-		Fps      []string
-		Redacted map[string]string
-	}
+	var corpus secrets.GenericCorpus
 	loadOutside(t, "gitleaks-generic.json", &corpus)
 	for _, tp := range corpus.Tps {
-		if out := Text(tp.Line, EvidenceCap); strings.Contains(out, tp.Secret) {
+		out := Text(tp.Line, EvidenceCap)
+		if _, leaks := secrets.Leaks(out, tp.Secret); leaks {
 			t.Errorf("%q leaks its secret: %q", tp.Line, out)
 		}
 	}
@@ -94,15 +83,90 @@ func TestOutsideGenericCorpus(t *testing.T) {
 // loadOutside reads an outside corpus of testdata/secrets/outside into v.
 func loadOutside(t *testing.T, name string, v any) {
 	t.Helper()
-	root, err := golden.ModuleRoot()
-	if err != nil {
+	if err := secrets.LoadOutside(name, v); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(root, "testdata", "secrets", "outside", name))
-	if err != nil {
-		t.Fatal(err)
+}
+
+// An outside corpus of whole files: detect-secrets' config and source
+// fixtures (testdata/secrets/outside/detect-secrets-files.json) with what
+// detect-secrets 1.5.0 itself finds in them. Every secret it finds is gone
+// from Text's output of the file, but for the listed gaps (a gap that
+// stops leaking fails too); and the file keeps its shape: as many lines,
+// and every line that starts with a key and its separator starts so still.
+func TestOutsideFilesCorpus(t *testing.T) {
+	var corpus secrets.FilesCorpus
+	loadOutside(t, "detect-secrets-files.json", &corpus)
+	found, findings := 0, 0
+	for _, f := range corpus.Files {
+		out := Text(f.Text, 1<<20)
+		for _, x := range f.Findings {
+			findings++
+			_, leaks := secrets.Leaks(out, x.Secret)
+			id := fmt.Sprintf("%s:%d", f.Name, x.Line)
+			_, gap := corpus.Gaps[id]
+			switch {
+			case leaks && !gap:
+				t.Errorf("%s leaks %q", id, x.Secret)
+			case !leaks && gap:
+				t.Errorf("%s is listed as a gap and no longer leaks: take it off the list", id)
+			case !leaks:
+				found++
+			}
+		}
+		in, got := strings.Split(f.Text, "\n"), strings.Split(out, "\n")
+		if len(got) != len(in) {
+			t.Errorf("%s: %d lines came back of %d:\n%s", f.Name, len(got), len(in), out)
+			continue
+		}
+		for n, line := range in {
+			body := strings.TrimLeft(line, " \t")
+			if _, sep, ok := keyAndSeparator(body); ok {
+				head := line[:len(line)-len(body)+sep+1]
+				if !strings.HasPrefix(got[n], head) {
+					t.Errorf("%s:%d lost its key %q: %q", f.Name, n+1, head, got[n])
+				}
+			}
+		}
 	}
-	if err := json.Unmarshal(data, v); err != nil {
-		t.Fatal(err)
+	if findings < 20 {
+		t.Fatalf("%d findings read: the corpus did not load", findings)
 	}
+	t.Logf("%d of detect-secrets' %d findings redacted, the other %d listed as gaps", found, findings, findings-found)
+}
+
+// An outside corpus of snapshots: secretlint's recommended preset's test
+// inputs (testdata/secrets/outside/secretlint-recommend.json), with each
+// secret its snapshot reports. None leaks (secrets.Leaks: whole or a piece
+// of it), but for the listed gaps, which must still leak; and each input,
+// the negative cases too, comes back with as many lines, but for those
+// listed with the reason their lines are joined.
+func TestOutsideSecretlintCorpus(t *testing.T) {
+	var corpus secrets.SecretlintCorpus
+	loadOutside(t, "secretlint-recommend.json", &corpus)
+	found, total := 0, 0
+	for _, c := range corpus.Cases {
+		out := Text(c.Text, 1<<20)
+		for _, s := range c.Secrets {
+			total++
+			_, leaks := secrets.Leaks(out, s)
+			_, gap := corpus.Gaps[c.Name+" "+s]
+			switch {
+			case leaks && !gap:
+				t.Errorf("%s leaks %q: %q", c.Name, s, out)
+			case !leaks && gap:
+				t.Errorf("%s %q is listed as a gap and no longer leaks: take it off the list", c.Name, s)
+			case !leaks:
+				found++
+			}
+		}
+		_, joined := corpus.Joined[c.Name]
+		if same := strings.Count(out, "\n") == strings.Count(c.Text, "\n"); same == joined {
+			t.Errorf("%s: %d lines of %d came back (listed as joined: %v):\n%s", c.Name, strings.Count(out, "\n"), strings.Count(c.Text, "\n"), joined, out)
+		}
+	}
+	if total < 100 {
+		t.Fatalf("%d secrets read: the corpus did not load", total)
+	}
+	t.Logf("%d of secretlint's %d secrets redacted, the other %d listed as gaps", found, total, total-found)
 }

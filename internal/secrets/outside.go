@@ -1,0 +1,141 @@
+package secrets
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/errsvc/errsvc/internal/golden"
+)
+
+// The outside corpora (testdata/secrets/outside): lines and files other
+// projects wrote to test their own secret scanners, each with the secrets
+// that project says they hold and, for each, whether errsvc is known to
+// keep it (a gap, listed with its reason in the corpus file). The sanitiser's
+// tests hold errsvc to each corpus as a whole; Outside hands the secrets
+// errsvc finds to the walks, which put each in every text position of
+// every source.
+
+// OutsideCase is one secret of an outside corpus in the text that holds it.
+type OutsideCase struct {
+	Entry
+	Gap bool // listed as a gap: errsvc keeps it, for the reason the corpus gives
+}
+
+// KeywordCorpus is detect-secrets' keyword detector's test cases.
+type KeywordCorpus struct {
+	Cases []struct {
+		List, Line string
+		Secret     *string
+	}
+	Gaps map[string]string
+	Keep []string
+}
+
+// GenericCorpus is gitleaks' generic rule's fixed true and false positives.
+type GenericCorpus struct {
+	Tps      []struct{ Line, Secret string }
+	Fps      []string
+	Redacted map[string]string
+}
+
+// FilesCorpus is detect-secrets' fixture files with what detect-secrets
+// finds in them.
+type FilesCorpus struct {
+	Files []struct {
+		Name, Text string
+		Findings   []struct {
+			Line   int
+			Secret string
+		}
+	}
+	Gaps map[string]string
+}
+
+// SecretlintCorpus is secretlint's recommended preset's snapshot inputs
+// with the secrets each reports.
+type SecretlintCorpus struct {
+	Cases []struct {
+		Name, Text string
+		Secrets    []string
+	}
+	Gaps   map[string]string
+	Joined map[string]string
+}
+
+// LoadOutside reads the outside corpus file name into v.
+func LoadOutside(name string, v any) error {
+	root, err := golden.ModuleRoot()
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(filepath.Join(root, "testdata", "secrets", "outside", name))
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
+}
+
+// Outside is every secret of the four outside corpora, named
+// "outside:<corpus>/<case>", gaps marked.
+func Outside() ([]OutsideCase, error) {
+	var out []OutsideCase
+	add := func(name, text, secret string, gap bool) {
+		out = append(out, OutsideCase{Entry{Name: "outside:" + name, Text: text, Secret: secret}, gap})
+	}
+	var kw KeywordCorpus
+	if err := LoadOutside("detect-secrets-keyword.json", &kw); err != nil {
+		return nil, err
+	}
+	for n, c := range kw.Cases {
+		if c.Secret != nil {
+			_, gap := kw.Gaps[c.Line]
+			add(fmt.Sprintf("detect-secrets-keyword/%s#%d", c.List, n), c.Line, *c.Secret, gap)
+		}
+	}
+	var gen GenericCorpus
+	if err := LoadOutside("gitleaks-generic.json", &gen); err != nil {
+		return nil, err
+	}
+	for n, tp := range gen.Tps {
+		add(fmt.Sprintf("gitleaks-generic/tp#%d", n), tp.Line, tp.Secret, false)
+	}
+	var files FilesCorpus
+	if err := LoadOutside("detect-secrets-files.json", &files); err != nil {
+		return nil, err
+	}
+	for _, f := range files.Files {
+		for _, x := range f.Findings {
+			id := fmt.Sprintf("%s:%d", f.Name, x.Line)
+			_, gap := files.Gaps[id]
+			add("detect-secrets-files/"+id, f.Text, x.Secret, gap)
+		}
+	}
+	var sl SecretlintCorpus
+	if err := LoadOutside("secretlint-recommend.json", &sl); err != nil {
+		return nil, err
+	}
+	for _, c := range sl.Cases {
+		for _, s := range c.Secrets {
+			_, gap := sl.Gaps[c.Name+" "+s]
+			add("secretlint/"+c.Name, c.Text, s, gap)
+		}
+	}
+	return out, nil
+}
+
+// OutsideFound is Outside's secrets errsvc finds: its gaps left out.
+func OutsideFound() ([]Entry, error) {
+	cases, err := Outside()
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, c := range cases {
+		if !c.Gap {
+			out = append(out, c.Entry)
+		}
+	}
+	return out, nil
+}
