@@ -64,6 +64,18 @@ type SecretlintCorpus struct {
 	Joined map[string]string
 }
 
+// GitleaksRulesCorpus is every gitleaks rule's true positives, with the
+// secret gitleaks' detector reports for each.
+type GitleaksRulesCorpus struct {
+	Rules []struct {
+		Rule  string
+		Cases []struct {
+			Text    string
+			Secrets []string
+		}
+	}
+}
+
 // LoadOutside reads the outside corpus file name into v.
 func LoadOutside(name string, v any) error {
 	root, err := golden.ModuleRoot()
@@ -77,7 +89,8 @@ func LoadOutside(name string, v any) error {
 	return json.Unmarshal(data, v)
 }
 
-// Outside is every secret of the four outside corpora, named
+// Outside is every secret of the five outside corpora (a gitleaks rule's
+// first true positive only), named
 // "outside:<corpus>/<case>", gaps marked.
 func Outside() ([]OutsideCase, error) {
 	var out []OutsideCase
@@ -120,6 +133,17 @@ func Outside() ([]OutsideCase, error) {
 		for _, s := range c.Secrets {
 			_, gap := sl.Gaps[c.Name+" "+s]
 			add("secretlint/"+c.Name, c.Text, s, gap)
+		}
+	}
+	var gl GitleaksRulesCorpus
+	if err := LoadOutside("gitleaks-rules.json", &gl); err != nil {
+		return nil, err
+	}
+	for _, r := range gl.Rules {
+		// A rule's first true positive: the sanitiser's test reads them
+		// all; the walks need each rule's shape once.
+		if len(r.Cases) > 0 && len(r.Cases[0].Secrets) > 0 {
+			add("gitleaks-rules/"+r.Rule, r.Cases[0].Text, r.Cases[0].Secrets[0], false)
 		}
 	}
 	return out, nil

@@ -170,3 +170,43 @@ func TestOutsideSecretlintCorpus(t *testing.T) {
 	}
 	t.Logf("%d of secretlint's %d secrets redacted, the other %d listed as gaps", found, total, total-found)
 }
+
+// An outside corpus of formats: every gitleaks rule's true positives, as
+// gitleaks' own config generator validates them
+// (testdata/secrets/outside/gitleaks-rules.json), with the secret its
+// detector reports. errsvc runs the same rules behind its own gates
+// (keywords found once, a rule's regular expression only where its secret
+// can stand): each secret is gone from the first layer's output alone, as
+// from Text's, for every rule errsvc's rule set holds, and it holds them
+// all.
+func TestOutsideGitleaksRulesCorpus(t *testing.T) {
+	var corpus secrets.GitleaksRulesCorpus
+	loadOutside(t, "gitleaks-rules.json", &corpus)
+	have := map[string]bool{}
+	for _, r := range loadRules().rules {
+		have[r.id] = true
+	}
+	n := 0
+	for _, r := range corpus.Rules {
+		if !have[r.Rule] {
+			t.Errorf("gitleaks rule %s is not in errsvc's rule set", r.Rule)
+		}
+		for _, c := range r.Cases {
+			out := Text(c.Text, 1<<20)
+			first, _ := redactPass(c.Text) // the gated rules alone, as gitleaks runs them
+			for _, s := range c.Secrets {
+				n++
+				if strings.Contains(out, s) {
+					t.Errorf("%s: %q keeps %q: %q", r.Rule, c.Text, s, out)
+				}
+				if strings.Contains(first, s) {
+					t.Errorf("%s: the first layer keeps %q of %q: %q", r.Rule, s, c.Text, first)
+				}
+			}
+		}
+	}
+	if len(corpus.Rules) < 200 || n < 1000 {
+		t.Fatalf("%d rules, %d secrets read: the corpus did not load", len(corpus.Rules), n)
+	}
+	t.Logf("%d rules, %d true positives' secrets: all redacted", len(corpus.Rules), n)
+}
