@@ -392,9 +392,15 @@ var credentialWords = append([]credentialWord{
 	// Session and anti-forgery cookies by their frameworks' names
 	// (PHPSESSID, Express's _csrf, Angular's XSRF).
 	{"sessid", false}, {"csrf", false}, {"xsrf", false},
+	// Jenkins' anti-forgery token (the Jenkins-Crumb header, .crumb).
+	{"crumb", false},
 	// Tailscale's auth keys (--authkey=…, TS_AUTHKEY: "key" ends a word
 	// there, which a short word must not).
 	{"authkey", false},
+	// A personal access token by its short name (ado_pat, GITHUB_PAT,
+	// gitlabPat; Nosey Parker's Azure DevOps examples): a short word, so
+	// only as a key's last part.
+	{"pat", false},
 	// One-time codes and PINs: numbers, which after a weaker word pass as
 	// plain values, so they are password words (pin=4821, otp: 482913);
 	// in prose a number after them is not read as one ("pin 3 pages").
@@ -1063,11 +1069,55 @@ func keyedValues(v string, keys []keyedRun) []ctxSpan {
 		} else if k.strong {
 			if s, ok := insertedValue(v, k.start, k.end, &inserts); ok {
 				out = append(out, s)
+			} else if s, ok := valueBelow(v, k.end); ok {
+				out = append(out, s)
 			}
 		}
 	}
 	out = append(out, nameValuePairs(v, keys)...)
 	return out
+}
+
+// valueBelow is the value a line that names a password and ends with a
+// colon shows on the next line that is not empty, alone on it: Jenkins'
+// first start ("Please use the following password to proceed to
+// installation:", a blank line, then the password; Nosey Parker's
+// examples). The line is read from the key's end (ke) within lineReach;
+// the value is one word of 8 bytes or more that no key, path or sentence
+// is, nor a plain lower-case word ("must contain:" then "uppercase").
+func valueBelow(v string, ke int) (ctxSpan, bool) {
+	le := strings.IndexByte(v[ke:min(len(v), ke+lineReach)], '\n')
+	if le < 0 {
+		return ctxSpan{}, false
+	}
+	le += ke
+	if !strings.HasSuffix(strings.TrimRight(v[ke:le], " \t\r"), ":") {
+		return ctxSpan{}, false
+	}
+	i := le + 1
+	for n := 0; n < 2 && i < len(v); n++ { // one empty line at most
+		j := skipSpaces(v, i, false)
+		if j < len(v) && v[j] != '\n' && v[j] != '\r' {
+			i = j
+			break
+		}
+		if j < len(v) && v[j] == '\r' {
+			j++
+		}
+		i = j + 1
+	}
+	e := i
+	for e < len(v) && v[e] > ' ' {
+		e++
+	}
+	if e-i < 8 || e-i > maxValueLen || skipSpaces(v, e, false) < len(v) && v[skipSpaces(v, e, false)] != '\n' && v[skipSpaces(v, e, false)] != '\r' {
+		return ctxSpan{}, false // not a word alone on its line
+	}
+	val := v[i:e]
+	if placeholder(val) || pathValue(val) || strings.ContainsAny(val, ":=") || sentenceWord(val) || commonWord(val) {
+		return ctxSpan{}, false
+	}
+	return ctxSpan{i, e}, true
 }
 
 // after yields the index just past each occurrence of marker in v.
@@ -1412,9 +1462,10 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		return ctxSpan{}, false
 	}
 	val := v[start:end]
+	var copula string // the copula the value follows in prose, if any
 	if prose && isCopula(val) {
 		// "the password is hunter2x": the value is the word after "is".
-		copula := val
+		copula = val
 		j := end
 		for j < len(v) && v[j] == ' ' {
 			j++
@@ -1505,6 +1556,12 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		// A code's name of two words (spacedCodeKey) is prose's: after
 		// it only what a code looks like is one ("SMS code: 6 digits").
 		return ctxSpan{}, false
+	case prose && quoted && strong && (copula == "" || copula == "is" || copula == "was") && !passwordStates[strings.ToLower(val)]:
+		// A word a sentence quotes after a password word, which says no
+		// state of one: its value ("The default Password is
+		// 'blooberry'", Nosey Parker's examples; "password is
+		// 'required'" is a state).
+		return ctxSpan{start, end}, true
 	case prose && !secretLooking(val):
 		// In prose a password word is followed by words ("the password
 		// was rejected"): only a value no sentence holds is one.
@@ -1851,6 +1908,16 @@ func casedAsWords(s string) bool {
 		}
 	}
 	return true
+}
+
+// passwordStates are the words a message quotes after a password word to
+// say what state it is in, not what it is.
+var passwordStates = map[string]bool{
+	"incorrect": true, "correct": true, "invalid": true, "valid": true, "wrong": true, "required": true,
+	"missing": true, "empty": true, "blank": true, "null": true, "nil": true, "none": true, "undefined": true,
+	"expired": true, "weak": true, "strong": true, "set": true, "unset": true, "changed": true, "reset": true,
+	"hidden": true, "masked": true, "redacted": true, "optional": true, "mandatory": true, "disabled": true,
+	"enabled": true, "locked": true, "unknown": true, "true": true, "false": true, "yes": true, "no": true,
 }
 
 // commonWord is a lower-case word of letters (a sentence goes on).

@@ -1125,3 +1125,27 @@ func TestRedisAndVarDumpShapes(t *testing.T) {
 	expectKept(t, "250-AUTH PLAIN LOGIN", "ACL SETUSER bob on ~* +@all", "array(1) {\n  [\"password\"]=>\n  NULL\n}",
 		"[\"password\"]=>\n  int(0)")
 }
+
+// A password a sentence names: quoted after the password word (a state
+// such as 'required' is none), or shown alone on the line below a line
+// that names it and ends with a colon (Jenkins' first start). An
+// environment variable's line is its own, not the rest of a wrapped token.
+func TestPasswordsNamedInProse(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: "The default Password is 'blooberry'", secret: "blooberry", keep: "The default Password is '"},
+		{in: `ensure the password is "centipede" and press the "On" button`, secret: "centipede", keep: `" and press`},
+		{in: "An admin user has been created and a password generated.\nPlease use the following password to proceed to installation:\n\nbd9627decc6346d780b3b6ab6ea8fe1f\n\nThis may also be found at: /var/jenkins_home/secrets/initialAdminPassword",
+			secret: "bd9627decc6346d780b3b6ab6ea8fe1f", keep: "This may also be found at: /var/jenkins_home/secrets/initialAdminPassword"},
+		{in: "Your new password:\n\n   " + pw + "   \ndone", secret: pw, keep: "\ndone"},
+	})
+	// secretlint's case: the malformed URL (a blank in its password) is
+	// no value, and joined, the key went with the last word before it.
+	in := "# PostgreSQL from additional cases\nCONNECTION_URI=\"postgres://postgres:m42p! o@2wd@google.com:5434/thegift\""
+	if out := Text(in, EvidenceCap); !strings.Contains(out, "additional cases\nCONNECTION_URI=") {
+		t.Errorf("%q lost its key: %q", in, out)
+	}
+	expectKept(t, "the password is 'incorrect'", `Password is "required"`, "The password for 'ana' was rejected: try again",
+		"The password must contain:\nuppercase\ndigits", "Error: invalid password:\n  expected at least 8 characters",
+		"Reset your password:\nhttps://example.com/reset?x=1")
+}

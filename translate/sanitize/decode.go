@@ -397,35 +397,18 @@ func softWrap(s string, lineStart, i int) bool {
 		}
 		return !strings.ContainsAny(strings.TrimRight(w, "="), ":=") // base64 padding aside
 	}
-	return glueByte(s[i-1]) && glueByte(s[i+1]) && !proseWordEnds(s, lineStart, i)
-}
-
-// proseWordEnds reports whether the line s[lineStart:i] ends with a word of
-// prose: at most 16 lower-case letters after a blank, and a full stop or a
-// comma after them perhaps ("by the way."). A wrapped token's
-// first piece is seldom one, and the rest, alone, still reads as a token;
-// joined, a sentence's last word went with the token on the next line
-// ("…the documented format" then "NTN_…" lost "format": secretlint's own
-// negative cases).
-func proseWordEnds(s string, lineStart, i int) bool {
-	if i > lineStart && (s[i-1] == '.' || s[i-1] == ',') {
-		i--
-	}
-	k := i
-	for k > lineStart && i-k <= 16 && 'a' <= s[k-1] && s[k-1] <= 'z' {
-		k--
-	}
-	return k < i && i-k <= 16 && k > lineStart && (s[k-1] == ' ' || s[k-1] == '\t')
+	return glueByte(s[i-1]) && glueByte(s[i+1])
 }
 
 // ownLine reports whether a line, after the line prev, starts with a key
 // and its separator: a header or a YAML field ("Accept: */*"), an INI or
 // properties line ("foreign_key_id = …", blanks before the '=' or ':'),
-// or, after a line that starts so too, an env file's ("DB_HOST=db"): a
-// line of its own, never the rest of a wrapped token, which holds no
-// blank. Read as a wrap, "a = <token>\nb = <token>" lost the key b into
-// the first value's redaction (detect-secrets' test_data/config.ini).
-// A lone "KEY=V" may be a wrap inside a URL's query ("…&access_to\nken=V"),
+// or an env file's ("DB_HOST=db": a variable's name, or any key after a
+// line that starts with one and '=' too): a line of its own, never the
+// rest of a wrapped token, which holds no blank. Read as a wrap, "a =
+// <token>\nb = <token>" lost the key b into the first value's redaction
+// (detect-secrets' test_data/config.ini).
+// A lone "key=V" may be a wrap inside a URL's query ("…&access_to\nken=V"),
 // which joined reads as the key it is.
 func ownLine(s, prev string) bool {
 	k, j, ok := keyAndSeparator(s)
@@ -436,8 +419,26 @@ func ownLine(s, prev string) bool {
 	if j > k || next == ' ' || next == '\t' {
 		return true
 	}
+	if s[j] != '=' || next == '=' || next == '\n' || next == '\r' {
+		return false
+	}
 	_, pj, pok := keyAndSeparator(prev)
-	return s[j] == '=' && next != '=' && next != '\n' && next != '\r' && pok && prev[pj] == '='
+	return pok && prev[pj] == '=' || envName(s[:k])
+}
+
+// envName: an environment variable's name, upper-case letters, digits and
+// '_', a letter first ("CONNECTION_URI="), which a URL's query key seldom
+// is.
+func envName(k string) bool {
+	if len(k) < 2 || k[0] < 'A' || k[0] > 'Z' {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; !('A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // keyAndSeparator reads a line's start as a key, blanks and a ':' or '=' with
