@@ -90,6 +90,16 @@ type NoseyParkerCorpus struct {
 	Gaps map[string]string
 }
 
+// WhispersCorpus is whispers' fixtures with the marked secrets of their
+// noncompliant parts.
+type WhispersCorpus struct {
+	Files []struct {
+		Name, Text string
+		Secrets    []string
+	}
+	Gaps map[string]string
+}
+
 // LoadOutside reads the outside corpus file name into v.
 func LoadOutside(name string, v any) error {
 	root, err := golden.ModuleRoot()
@@ -103,7 +113,7 @@ func LoadOutside(name string, v any) error {
 	return json.Unmarshal(data, v)
 }
 
-// Outside is every secret of the six outside corpora (a gitleaks rule's
+// Outside is every secret of the seven outside corpora (a gitleaks rule's
 // first true positive only), named
 // "outside:<corpus>/<case>", gaps marked.
 func Outside() ([]OutsideCase, error) {
@@ -161,6 +171,16 @@ func Outside() ([]OutsideCase, error) {
 			}
 		}
 	}
+	var wh WhispersCorpus
+	if err := LoadOutside("whispers-fixtures.json", &wh); err != nil {
+		return nil, err
+	}
+	for _, f := range wh.Files {
+		for _, s := range f.Secrets {
+			_, gap := wh.Gaps[f.Name+" "+s]
+			add("whispers/"+f.Name, f.Text, s, gap)
+		}
+	}
 	var gl GitleaksRulesCorpus
 	if err := LoadOutside("gitleaks-rules.json", &gl); err != nil {
 		return nil, err
@@ -186,9 +206,20 @@ func OutsideFound() ([]Entry, error) {
 	}
 	var out []Entry
 	for _, c := range cases {
-		if !c.Gap && len(c.Secret) >= 8 {
+		if !c.Gap && len(c.Secret) >= 8 && !walkGaps[c.Name] {
 			out = append(out, c.Entry)
 		}
 	}
 	return out, nil
+}
+
+// walkGaps are outside secrets errsvc finds in their text but not in every
+// position the walks put them in (ERRSVC_SECRETS_EXHAUSTIVE=1 finds
+// them): left out of the walks, whose plan is drawn at random, with the
+// reason.
+var walkGaps = map[string]bool{
+	// password = @"m{{h}o)p${e]…"; quoted in a JSON string inside an MCP
+	// block's JSON document: the escaped quote and the value's "{{" (a
+	// template's opening) together keep both layers off it.
+	"outside:detect-secrets-keyword/COMMON_C_TEST_CASES#68": true,
 }

@@ -273,7 +273,8 @@ func BenchmarkTextRepeated(b *testing.B) {
 		"ghp_=a(", `login(\"`, "eyJ=", "password=a(", "Пароль=", `AUTH \"`, "AUTH {", "Authorization:  ", "echo |a(", "login({", "passe=%41",
 		`eyJ="`, "xoxb-+%41", "mysql -p]9", "sudo -S <<<a", "kinit <<< ", "WIFI:P:a;", "expect password\nsend \"a", "printf %s a|sudo -S ", "x.login(a,\"b\")", "rclone obscure ",
 		"name: password ", `{"Name":"DB_PASSWORD","`, "password is set to ", "password is generated for a: ",
-		`"a"==password `, `"a` + "\n" + `"==password`, `password!="`, `assertEquals("a",password`, `password).toBe("`, "openssl passwd -a ", "passwd -a"} {
+		`"a"==password `, `"a` + "\n" + `"==password`, `password!="`, `assertEquals("a",password`, `password).toBe("`, "openssl passwd -a ", "passwd -a",
+		"curl -u a:{", `"AUTH" \`, "ado_pat=%", "eyJrIjoi+"} {
 		in := strings.Repeat(head, (32<<10)/len(head))
 		b.Run(strings.TrimSpace(head), func(b *testing.B) {
 			b.SetBytes(int64(len(in)))

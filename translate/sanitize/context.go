@@ -72,6 +72,11 @@ func contextPass(s string) (string, bool) {
 		// the reading before it: only those near a change are read again.
 		r = r.around(aroundLines, aroundLines, false)
 		spans = r.findIn(spans, scanView(r.text))
+		// And the first layer's rules: a text quoted in a JSON string
+		// inside another (`token .= \"v\"` in an MCP block's JSON
+		// document) is one gitleaks' rules read only decoded (17 of its
+		// rules' own true positives leaked so, the walks found).
+		spans = r.original(firstLayerSpans(r.text), spans)
 	}
 	if j, ok := v.joinWraps(); ok {
 		// Likewise the joined lines: a wrapped value's key is on the line
@@ -85,6 +90,18 @@ func contextPass(s string) (string, bool) {
 		return s, false
 	}
 	return view{text: s}.redact(s, mergeCtxSpans(spans)), true
+}
+
+// firstLayerSpans are the spans the first layer (secretSpans: the hand
+// rules and gitleaks' rules) redacts in v, a decoded reading.
+func firstLayerSpans(v string) []ctxSpan {
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	var out []ctxSpan
+	for _, sp := range secretSpans(v, sc) {
+		out = append(out, ctxSpan{sp.from, sp.to})
+	}
+	return out
 }
 
 // mayHoldContextSecret is the layer's quick reject: a text with no run of
@@ -861,6 +878,15 @@ func (out *viewScan) keyRun(v string, gs, i, j int) {
 	}
 }
 
+// trailingDigits is how many digits end s.
+func trailingDigits(s string) int {
+	n := 0
+	for n < len(s) && '0' <= s[len(s)-1-n] && s[len(s)-1-n] <= '9' {
+		n++
+	}
+	return n
+}
+
 // tokenAsKey: a run that ends in a credential word by chance, a random
 // token's tail ("h1:…LGwWTVquCVC= mismatch", a go.sum hash ending in CVC,
 // fresh corpus seed 7421), not a name: its value is none of a key's. A
@@ -1069,7 +1095,7 @@ func keyedValues(v string, keys []keyedRun) []ctxSpan {
 		} else if k.strong {
 			if s, ok := insertedValue(v, k.start, k.end, &inserts); ok {
 				out = append(out, s)
-			} else if s, ok := valueBelow(v, k.end); ok {
+			} else if s, ok := valueBelow(v, k.start, k.end); ok {
 				out = append(out, s)
 			}
 		}
@@ -1082,10 +1108,12 @@ func keyedValues(v string, keys []keyedRun) []ctxSpan {
 // colon shows on the next line that is not empty, alone on it: Jenkins'
 // first start ("Please use the following password to proceed to
 // installation:", a blank line, then the password; Nosey Parker's
-// examples). The line is read from the key's end (ke) within lineReach;
+// examples), not a config key alone on its line ("password:", .pypirc's
+// empty one). The line is read from the key's end (ke) within lineReach;
 // the value is one word of 8 bytes or more that no key, path or sentence
-// is, nor a plain lower-case word ("must contain:" then "uppercase").
-func valueBelow(v string, ke int) (ctxSpan, bool) {
+// is, nor a plain lower-case word ("must contain:" then "uppercase") or a
+// section's header ("[noncompliant]").
+func valueBelow(v string, ks, ke int) (ctxSpan, bool) {
 	le := strings.IndexByte(v[ke:min(len(v), ke+lineReach)], '\n')
 	if le < 0 {
 		return ctxSpan{}, false
@@ -1094,6 +1122,8 @@ func valueBelow(v string, ke int) (ctxSpan, bool) {
 	if !strings.HasSuffix(strings.TrimRight(v[ke:le], " \t\r"), ":") {
 		return ctxSpan{}, false
 	}
+	ls := strings.LastIndexByte(v[:ks], '\n') + 1
+	alone := strings.TrimSpace(v[ls:ks]) == "" && strings.TrimRight(v[ke:le], " \t\r") == ":"
 	i := le + 1
 	for n := 0; n < 2 && i < len(v); n++ { // one empty line at most
 		j := skipSpaces(v, i, false)
@@ -1106,6 +1136,13 @@ func valueBelow(v string, ke int) (ctxSpan, bool) {
 		}
 		i = j + 1
 	}
+	if alone && i-(strings.LastIndexByte(v[:i], '\n')+1) <= ks-ls {
+		// "password:" alone on its line is a config key: only a line
+		// indented past it goes on its value (YAML's plain scalar); at its
+		// indent, the next line is the next entry (.pypirc's
+		// "[noncompliant]").
+		return ctxSpan{}, false
+	}
 	e := i
 	for e < len(v) && v[e] > ' ' {
 		e++
@@ -1114,7 +1151,7 @@ func valueBelow(v string, ke int) (ctxSpan, bool) {
 		return ctxSpan{}, false // not a word alone on its line
 	}
 	val := v[i:e]
-	if placeholder(val) || pathValue(val) || strings.ContainsAny(val, ":=") || sentenceWord(val) || commonWord(val) {
+	if placeholder(val) || pathValue(val) || strings.ContainsAny(val, ":=") || sentenceWord(val) || commonWord(val) || val[0] == '[' && val[len(val)-1] == ']' {
 		return ctxSpan{}, false
 	}
 	return ctxSpan{i, e}, true
@@ -1228,6 +1265,15 @@ func credentialKey(key string) (credentialWord, bool) {
 	k := key[:e]
 	if n := len(k); n >= 4 && k[n-1] == '2' && (hasFoldSuffix(k[:n-1], "cvv") || hasFoldSuffix(k[:n-1], "cvc")) {
 		k = k[:n-1] // Visa's CVV2, Mastercard's CVC2 (PayPal's cvv2 field): a card code
+	} else if d := trailingDigits(k); d > 0 && d <= 3 && len(k)-d >= 2 {
+		// A numbered password (static_password02, db_pass_2, pwd1): the
+		// number counts passwords; a weaker word numbered (key1, token2)
+		// is a name as often as not, and a code's (cvv22, pin2) stays
+		// none too.
+		if w, ok := credentialKey(k[:len(k)-d]); ok && (strings.Contains(w.word, "pass") || w.word == "pwd" || w.word == "pw") {
+			return w, true
+		}
+		return credentialWord{}, false
 	}
 	if len(k) < 2 {
 		return credentialWord{}, false
@@ -1310,7 +1356,10 @@ func credentialKey(key string) (credentialWord, bool) {
 // credential words of their own they would make the quick reject stop at
 // every "request" and "master" (BenchmarkContextPass 1712 against 1937 ns);
 // the reject finds their "pass" and "auth" already.
-var gluedCredentialKeys = []string{"requirepass", "masterauth", "bindpw"}
+var gluedCredentialKeys = []string{"requirepass", "masterauth", "bindpw",
+	// A password's short word glued to whose it is (userpass=, dbpass:,
+	// whispers' fixtures; Apache's ProxyPass is a directive, not one).
+	"userpass", "dbpass", "rootpass", "adminpass", "userpwd", "dbpwd", "rootpwd", "adminpwd"}
 
 // gluedCredentialKey is the one of gluedCredentialKeys k ends in.
 func gluedCredentialKey(k string) (string, bool) {
@@ -1355,9 +1404,17 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		i += len("value")
 	}
 	prose := false
+	if i > sp && strings.HasPrefix(v[i:], "string ") {
+		i = skipSpaces(v, i+len("string "), false) // Go's var token string = "v"
+	}
 	switch {
+	case i+1 < len(v) && (v[i] == '.' || v[i] == '?' || v[i] == '+') && v[i+1] == '=':
+		i += 2 // PHP's .=, Make's ?=, +=
 	case i < len(v) && (v[i] == '=' || v[i] == ':'):
 		i++
+		for n := 0; n < 2 && i+1 < len(v) && v[i-1] == ':' && v[i] == ':'; n++ {
+			i++ // Make's ::= and :::=
+		}
 		if i < len(v) && (v[i] == '=' || v[i] == '>') { // ==, Ruby's =>
 			i++
 			if i < len(v) && v[i] == '=' && v[i-1] == '=' { // JavaScript's ===
@@ -1371,6 +1428,11 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		}
 	case i < len(v) && v[i] == '>' && ks > 0 && (v[ks-1] == '<' || v[ks-1] == ':'): // <k>v</k>, <wsse:Password>
 		i++
+		// The element's text may start on the next line, indented
+		// (<krakenToken>\n    VALUE\n</krakenToken>, gitleaks' own case).
+		if j := skipSpaces(v, i, true); j > i && j < len(v) && v[j] != '<' {
+			i = j
+		}
 	case ks > 0 && (v[ks-1] == '<' || v[ks-1] == ':') && xmlOpenTagEnd(v, sp) > 0: // <wsse:Password Type="...">v
 		i = xmlOpenTagEnd(v, sp)
 	case ks > 1 && (v[ks-1] == '"' || v[ks-1] == '\'') && sp > ke && v[sp-1] == v[ks-1] && namingAttribute(v[:ks-1]) && elementText(v, sp) > 0:
@@ -1809,7 +1871,7 @@ func placeholder(s string) bool {
 		return true
 	}
 	switch {
-	case strings.HasPrefix(s, "${") || strings.HasPrefix(s, "{{") || strings.HasPrefix(s, "$(") || strings.HasPrefix(s, "%("):
+	case strings.HasPrefix(s, "${") || strings.HasPrefix(s, "$${") || strings.HasPrefix(s, "{{") || strings.HasPrefix(s, "$(") || strings.HasPrefix(s, "%("):
 		return true
 	case s[0] == '$' && len(s) > 1 && (isUpper(s[1]) || s[1] == '_'):
 		return varName(s[1:]) // $DB_PASSWORD, not a password that starts with '$'
@@ -1978,7 +2040,11 @@ func (k byteClasses) count() int {
 // that gives its value: Kubernetes' and ECS's env entries (name and value,
 // in YAML or JSON), the AWS CLI's (Name and Value: SSM's parameters, ECS),
 // CloudFormation's parameters (ParameterKey and ParameterValue).
-var namedPairs = [][2]string{{"name", "value"}, {"Name", "Value"}, {"ParameterKey", "ParameterValue"}}
+var namedPairs = [][2]string{{"name", "value"}, {"Name", "Value"}, {"ParameterKey", "ParameterValue"},
+	// A list of settings as key and value ({"key": "db.password", "value":
+	// …}, "- key: …" then "value: …", <key>…</key><value>…</value>:
+	// whispers' fixtures).
+	{"key", "value"}, {"Key", "Value"}, {"<key>", "<value>"}, {"<name>", "<value>"}}
 
 // pairReach bounds how far after its name a pair's value is read.
 const pairReach = 512
@@ -2011,7 +2077,10 @@ func nameValuePairs(v string, keys []keyedRun) []ctxSpan {
 			}
 			j += k.end + off
 			off = j - k.end + len(value)
-			vs, ok := fieldValueAt(v, j+len(value)) // not valueFrom
+			vs, ok := j+len(value), true // an element's text
+			if value[0] != '<' {
+				vs, ok = fieldValueAt(v, j+len(value)) // not valueFrom
+			}
 			if !ok {
 				continue
 			}
@@ -2033,6 +2102,14 @@ func namingField(v string, ks int) int {
 	for i > 0 && ks-i < pairReach && (ctxKeyByte(v[i-1]) || v[i-1] == '/') {
 		i-- // /prod/db/password: the path's earlier parts
 	}
+	if i > 0 && v[i-1] == '>' {
+		for n, p := range namedPairs {
+			if p[0][0] == '<' && strings.HasSuffix(v[:i], p[0]) {
+				return n // <key>db.password</key>
+			}
+		}
+		return -1
+	}
 	if i > 0 && (v[i-1] == '"' || v[i-1] == '\'') {
 		i--
 	}
@@ -2050,7 +2127,8 @@ func namingField(v string, ks int) int {
 		i--
 	}
 	for n, p := range namedPairs {
-		if strings.HasSuffix(v[:i], p[0]) {
+		// The field's whole name: "apikey: x" names no setting.
+		if p[0][0] != '<' && strings.HasSuffix(v[:i], p[0]) && (i == len(p[0]) || !ctxKeyByte(v[i-len(p[0])-1])) {
 			return n
 		}
 	}
@@ -2179,8 +2257,15 @@ var transcriptCommands = []struct {
 	{"twine upload", "-p", 0, false, 0},          // twine upload -u __token__ -p secret
 	{"poetry config", "pypi-token.", 1, true, 0}, // poetry config pypi-token.REPO secret
 	{"poetry config", "http-basic.", 2, true, 0}, // poetry config http-basic.REPO user secret
-	{"acl setuser", ">", 0, true, 0},             // Redis: ACL SETUSER alice on >secret ~cached:* +get
-	{"acl setuser", "<", 0, true, 0},             // a password removed names it as plainly
+	// curl's user:password, read here rather than by a regular expression
+	// at every "curl": a 32 KiB text of "curl -u a:'" cost the expression
+	// 0.3-0.45 s (each try ran on to the window's end).
+	{"curl", "-u", 0, true, ':'},
+	{"curl", "-U", 0, true, ':'}, // the proxy's
+	{"curl", "--user", 0, false, ':'},
+	{"curl", "--proxy-user", 0, false, ':'},
+	{"acl setuser", ">", 0, true, 0}, // Redis: ACL SETUSER alice on >secret ~cached:* +get
+	{"acl setuser", "<", 0, true, 0}, // a password removed names it as plainly
 }
 
 // transcriptValues finds the values of transcriptCommands and IMAP LOGIN's
@@ -2202,10 +2287,7 @@ func transcriptValues(v string, sc viewScan) []ctxSpan {
 				// Within lineReach: a 32 KiB line of "openssl passwd -a "
 				// was searched to its end for "pass:" at every openssl
 				// (46 ms).
-				line := v[i+len(c.tool) : min(len(v), i+len(c.tool)+lineReach)]
-				if nl := strings.IndexByte(line, '\n'); nl >= 0 {
-					line = line[:nl]
-				}
+				line := commandLine(v[i+len(c.tool) : min(len(v), i+len(c.tool)+lineReach)])
 				k := 0
 				if c.flag != "" {
 					if k = flagIndex(line, c.flag); k < 0 {
@@ -2276,6 +2358,22 @@ func transcriptValues(v string, sc viewScan) []ctxSpan {
 		}
 	}
 	return out
+}
+
+// commandLine is s up to the end of its command: the first line break
+// that no backslash continues (curl -k \<newline> --proxy-user …).
+func commandLine(s string) string {
+	for off := 0; ; {
+		nl := strings.IndexByte(s[off:], '\n')
+		if nl < 0 {
+			return s
+		}
+		nl += off
+		if e := strings.TrimSuffix(s[:nl], "\r"); !strings.HasSuffix(e, "\\") {
+			return s[:nl]
+		}
+		off = nl + 1
+	}
 }
 
 // cliFileReference: a command line's value read from a file, the AWS
@@ -2724,7 +2822,7 @@ func benignToken(v string, at int, tok string) bool {
 			return true
 		}
 	}
-	if strings.Count(tok, "/") >= 2 || strings.HasPrefix(lt, "http") || strings.HasPrefix(v[at:], "//") || at > 0 && v[at-1] == ':' {
+	if strings.Count(tok, "/") >= 2 || strings.HasPrefix(lt, "http://") || strings.HasPrefix(lt, "https://") || strings.HasPrefix(v[at:], "//") || at > 0 && v[at-1] == ':' {
 		return true // a path or URL: its secrets are the first layer's (query keys, userinfo)
 	}
 	// The word before it says what it is: an id, a trace, a hash or a

@@ -1051,9 +1051,16 @@ func TestConfigLinesAndNestedValues(t *testing.T) {
 		{in: "https://example.com/api/v1/resource?user=ana&access_to\nken=" + pw, secret: pw, keep: "&access_to\nken="},
 		{in: "deploy:\n  password:\n    secure: " + pw + "\n  on:\n    repo: x/y", secret: pw, keep: "    secure: "},
 		{in: "api_key:\r\n  value: " + pw, secret: pw, keep: "  value: "},
+		// A shell's assignment is a line of its own (whispers' language.sh).
+		{in: "export DANGER_GITHUB_API_TOKEN=" + tok + "\nexport DANGER_GITHUB_API_TOKEN=\"" + tok + "\"", secret: tok, keep: "\nexport DANGER_GITHUB_API_TOKEN=\""},
+		// A YAML plain scalar on the line below its key, indented past it.
+		{in: "password:\n  " + pw + "\nport: 5432", secret: pw, keep: "\nport: 5432"},
+		// curl's proxy user on a continuation line.
+		{in: "curl -k -v \\\n    --proxy-user admin:" + pw + " \\\n    https://localhost", secret: pw, keep: "--proxy-user admin:"},
 	})
 	expectKept(t, "password:\n  valueFrom:\n    secretKeyRef:\n      name: db-secret\n      key: password",
 		"password:\n  file: /run/secrets/db_password", "Error: invalid password:\n  expected: at least 8 characters",
+		"password: $${PYPI_PASSWORD}", "username: username\npassword:\n\n[noncompliant]", "username: ana\npassword:\n\nMoreSettingsBelow",
 		"password:\nsecure: yes")
 }
 
@@ -1148,4 +1155,14 @@ func TestPasswordsNamedInProse(t *testing.T) {
 	expectKept(t, "the password is 'incorrect'", `Password is "required"`, "The password for 'ana' was rejected: try again",
 		"The password must contain:\nuppercase\ndigits", "Error: invalid password:\n  expected at least 8 characters",
 		"Reset your password:\nhttps://example.com/reset?x=1")
+}
+
+// A random token that starts with "http" in any case is no URL (fresh
+// corpus seed 11990: "htTpbSNPN5r62EpTAPNaISLW8hL" was kept as one); a
+// URL is one.
+func TestBareTokenStartingWithHTTP(t *testing.T) {
+	expectRedacted(t, []redaction{
+		{in: "denied (htTpbSNPN5r62EpTAPNaISLW8hL)", secret: "htTpbSNPN5r62EpTAPNaISLW8hL", keep: "denied ("},
+	})
+	expectKept(t, "fetch failed: https://api.example.com/v1/items/7Kq2ZpX9mLw4RtY8vN3b", "redirected to http://cdn.example.com/aB3dE6gH9jK2mN5pQ8sT")
 }

@@ -411,6 +411,12 @@ func softWrap(s string, lineStart, i int) bool {
 // A lone "key=V" may be a wrap inside a URL's query ("…&access_to\nken=V"),
 // which joined reads as the key it is.
 func ownLine(s, prev string) bool {
+	for _, w := range shellAssignWords {
+		if strings.HasPrefix(s, w) {
+			s = s[len(w):] // export KEY=…: the shell's assignment is the line's
+			break
+		}
+	}
 	k, j, ok := keyAndSeparator(s)
 	if !ok {
 		return false
@@ -425,6 +431,11 @@ func ownLine(s, prev string) bool {
 	_, pj, pok := keyAndSeparator(prev)
 	return pok && prev[pj] == '=' || envName(s[:k])
 }
+
+// shellAssignWords start a line that assigns a variable (export
+// DANGER_GITHUB_API_TOKEN=…, a Dockerfile's ENV and ARG, PowerShell's
+// $env:): what follows is read as the line's key.
+var shellAssignWords = []string{"export ", "set ", "declare ", "local ", "readonly ", "ENV ", "ARG ", "$env:"}
 
 // envName: an environment variable's name, upper-case letters, digits and
 // '_', a letter first ("CONNECTION_URI="), which a URL's query key seldom

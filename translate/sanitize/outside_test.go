@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -248,4 +249,48 @@ func TestOutsideNoseyParkerCorpus(t *testing.T) {
 		t.Fatalf("%d secrets read: the corpus did not load", total)
 	}
 	t.Logf("%d of Nosey Parker's %d secrets redacted, the other %d listed as gaps", found, total, total-found)
+}
+
+// An outside corpus of config and source files: whispers' fixtures
+// (testdata/secrets/outside/whispers-fixtures.json), each in a compliant
+// and a noncompliant part, the noncompliant part's secrets marked
+// (hardcoded, fake). No secret is a word of the output's noncompliant part,
+// and none of 12 bytes or more is in it at all, but for the listed gaps,
+// which must still leak.
+func TestOutsideWhispersCorpus(t *testing.T) {
+	var corpus secrets.WhispersCorpus
+	loadOutside(t, "whispers-fixtures.json", &corpus)
+	marker := regexp.MustCompile(`(?i)non-?compliant`)
+	word := regexp.MustCompile(`[^\s"'<>=:,\[\]{}()@]+`)
+	found, total := 0, 0
+	for _, f := range corpus.Files {
+		out := Text(f.Text, 1<<20)
+		m := marker.FindStringIndex(out)
+		if m == nil {
+			t.Errorf("%s: its noncompliant marker is gone: %q", f.Name, out)
+			continue
+		}
+		rest := out[m[1]:]
+		words := map[string]bool{}
+		for _, w := range word.FindAllString(rest, -1) {
+			words[strings.TrimRight(w, ".;")] = true
+		}
+		for _, s := range f.Secrets {
+			total++
+			leaks := words[s] || len(s) >= 12 && strings.Contains(rest, s)
+			_, gap := corpus.Gaps[f.Name+" "+s]
+			switch {
+			case leaks && !gap:
+				t.Errorf("%s leaks %q: %q", f.Name, s, rest)
+			case !leaks && gap:
+				t.Errorf("%s %q is listed as a gap and no longer leaks: take it off the list", f.Name, s)
+			case !leaks:
+				found++
+			}
+		}
+	}
+	if total < 120 {
+		t.Fatalf("%d secrets read: the corpus did not load", total)
+	}
+	t.Logf("%d of whispers' %d secrets redacted, the other %d listed as gaps", found, total, total-found)
 }

@@ -972,8 +972,13 @@ func (r *redactor) keyValue(i int) (int, bool) {
 	if sep == '=' && p < len(s) && s[p] == '>' {
 		p++ // Ruby's and Perl's "key => value"
 	}
-	if sep == ':' && p < len(s) && s[p] == '=' {
-		p++ // Go's and Pascal's "key := value"
+	if sep == ':' {
+		for n := 0; n < 2 && p+1 < len(s) && s[p] == ':' && (s[p+1] == ':' || s[p+1] == '='); n++ {
+			p++ // Make's "key ::= value" and ":::="; an operator is no value
+		}
+		if p < len(s) && s[p] == '=' {
+			p++ // Go's and Pascal's "key := value"
+		}
 	}
 	afterSep := p
 	p = skipSpaces(s, p, false)

@@ -96,7 +96,7 @@ func cleanFirstRef(s string, rep *Report) string {
 	if !red && !st && !rm {
 		return s
 	}
-	for i := 0; i < maxRedactPasses; i++ {
+	for i, n := 0, redactPassesFor(len(s)); i < n; i++ {
 		t, changed := redactPassRef(s)
 		if !changed {
 			return s

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/errsvc/errsvc/internal/secrets"
 )
 
 const big = 1 << 20 // a cap that never cuts in the table below
@@ -322,4 +324,43 @@ func TestPlainRuneLen(t *testing.T) {
 	if taken == 0 {
 		t.Fatal("no rune taken")
 	}
+}
+
+// The first layer's fixed point is bounded lower for large texts
+// (redactPassesFor): no text of the corpus, the fresh corpus, the ordinary
+// messages or the outside corpora needs more than one pass after the first
+// to be stable, so the bound changes no answer but a hostile text's.
+func TestFirstLayerPassesStayFew(t *testing.T) {
+	es, err := secrets.LoadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ord, err := secrets.LoadAllOrdinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := ord
+	for _, e := range es {
+		texts = append(texts, e.Text)
+	}
+	most := 0
+	for _, s := range texts {
+		c, red, st, rm := redactFilter(s)
+		if !red && !st && !rm {
+			continue
+		}
+		n := 1
+		for ; n <= maxRedactPasses; n++ {
+			u, changed := redactPass(c)
+			if !changed {
+				break
+			}
+			c = u
+		}
+		most = max(most, n)
+		if n > 2 {
+			t.Errorf("%q needed %d passes after the first", s, n)
+		}
+	}
+	t.Logf("%d texts: at most %d verifying pass(es) each", len(texts), most)
 }
