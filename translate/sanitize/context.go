@@ -400,6 +400,10 @@ type credentialWord struct {
 // separators '-', '_', '.' and ' ' aside.
 var credentialWords = append([]credentialWord{
 	{"password", true}, {"passwd", true}, {"sshpass", true}, {"passphrase", true}, {"pwd", true}, {"pw", true}, {"pass", true}, {"psk", true},
+	// A list of passwords (whispers' 02_hardcoded_passwords: then "- …"
+	// items, a JSON array, XML children named so): each item is one
+	// (listValues).
+	{"passwords", true},
 	{"secret", false}, {"token", false}, {"key", false}, {"auth", false}, {"credential", false},
 	{"credentials", false}, {"session", false}, {"cookie", false}, {"sid", false}, {"team", false},
 	{"signature", false}, {"apikey", false}, {"samlresponse", false}, {"secretkeybase", false}, {"accesskey", false}, {"privatekey", false},
@@ -1075,6 +1079,21 @@ func keyedValues(v string, keys []keyedRun) []ctxSpan {
 			// at maxValueLen, the keys would each read maxValueLen again.
 			continue
 		}
+		if k.strong && hasFoldSuffix(v[k.start:k.end], "passwords") {
+			if items, end, ok := listValues(v, k.end, out); ok {
+				out = items // a list, read item by item (none when empty)
+				if end > covered {
+					covered, capped = end, false // the keys inside it, as a value's
+				}
+				continue
+			}
+		}
+		if s, ok := assignedAmong(v, k.start, k.end, k.strong); ok {
+			if s.end > s.start {
+				out = append(out, s)
+			}
+			continue
+		}
 		if s, ok := valueAfter(v, k.start, k.end, k.strong); ok {
 			cut := s.end-s.start >= maxValueLen-1
 			if cut {
@@ -1102,6 +1121,178 @@ func keyedValues(v string, keys []keyedRun) []ctxSpan {
 	}
 	out = append(out, nameValuePairs(v, keys)...)
 	return out
+}
+
+// assignedAmong reads a multiple assignment the key at v[ks:ke] is one
+// name of (Go's "const a, b string = "x", "y"" and "a, b := …", Python's
+// "user, password = "admin", "VALUE""; whispers' language.go): its value
+// is the one at its own place in the list after the operator, not the
+// first. It says whether the key is such a name; the span is empty when
+// its value is none to read (a call's results, a variable, a
+// placeholder).
+func assignedAmong(v string, ks, ke int, strong bool) (ctxSpan, bool) {
+	// A comma after the key or before it, or it is no such name.
+	b := ks
+	for b > 0 && (v[b-1] == ' ' || v[b-1] == '\t') {
+		b--
+	}
+	if a := skipSpaces(v, ke, false); (a >= len(v) || v[a] != ',') && (b == 0 || v[b-1] != ',') {
+		return ctxSpan{}, false
+	}
+	// The names: identifiers joined by ", " on the key's line, after a
+	// declaration's keyword, within maxNamesLen of the line's start.
+	const maxNamesLen = 256
+	from := max(0, ks-maxNamesLen-len("const "))
+	start := strings.LastIndexByte(v[from:ks], '\n') + 1 + from
+	if start == from && from > 0 {
+		return ctxSpan{}, false // the line starts further back
+	}
+	for start < ks && (v[start] == ' ' || v[start] == '\t') {
+		start++
+	}
+	for _, kw := range [...]string{"var ", "const ", "let ", "local "} {
+		if strings.HasPrefix(v[start:ks], kw) {
+			start += len(kw)
+			break
+		}
+	}
+	if ks-start > maxNamesLen {
+		return ctxSpan{}, false
+	}
+	place, names := -1, 0
+	i := start
+	for {
+		n := i
+		for n < len(v) && identifierByte(v[n]) {
+			n++
+		}
+		if n == i || n-i > 64 {
+			return ctxSpan{}, false
+		}
+		if i == ks && n == ke {
+			place = names
+		}
+		names++
+		i = skipSpaces(v, n, false)
+		if i >= len(v) || v[i] != ',' || names == 16 {
+			break
+		}
+		i = skipSpaces(v, i+1, false)
+	}
+	if place < 0 || names < 2 {
+		return ctxSpan{}, false
+	}
+	// Go's type after the names, then the operator (not a comparison).
+	if n := i; n < len(v) && identifierByte(v[n]) {
+		for n < len(v) && identifierByte(v[n]) {
+			n++
+		}
+		i = skipSpaces(v, n, false)
+	}
+	switch {
+	case strings.HasPrefix(v[i:], ":="):
+		i += 2
+	case strings.HasPrefix(v[i:], "=") && !strings.HasPrefix(v[i:], "=="):
+		i++
+	default:
+		return ctxSpan{}, false
+	}
+	// The values, one per name; the key's is judged as valueAfter judges
+	// a value, the others passed.
+	for n := 0; n <= place; n++ {
+		i = skipSpaces(v, i, false)
+		if n == place {
+			sp, _ := valueAt(v, ks, ke, i, strong, false)
+			return sp, true
+		}
+		s, e, quoted := readValue(v, i)
+		if e <= s || !quoted {
+			return ctxSpan{}, true // a call or a variable: no list of values
+		}
+		if i = skipSpaces(v, e+1, false); i >= len(v) || v[i] != ',' {
+			return ctxSpan{}, true
+		}
+		i++
+	}
+	return ctxSpan{}, true
+}
+
+// maxListItems bounds the items listValues reads of one list: a list
+// longer than any of passwords is read no further.
+const maxListItems = 32
+
+// listValues appends to out the items of the list a key naming passwords
+// (its end at v[ke]) holds, each a password, where its reading ended, and
+// whether the value is a list: a JSON (or Python, TOML, YAML flow) array, ["a", "b"], or YAML's
+// block sequence on the lines below, "- a" then "- b". An item that is a
+// placeholder is none.
+func listValues(v string, ke int, out []ctxSpan) ([]ctxSpan, int, bool) {
+	i := ke
+	if i < len(v) && (v[i] == '"' || v[i] == '\'') {
+		i++ // "passwords": [...]: the key's closing quote
+	}
+	i = skipSpaces(v, i, false)
+	if i >= len(v) || v[i] != ':' && v[i] != '=' {
+		return out, 0, false
+	}
+	i = skipSpaces(v, i+1, false)
+	if strings.HasPrefix(v[i:], RedactedToken) {
+		return out, 0, true // redacted before: nothing left to read
+	}
+	item := func(s, e int) {
+		if e > s && !placeholder(v[s:e]) {
+			out = append(out, ctxSpan{s, e})
+		}
+	}
+	if i < len(v) && v[i] == '[' {
+		i++
+		for n := 0; n < maxListItems; n++ {
+			i = skipSpaces(v, i, true)
+			if i >= len(v) || v[i] == ']' {
+				break
+			}
+			s, e, _ := readValue(v, i)
+			if e <= s {
+				break
+			}
+			e2 := e
+			for e2 > s && (v[e2-1] == ',' || v[e2-1] == ']') {
+				e2-- // an unquoted item's run takes the comma or bracket after it
+			}
+			item(s, e2)
+			if i = skipSpaces(v, e, true); i < len(v) && (v[i] == '"' || v[i] == '\'') {
+				i++ // a quoted item's closing quote
+			}
+			if i = skipSpaces(v, i, true); i >= len(v) || v[i] != ',' {
+				break
+			}
+			i++
+		}
+		return out, i, true
+	}
+	if strings.HasPrefix(v[i:], `\n`) {
+		// The lines below as a JSON string escapes them: the decoded
+		// reading reads the items (the escape is no value).
+		return out, 0, true
+	}
+	if i >= len(v) || v[i] != '\n' && v[i] != '\r' {
+		return out, 0, false
+	}
+	end := 0
+	for n := 0; n < maxListItems; n++ {
+		j := skipSpaces(v, i, true)
+		if !strings.HasPrefix(v[j:], "- ") {
+			break
+		}
+		s, e, _ := readValue(v, skipSpaces(v, j+2, false))
+		item(s, e)
+		end = e
+		if i = strings.IndexByte(v[e:], '\n'); i < 0 {
+			break
+		}
+		i += e
+	}
+	return out, end, end > 0
 }
 
 // valueBelow is the value a line that names a password and ends with a
@@ -1458,6 +1649,13 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 	default:
 		return ctxSpan{}, false
 	}
+	return valueAt(v, ks, ke, i, strong, prose)
+}
+
+// valueAt is valueAfter's reading of the value at v[i] (blanks before it
+// aside), once the syntax after the key at v[ks:ke] has led there; prose
+// says that syntax was a sentence's.
+func valueAt(v string, ks, ke, i int, strong, prose bool) (ctxSpan, bool) {
 	for i < len(v) && (v[i] == ' ' || v[i] == '\t') {
 		i++
 	}
@@ -1881,6 +2079,10 @@ func placeholder(s string) bool {
 		return true
 	case len(s) > 2 && s[0] == '<' && s[len(s)-1] == '>':
 		return !noiseName(s[1 : len(s)-1]) // <your-password>, not <Xy9Zq8Lm>
+	case len(s) > 2 && s[0] == '{' && s[len(s)-1] == '}':
+		// A format string's field, "{password}", "{ password }" (Python's
+		// str.format, C#'s and Rust's), not a braced password.
+		return !noiseName(strings.TrimSpace(s[1 : len(s)-1]))
 	}
 	same := true
 	for i := 1; i < len(s); i++ {

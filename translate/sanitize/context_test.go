@@ -1064,6 +1064,44 @@ func TestConfigLinesAndNestedValues(t *testing.T) {
 		"password:\nsecure: yes")
 }
 
+// A list of passwords (whispers' hardcoded.json, .yml and .xml: a key
+// naming passwords, then a JSON array, YAML's "- " items or XML children):
+// every item is one, not only the first; a placeholder item, an empty
+// list and the word in prose are kept.
+func TestListsOfPasswords(t *testing.T) {
+	const a, b = "Zx9vQ2mL7pR4", "hardCoded2"
+	expectRedacted(t, []redaction{
+		{in: `{"02_hardcoded_passwords": ["` + a + `", "` + b + `"], "n": 1}`, secret: b, keep: `], "n": 1}`},
+		{in: `{"02_hardcoded_passwords": ["` + a + `", "` + b + `"], "n": 1}`, secret: a, keep: `{"02_hardcoded_passwords": ["`},
+		{in: "passwords = [\n  '" + a + "',\n  '" + b + "',\n]\n", secret: b, keep: "passwords = [\n  '"},
+		{in: "passwords: [" + a + ", " + b + "]", secret: b, keep: "passwords: ["},
+		{in: "02_hardcoded_passwords:\n  - \"" + a + "\"\n  - " + b + "\ncredentials:\n  login: admin", secret: b, keep: "\ncredentials:\n  login: admin"},
+		{in: "db_passwords:\n- " + a + "\n- " + b + "\n", secret: a, keep: "db_passwords:\n- "},
+		{in: "<o2_passwords>\n  <o2_1_passwords>" + a + "</o2_1_passwords>\n  <o2_2_passwords>" + b + "</o2_2_passwords>\n</o2_passwords>", secret: b, keep: "<o2_2_passwords>"},
+		{in: `db_passwords = ["${DB_PW}", "` + b + `"]`, secret: b, keep: `["${DB_PW}", "`},
+		// The YAML quoted in a JSON string (the walks' MCP JSON blocks).
+		{in: `{"error":"02_hardcoded_passwords:\n  - \"` + a + `\"\n  - \"` + b + `\"\ncredentials:\n  login: admin"}`, secret: b, keep: `02_hardcoded_passwords:\n  - \"`},
+	})
+	expectKept(t, "passwords: []", "Passwords must match", "The passwords do not match.",
+		"passwords:\n  - {{ vault_pw }}\nuser: bob", "passwords: [REDACTED]")
+}
+
+// A multiple assignment (whispers' language.go; Python's "user, password
+// = …"): a name's value is the one at its own place after the operator,
+// not the first; a format string's field is a placeholder, and a call's
+// results are no values.
+func TestMultipleAssignment(t *testing.T) {
+	const pw = "hardcoded1"
+	expectRedacted(t, []redaction{
+		{in: `const static_password01, static_password02 string = "hardcoded0", "` + pw + `"`, secret: pw, keep: `const static_password01, static_password02 string = "`},
+		{in: `static_password04, static_password05 := "hardcoded3", "` + pw + `"`, secret: pw, keep: `static_password04, static_password05 := "`},
+		{in: `user, password = "admin", "` + pw + `"`, secret: pw, keep: `user, password = "`},
+		{in: `password, user = "` + pw + `", "admin"`, secret: pw, keep: `", "admin"`},
+	})
+	expectKept(t, `var static_password03, dynamic_password01 string = "{password}", "{ password }"`,
+		`var1, var2 := justOneFunction()`, `user, password := login()`, `var variable_password6 = "{password}"`)
+}
+
 // Secret stores' and registries' command lines, as an agent's failed tool
 // call echoes them: the value a secret is set to, by flag, by place, piped
 // or fed as a here-string. A file reference, a name and an option are

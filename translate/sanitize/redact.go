@@ -957,8 +957,6 @@ func (r *redactor) keyValue(i int) (int, bool) {
 	}
 	key := s[i:k]
 	p, sep, sepLen := r.sepAt, r.sep, r.sepLen
-	if sep == '=' {
-	}
 	if sep == '=' && p+1 < len(s) && s[p+1] == '=' {
 		return 0, false // a comparison, not an assignment
 	}
@@ -995,6 +993,9 @@ func (r *redactor) keyValue(i int) (int, bool) {
 		// getpass("Password: "), read -p "Password: " PW: the key ends a
 		// prompt, and its quote closes the prompt's string.
 		return 0, false
+	}
+	if listOfPasswords(key) {
+		return 0, false // the second layer reads it item by item (listValues)
 	}
 	var vs, ve int
 	switch {
@@ -1285,6 +1286,7 @@ var (
 		{"authorization", headerSecret},
 		{"cookie", headerSecret},
 		{"password", valueSecret},
+		{"passwords", valueSecret}, // a list of them: each item is one
 		{"passwd", valueSecret},
 		{"passphrase", valueSecret},
 		{"secret", valueSecret},
@@ -1312,8 +1314,16 @@ var (
 // strongNames can only hold a secret: under them even a plain word or a
 // number is one. The other secret names (token, session, auth,
 // credentials, signature, …) also name routing codes, scopes and states.
-var strongNames = []string{"password", "passwd", "passphrase", "secret", "apikey", "privatekey",
+var strongNames = []string{"password", "passwords", "passwd", "passphrase", "secret", "apikey", "privatekey",
 	"secretkey", "secretaccesskey", "accesskey", "accountkey", "sharedaccesskey", "keydata", "pwd", "authorization", "cookie"}
+
+// listOfPasswords says key names a list of passwords (passwords: ["…",
+// "…"], or "- …" items below it): the first layer reads a key's one value,
+// so its value is left to the second layer, whose listValues reads each
+// item (and valueAfter a single value, as any password's).
+func listOfPasswords(key string) bool {
+	return hasFoldSuffix(key, "passwords")
+}
 
 // strongSecretKey reports whether key ends with a strong name (or is
 // exactly "pass").

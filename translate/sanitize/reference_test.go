@@ -288,6 +288,9 @@ func (r *redactor) keyValueRef(i int) (int, bool) {
 	if (s[p] == '"' || s[p] == '\'') && closesString(s, i, k, r.sepAt, s[p]) {
 		return 0, false // the key ends a prompt: getpass("Password: ")
 	}
+	if listOfPasswords(key) {
+		return 0, false
+	}
 	var vs, ve int
 	switch {
 	case s[p] == '"':

@@ -296,6 +296,10 @@ func (w *walker) object(st *structpb.Struct, depth int) *structpb.Struct {
 		if redactByKey(sk, fields[k]) {
 			w.rep.Redacted = true
 			v = w.str(RedactedToken)
+		} else if fields[k].GetListValue() != nil && strongSecretKey(sk) {
+			// A list under a key that can only hold secrets (passwords:
+			// ["…", "…"]): each string or number in it is one.
+			v = w.secretList(fields[k], depth+1)
 		} else {
 			// Not a credential-looking string under a secret-named key:
 			// objects and lists are walked (their own keys decide),
@@ -350,6 +354,49 @@ func (w *walker) list(l *structpb.ListValue, depth int) *structpb.ListValue {
 		out = slices.Clone(items[:n])
 	}
 	return &structpb.ListValue{Values: out}
+}
+
+// secretList is list for the items of a key that can only hold secrets:
+// each string or number is redacted, as redactByKey would redact it under
+// the key itself; other items are walked.
+func (w *walker) secretList(lv *structpb.Value, depth int) *structpb.Value {
+	items := lv.GetListValue().GetValues()
+	out := make([]*structpb.Value, 0, min(len(items), w.lim.MaxItems))
+	changed := false
+	w.add(2)
+	for i, item := range items {
+		if w.over {
+			break
+		}
+		if i == w.lim.MaxItems {
+			w.rep.Truncated = true
+			break
+		}
+		if i > 0 {
+			w.add(1)
+		}
+		v := item
+		switch k := item.GetKind().(type) {
+		case *structpb.Value_StringValue:
+			if s := k.StringValue; s != "" && s != RedactedToken && s != TruncatedToken {
+				w.rep.Redacted = true
+				v = w.str(RedactedToken)
+			} else {
+				v = w.value(item, depth)
+			}
+		case *structpb.Value_NumberValue:
+			w.rep.Redacted = true
+			v = w.str(RedactedToken)
+		default:
+			v = w.value(item, depth)
+		}
+		changed = changed || v != item
+		out = append(out, v)
+	}
+	if !changed && len(out) == len(items) {
+		return lv
+	}
+	return structpb.NewListValue(&structpb.ListValue{Values: out})
 }
 
 // redactByKey reports whether v, the value of key, is replaced because

@@ -68,6 +68,12 @@ func TestValue(t *testing.T) {
 		{"not secret", `{"max_tokens":5,"token_count":2,"sessions":1,"key":"k"}`, DefaultLimits,
 			`{"key":"k","max_tokens":5,"sessions":1,"token_count":2}`, Report{}},
 		{"already redacted", `{"password":"[REDACTED]"}`, DefaultLimits, `{"password":"[REDACTED]"}`, Report{}},
+		// A list under a name that can only hold secrets: every string and
+		// number in it is one (whispers' 02_hardcoded_passwords); objects in
+		// it are walked, and a list under a weaker name is walked as above.
+		{"lists of passwords", `{"02_hardcoded_passwords":["Hardcoded1","hardCoded2",42,{"hint":"red"},""],"credentials":["c"]}`, DefaultLimits,
+			`{"02_hardcoded_passwords":["[REDACTED]","[REDACTED]","[REDACTED]",{"hint":"red"},""],"credentials":["c"]}`, Report{Redacted: true}},
+		{"lists of passwords already redacted", `{"passwords":["[REDACTED]"]}`, DefaultLimits, `{"passwords":["[REDACTED]"]}`, Report{}},
 		{"keys sanitised", `{"a\u0000b":"x","sk-abcdefghijklmnop":"y"}`, DefaultLimits,
 			`{"[REDACTED]":"y","ab":"x"}`, Report{Stripped: true, Redacted: true}},
 		{"key collision keeps first", `{"a\u0000":"2","a":"1"}`, DefaultLimits, `{"a":"1"}`, Report{Stripped: true}},
