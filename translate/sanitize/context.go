@@ -1080,7 +1080,7 @@ func keyedValues(v string, keys []keyedRun) []ctxSpan {
 			continue
 		}
 		if k.strong && hasFoldSuffix(v[k.start:k.end], "passwords") {
-			if items, end, ok := listValues(v, k.end, out); ok {
+			if items, end, ok := listValues(v, k.start, k.end, out); ok {
 				out = items // a list, read item by item (none when empty)
 				if end > covered {
 					covered, capped = end, false // the keys inside it, as a value's
@@ -1210,7 +1210,10 @@ func assignedAmong(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 			return ctxSpan{}, true // a call or a variable: no list of values
 		}
 		if i = skipSpaces(v, e+1, false); i >= len(v) || v[i] != ',' {
-			return ctxSpan{}, true
+			// Fewer values than names: no multiple assignment, but a
+			// call's arguments on a line of their own (`user,
+			// password="VALUE")`), which valueAfter reads.
+			return ctxSpan{}, false
 		}
 		i++
 	}
@@ -1223,10 +1226,10 @@ const maxListItems = 32
 
 // listValues appends to out the items of the list a key naming passwords
 // (its end at v[ke]) holds, each a password, where its reading ended, and
-// whether the value is a list: a JSON (or Python, TOML, YAML flow) array, ["a", "b"], or YAML's
-// block sequence on the lines below, "- a" then "- b". An item that is a
-// placeholder is none.
-func listValues(v string, ke int, out []ctxSpan) ([]ctxSpan, int, bool) {
+// whether the value is a list: a JSON (or Python, TOML, YAML flow) array,
+// ["a", "b"], or YAML's block sequence on the lines below, "- a" then
+// "- b". An item that is a placeholder, or a plain word unquoted, is none.
+func listValues(v string, ks, ke int, out []ctxSpan) ([]ctxSpan, int, bool) {
 	i := ke
 	if i < len(v) && (v[i] == '"' || v[i] == '\'') {
 		i++ // "passwords": [...]: the key's closing quote
@@ -1239,11 +1242,6 @@ func listValues(v string, ke int, out []ctxSpan) ([]ctxSpan, int, bool) {
 	if strings.HasPrefix(v[i:], RedactedToken) {
 		return out, 0, true // redacted before: nothing left to read
 	}
-	item := func(s, e int) {
-		if e > s && !placeholder(v[s:e]) {
-			out = append(out, ctxSpan{s, e})
-		}
-	}
 	if i < len(v) && v[i] == '[' {
 		i++
 		for n := 0; n < maxListItems; n++ {
@@ -1251,7 +1249,7 @@ func listValues(v string, ke int, out []ctxSpan) ([]ctxSpan, int, bool) {
 			if i >= len(v) || v[i] == ']' {
 				break
 			}
-			s, e, _ := readValue(v, i)
+			s, e, quoted := readValue(v, i)
 			if e <= s {
 				break
 			}
@@ -1259,7 +1257,9 @@ func listValues(v string, ke int, out []ctxSpan) ([]ctxSpan, int, bool) {
 			for e2 > s && (v[e2-1] == ',' || v[e2-1] == ']') {
 				e2-- // an unquoted item's run takes the comma or bracket after it
 			}
-			item(s, e2)
+			if e2 > s && !placeholder(v[s:e2]) && (quoted || !commonWord(v[s:e2])) {
+				out = append(out, ctxSpan{s, e2})
+			}
 			if i = skipSpaces(v, e, true); i < len(v) && (v[i] == '"' || v[i] == '\'') {
 				i++ // a quoted item's closing quote
 			}
@@ -1284,13 +1284,17 @@ func listValues(v string, ke int, out []ctxSpan) ([]ctxSpan, int, bool) {
 		if !strings.HasPrefix(v[j:], "- ") {
 			break
 		}
-		s, e, _ := readValue(v, skipSpaces(v, j+2, false))
-		item(s, e)
-		end = e
-		if i = strings.IndexByte(v[e:], '\n'); i < 0 {
+		// Each item judged as the value after the key is ("- must
+		// contain a digit", a list of rules, is none).
+		if sp, ok := valueAt(v, ks, ke, skipSpaces(v, j+2, false), true, false); ok {
+			out = append(out, sp)
+		}
+		le := strings.IndexByte(v[j:], '\n')
+		if le < 0 {
+			end = len(v)
 			break
 		}
-		i += e
+		end, i = j+le, j+le
 	}
 	return out, end, end > 0
 }
@@ -1723,6 +1727,7 @@ func valueAt(v string, ks, ke, i int, strong, prose bool) (ctxSpan, bool) {
 	}
 	val := v[start:end]
 	var copula string // the copula the value follows in prose, if any
+	forWhom := false  // the word read after the copula says whose password it is
 	if prose && isCopula(val) {
 		// "the password is hunter2x": the value is the word after "is".
 		copula = val
@@ -1759,6 +1764,7 @@ func valueAt(v string, ks, ke, i int, strong, prose bool) (ctxSpan, bool) {
 			case "for":
 				if ss, se, sq := readValue(v, skipSpaces(v, pe, false)); se > ss && promptAnswer(v, se, v[ss:se], sq) > 0 {
 					start, end, quoted, val = ss, se, sq, v[ss:se]
+					forWhom = true
 				}
 			}
 		}
@@ -1769,9 +1775,11 @@ func valueAt(v string, ks, ke, i int, strong, prose bool) (ctxSpan, bool) {
 				start, end, quoted, val = ks, ke, kq, v[ks:ke]
 			}
 		}
-		if j := promptAnswer(v, end, val, quoted); strong && j > 0 {
+		if j := promptAnswer(v, end, val, quoted); strong && j > 0 && (forWhom || copula != "is" && copula != "was") {
 			// A prompt, "[sudo] password for ops: VALUE", git's
-			// "Password for 'https://ana@github.com': VALUE".
+			// "Password for 'https://ana@github.com': VALUE"; after "is"
+			// the word is the value, its colon the sentence's ("the
+			// password is VALUE: use it once" kept it).
 			if start, end, quoted = readValue(v, skipSpaces(v, j, false)); end <= start {
 				return ctxSpan{}, false
 			}
@@ -1787,6 +1795,13 @@ func valueAt(v string, ks, ke, i int, strong, prose bool) (ctxSpan, bool) {
 			}
 			val, prose = v[start:end], false
 		}
+	}
+	if w := strings.TrimRight(val, ":,"); prose && !quoted && w != "" && len(w) < len(val) {
+		// A sentence's colon or comma after the word, not the value's
+		// ("Password changed: 3" kept "changed:" for a password, its
+		// colon a symbol).
+		end -= len(val) - len(w)
+		val = w
 	}
 	switch {
 	case hiddenTail(v, start, end) > 0:

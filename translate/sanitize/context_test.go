@@ -1082,8 +1082,20 @@ func TestListsOfPasswords(t *testing.T) {
 		// The YAML quoted in a JSON string (the walks' MCP JSON blocks).
 		{in: `{"error":"02_hardcoded_passwords:\n  - \"` + a + `\"\n  - \"` + b + `\"\ncredentials:\n  login: admin"}`, secret: b, keep: `02_hardcoded_passwords:\n  - \"`},
 	})
-	expectKept(t, "passwords: []", "Passwords must match", "The passwords do not match.",
+	expectKept(t, "passwords: []", "Passwords must match", "Passwords:\n- must be 8 characters or more\n- must contain a digit",
+		"passwords: [required, unique]", "The passwords do not match.",
 		"passwords:\n  - {{ vault_pw }}\nuser: bob", "passwords: [REDACTED]")
+}
+
+// In prose a colon or comma after the word that follows a password word
+// is the sentence's, not a symbol of a password: the word is judged
+// without it, and a password so followed loses it only.
+func TestPunctuationAfterAWordInProse(t *testing.T) {
+	const pw = "Xy9#zQ2m"
+	expectRedacted(t, []redaction{
+		{in: "the password is " + pw + ": use it once", secret: pw, keep: ": use it once"},
+	})
+	expectKept(t, "Password changed: 3 accounts", "password updated, sign in again")
 }
 
 // A multiple assignment (whispers' language.go; Python's "user, password
@@ -1097,6 +1109,9 @@ func TestMultipleAssignment(t *testing.T) {
 		{in: `static_password04, static_password05 := "hardcoded3", "` + pw + `"`, secret: pw, keep: `static_password04, static_password05 := "`},
 		{in: `user, password = "admin", "` + pw + `"`, secret: pw, keep: `user, password = "`},
 		{in: `password, user = "` + pw + `", "admin"`, secret: pw, keep: `", "admin"`},
+		// A call's arguments on a line of their own: one value, a keyword
+		// argument's.
+		{in: "client = Client(\n    user, password=\"" + pw + "\")", secret: pw, keep: "    user, password=\""},
 	})
 	expectKept(t, `var static_password03, dynamic_password01 string = "{password}", "{ password }"`,
 		`var1, var2 := justOneFunction()`, `user, password := login()`, `var variable_password6 = "{password}"`)
