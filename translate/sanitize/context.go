@@ -1227,8 +1227,9 @@ const maxListItems = 32
 // listValues appends to out the items of the list a key naming passwords
 // (its end at v[ke]) holds, each a password, where its reading ended, and
 // whether the value is a list: a JSON (or Python, TOML, YAML flow) array,
-// ["a", "b"], or YAML's block sequence on the lines below, "- a" then
-// "- b". An item that is a placeholder, or a plain word unquoted, is none.
+// ["a", "b"], a JSON object's members' values, or YAML's block sequence on
+// the lines below, "- a" then "- b". An item that is a placeholder, or a
+// plain word unquoted, is none.
 func listValues(v string, ks, ke int, out []ctxSpan) ([]ctxSpan, int, bool) {
 	i := ke
 	if i < len(v) && (v[i] == '"' || v[i] == '\'') {
@@ -1264,6 +1265,32 @@ func listValues(v string, ks, ke int, out []ctxSpan) ([]ctxSpan, int, bool) {
 				i++ // a quoted item's closing quote
 			}
 			if i = skipSpaces(v, i, true); i >= len(v) || v[i] != ',' {
+				break
+			}
+			i++
+		}
+		return out, i, true
+	}
+	if i < len(v) && v[i] == '{' {
+		// A mapping of whose to which ({"admin": "…", "ci": "…"}): each
+		// member's string value is one.
+		i++
+		for n := 0; n < maxListItems; n++ {
+			ks, ke, quoted := readValue(v, skipSpaces(v, i, true))
+			if !quoted || ke <= ks {
+				break
+			}
+			if i = skipSpaces(v, ke+1, true); i >= len(v) || v[i] != ':' {
+				break
+			}
+			s, e, quoted := readValue(v, skipSpaces(v, i+1, true))
+			if !quoted {
+				break
+			}
+			if e > s && !placeholder(v[s:e]) {
+				out = append(out, ctxSpan{s, e})
+			}
+			if i = skipSpaces(v, e+1, true); i >= len(v) || v[i] != ',' {
 				break
 			}
 			i++
@@ -1728,7 +1755,14 @@ func valueAt(v string, ks, ke, i int, strong, prose bool) (ctxSpan, bool) {
 	val := v[start:end]
 	var copula string // the copula the value follows in prose, if any
 	forWhom := false  // the word read after the copula says whose password it is
-	if prose && isCopula(val) {
+	if j, ok := changedTo(v, start); prose && strong && ok {
+		// "Password set to VALUE", "your password has been changed to
+		// VALUE", "the admin password is now VALUE": judged as prose.
+		if start, end, quoted = readValue(v, j); end <= start {
+			return ctxSpan{}, false
+		}
+		val = v[start:end]
+	} else if prose && isCopula(val) {
 		// "the password is hunter2x": the value is the word after "is".
 		copula = val
 		j := end
@@ -1992,6 +2026,35 @@ func pathValue(s string) bool {
 }
 
 // isCopula: the words between a password word and its value in prose.
+// changedTo is where the value starts when the words at v[i], after a
+// password word in prose, say what it became: a verb of change and "to"
+// ("set to", "has been changed to", "was reset to"), or "is now"; 0 and
+// false otherwise.
+func changedTo(v string, i int) (int, bool) {
+	copula, now := false, false
+	for n := 0; n < 4; n++ {
+		s, e, quoted := readValue(v, i)
+		if quoted || e <= s || e-s > len("successfully") {
+			return 0, false
+		}
+		switch w := strings.ToLower(v[s:e]); w {
+		case "is", "was", "has", "have", "had", "been", "just", "successfully", "already", "now":
+			copula = copula || w == "is" || w == "was"
+			now = now || w == "now"
+			i = skipSpaces(v, e, false)
+			continue
+		case "set", "reset", "changed", "updated", "rotated":
+			ts, te, _ := readValue(v, skipSpaces(v, e, false))
+			if v[ts:te] != "to" {
+				return 0, false
+			}
+			return skipSpaces(v, te, false), true
+		}
+		return s, copula && now
+	}
+	return 0, false
+}
+
 func isCopula(w string) bool {
 	for _, c := range []string{"is", "was", "of", "for", "as", "to"} {
 		if strings.EqualFold(w, c) {

@@ -1079,6 +1079,7 @@ func TestListsOfPasswords(t *testing.T) {
 		{in: "db_passwords:\n- " + a + "\n- " + b + "\n", secret: a, keep: "db_passwords:\n- "},
 		{in: "<o2_passwords>\n  <o2_1_passwords>" + a + "</o2_1_passwords>\n  <o2_2_passwords>" + b + "</o2_2_passwords>\n</o2_passwords>", secret: b, keep: "<o2_2_passwords>"},
 		{in: `db_passwords = ["${DB_PW}", "` + b + `"]`, secret: b, keep: `["${DB_PW}", "`},
+		{in: `{"passwords":{"admin":"` + a + `","ci":"` + b + `"}}`, secret: b, keep: `","ci":"`},
 		// The YAML quoted in a JSON string (the walks' MCP JSON blocks).
 		{in: `{"error":"02_hardcoded_passwords:\n  - \"` + a + `\"\n  - \"` + b + `\"\ncredentials:\n  login: admin"}`, secret: b, keep: `02_hardcoded_passwords:\n  - \"`},
 	})
@@ -1096,6 +1097,21 @@ func TestPunctuationAfterAWordInProse(t *testing.T) {
 		{in: "the password is " + pw + ": use it once", secret: pw, keep: ": use it once"},
 	})
 	expectKept(t, "Password changed: 3 accounts", "password updated, sign in again")
+}
+
+// What a password became, said in a sentence: a verb of change and "to",
+// or "is now"; what follows is judged as prose (a plain word is kept).
+func TestWhatAPasswordBecame(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: "Password set to " + pw + "; restart the service.", secret: pw, keep: "; restart the service."},
+		{in: "password reset to " + pw, secret: pw, keep: "password reset to "},
+		{in: "your password has been changed to " + pw, secret: pw, keep: "has been changed to "},
+		{in: "the admin password is now " + pw + ".", secret: pw, keep: "the admin password is now "},
+	})
+	expectKept(t, "Password set to expire in 30 days", "password reset to default",
+		"Your password has been changed to comply with the policy.", "the password is now required for all users",
+		"password was successfully updated to the new policy")
 }
 
 // A multiple assignment (whispers' language.go; Python's "user, password
