@@ -1675,6 +1675,10 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		i++
 	case i > sp && ks >= 2 && v[ks-1] == '-' && v[ks-2] == '-': // --password VALUE
 	case i > sp && ks >= 1 && v[ks-1] == '-': // -password VALUE
+	case i > sp && ks > 0 && v[ks-1] == '=':
+		// "-method=userpass username=bob": the word is an option's value,
+		// not a key, and the next word none of its.
+		return ctxSpan{}, false
 	case i > sp: // k v, in prose
 		prose = true
 	default:
@@ -2534,6 +2538,7 @@ var transcriptCommands = []struct {
 	{"aws ssm put-parameter", "--value", 0, false, 0},
 	{"az keyvault secret set", "--value", 0, false, 0},
 	{"doctl auth init", "-t", 0, false, 0},       // DigitalOcean's token
+	{"vault login", "", 0, false, 0},             // vault login TOKEN (Vault's token as the argument)
 	{"twine upload", "-p", 0, false, 0},          // twine upload -u __token__ -p secret
 	{"poetry config", "pypi-token.", 1, true, 0}, // poetry config pypi-token.REPO secret
 	{"poetry config", "http-basic.", 2, true, 0}, // poetry config http-basic.REPO user secret
@@ -2614,7 +2619,8 @@ func transcriptValues(v string, sc viewScan) []ctxSpan {
 				// as well as after it: net use \\srv\s /user:ana VALUE.
 				s, e, _ = readValue(v, skipSpaces(v, e, false))
 			}
-			if e > s && !placeholder(v[s:e]) && v[s] != '-' && !windowsSwitch(v[s:e]) && !cliFileReference(v[s:e]) {
+			if e > s && !placeholder(v[s:e]) && v[s] != '-' && !windowsSwitch(v[s:e]) && !cliFileReference(v[s:e]) &&
+				!(c.flag == "" && c.tool != "" && commonWord(v[s:e])) { // "Run vault login to authenticate": prose
 				out = append(out, ctxSpan{s, e})
 			}
 		}

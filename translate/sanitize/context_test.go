@@ -1114,6 +1114,17 @@ func TestWhatAPasswordBecame(t *testing.T) {
 		"password was successfully updated to the new policy")
 }
 
+// Vault's token as login's argument; an option's value that ends in a
+// credential word is no key ("-method=userpass username=bob").
+func TestVaultLogin(t *testing.T) {
+	const tok = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: "$ vault login " + tok + "\nError authenticating: permission denied", secret: tok, keep: "\nError authenticating: permission denied"},
+		{in: "vault login -method=userpass username=bob password=" + tok, secret: tok, keep: "vault login -method=userpass username=bob password="},
+	})
+	expectKept(t, "Run vault login to authenticate", "vault login -method=github", "vault login")
+}
+
 // A multiple assignment (whispers' language.go; Python's "user, password
 // = …"): a name's value is the one at its own place after the operator,
 // not the first; a format string's field is a placeholder, and a call's
