@@ -404,7 +404,10 @@ var credentialWords = append([]credentialWord{
 	// items, a JSON array, XML children named so): each item is one
 	// (listValues).
 	{"passwords", true},
-	{"secret", false}, {"token", false}, {"key", false}, {"auth", false}, {"credential", false},
+	{"secret", false}, {"token", false},
+	// "secrete", the misspelling detect-secrets' keyword detector looks
+	// for (its test cases: secrete = "…", char secrete[25] = "…").
+	{"secrete", false}, {"key", false}, {"auth", false}, {"credential", false},
 	{"credentials", false}, {"session", false}, {"cookie", false}, {"sid", false}, {"team", false},
 	{"signature", false}, {"apikey", false}, {"samlresponse", false}, {"secretkeybase", false}, {"accesskey", false}, {"privatekey", false},
 	{"authorization", true},
@@ -1753,13 +1756,24 @@ func valueAt(v string, ks, ke, i int, strong, prose bool) (ctxSpan, bool) {
 		}
 	}
 	start, end, quoted := readValue(v, i)
+	if q := escapedQuote(v, i); q > i {
+		// \"VALUE\": a value quoted inside a JSON string, as the text
+		// reads before it is decoded, which readValue stops in: read to
+		// the same escaped quote (a decoded reading may not read it:
+		// `"psk := "}VALUE"` reads as a prompt's string), when no blank
+		// comes first (a word, not what follows up to the next key's
+		// quote: 32 KiB of `secret = \"A;a(` cost 40 ms so, 6 without).
+		if e := strings.Index(v[q:min(len(v), q+maxValueLen)], v[i:q]); e > 0 && !strings.ContainsAny(v[q:q+e], " \t\n") {
+			start, end, quoted = q, q+e, true
+		}
+	}
 	if end <= start {
 		return ctxSpan{}, false
 	}
 	val := v[start:end]
 	var copula string // the copula the value follows in prose, if any
 	forWhom := false  // the word read after the copula says whose password it is
-	if j, ok := changedTo(v, start); prose && strong && ok {
+	if j, ok := changedTo(v, start, prose && strong); ok {
 		// "Password set to VALUE", "your password has been changed to
 		// VALUE", "the admin password is now VALUE": judged as prose.
 		if start, end, quoted = readValue(v, j); end <= start {
@@ -2031,15 +2045,28 @@ func pathValue(s string) bool {
 
 // isCopula: the words between a password word and its value in prose.
 // changedTo is where the value starts when the words at v[i], after a
-// password word in prose, say what it became: a verb of change and "to"
-// ("set to", "has been changed to", "was reset to"), or "is now"; 0 and
-// false otherwise.
-func changedTo(v string, i int) (int, bool) {
+// password word in prose (when), say what it became: a verb of change and
+// "to" ("set to", "has been changed to", "was reset to"), or "is now"; 0
+// and false otherwise. It reads at most five short words of letters.
+func changedTo(v string, i int, when bool) (int, bool) {
+	if !when {
+		return 0, false
+	}
+	word := func(i int) (int, int) {
+		e := i
+		for e < len(v) && e-i <= len("successfully") && ('a' <= v[e]|0x20 && v[e]|0x20 <= 'z') {
+			e++
+		}
+		if e < len(v) && v[e] > ' ' || e-i > len("successfully") {
+			return i, i // glued to more than letters, or longer: no such word
+		}
+		return i, e
+	}
 	copula, now := false, false
 	for n := 0; n < 4; n++ {
-		s, e, quoted := readValue(v, i)
-		if quoted || e <= s || e-s > len("successfully") {
-			return 0, false
+		s, e := word(i)
+		if e <= s {
+			return i, copula && now // "is now VALUE": any value
 		}
 		switch w := strings.ToLower(v[s:e]); w {
 		case "is", "was", "has", "have", "had", "been", "just", "successfully", "already", "now":
@@ -2048,7 +2075,7 @@ func changedTo(v string, i int) (int, bool) {
 			i = skipSpaces(v, e, false)
 			continue
 		case "set", "reset", "changed", "updated", "rotated":
-			ts, te, _ := readValue(v, skipSpaces(v, e, false))
+			ts, te := word(skipSpaces(v, e, false))
 			if v[ts:te] != "to" {
 				return 0, false
 			}

@@ -1125,6 +1125,18 @@ func TestVaultLogin(t *testing.T) {
 	expectKept(t, "Run vault login to authenticate", "vault login -method=github", "vault login")
 }
 
+// A value quoted inside a JSON string (an MCP block's JSON document
+// quoting a line of code): read to its escaped closing quote before the
+// text is decoded, since decoded `"psk := "}VALUE"` reads as a prompt's
+// string (the exhaustive walk's fresh seed 1796608565118082342) and a
+// value of symbols stopped at its first.
+func TestValueQuotedInsideAJSONString(t *testing.T) {
+	expectRedacted(t, []redaction{
+		{in: `{"kind":"psk := \"}OZX6QR3cGAYyl4isp\" // from vault","message":"m"}`, secret: "}OZX6QR3cGAYyl4isp", keep: `{"kind":"psk := \"`},
+		{in: `{"kind":"secret = \"A,.:-¨@*¿?!\"","message":"m"}`, secret: "A,.:-¨@*¿?!", keep: `\"","message":"m"}`},
+	})
+}
+
 // A multiple assignment (whispers' language.go; Python's "user, password
 // = …"): a name's value is the one at its own place after the operator,
 // not the first; a format string's field is a placeholder, and a call's
