@@ -226,7 +226,7 @@ func (w *walker) value(v *structpb.Value, depth int) *structpb.Value {
 			w.rep.Truncated = true
 			return w.str(TruncatedToken)
 		}
-		if out := w.list(k.ListValue, depth); out != k.ListValue {
+		if out := w.list(k.ListValue, depth, w.value); out != k.ListValue {
 			return structpb.NewListValue(out)
 		}
 		return v
@@ -299,7 +299,10 @@ func (w *walker) object(st *structpb.Struct, depth int) *structpb.Struct {
 		} else if fields[k].GetListValue() != nil && strongSecretKey(sk) {
 			// A list under a key that can only hold secrets (passwords:
 			// ["…", "…"]): each string or number in it is one.
-			v = w.secretList(fields[k], depth+1)
+			v = fields[k]
+			if out := w.list(v.GetListValue(), depth+1, w.secretItem); out != v.GetListValue() {
+				v = structpb.NewListValue(out)
+			}
 		} else {
 			// Not a credential-looking string under a secret-named key:
 			// objects and lists are walked (their own keys decide),
@@ -320,13 +323,14 @@ func (w *walker) object(st *structpb.Struct, depth int) *structpb.Struct {
 	return &structpb.Struct{Fields: out}
 }
 
-// list returns l itself when nothing in it changes.
-func (w *walker) list(l *structpb.ListValue, depth int) *structpb.ListValue {
+// list returns l itself when nothing in it changes; each item is what
+// item makes of it (value, or secretItem under a key naming secrets).
+func (w *walker) list(l *structpb.ListValue, depth int, item func(*structpb.Value, int) *structpb.Value) *structpb.ListValue {
 	items := l.GetValues()
 	var out []*structpb.Value
 	w.add(2)
 	n := 0
-	for i, item := range items {
+	for i, it := range items {
 		if w.over {
 			break
 		}
@@ -337,8 +341,8 @@ func (w *walker) list(l *structpb.ListValue, depth int) *structpb.ListValue {
 		if i > 0 {
 			w.add(1)
 		}
-		v := w.value(item, depth+1)
-		if out == nil && v != item {
+		v := item(it, depth+1)
+		if out == nil && v != it {
 			out = make([]*structpb.Value, i, min(len(items), w.lim.MaxItems))
 			copy(out, items[:i])
 		}
@@ -356,47 +360,21 @@ func (w *walker) list(l *structpb.ListValue, depth int) *structpb.ListValue {
 	return &structpb.ListValue{Values: out}
 }
 
-// secretList is list for the items of a key that can only hold secrets:
-// each string or number is redacted, as redactByKey would redact it under
-// the key itself; other items are walked.
-func (w *walker) secretList(lv *structpb.Value, depth int) *structpb.Value {
-	items := lv.GetListValue().GetValues()
-	out := make([]*structpb.Value, 0, min(len(items), w.lim.MaxItems))
-	changed := false
-	w.add(2)
-	for i, item := range items {
-		if w.over {
-			break
+// secretItem is value for an item of a list under a key that can only
+// hold secrets: a string or number is one, redacted as redactByKey would
+// redact it under the key itself; other items are walked.
+func (w *walker) secretItem(item *structpb.Value, depth int) *structpb.Value {
+	switch k := item.GetKind().(type) {
+	case *structpb.Value_StringValue:
+		if s := k.StringValue; s == "" || s == RedactedToken || s == TruncatedToken {
+			return w.value(item, depth)
 		}
-		if i == w.lim.MaxItems {
-			w.rep.Truncated = true
-			break
-		}
-		if i > 0 {
-			w.add(1)
-		}
-		v := item
-		switch k := item.GetKind().(type) {
-		case *structpb.Value_StringValue:
-			if s := k.StringValue; s != "" && s != RedactedToken && s != TruncatedToken {
-				w.rep.Redacted = true
-				v = w.str(RedactedToken)
-			} else {
-				v = w.value(item, depth)
-			}
-		case *structpb.Value_NumberValue:
-			w.rep.Redacted = true
-			v = w.str(RedactedToken)
-		default:
-			v = w.value(item, depth)
-		}
-		changed = changed || v != item
-		out = append(out, v)
+	case *structpb.Value_NumberValue:
+	default:
+		return w.value(item, depth)
 	}
-	if !changed && len(out) == len(items) {
-		return lv
-	}
-	return structpb.NewListValue(&structpb.ListValue{Values: out})
+	w.rep.Redacted = true
+	return w.str(RedactedToken)
 }
 
 // redactByKey reports whether v, the value of key, is replaced because
