@@ -400,10 +400,6 @@ type credentialWord struct {
 // separators '-', '_', '.' and ' ' aside.
 var credentialWords = append([]credentialWord{
 	{"password", true}, {"passwd", true}, {"sshpass", true}, {"passphrase", true}, {"pwd", true}, {"pw", true}, {"pass", true}, {"psk", true},
-	// A list of passwords (whispers' 02_hardcoded_passwords: then "- …"
-	// items, a JSON array, XML children named so): each item is one
-	// (listValues).
-	{"passwords", true},
 	{"secret", false}, {"token", false},
 	// "secrete", the misspelling detect-secrets' keyword detector looks
 	// for (its test cases: secrete = "…", char secrete[25] = "…").
@@ -1502,6 +1498,16 @@ func credentialKey(key string) (credentialWord, bool) {
 	}
 	if len(k) < 2 {
 		return credentialWord{}, false
+	}
+	if n := len(k); n >= len("passwords") && k[n-1]|0x20 == 's' && k[n-2]|0x20 == 'd' {
+		// A list of passwords (whispers' 02_hardcoded_passwords: then
+		// "- …" items, a JSON array, XML children so named): each item is
+		// one (listValues). Read here rather than as a word of its own,
+		// whose tail "rds" in the tables would send every "records" and
+		// "words" on to the tails' loops.
+		if w, ok := credentialKey(k[:n-1]); ok && w.word == "password" {
+			return w, true
+		}
 	}
 	// The last two letters, separators between them aside (matchTail's
 	// reading).
