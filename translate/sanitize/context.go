@@ -400,10 +400,7 @@ type credentialWord struct {
 // separators '-', '_', '.' and ' ' aside.
 var credentialWords = append([]credentialWord{
 	{"password", true}, {"passwd", true}, {"sshpass", true}, {"passphrase", true}, {"pwd", true}, {"pw", true}, {"pass", true}, {"psk", true},
-	{"secret", false}, {"token", false},
-	// "secrete", the misspelling detect-secrets' keyword detector looks
-	// for (its test cases: secrete = "…", char secrete[25] = "…").
-	{"secrete", false}, {"key", false}, {"auth", false}, {"credential", false},
+	{"secret", false}, {"token", false}, {"key", false}, {"auth", false}, {"credential", false},
 	{"credentials", false}, {"session", false}, {"cookie", false}, {"sid", false}, {"team", false},
 	{"signature", false}, {"apikey", false}, {"samlresponse", false}, {"secretkeybase", false}, {"accesskey", false}, {"privatekey", false},
 	{"authorization", true},
@@ -1078,7 +1075,7 @@ func keyedValues(v string, keys []keyedRun) []ctxSpan {
 			// at maxValueLen, the keys would each read maxValueLen again.
 			continue
 		}
-		if k.strong && hasFoldSuffix(v[k.start:k.end], "passwords") {
+		if k.strong && listOfPasswords(v[k.start:k.end]) {
 			if items, end, ok := listValues(v, k.start, k.end, out); ok {
 				out = items // a list, read item by item (none when empty)
 				if end > covered {
@@ -1275,11 +1272,11 @@ func listValues(v string, ks, ke int, out []ctxSpan) ([]ctxSpan, int, bool) {
 		// member's string value is one.
 		i++
 		for n := 0; n < maxListItems; n++ {
-			ks, ke, quoted := readValue(v, skipSpaces(v, i, true))
-			if !quoted || ke <= ks {
+			ms, me, quoted := readValue(v, skipSpaces(v, i, true)) // the member's name
+			if !quoted || me <= ms {
 				break
 			}
-			if i = skipSpaces(v, ke+1, true); i >= len(v) || v[i] != ':' {
+			if i = skipSpaces(v, me+1, true); i >= len(v) || v[i] != ':' {
 				break
 			}
 			s, e, quoted := readValue(v, skipSpaces(v, i+1, true))
@@ -1499,14 +1496,9 @@ func credentialKey(key string) (credentialWord, bool) {
 	if len(k) < 2 {
 		return credentialWord{}, false
 	}
-	if n := len(k); n >= len("passwords") && k[n-1]|0x20 == 's' && k[n-2]|0x20 == 'd' {
-		// A list of passwords (whispers' 02_hardcoded_passwords: then
-		// "- …" items, a JSON array, XML children so named): each item is
-		// one (listValues). Read here rather than as a word of its own,
-		// whose tail "rds" in the tables would send every "records" and
-		// "words" on to the tails' loops.
-		if w, ok := credentialKey(k[:n-1]); ok && w.word == "password" {
-			return w, true
+	for _, sp := range credentialSpellings {
+		if _, ok := matchTail(k, sp.tail); ok {
+			return sp.as, true
 		}
 	}
 	// The last two letters, separators between them aside (matchTail's
@@ -1576,6 +1568,22 @@ func credentialKey(key string) (credentialWord, bool) {
 		return w, true
 	}
 	return credentialWord{}, false
+}
+
+// credentialSpellings are keys read as a credential word they are not
+// spelt as: a list of passwords (whispers' 02_hardcoded_passwords: then
+// "- …" items, a JSON array, XML children so named; listValues reads each
+// item) and "secrete", the misspelling detect-secrets' keyword detector
+// looks for (secrete = "…"). The quick reject finds them by the word they
+// begin with; as words of their own, their tails ("rds", "ete") in
+// credentialTails3 would send every "records" and "delete" on to the
+// tails' loops.
+var credentialSpellings = [...]struct {
+	tail string
+	as   credentialWord
+}{
+	{"passwords", credentialWord{"password", true}},
+	{"secrete", credentialWord{"secret", false}},
 }
 
 // gluedCredentialKeys end in a short credential word glued to the word
@@ -2049,7 +2057,6 @@ func pathValue(s string) bool {
 	return named > 0 && 2*named >= pieces
 }
 
-// isCopula: the words between a password word and its value in prose.
 // changedTo is where the value starts when the words at v[i], after a
 // password word in prose (when), say what it became: a verb of change and
 // "to" ("set to", "has been changed to", "was reset to"), or "is now"; 0
@@ -2092,6 +2099,7 @@ func changedTo(v string, i int, when bool) (int, bool) {
 	return 0, false
 }
 
+// isCopula: the words between a password word and its value in prose.
 func isCopula(w string) bool {
 	for _, c := range []string{"is", "was", "of", "for", "as", "to"} {
 		if strings.EqualFold(w, c) {

@@ -1322,7 +1322,8 @@ var strongNames = []string{"password", "passwords", "passwd", "passphrase", "sec
 // so its value is left to the second layer, whose listValues reads each
 // item (and valueAfter a single value, as any password's).
 func listOfPasswords(key string) bool {
-	return hasFoldSuffix(key, "passwords")
+	_, ok := matchTail(key, "passwords")
+	return ok
 }
 
 // strongSecretKey reports whether key ends with a strong name (or is
