@@ -1682,6 +1682,14 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		i = elementText(v, sp)
 	case i+1 < len(v) && v[i] == '-' && v[i+1] == '>': // k -> v
 		i += 2
+	case i > sp && i+1 < len(v) && v[i] == '.' && v[i+1] == ' ' && (ks > 0 && v[ks-1] == '(' || ks > 1 && sp > ke && v[ks-2] == '('):
+		// A Lisp dotted pair, (password . "VALUE"), ("password" . "VALUE"):
+		// Emacs' alists (auth-source, url-http's).
+		i++
+	case i > sp && labelNote(v, i) > 0:
+		// A form's label with a note, "Password (again): VALUE" (Django's
+		// forms), "password (optional): …": the note is no value.
+		i = labelNote(v, i)
 	case i > sp && i+1 < len(v) && v[i] == '|' && v[i+1] == ' ':
 		// A table's row, "| password | VALUE |": a shell's pipe reads the
 		// same ("echo $password | sudo -S"), so only a value no sentence
@@ -1702,6 +1710,25 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		return ctxSpan{}, false
 	}
 	return valueAt(v, ks, ke, i, strong, prose)
+}
+
+// labelNote is where a label's note at v[i] ends, after its colon: a
+// word or two of letters in brackets, then ':' ("(again):", "(optional):");
+// 0 when v[i] starts none.
+func labelNote(v string, i int) int {
+	if i >= len(v) || v[i] != '(' {
+		return 0
+	}
+	for j := i + 1; j < len(v) && j <= i+24; j++ {
+		switch c := v[j] | 0x20; {
+		case 'a' <= c && c <= 'z', v[j] == ' ', v[j] == '-':
+		case v[j] == ')' && j > i+1 && j+1 < len(v) && v[j+1] == ':':
+			return j + 2
+		default:
+			return 0
+		}
+	}
+	return 0
 }
 
 // valueAt is valueAfter's reading of the value at v[i] (blanks before it
@@ -1787,7 +1814,9 @@ func valueAt(v string, ks, ke, i int, strong, prose bool) (ctxSpan, bool) {
 	val := v[start:end]
 	var copula string // the copula the value follows in prose, if any
 	forWhom := false  // the word read after the copula says whose password it is
+	became := false   // the value follows changedTo's words
 	if j, ok := changedTo(v, start, prose && strong); ok {
+		became = true
 		// "Password set to VALUE", "your password has been changed to
 		// VALUE", "the admin password is now VALUE": judged as prose.
 		if start, end, quoted = readValue(v, j); end <= start {
@@ -1903,6 +1932,11 @@ func valueAt(v string, ks, ke, i int, strong, prose bool) (ctxSpan, bool) {
 		// 'blooberry'", Nosey Parker's examples; "password is
 		// 'required'" is a state).
 		return ctxSpan{start, end}, true
+	case prose && strong && !quoted && oneTimeCode(val) && (became || copula == "is" || copula == "was") && !measured(v, end):
+		// "Your PIN has been changed to 4821", "the password is 4821.":
+		// what the sentence says it is or became, in digits; "is 1234
+		// characters" is a measure.
+		return ctxSpan{start, end}, true
 	case prose && !secretLooking(val):
 		// In prose a password word is followed by words ("the password
 		// was rejected"): only a value no sentence holds is one.
@@ -1927,6 +1961,13 @@ func valueAt(v string, ks, ke, i int, strong, prose bool) (ctxSpan, bool) {
 		}
 	}
 	return ctxSpan{}, false
+}
+
+// measured: the number ending at v[end] is followed by a word of letters
+// ("4821 characters", "1234 digits long"), so a sentence counts with it.
+func measured(v string, end int) bool {
+	i := skipSpaces(v, end, false)
+	return i > end && i < len(v) && 'a' <= v[i]|0x20 && v[i]|0x20 <= 'z'
 }
 
 // laterCopula is where the word after "is" or "was" starts when one of

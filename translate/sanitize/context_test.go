@@ -1114,6 +1114,33 @@ func TestWhatAPasswordBecame(t *testing.T) {
 		"password was successfully updated to the new policy")
 }
 
+// A form's label with a note in brackets (Django's "Password (again):")
+// and a Lisp dotted pair (Emacs' alists) lead to the value.
+func TestLabelNotesAndLispPairs(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: "Password (again): " + pw, secret: pw, keep: "Password (again): "},
+		{in: "password (confirm): " + pw + "\nsubmit", secret: pw, keep: "password (confirm): "},
+		{in: `(password . "` + pw + `")`, secret: pw, keep: `(password . "`},
+		{in: `'(("password" . "` + pw + `") ("user" . "me"))`, secret: pw, keep: `("user" . "me"))`},
+	})
+	expectKept(t, "Password (again): this field is required.", "password (optional): must be 8 characters",
+		"the password (see above) is wrong", "(password . nil)")
+}
+
+// A PIN or password given in digits, as what a sentence says it is or
+// became; a number a word of letters follows is a measure.
+func TestDigitsAPasswordIs(t *testing.T) {
+	expectRedacted(t, []redaction{
+		{in: "Your PIN has been changed to 4821", secret: "4821", keep: "Your PIN has been changed to "},
+		{in: "your password has been changed to 482193.", secret: "482193", keep: "your password has been changed to "},
+		{in: "the PIN is 4821, keep it safe", secret: "4821", keep: ", keep it safe"},
+		{in: "Password was 20190417\nretry", secret: "20190417", keep: "Password was "},
+	})
+	expectKept(t, "the password is 1234 characters too long", "PIN changed to 4 digits",
+		"error 4821: PIN has been changed to 1234 characters", "password is 200 chars max")
+}
+
 // Vault's token as login's argument; an option's value that ends in a
 // credential word is no key ("-method=userpass username=bob").
 func TestVaultLogin(t *testing.T) {

@@ -103,7 +103,7 @@ func Struct(s *structpb.Struct, lim Limits) (*structpb.Struct, Report) {
 	}
 	lim = lim.withDefaults()
 	w := walker{lim: lim, budget: lim.MaxBytes}
-	out := w.object(s, 1)
+	out := w.object(s, 1, w.member)
 	if !w.over {
 		return out, w.rep
 	}
@@ -217,7 +217,7 @@ func (w *walker) value(v *structpb.Value, depth int) *structpb.Value {
 			w.rep.Truncated = true
 			return w.str(TruncatedToken)
 		}
-		if out := w.object(k.StructValue, depth); out != k.StructValue {
+		if out := w.object(k.StructValue, depth, w.member); out != k.StructValue {
 			return structpb.NewStructValue(out)
 		}
 		return v
@@ -239,8 +239,10 @@ func (w *walker) value(v *structpb.Value, depth int) *structpb.Value {
 	}
 }
 
-// object returns st itself when nothing in it changes.
-func (w *walker) object(st *structpb.Struct, depth int) *structpb.Struct {
+// object returns st itself when nothing in it changes; each entry's value
+// is what member makes of it under its (sanitised) key: w.member, or
+// secretItem in a mapping of passwords.
+func (w *walker) object(st *structpb.Struct, depth int, member func(key string, v *structpb.Value, depth int) *structpb.Value) *structpb.Struct {
 	fields := st.GetFields()
 	var small [8]string
 	keys := small[:0]
@@ -292,23 +294,7 @@ func (w *walker) object(st *structpb.Struct, depth int) *structpb.Struct {
 			w.add(1)
 		}
 		w.add(jsonStringLen(sk) + 1)
-		var v *structpb.Value
-		if redactByKey(sk, fields[k]) {
-			w.rep.Redacted = true
-			v = w.str(RedactedToken)
-		} else if fields[k].GetListValue() != nil && strongSecretKey(sk) {
-			// A list under a key that can only hold secrets (passwords:
-			// ["…", "…"]): each string or number in it is one.
-			v = fields[k]
-			if out := w.list(v.GetListValue(), depth+1, w.secretItem); out != v.GetListValue() {
-				v = structpb.NewListValue(out)
-			}
-		} else {
-			// Not a credential-looking string under a secret-named key:
-			// objects and lists are walked (their own keys decide),
-			// numbers, booleans and plain words pass through Text.
-			v = w.value(fields[k], depth+1)
-		}
+		v := member(sk, fields[k], depth+1)
 		if out == nil && v != fields[k] {
 			copyBefore(i)
 		}
@@ -321,6 +307,36 @@ func (w *walker) object(st *structpb.Struct, depth int) *structpb.Struct {
 		return st
 	}
 	return &structpb.Struct{Fields: out}
+}
+
+// member is an object entry's value v under key: redacted when the key
+// names a secret and v may be one (redactByKey); under a key that can only
+// hold secrets, each string or number of a list (passwords: ["…", "…"]),
+// and of a mapping of passwords, each member's ({"passwords": {"admin":
+// "…"}}, whose names are whose, not what, each value is); otherwise
+// walked: objects and lists by their own keys, numbers, booleans and plain
+// words through Text.
+func (w *walker) member(key string, v *structpb.Value, depth int) *structpb.Value {
+	switch {
+	case redactByKey(key, v):
+		w.rep.Redacted = true
+		return w.str(RedactedToken)
+	case v.GetListValue() != nil && strongSecretKey(key):
+		if out := w.list(v.GetListValue(), depth, w.secretItem); out != v.GetListValue() {
+			return structpb.NewListValue(out)
+		}
+		return v
+	case v.GetStructValue() != nil && listOfPasswords(key):
+		if depth > w.lim.MaxDepth {
+			return w.value(v, depth)
+		}
+		secret := func(_ string, m *structpb.Value, depth int) *structpb.Value { return w.secretItem(m, depth) }
+		if out := w.object(v.GetStructValue(), depth, secret); out != v.GetStructValue() {
+			return structpb.NewStructValue(out)
+		}
+		return v
+	}
+	return w.value(v, depth)
 }
 
 // list returns l itself when nothing in it changes; each item is what

@@ -74,6 +74,11 @@ func TestValue(t *testing.T) {
 		{"lists of passwords", `{"02_hardcoded_passwords":["Hardcoded1","hardCoded2",42,{"hint":"red"},""],"credentials":["c"]}`, DefaultLimits,
 			`{"02_hardcoded_passwords":["[REDACTED]","[REDACTED]","[REDACTED]",{"hint":"red"},""],"credentials":["c"]}`, Report{Redacted: true}},
 		{"lists of passwords already redacted", `{"passwords":["[REDACTED]"]}`, DefaultLimits, `{"passwords":["[REDACTED]"]}`, Report{}},
+		// A mapping of passwords: its names say whose, each value is one
+		// (the text layer's listValues reads `{"passwords": {"admin": "…"}}`
+		// so); an object under a singular name is walked by its own keys.
+		{"mapping of passwords", `{"passwords":{"admin":"V9x","ci":4821,"root":{"hint":"red"},"none":""},"password":{"min_length":8}}`, DefaultLimits,
+			`{"password":{"min_length":8},"passwords":{"admin":"[REDACTED]","ci":"[REDACTED]","none":"","root":{"hint":"red"}}}`, Report{Redacted: true}},
 		{"keys sanitised", `{"a\u0000b":"x","sk-abcdefghijklmnop":"y"}`, DefaultLimits,
 			`{"[REDACTED]":"y","ab":"x"}`, Report{Stripped: true, Redacted: true}},
 		{"key collision keeps first", `{"a\u0000":"2","a":"1"}`, DefaultLimits, `{"a":"1"}`, Report{Stripped: true}},
