@@ -1704,12 +1704,54 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 		// "-method=userpass username=bob": the word is an option's value,
 		// not a key, and the next word none of its.
 		return ctxSpan{}, false
-	case i > sp: // k v, in prose
-		prose = true
+	case i > sp: // k v, in prose, unless a command sets a weaker word's key
+		// (a password word's value is read in prose as well)
+		prose = strong || !setKey(v, ks, ke)
 	default:
 		return ctxSpan{}, false
 	}
 	return valueAt(v, ks, ke, i, strong, prose)
+}
+
+// setKey: the key at v[ks:ke] is an identifier (a '_', '.' or '-' in it,
+// or camelCase) that a command sets to the word after it: its word (as
+// npm's "//registry.npmjs.org/:_authToken") follows "set" or "config",
+// options between aside ("aws configure set aws_secret_access_key VALUE",
+// "yarn config set npmAuthToken VALUE", "git config --global
+// user.password VALUE"). A sentence's "set password" names no
+// identifier.
+func setKey(v string, ks, ke int) bool {
+	key := v[ks:ke]
+	if strings.IndexAny(key, "_.-") < 0 && casedAsWords(key) && !hasInnerUpper(key) {
+		return false
+	}
+	ws := strings.LastIndexByte(v[:ks], ' ') + 1
+	if nl := strings.LastIndexByte(v[ws:ks], '\n'); nl >= 0 {
+		return false
+	}
+	for words := 0; words < 3 && ws > 0; words++ {
+		prev := v[:ws-1]
+		w := prev[strings.LastIndexByte(prev, ' ')+1:]
+		switch {
+		case strings.EqualFold(w, "set") || strings.EqualFold(w, "config"):
+			return true
+		case strings.HasPrefix(w, "--") && len(w) > 2:
+			ws -= len(w) + 1 // git config --global user.password
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// hasInnerUpper: an upper-case letter after the first byte (camelCase).
+func hasInnerUpper(s string) bool {
+	for i := 1; i < len(s); i++ {
+		if isUpper(s[i]) && !isUpper(s[i-1]) {
+			return true
+		}
+	}
+	return false
 }
 
 // labelNote is where a label's note at v[i] ends, after its colon: a
@@ -2631,6 +2673,12 @@ var transcriptCommands = []struct {
 	{"curl", "-U", 0, true, ':'}, // the proxy's
 	{"curl", "--user", 0, false, ':'},
 	{"curl", "--proxy-user", 0, false, ':'},
+	{"etcdctl", "--user", 0, false, ':'}, // etcdctl --user root:secret get /k
+	{"http -a", "", 0, false, ':'},       // HTTPie: http -a user:secret example.org
+	{"https -a", "", 0, false, ':'},
+	{"http --auth", "", 0, false, ':'},
+	{"influx", "-p", 0, false, 0},    // InfluxDB's CLI: influx setup -u admin -p secret
+	{"ncftp", "-p", 0, false, 0},     // ncftp, ncftpget, ncftpput -u user -p secret
 	{"acl setuser", ">", 0, true, 0}, // Redis: ACL SETUSER alice on >secret ~cached:* +get
 	{"acl setuser", "<", 0, true, 0}, // a password removed names it as plainly
 }

@@ -1114,6 +1114,25 @@ func TestWhatAPasswordBecame(t *testing.T) {
 		"password was successfully updated to the new policy")
 }
 
+// More tools' password flags, and a weaker word's key a command sets
+// ("config set KEY VALUE"): the word after the key is its value, not prose.
+func TestMoreCommandLines(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: "http -a admin:" + pw + " example.org", secret: pw, keep: " example.org"},
+		{in: "etcdctl --user root:" + pw + " get /x", secret: pw, keep: " get /x"},
+		{in: "influx setup -u admin -p " + pw + " -o org -b b", secret: pw, keep: " -o org -b b"},
+		{in: "ncftpput -u bob -p " + pw + " ftp.example.com /in a.txt", secret: pw, keep: " ftp.example.com /in a.txt"},
+		{in: "npm config set //registry.npmjs.org/:_authToken " + pw, secret: pw, keep: "npm config set //registry.npmjs.org/:_authToken "},
+		{in: "aws configure set aws_secret_access_key " + pw + " --profile x", secret: pw, keep: " --profile x"},
+		{in: "yarn config set npmAuthToken " + pw, secret: pw, keep: "yarn config set npmAuthToken "},
+	})
+	expectKept(t, "config api_key missing for provider openai", "set api_key before calling the API",
+		"config error: auth_token expired at 12:00", "set access_token_ttl 3600",
+		"npm config set //registry.npmjs.org/:_authToken ${NPM_TOKEN}", "aws configure set aws_secret_access_key $AWS_SECRET",
+		"GET http://api.example.com -a b")
+}
+
 // A form's label with a note in brackets (Django's "Password (again):")
 // and a Lisp dotted pair (Emacs' alists) lead to the value.
 func TestLabelNotesAndLispPairs(t *testing.T) {
