@@ -3246,10 +3246,38 @@ func benignToken(v string, at int, tok string) bool {
 	if benignWordBefore[lastWord(v[max(0, at-40):at])] {
 		return true
 	}
-	if decodesToJSON(tok) || uuidShape(tok) {
+	if decodesToJSON(tok) || uuidShape(tok) || qualifiedName(tok) {
 		return true
 	}
 	return false
+}
+
+// qualifiedName is a dotted name code gives an exception or a module
+// ("psycopg2.errors.UniqueViolation", "boto3.exceptions.S3UploadFailedError"
+// reads as its parts): two parts or more, each a word cased as people write
+// one (wordCase), with at most three digits at its end or after a capital
+// (psycopg2, sha256, S3Upload). A random token's parts mix case and digits
+// as no word does.
+func qualifiedName(tok string) bool {
+	parts := 0
+	for part := range strings.SplitSeq(tok, ".") {
+		letters, digits := 0, 0
+		for i := 0; i < len(part); i++ {
+			switch b := part[i]; {
+			case 'a' <= b|0x20 && b|0x20 <= 'z' || b == '_':
+				letters++
+			case '0' <= b && b <= '9' && i > 0 && (i+1 == len(part) || isUpper(part[i-1]) || '0' <= part[i-1] && part[i-1] <= '9' || isUpper(part[i+1])):
+				digits++
+			default:
+				return false
+			}
+		}
+		if letters < 2 || digits > 3 || len(part) > 48 || !wordCase(part) {
+			return false
+		}
+		parts++
+	}
+	return parts >= 2
 }
 
 // decodesToJSON reports whether a base64 token is a JSON object or array
@@ -3916,11 +3944,14 @@ func echoOption(s string) bool {
 // insertedValue is the value SQL's INSERT gives the column named at
 // v[ks:ke] ("INSERT INTO users (name, password) VALUES ('ana', 'VALUE')"):
 // the column's place in the list, the value at the same place in the one
-// after VALUES. A query parameter (?, $2, %s, :password, @pw) is no value.
-// Each list is read within sqlReach bytes, and a text's first
-// maxInsertReads such keys only (budget counts them down): a text of
-// "(password," repeated would otherwise be read back and forth at every
-// one.
+// after VALUES. A query parameter (?, $2, %s, :password, @pw) is no value,
+// unless the error quotes the parameters after the statement, as
+// SQLAlchemy's do ("VALUES (?, ?)] [parameters: ('ana', 'VALUE')]"). The
+// same places in PostgreSQL's DETAIL of a key ("Key (email, password)=(ana@x.io,
+// VALUE) already exists."). Each list is read within sqlReach bytes, and
+// a text's first maxInsertReads such keys only (budget counts them down):
+// a text of "(password," repeated would otherwise be read back and forth
+// at every one.
 func insertedValue(v string, ks, ke int, budget *int) (ctxSpan, bool) {
 	i := skipSpaces(v, ke, false)
 	if i >= len(v) || v[i] != ',' && v[i] != ')' || *budget <= 0 {
@@ -3940,38 +3971,69 @@ func insertedValue(v string, ks, ke int, budget *int) (ctxSpan, bool) {
 	if end < 0 {
 		return ctxSpan{}, false
 	}
-	j := skipSpaces(v, ks+end+1, false)
-	if !hasFoldPrefix(v[j:], "values") {
+	j := ks + end + 1
+	if strings.HasPrefix(v[j:], "=(") {
+		// PostgreSQL's DETAIL: its values unquoted, as the key holds them.
+		s, e, ok := sqlItemAt(v, j+1, column)
+		if !ok || e <= s || placeholder(v[s:e]) {
+			return ctxSpan{}, false
+		}
+		return ctxSpan{s, e}, true
+	}
+	if j = skipSpaces(v, j, false); !hasFoldPrefix(v[j:], "values") {
 		return ctxSpan{}, false
 	}
 	if j = skipSpaces(v, j+len("values"), false); j >= len(v) || v[j] != '(' {
 		return ctxSpan{}, false
 	}
+	s, e, ok := sqlItemAt(v, j, column)
+	if !ok {
+		return ctxSpan{}, false
+	}
+	item := v[s:e]
+	if e > s && strings.IndexByte("?$%:@", v[s]) >= 0 {
+		// A parameter: the value is the one the error quotes at its place.
+		k := strings.Index(v[e:min(len(v), e+sqlReach)], "[parameters: ")
+		if k < 0 {
+			return ctxSpan{}, false
+		}
+		p := e + k + len("[parameters: ")
+		if p >= len(v) || v[p] != '(' && v[p] != '[' {
+			return ctxSpan{}, false
+		}
+		if s, e, ok = sqlItemAt(v, p, column); !ok {
+			return ctxSpan{}, false
+		}
+		item = v[s:e]
+	} else if q := strings.IndexAny(item, "'\""); q > 0 {
+		// A function of the value, crypt('VALUE', gen_salt('bf')):
+		// its first string.
+		s += q
+	}
+	if qs, qe, quoted := readValue(v, s); quoted && qe <= e {
+		s, e = qs, qe
+	} else if e <= s || strings.IndexByte("?$%:@", v[s]) >= 0 || strings.EqualFold(item, "null") || strings.EqualFold(item, "None") {
+		return ctxSpan{}, false
+	}
+	if placeholder(v[s:e]) {
+		return ctxSpan{}, false
+	}
+	return ctxSpan{s, e}, true
+}
+
+// sqlItemAt is the column-th item (from 0) of the list that opens at v[j]
+// ('(' or '['), read within sqlReach bytes.
+func sqlItemAt(v string, j, column int) (start, end int, ok bool) {
 	limit := min(len(v), j+sqlReach)
 	for j++; ; column-- {
 		s, e, next := sqlListItem(v[:limit], j)
-		if column > 0 {
-			if next < 0 || v[next] != ',' {
-				return ctxSpan{}, false
-			}
-			j = next + 1
-			continue
+		if column == 0 {
+			return s, e, true
 		}
-		item := v[s:e]
-		if q := strings.IndexAny(item, "'\""); q > 0 {
-			// A function of the value, crypt('VALUE', gen_salt('bf')):
-			// its first string.
-			s += q
+		if next < 0 || v[next] != ',' {
+			return 0, 0, false
 		}
-		if qs, qe, quoted := readValue(v, s); quoted && qe <= e {
-			s, e = qs, qe
-		} else if e <= s || strings.IndexByte("?$%:@", v[s]) >= 0 || strings.EqualFold(item, "null") {
-			return ctxSpan{}, false
-		}
-		if placeholder(v[s:e]) {
-			return ctxSpan{}, false
-		}
-		return ctxSpan{s, e}, true
+		j = next + 1
 	}
 }
 

@@ -762,11 +762,31 @@ func TestInsertedPasswordColumn(t *testing.T) {
 		{in: "INSERT INTO users (name, password) VALUES ('ana, jr', '" + pw + "')", secret: pw, keep: "'ana, jr'"},
 		{in: "INSERT INTO users (created, password) VALUES (now(), crypt('" + pw + "', gen_salt('bf')))", secret: pw, keep: "gen_salt('bf')"},
 		{in: "INSERT INTO users (name, password) VALUES ('ana', 12345678)", secret: "12345678", keep: "'ana'"},
+		// The parameters an error quotes after the statement (SQLAlchemy's).
+		{in: "sqlalchemy.exc.IntegrityError: [SQL: INSERT INTO users (name, password) VALUES (?, ?)]\n[parameters: ('ana', '" + pw + "')]", secret: pw, keep: "[parameters: ('ana', '"},
+		{in: "[SQL: INSERT INTO users (password, name) VALUES ($1, $2)] [parameters: ['" + pw + "', 'ana']]", secret: pw, keep: "', 'ana']]"},
+		// PostgreSQL's DETAIL of a key: the values unquoted, at the same places.
+		{in: "ERROR: duplicate key value violates unique constraint \"users_pw\" DETAIL: Key (password)=(" + pw + ") already exists.", secret: pw, keep: ") already exists."},
+		{in: "psycopg2.errors.UniqueViolation: Key (email, password)=(ana@x.io, " + pw + ") already exists.", secret: pw, keep: "psycopg2.errors.UniqueViolation: Key (email, password)=(ana@x.io, "},
 	})
 	expectKept(t, "INSERT INTO users (name, password) VALUES (?, ?)", "INSERT INTO users (name, password) VALUES ($1, $2)",
 		"INSERT INTO users (name, password) VALUES (%s, %s)", "INSERT INTO users (name, password) VALUES (:name, :password)",
 		"INSERT INTO users (name, password) VALUES ('ana', NULL)", "(user, password) are required", "check (password) failed",
-		"INSERT INTO t (a, password) SELECT a, b FROM u")
+		"INSERT INTO t (a, password) SELECT a, b FROM u",
+		"[SQL: INSERT INTO users (name, password) VALUES (?, ?)] [parameters: ('ana', None)]",
+		"Key (password)=(<redacted>) already exists.")
+}
+
+// A dotted name of words, as code names an exception or a module, is no
+// bare token: "psycopg2.errors.UniqueViolation" had been redacted whole.
+func TestQualifiedNamesAreNoTokens(t *testing.T) {
+	expectKept(t, "psycopg2.errors.UniqueViolation: duplicate key value violates unique constraint",
+		"psycopg2.OperationalError: could not connect to server",
+		"sqlalchemy.exc.IntegrityError: (psycopg2.errors.UniqueViolation) duplicate key",
+		"boto3.exceptions.S3UploadFailedError: Failed to upload file")
+	expectRedacted(t, []redaction{
+		{in: "session token Zx9vQ2mL7pR4.Kq8wN3xB5yT7 rejected", secret: "Zx9vQ2mL7pR4.Kq8wN3xB5yT7", keep: " rejected"},
+	})
 }
 
 // OpenSSL's prompt names the password in two words.
