@@ -3252,32 +3252,59 @@ func benignToken(v string, at int, tok string) bool {
 	return false
 }
 
-// qualifiedName is a dotted name code gives an exception or a module
-// ("psycopg2.errors.UniqueViolation", "boto3.exceptions.S3UploadFailedError"
-// reads as its parts): two parts or more, each a word cased as people write
-// one (wordCase), with at most three digits at its end or after a capital
-// (psycopg2, sha256, S3Upload). A random token's parts mix case and digits
-// as no word does.
+// qualifiedName is a dotted name code gives an exception, a class or a
+// module ("psycopg2.errors.UniqueViolation", "urllib3.connection.HTTPSConnection",
+// "TCPConnectWrap.afterConnect"): two parts or more, each of words as code
+// joins them (camelWords). A random token's parts mix case and digits as
+// no word does.
 func qualifiedName(tok string) bool {
 	parts := 0
 	for part := range strings.SplitSeq(tok, ".") {
-		letters, digits := 0, 0
-		for i := 0; i < len(part); i++ {
-			switch b := part[i]; {
-			case 'a' <= b|0x20 && b|0x20 <= 'z' || b == '_':
-				letters++
-			case '0' <= b && b <= '9' && i > 0 && (i+1 == len(part) || isUpper(part[i-1]) || '0' <= part[i-1] && part[i-1] <= '9' || isUpper(part[i+1])):
-				digits++
-			default:
-				return false
-			}
-		}
-		if letters < 2 || digits > 3 || len(part) > 48 || !wordCase(part) {
+		if !camelWords(part) {
 			return false
 		}
 		parts++
 	}
 	return parts >= 2
+}
+
+// camelWords: s (at most 48 bytes) is words joined as code joins them:
+// lower-case or Capitalised words, an acronym before a word or at the end
+// (HTTPSConnection, parseURL), '_' between them, and at most three digits,
+// none first (psycopg2, S3Upload, sha256). A word of one lower-case letter
+// is one only first (iPhone) or last (ConnectionId): in "Zx9vQ2mL" every
+// other word is.
+func camelWords(s string) bool {
+	if len(s) < 2 || len(s) > 48 || '0' <= s[0] && s[0] <= '9' {
+		return false
+	}
+	digits, letters := 0, 0
+	for i := 0; i < len(s); {
+		switch c := s[i]; {
+		case '0' <= c && c <= '9':
+			digits++
+			i++
+		case c == '_':
+			i++
+		case 'a' <= c && c <= 'z' || isUpper(c):
+			j := i
+			for j < len(s) && isUpper(s[j]) {
+				j++
+			}
+			k := j
+			for k < len(s) && 'a' <= s[k] && s[k] <= 'z' {
+				k++
+			}
+			if k-j == 1 && i > 0 && k < len(s) {
+				return false // one lower-case letter inside: Zx9, vQ
+			}
+			letters += k - i
+			i = k
+		default:
+			return false
+		}
+	}
+	return digits <= 3 && letters >= 2
 }
 
 // decodesToJSON reports whether a base64 token is a JSON object or array

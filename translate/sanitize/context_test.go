@@ -783,7 +783,9 @@ func TestQualifiedNamesAreNoTokens(t *testing.T) {
 	expectKept(t, "psycopg2.errors.UniqueViolation: duplicate key value violates unique constraint",
 		"psycopg2.OperationalError: could not connect to server",
 		"sqlalchemy.exc.IntegrityError: (psycopg2.errors.UniqueViolation) duplicate key",
-		"boto3.exceptions.S3UploadFailedError: Failed to upload file")
+		"boto3.exceptions.S3UploadFailedError: Failed to upload file",
+		"Caused by NewConnectionError('<urllib3.connection.HTTPSConnection object at 0x7f9c2b1e4d30>: Failed to establish a new connection')",
+		"Error: connect ECONNREFUSED 127.0.0.1:5432 at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1555:16)")
 	expectRedacted(t, []redaction{
 		{in: "session token Zx9vQ2mL7pR4.Kq8wN3xB5yT7 rejected", secret: "Zx9vQ2mL7pR4.Kq8wN3xB5yT7", keep: " rejected"},
 	})
