@@ -1854,6 +1854,16 @@ func valueAt(v string, ks, ke, i int, strong, prose bool) (ctxSpan, bool) {
 		return ctxSpan{}, false
 	}
 	val := v[start:end]
+	if prose && strings.EqualFold(val, "with") {
+		// "Property 'password' with value 'VALUE' is invalid": a
+		// validator's sentence names the key, then gives its value.
+		if j := skipSpaces(v, end, false); hasFoldPrefix(v[j:], "value ") {
+			if start, end, quoted = readValue(v, skipSpaces(v, j+len("value "), false)); end <= start {
+				return ctxSpan{}, false
+			}
+			val = v[start:end]
+		}
+	}
 	var copula string // the copula the value follows in prose, if any
 	forWhom := false  // the word read after the copula says whose password it is
 	became := false   // the value follows changedTo's words
@@ -2447,12 +2457,16 @@ func (k byteClasses) count() int {
 // namedPairs are the fields that name a setting and the field after them
 // that gives its value: Kubernetes' and ECS's env entries (name and value,
 // in YAML or JSON), the AWS CLI's (Name and Value: SSM's parameters, ECS),
-// CloudFormation's parameters (ParameterKey and ParameterValue).
+// CloudFormation's parameters (ParameterKey and ParameterValue), Spring
+// Boot's bind failures (Property and Value).
 var namedPairs = [][2]string{{"name", "value"}, {"Name", "Value"}, {"ParameterKey", "ParameterValue"},
 	// A list of settings as key and value ({"key": "db.password", "value":
 	// …}, "- key: …" then "value: …", <key>…</key><value>…</value>:
 	// whispers' fixtures).
-	{"key", "value"}, {"Key", "Value"}, {"<key>", "<value>"}, {"<name>", "<value>"}}
+	{"key", "value"}, {"Key", "Value"}, {"<key>", "<value>"}, {"<name>", "<value>"},
+	// Spring Boot's failure to bind a property ("Property:
+	// spring.datasource.password" then "Value: \"v\"" and its Origin).
+	{"Property", "Value"}}
 
 // pairReach bounds how far after its name a pair's value is read.
 const pairReach = 512

@@ -1155,6 +1155,20 @@ func TestMoreCommandLines(t *testing.T) {
 		"GET http://api.example.com -a b")
 }
 
+// What frameworks print when a credential's value fails: Spring Boot's
+// bind failure (Property, then Value on a line below) and a validator's
+// "with value".
+func TestFailedValueReports(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: "Failed to bind properties under 'spring.datasource.password' to java.lang.String:\n\n    Property: spring.datasource.password\n    Value: \"" + pw + "\"\n    Origin: class path resource [application.yml] - 12:15",
+			secret: pw, keep: "\n    Origin: class path resource [application.yml] - 12:15"},
+		{in: "Property 'password' with value '" + pw + "' is invalid", secret: pw, keep: "' is invalid"},
+	})
+	expectKept(t, "password with value of at least 12 characters is required", "token with value 'expired' was rejected",
+		"Property: spring.datasource.url\n    Value: \"jdbc:h2:mem:test\"")
+}
+
 // A form's label with a note in brackets (Django's "Password (again):")
 // and a Lisp dotted pair (Emacs' alists) lead to the value.
 func TestLabelNotesAndLispPairs(t *testing.T) {
