@@ -1710,7 +1710,52 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 	default:
 		return ctxSpan{}, false
 	}
-	return valueAt(v, ks, ke, i, strong, prose)
+	span, ok := valueAt(v, ks, ke, i, strong, prose)
+	if ok {
+		_, span.end = joinedStrings(v, span.end)
+		return span, true
+	}
+	// A value the first layer redacted: the strings joined to it are the
+	// rest of it.
+	j := skipSpaces(v, i, false)
+	if e := j + 1 + len(RedactedToken); e < len(v) && (v[j] == '"' || v[j] == '\'') && v[e] == v[j] && v[j+1:e] == RedactedToken {
+		if first, end := joinedStrings(v, e); end > e {
+			return ctxSpan{first, end}, true
+		}
+	}
+	return span, false
+}
+
+// joinedStrings reads the strings joined to a quoted value that ends at
+// v[e] (password = "Zx9v" + "Q2mL", PHP's 'a' . 'b'): code that splits a
+// secret keeps every piece of it. It returns where the first joined
+// string's text starts and where the last one's ends (e and e when none
+// is joined); at most eight pieces, each within maxValueLen.
+func joinedStrings(v string, e int) (first, end int) {
+	first = e
+	if e >= len(v) || v[e] != '"' && v[e] != '\'' {
+		return first, e
+	}
+	q := v[e]
+	for n := 0; n < 8; n++ {
+		j := skipSpaces(v, e+1, false)
+		if j >= len(v) || v[j] != '+' && v[j] != '.' {
+			break
+		}
+		k := skipSpaces(v, j+1, false)
+		if k >= len(v) || v[k] != q {
+			break
+		}
+		c := strings.IndexByte(v[k+1:min(len(v), k+1+maxValueLen)], q)
+		if c < 0 {
+			break
+		}
+		if n == 0 {
+			first = k + 1
+		}
+		e = k + 1 + c
+	}
+	return first, e
 }
 
 // setKey: the key at v[ks:ke] is an identifier (a '_', '.' or '-' in it,

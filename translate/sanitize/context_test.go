@@ -1169,6 +1169,17 @@ func TestFailedValueReports(t *testing.T) {
 		"Property: spring.datasource.url\n    Value: \"jdbc:h2:mem:test\"")
 }
 
+// A secret split into strings joined in code: every piece is redacted,
+// also when the first layer redacted the first.
+func TestJoinedStringPieces(t *testing.T) {
+	expectRedacted(t, []redaction{
+		{in: `password = "Zx9vQ2" + "mL7pR4"`, secret: "mL7pR4", keep: `password = "`},
+		{in: `$password = 'Zx9vQ2' . 'mL7pR4' . 'x1';`, secret: "mL7pR4", keep: `';`},
+		{in: `String password = "Zx9vQ2" + "mL" + "7pR4";`, secret: "7pR4", keep: `";`},
+	})
+	expectKept(t, `message = "password: " + "required"`)
+}
+
 // A form's label with a note in brackets (Django's "Password (again):")
 // and a Lisp dotted pair (Emacs' alists) lead to the value.
 func TestLabelNotesAndLispPairs(t *testing.T) {
