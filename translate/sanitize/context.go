@@ -2733,13 +2733,10 @@ var transcriptCommands = []struct {
 	{"curl", "--user", 0, false, ':'},
 	{"curl", "--proxy-user", 0, false, ':'},
 	{"etcdctl", "--user", 0, false, ':'}, // etcdctl --user root:secret get /k
-	{"http -a", "", 0, false, ':'},       // HTTPie: http -a user:secret example.org
-	{"https -a", "", 0, false, ':'},
-	{"http --auth", "", 0, false, ':'},
-	{"influx", "-p", 0, false, 0},    // InfluxDB's CLI: influx setup -u admin -p secret
-	{"ncftp", "-p", 0, false, 0},     // ncftp, ncftpget, ncftpput -u user -p secret
-	{"acl setuser", ">", 0, true, 0}, // Redis: ACL SETUSER alice on >secret ~cached:* +get
-	{"acl setuser", "<", 0, true, 0}, // a password removed names it as plainly
+	{"influx", "-p", 0, false, 0},        // InfluxDB's CLI: influx setup -u admin -p secret
+	{"ncftp", "-p", 0, false, 0},         // ncftp, ncftpget, ncftpput -u user -p secret
+	{"acl setuser", ">", 0, true, 0},     // Redis: ACL SETUSER alice on >secret ~cached:* +get
+	{"acl setuser", "<", 0, true, 0},     // a password removed names it as plainly
 }
 
 // transcriptValues finds the values of transcriptCommands and IMAP LOGIN's

@@ -1141,7 +1141,6 @@ func TestWhatAPasswordBecame(t *testing.T) {
 func TestMoreCommandLines(t *testing.T) {
 	const pw = "Zx9vQ2mL7pR4"
 	expectRedacted(t, []redaction{
-		{in: "http -a admin:" + pw + " example.org", secret: pw, keep: " example.org"},
 		{in: "etcdctl --user root:" + pw + " get /x", secret: pw, keep: " get /x"},
 		{in: "influx setup -u admin -p " + pw + " -o org -b b", secret: pw, keep: " -o org -b b"},
 		{in: "ncftpput -u bob -p " + pw + " ftp.example.com /in a.txt", secret: pw, keep: " ftp.example.com /in a.txt"},
