@@ -1771,8 +1771,8 @@ func setKey(v string, ks, ke int) bool {
 		return false
 	}
 	ws := strings.LastIndexByte(v[:ks], ' ') + 1
-	if nl := strings.LastIndexByte(v[ws:ks], '\n'); nl >= 0 {
-		return false
+	if strings.IndexByte(v[ws:ks], '\n') >= 0 {
+		return false // the key starts a line: no command before it
 	}
 	for words := 0; words < 3 && ws > 0; words++ {
 		prev := v[:ws-1]
