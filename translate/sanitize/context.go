@@ -1476,6 +1476,14 @@ func runsOf(v string, in func(byte) bool) iter.Seq2[int, int] {
 // case and the separators '-', '_' and '.' aside; no allocation: it runs
 // on every key of every text).
 func credentialKey(key string) (credentialWord, bool) {
+	if !mayEndInCredentialWord(key) {
+		return credentialWord{}, false
+	}
+	return readCredentialKey(key)
+}
+
+// readCredentialKey is credentialKey past its first reject.
+func readCredentialKey(key string) (credentialWord, bool) {
 	e := len(key)
 	for e > 0 && (key[e-1] == '-' || key[e-1] == '_' || key[e-1] == '.') {
 		e--
@@ -1569,6 +1577,56 @@ func credentialKey(key string) (credentialWord, bool) {
 	}
 	return credentialWord{}, false
 }
+
+// mayEndInCredentialWord is credentialKey's first reject, which runs on
+// every key run of every text: the last three letters of key (separators,
+// and a number's digits at its end, aside; two when a key has only two)
+// end no credential word and no credentialSpellings entry. credentialKey
+// reads the same letters after its loops (the numbered key, the
+// spellings); asked first, they spare most keys those loops.
+func mayEndInCredentialWord(key string) bool {
+	if n := len(key); n >= 3 {
+		// Most keys end in three letters: one table read each.
+		a, b, c := letterCode[key[n-3]], letterCode[key[n-2]], letterCode[key[n-1]]
+		if a < 26 && b < 26 && c < 26 {
+			return keyTails3[a][b][c]
+		}
+	}
+	e := len(key)
+	for e > 0 && (keySeparator(key[e-1]) || '0' <= key[e-1] && key[e-1] <= '9') {
+		e--
+	}
+	var l [3]byte // the letters, last first
+	n := 0
+	for p := e - 1; p >= 0 && n < 3; p-- {
+		if keySeparator(key[p]) {
+			continue
+		}
+		c := lower(key[p])
+		if c < 'a' || c > 'z' {
+			break
+		}
+		l[n] = c - 'a'
+		n++
+	}
+	switch n {
+	case 0, 1:
+		return false
+	case 2:
+		return twoLetterWords[l[1]][l[0]]
+	}
+	return keyTails3[l[2]][l[1]][l[0]]
+}
+
+// keyTails3 is credentialTails3 with credentialSpellings' tails.
+var keyTails3 = func() (t [26][26][26]bool) {
+	t = credentialTails3
+	for _, sp := range credentialSpellings {
+		w := sp.tail
+		t[w[len(w)-3]-'a'][w[len(w)-2]-'a'][w[len(w)-1]-'a'] = true
+	}
+	return t
+}()
 
 // credentialSpellings are keys read as a credential word they are not
 // spelt as: a list of passwords (whispers' 02_hardcoded_passwords: then

@@ -1350,3 +1350,60 @@ func TestBareTokenStartingWithHTTP(t *testing.T) {
 	})
 	expectKept(t, "fetch failed: https://api.example.com/v1/items/7Kq2ZpX9mLw4RtY8vN3b", "redirected to http://cdn.example.com/aB3dE6gH9jK2mN5pQ8sT")
 }
+
+// TestCredentialKeyRejectKeepsEveryKey holds credentialKey's first reject
+// (mayEndInCredentialWord) to the reading it guards: no key the reading
+// takes is rejected. Keys are built from every credential word, spelling,
+// glued key, code qualifier and non-credential key, cut by a separator at
+// every place, in three cases, with a prefix, a number or a trailing
+// separator, and random tails of letters, digits and separators.
+func TestCredentialKeyRejectKeepsEveryKey(t *testing.T) {
+	var words []string
+	for _, w := range credentialWords {
+		words = append(words, w.word)
+	}
+	for _, sp := range credentialSpellings {
+		words = append(words, sp.tail)
+	}
+	words = append(words, gluedCredentialKeys...)
+	words = append(words, notCredentialKeys...)
+	for _, q := range codeQualifiers {
+		words = append(words, q+"code")
+	}
+	words = append(words, "cvv2", "cvc2", "pw", "pin")
+	var keys []string
+	for _, w := range words {
+		for cut := 0; cut <= len(w); cut++ {
+			for _, sep := range []string{"", "_", "-", "."} {
+				k := w[:cut] + sep + w[cut:]
+				for _, prefix := range []string{"", "db_", "X-", "my", "7"} {
+					for _, suffix := range []string{"", "_", "1", "02", "_2", "123", "1234", "-."} {
+						keys = append(keys, prefix+k+suffix, strings.ToUpper(prefix+k+suffix),
+							prefix+strings.ToUpper(k[:1])+k[1:]+suffix)
+					}
+				}
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(42, 0))
+	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
+	for n := 0; n < 200000; n++ {
+		b := make([]byte, 2+rng.IntN(7))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		keys = append(keys, string(b), words[rng.IntN(len(words))]+string(b[:rng.IntN(3)]))
+	}
+	taken := 0
+	for _, k := range keys {
+		if _, ok := readCredentialKey(k); ok {
+			taken++
+			if !mayEndInCredentialWord(k) {
+				t.Fatalf("mayEndInCredentialWord(%q) rejects a key credentialKey's reading takes", k)
+			}
+		}
+	}
+	if taken < 1000 {
+		t.Fatalf("only %d of %d keys taken: the test reads too few credential keys", taken, len(keys))
+	}
+}
