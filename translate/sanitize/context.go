@@ -1075,6 +1075,11 @@ func keyedValues(v string, keys []keyedRun) []ctxSpan {
 			// at maxValueLen, the keys would each read maxValueLen again.
 			continue
 		}
+		if k.strong {
+			if s, ok := valueNoted(v, k.end); ok {
+				out = append(out, s)
+			}
+		}
 		if k.strong && listOfPasswords(v[k.start:k.end]) {
 			if items, end, ok := listValues(v, k.start, k.end, out); ok {
 				out = items // a list, read item by item (none when empty)
@@ -1112,12 +1117,167 @@ func keyedValues(v string, keys []keyedRun) []ctxSpan {
 				out = append(out, s)
 			} else if s, ok := valueBelow(v, k.start, k.end); ok {
 				out = append(out, s)
+			} else if s, ok := valueBefore(v, k.start, k.end); ok {
+				out = append(out, s)
 			}
 		}
 	}
 	out = append(out, nameValuePairs(v, keys)...)
 	return out
 }
+
+// valueBefore reads a password a sentence names before its key, as
+// validators and login forms report one: "'V' is not a valid password",
+// "The value 'V' for password does not meet the requirements", "Invalid
+// value "V" for parameter 'password'", "V is not the correct password".
+// Between the value and the key, on one line, only valueBeforeLinks'
+// words; after the key, the sentence goes on to no noun the key would
+// qualify ("'bob' is not valid for password grant" names a grant). The
+// value is quoted, in parentheses, or a bare token that looks random
+// (secretLooking: "This is not a valid password" keeps its "This").
+func valueBefore(v string, ks, ke int) (ctxSpan, bool) {
+	// After the key: its closing quote, then the end of the clause or
+	// a word that goes on about the value.
+	a := ke
+	if a < len(v) && (v[a] == '\'' || v[a] == '"') {
+		a++
+	}
+	if a = skipSpaces(v, a, false); a < len(v) && !strings.ContainsRune(".,;:!?)\n\r", rune(v[a])) {
+		w := a
+		for w < len(v) && 'a' <= lower(v[w]) && lower(v[w]) <= 'z' {
+			w++
+		}
+		if !slices.Contains(valueBeforeNext, strings.ToLower(v[a:w])) {
+			return ctxSpan{}, false
+		}
+	}
+	// Before the key: its opening quote, then linking words back to the
+	// value.
+	i := ks
+	if i > 0 && (v[i-1] == '\'' || v[i-1] == '"') {
+		i--
+	}
+	floor := max(0, ks-96)
+	links := 0
+	for ; ; links++ {
+		for i > floor && (v[i-1] == ' ' || v[i-1] == '\t') {
+			i--
+		}
+		if i <= floor || links > 6 {
+			return ctxSpan{}, false
+		}
+		w := i
+		for w > floor && 'a' <= lower(v[w-1]) && lower(v[w-1]) <= 'z' {
+			w--
+		}
+		if w == i || w > floor && v[w-1] > ' ' {
+			break // no word, or a word glued to more: the value, or none
+		}
+		if !slices.Contains(valueBeforeLinks, strings.ToLower(v[w:i])) {
+			return ctxSpan{}, false
+		}
+		i = w
+	}
+	if links == 0 {
+		return ctxSpan{}, false // "'V' password": no sentence names it
+	}
+	// The value ends at v[i-1].
+	switch c := v[i-1]; c {
+	case '\'', '"', ')':
+		open := byte(c)
+		if c == ')' {
+			open = '('
+		}
+		j := strings.LastIndexByte(v[floor:i-1], open)
+		if j < 0 {
+			return ctxSpan{}, false
+		}
+		j += floor
+		if val := v[j+1 : i-1]; val == "" || strings.ContainsAny(val, "\n\r") || placeholder(val) || formatField(val) {
+			return ctxSpan{}, false
+		}
+		return ctxSpan{j + 1, i - 1}, true
+	}
+	j := i
+	for j > floor && v[j-1] > ' ' {
+		j--
+	}
+	if val := v[j:i]; !secretLooking(val) || placeholder(val) {
+		return ctxSpan{}, false
+	}
+	return ctxSpan{j, i}, true
+}
+
+// enteredValue reads a login form's words after a password's key, from
+// v[i]: "you entered", "entered", "you provided", "supplied", then a
+// comma or a colon, if any. It returns where the value starts.
+func enteredValue(v string, i int) (int, bool) {
+	if hasFoldPrefix(v[i:], "you ") {
+		i = skipSpaces(v, i+len("you "), false)
+	}
+	for _, w := range enteredWords {
+		if hasFoldPrefix(v[i:], w) && i+len(w) < len(v) && (v[i+len(w)] == ' ' || v[i+len(w)] == ',' || v[i+len(w)] == ':') {
+			j := i + len(w)
+			if v[j] == ',' || v[j] == ':' {
+				j++
+			}
+			j = skipSpaces(v, j, false)
+			// "the password you entered is incorrect": a copula, no value.
+			if e := strings.IndexAny(v[j:], " ,.\n"); e > 0 && isCopula(v[j:j+e]) {
+				return 0, false
+			}
+			return j, j < len(v)
+		}
+	}
+	return 0, false
+}
+
+var enteredWords = []string{"entered", "provided", "supplied", "typed", "given"}
+
+// valueNoted reads a password a sentence notes after its key, in its
+// clause (up to a full stop or a line's end, at most 64 bytes on): Python's
+// "expected bytes for password, got str (value 'VALUE')".
+func valueNoted(v string, ke int) (ctxSpan, bool) {
+	clause := v[ke:min(len(v), ke+64)]
+	if e := strings.IndexAny(clause, ".\n"); e >= 0 {
+		clause = clause[:e]
+	}
+	n := strings.Index(clause, "(value ")
+	if n < 0 {
+		return ctxSpan{}, false
+	}
+	i := ke + n + len("(value ")
+	start, end, ok := quotedValue(v, i)
+	if !ok || end <= start || placeholder(v[start:end]) {
+		return ctxSpan{}, false
+	}
+	return ctxSpan{start, end}, true
+}
+
+// formatField is a format string's field, "{0}", "{name}", "{}": a
+// message template's, whose value is filled in elsewhere.
+func formatField(s string) bool {
+	if len(s) < 2 || s[0] != '{' || s[len(s)-1] != '}' {
+		return false
+	}
+	for i := 1; i < len(s)-1; i++ {
+		if !ctxKeyByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// valueBeforeLinks are the words valueBefore reads between a value and its
+// key.
+var valueBeforeLinks = []string{"for", "is", "was", "not", "a", "an", "the", "valid", "invalid", "correct",
+	"incorrect", "wrong", "right", "accepted", "rejected", "allowed", "acceptable", "parameter", "field",
+	"argument", "option", "property", "attribute", "setting", "as", "your", "new", "current", "old", "too",
+	"weak", "short", "long", "strong", "secure", "enough", "value", "given"}
+
+// valueBeforeNext are the words valueBefore lets follow the key.
+var valueBeforeNext = []string{"does", "do", "did", "is", "was", "has", "field", "parameter", "argument",
+	"for", "of", "because", "and", "but", "value", "provided", "given", "entered", "supplied"}
 
 // assignedAmong reads a multiple assignment the key at v[ks:ke] is one
 // name of (Go's "const a, b string = "x", "y"" and "a, b := …", Python's
@@ -1963,6 +2123,26 @@ func valueAt(v string, ks, ke, i int, strong, prose bool) (ctxSpan, bool) {
 		if j := skipSpaces(v, end, false); hasFoldPrefix(v[j:], "value ") {
 			if start, end, quoted = readValue(v, skipSpaces(v, j+len("value "), false)); end <= start {
 				return ctxSpan{}, false
+			}
+			val = v[start:end]
+		}
+	}
+	if prose && hasFoldPrefix(val, "(value") {
+		return ctxSpan{}, false // "password (value 'V')": valueNoted's
+	}
+	if prose && strong {
+		if j, ok := enteredValue(v, start); ok {
+			// "The password you entered (VALUE) is incorrect": a login
+			// form's sentence, then the value.
+			if start, end, quoted = readValue(v, j); end <= start {
+				return ctxSpan{}, false
+			}
+			if v[j] == '(' {
+				// In parentheses: judged as a bare word, so "(empty)"
+				// stays.
+				if e := strings.IndexByte(v[j:min(len(v), j+maxValueLen)], ')'); e > 1 {
+					start, end, quoted = j+1, j+e, false
+				}
 			}
 			val = v[start:end]
 		}

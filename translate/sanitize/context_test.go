@@ -1179,6 +1179,31 @@ func TestJoinedStringPieces(t *testing.T) {
 	expectKept(t, `message = "password: " + "required"`)
 }
 
+// A password a validator or a login form names before its key ("'V' is
+// not a valid password"), after the form's words ("the password you
+// entered (V)"), or notes in its clause (Python's "(value 'V')").
+func TestPasswordsNamedAroundTheirKey(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: "The value '" + pw + "' for password does not meet the complexity requirements", secret: pw, keep: "' for password does not meet the complexity requirements"},
+		{in: "'" + pw + "' is not a valid password", secret: pw, keep: "' is not a valid password"},
+		{in: "Invalid value \"" + pw + "\" for parameter 'password'", secret: pw, keep: "\" for parameter 'password'"},
+		{in: "value " + pw + " rejected for password field", secret: pw, keep: " rejected for password field"},
+		{in: pw + " is not the correct password", secret: pw, keep: " is not the correct password"},
+		{in: "The value (" + pw + ") for field 'password' is invalid", secret: pw, keep: ") for field 'password' is invalid"},
+		{in: "The password you entered (" + pw + ") is incorrect", secret: pw, keep: ") is incorrect"},
+		{in: "The password you entered, " + pw + ", is incorrect", secret: pw, keep: ", is incorrect"},
+		{in: "The password entered \"" + pw + "\" was rejected", secret: pw, keep: "\" was rejected"},
+		{in: "TypeError: expected bytes for password, got str (value '" + pw + "')", secret: pw, keep: "')"},
+		{in: "invalid type for password (value \"" + pw + "\")", secret: pw, keep: "\")"},
+	})
+	expectKept(t, "Parameter 'user' is not valid for password grant", "This is not a valid password",
+		"password reset for user 'bob' failed", "The value 'abc' for field name does not meet the requirements",
+		"Invalid value 'gpt-5' for parameter 'model'", "the password you entered is incorrect",
+		"password entered (empty) is invalid", "password provided was empty", "'{0}' is not a valid password",
+		"'username' is not a valid field for password reset", "{value} is not a valid password")
+}
+
 // A form's label with a note in brackets (Django's "Password (again):")
 // and a Lisp dotted pair (Emacs' alists) lead to the value.
 func TestLabelNotesAndLispPairs(t *testing.T) {
