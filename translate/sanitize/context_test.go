@@ -1142,6 +1142,8 @@ func TestMoreCommandLines(t *testing.T) {
 	const pw = "Zx9vQ2mL7pR4"
 	expectRedacted(t, []redaction{
 		{in: "etcdctl --user root:" + pw + " get /x", secret: pw, keep: " get /x"},
+		{in: "http -a admin:" + pw + " example.org", secret: pw, keep: " example.org"},
+		{in: "$ https -a admin:" + pw + " GET api.example.com/items", secret: pw, keep: " GET api.example.com/items"},
 		{in: "influx setup -u admin -p " + pw + " -o org -b b", secret: pw, keep: " -o org -b b"},
 		{in: "ncftpput -u bob -p " + pw + " ftp.example.com /in a.txt", secret: pw, keep: " ftp.example.com /in a.txt"},
 		{in: "npm config set //registry.npmjs.org/:_authToken " + pw, secret: pw, keep: "npm config set //registry.npmjs.org/:_authToken "},
