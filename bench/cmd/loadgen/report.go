@@ -1165,12 +1165,28 @@ func render(rf reportFiles, res Results) (string, string) {
 			p(" On the server's CPU alone the ratio would be %.2f×.", bestA.ServerCPUus/bestS.ServerCPUus)
 		}
 		p("\n\n")
+		// The profiles are of the most streams and the most workers; when
+		// the best of either ran at fewer, the split is of the profiled
+		// run, so that every bound is shown with its profile, and it says
+		// so.
 		ce, ca := col("e", "e", bestS), col("a", "a", bestA)
-		if bestS.Concurrency != streamProfiled(res) {
-			ce.server, ce.client = nil, nil
+		if n := streamProfiled(res); bestS.Concurrency != n {
+			if ps := find(res, "e", n); ps != nil {
+				p("The profiles were taken at %d streams (%.0f translations/s, server %.1f µs per translation): the e column is that run's.\n\n",
+					n, ps.ItemsPerSec, ps.ServerCPUus)
+				ce = col("e", "e", ps)
+			} else {
+				ce.server, ce.client = nil, nil
+			}
 		}
 		if bestA.Concurrency != top {
-			ca.server, ca.client = nil, nil
+			if pa := find(res, "a", top); pa != nil {
+				p("The profiles were taken at %d workers (%.0f calls/s, server %.1f µs per call): the a column is that run's.\n\n",
+					top, pa.CallsPerSec, pa.ServerCPUus)
+				ca = col("a", "a", pa)
+			} else {
+				ca.server, ca.client = nil, nil
+			}
 		}
 		// a − e is what streaming saves per translation: the per-call part.
 		writeCosts(p, "per translation", []costColumn{ca, ce}, "a − e")

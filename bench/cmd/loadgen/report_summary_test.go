@@ -123,3 +123,19 @@ func TestCommittedReportOneScreen(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// The best stream ran at fewer streams than the profiled run: the split
+// of a streamed translation is the profiled run's, and the report says so,
+// rather than a column of dashes (the bound shown with its profile).
+func TestStreamSplitUsesTheProfiledRun(t *testing.T) {
+	res := sampleRun()
+	res.Scenarios = append(res.Scenarios, Result{ID: "e", Name: "gRPC TranslateStream", Tool: "grpc-go harness",
+		Concurrency: 4, Conns: 4, ItemsPer: 1, CallsPerSec: 120000, ItemsPerSec: 120000, ServerCPUus: 8, ClientCPUus: 8, Window: 32})
+	core := sampleCore(t)
+	rf := reportFiles{core: core, coreGOGC100: core, out: filepath.Join(t.TempDir(), "BENCHMARKS.md")}
+	_, detail := render(rf, res)
+	if want := "The profiles were taken at 16 streams (110000 translations/s, server 9.0 µs per translation): the e column is that run's."; !strings.Contains(detail, want) {
+		i := strings.Index(detail, "### Streaming against unary")
+		t.Errorf("appendix lacks %q:\n%s", want, detail[max(0, i):min(len(detail), max(0, i)+1200)])
+	}
+}
