@@ -522,6 +522,14 @@ ORDINARY = [
     "Stripe: No such customer: 'cus_QxY3zA1bC2dE4f'; a similar object exists in live mode, but a test mode key was used to make this request.",
     "Twilio: Authenticate (HTTP 401) error code 20003",
     "SendGrid: The provided authorization grant is invalid, expired, or revoked",
+    "'username' is not a valid field for password reset",
+    "'secret' is not a valid authentication method for password grant",
+    "None is not of type 'string' for password",
+    "'scram-sha-256' is not a valid password encryption method",
+    "The password you provided does not match our records.",
+    "'{0}' is not a valid password",
+    "Expected 'password' to be a string but got 'None'",
+    "The value 'never' for password expiry is invalid",
 ]
 
 

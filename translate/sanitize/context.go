@@ -1223,6 +1223,9 @@ func valueBefore(v string, ks, ke int) (ctxSpan, bool) {
 		if val := v[j+1 : i-1]; val == "" || strings.ContainsAny(val, "\n\r") || placeholder(val) || formatField(val) {
 			return ctxSpan{}, false
 		}
+		if w := strings.TrimRight(v[max(floor, j-6):j], " "); strings.HasSuffix(w, "type") {
+			return ctxSpan{}, false // "None is not of type 'string' for password": a type's name
+		}
 		return ctxSpan{j + 1, i - 1}, true
 	}
 	j := i

@@ -1203,7 +1203,8 @@ func TestPasswordsNamedAroundTheirKey(t *testing.T) {
 		"password reset for user 'bob' failed", "The value 'abc' for field name does not meet the requirements",
 		"Invalid value 'gpt-5' for parameter 'model'", "the password you entered is incorrect",
 		"password entered (empty) is invalid", "password provided was empty", "'{0}' is not a valid password",
-		"'username' is not a valid field for password reset", "{value} is not a valid password")
+		"'username' is not a valid field for password reset", "{value} is not a valid password",
+		"None is not of type 'string' for password")
 }
 
 // A form's label with a note in brackets (Django's "Password (again):")
