@@ -888,7 +888,7 @@ func (out *viewScan) keyRun(v string, gs, i, j int) {
 		out.wifi = append(out.wifi, j+1)
 	}
 	if j < len(v) && v[j] == '(' {
-		if n := passwordCall(v[i:j]); n >= 0 {
+		if n := passwordCall(v[:j]); n >= 0 { // the name may hold more than its key run (mysqli->__construct)
 			out.calls = append(out.calls, [2]int{n, j + 1})
 		}
 	}
@@ -4714,11 +4714,24 @@ var passwordCalls = []struct {
 	name string // how the call's name ends; '(' follows it
 	arg  int    // the password's argument, counted from 0
 }{
+	{"ftp_login", 2},              // PHP: ftp_login($ftp, $user, $password), as its stack trace quotes it
 	{"login", 1},                  // Python's smtplib, ftplib and imaplib: server.login(user, password), the line a traceback quotes
 	{".auth", 1},                  // MongoDB's shell: db.auth(user, password) (calledWith reads "auth" only after a quoted user)
 	{"getConnection", 2},          // JDBC: DriverManager.getConnection(url, user, password)
 	{"Credentials.basic", 1},      // OkHttp: Credentials.basic(user, password)
 	{"PasswordAuthentication", 1}, // java.net: new PasswordAuthentication(user, password.toCharArray())
+	// MySQL's and PDO's connections, as code makes them and as PHP's stack
+	// trace quotes them ("#0 db.php(3): mysqli->__construct('localhost',
+	// 'root', 'VALUE', 'shop')"); Python's MySQLdb and PyMySQL by place.
+	{"mysqli_connect", 2},
+	{"mysql_connect", 2},
+	{"mysqli_real_connect", 3},
+	{"mysqli->__construct", 2},
+	{"new mysqli", 2},
+	{"PDO->__construct", 2},
+	{"new PDO", 2},
+	{"MySQLdb.connect", 2},
+	{"pymysql.connect", 2},
 }
 
 // passwordCallArgs reads the passwords of passwordCalls (calls, from

@@ -830,6 +830,16 @@ func TestCredentialCalledWithValue(t *testing.T) {
 		{in: `DriverManager.getConnection(url, "sa", "` + pw + `")`, secret: pw, keep: `getConnection(url, "sa", "`},
 		{in: `String credential = Credentials.basic("ana", "` + pw + `");`, secret: pw, keep: `Credentials.basic("ana", "`},
 		{in: `return new PasswordAuthentication(user, "` + pw + `".toCharArray());`, secret: pw, keep: `".toCharArray());`},
+		// MySQL's and PDO's connections, in code and as PHP's stack trace
+		// quotes them; PHP's ftp_login, whose user is the second argument.
+		{in: `#0 /var/www/html/db.php(3): mysqli->__construct('localhost', 'root', '` + pw + `', 'shop')`, secret: pw, keep: `'root', '`},
+		{in: `#0 /app/db.php(5): PDO->__construct('mysql:host=db;d...', 'root', '` + pw + `')`, secret: pw, keep: `'root', '`},
+		{in: `#1 /app/index.php(12): mysqli_connect('localhost', 'root', '` + pw + `', 'shop')`, secret: pw, keep: `', 'shop')`},
+		{in: `#3 /app/x.php(2): mysqli_real_connect(Object(mysqli), 'db', 'root', '` + pw + `', 'shop')`, secret: pw, keep: `'root', '`},
+		{in: `#2 /app/ftp.php(9): ftp_login(Resource id #4, 'bob', '` + pw + `')`, secret: pw, keep: `'bob', '`},
+		{in: `$db = new mysqli('localhost', 'root', '` + pw + `', 'shop');`, secret: pw, keep: `'root', '`},
+		{in: `$pdo = new PDO('mysql:host=db;dbname=shop', 'root', '` + pw + `');`, secret: pw, keep: `'root', '`},
+		{in: `conn = MySQLdb.connect("localhost", "root", "` + pw + `", "shop")`, secret: pw, keep: `"root", "`},
 	})
 	expectKept(t, `Credentials("default", "us-east-1")`, `BasicAuth(user, pass)`, `auth=("ana", os.environ["PW"])`,
 		`Password(os.Getenv("PW"))`, `log.Printf("password(%s)", x)`, "Set password (min 8 chars)",
@@ -837,7 +847,9 @@ func TestCredentialCalledWithValue(t *testing.T) {
 		`NetworkCredential("ana", "")`, "pool.getConnection(cb)", "getConnection(url, user, password) failed",
 		`DriverManager.getConnection(url, "sa", "")`, `DriverManager.getConnection(url, "sa", System.getenv("DB_PW"))`,
 		"Credentials.basic(user, pass)", `new PasswordAuthentication(user, pw.toCharArray())`, `server.login("ana")`,
-		`server.login(user, password)`, `server.login(user, "")`, `db.auth(user, os.environ["PW"])`, `oauth("ana", "bearer token")`)
+		`server.login(user, password)`, `server.login(user, "")`, `db.auth(user, os.environ["PW"])`, `oauth("ana", "bearer token")`,
+		`#0 /app/x.php(2): Foo->__construct('a', 'b', 'c')`, `#0 /app/x.php(2): mysqli->__construct('localhost', 'root', '', 'shop')`,
+		`#0 /app/x.php(2): mysqli->query('SELECT 1')`, `mysqli_connect($host, $user, $pass, $db)`)
 }
 
 // A password given on a command's standard input (echo or printf into a
