@@ -2113,7 +2113,7 @@ func valueAt(v string, ks, ke, i int, strong, prose bool) (ctxSpan, bool) {
 			if le < 0 {
 				le = len(v) - i
 			}
-			to = i + len(strings.TrimRight(v[i:i+le], " \t\r"))
+			to = quotedHeaderEnd(v, ks, i, i+len(strings.TrimRight(v[i:i+le], " \t\r")))
 		}
 		// A line's first maxValueLen bytes say whether it is a sentence:
 		// read whole, a line of many such headers was read once for each.

@@ -1447,3 +1447,18 @@ func TestCredentialKeyRejectKeepsEveryKey(t *testing.T) {
 		t.Fatalf("only %d of %d keys taken: the test reads too few credential keys", taken, len(keys))
 	}
 }
+
+// A header a command passes quoted (curl -H "Authorization: …") ends at
+// its closing quote: the URL after it is the command's, and is kept; both
+// layers read it so (the first's headerSecret, the second's Authorization).
+func TestQuotedHeaderEndsAtItsQuote(t *testing.T) {
+	const basic = "Ym9iOlp4OXZRMm1MN3BSNA=="
+	const token = "EJrxmFxaxUCy7cFiMjEUOIdBGtF9STrj0d1e04bjORs"
+	expectRedacted(t, []redaction{
+		{in: `curl -H "Authorization: Basic ` + basic + `" https://x.io/v1/items`, secret: basic, keep: `" https://x.io/v1/items`},
+		{in: "retry with: curl -sS -H 'authorization: bearer " + token + "' https://api.example.com/v1/items", secret: token, keep: "' https://api.example.com/v1/items"},
+		{in: `curl -H "Cookie: theme=dark; session=` + token + `" https://x.io`, secret: token, keep: `" https://x.io`},
+		// Unquoted, the header's value is the rest of its line, as before.
+		{in: "Authorization: Basic " + basic + " (from the proxy)", secret: basic, keep: "Authorization: "},
+	})
+}

@@ -1029,7 +1029,7 @@ func (r *redactor) keyValue(i int) (int, bool) {
 		}
 	case kind == headerSecret:
 		vs = p
-		ve = lineEnd(s, p)
+		ve = quotedHeaderEnd(s, r.keyStart, p, lineEnd(s, p))
 		line := s[vs:ve]
 		if spaced && headerProse(line) {
 			return 0, false
@@ -1437,6 +1437,21 @@ func onlySeparators(s string) bool {
 }
 
 func keySeparator(b byte) bool { return b == '-' || b == '_' || b == '.' || b == ' ' }
+
+// quotedHeaderEnd is where a header's value that starts at p and runs to
+// its line's end at e ends when the header line is itself quoted, as a
+// command passes it (curl -H "Authorization: Basic …" https://…): at the
+// quote that closes it, when one does on the line; the words after it are
+// the command's, not the header's.
+func quotedHeaderEnd(s string, keyStart, p, e int) int {
+	if keyStart == 0 || s[keyStart-1] != '"' && s[keyStart-1] != '\'' {
+		return e
+	}
+	if q := strings.IndexByte(s[p:e], s[keyStart-1]); q > 0 {
+		return p + q
+	}
+	return e
+}
 
 // pemBlock matches a PEM private-key block starting at i and returns its
 // end: after the END line, or the end of s when there is none.

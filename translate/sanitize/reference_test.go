@@ -323,7 +323,7 @@ func (r *redactor) keyValueRef(i int) (int, bool) {
 		}
 	case kind == headerSecret:
 		vs = p
-		ve = lineEnd(s, p)
+		ve = quotedHeaderEnd(s, r.keyStart, p, lineEnd(s, p))
 		line := s[vs:ve]
 		if spaced && headerProse(line) {
 			return 0, false
