@@ -898,12 +898,62 @@ func (out *viewScan) keyRun(v string, gs, i, j int) {
 	}
 	if w, ok := credentialKey(v[ks:j]); ok && !tokenAsKey(v[ks:j]) && !blobPiece(v, gs, ks, j) {
 		out.keyed = append(out.keyed, keyedRun{ks, j, w.strong})
+	} else if j-ks >= 6 && qualifierTails[int(letterCode[v[j-3]])*letterCodes+int(letterCode[v[j-2]])]>>letterCode[v[j-1]]&1 != 0 &&
+		qualifiedPasswordKey(v[ks:j]) && !blobPiece(v, gs, ks, j) {
+		out.keyed = append(out.keyed, keyedRun{ks, j, true})
 	} else if j-ks == len("code") && v[ks]|0x20 == 'c' {
 		if qs := spacedCodeKey(v, ks, j); qs >= 0 {
 			out.keyed = append(out.keyed, keyedRun{qs, j, true})
 		}
 	}
 }
+
+// qualifiedPasswordKey: a password word's key with a qualifier after it
+// (db_pass_secure, my_password_sec, password_prod, PASSWORD_B64), as
+// detect-secrets' keyword detector reads a credential word anywhere in a
+// key. Only a password word, and only the qualifiers passwordQualifiers
+// holds: password_policy and token_count name no secret.
+func qualifiedPasswordKey(k string) bool {
+	// The qualifier is the last segment, of 3 to 10 bytes.
+	p := len(k) - 1
+	for p >= 0 && len(k)-p <= 11 && !(k[p] == '_' || k[p] == '-' || k[p] == '.') {
+		p--
+	}
+	if p <= 0 || len(k)-p-1 < 3 || len(k)-p > 11 {
+		return false
+	}
+	if !mayEndInCredentialWord(k[:p]) {
+		return false // most keys: one table read
+	}
+	var low [10]byte
+	q := k[p+1:]
+	for i := range len(q) {
+		low[i] = lower(q[i])
+	}
+	if !passwordQualifiers[string(low[:len(q)])] {
+		return false
+	}
+	w, ok := credentialKey(k[:p])
+	return ok && w.strong && w.word != "code"
+}
+
+// passwordQualifiers say which password, or in what form, a key names.
+// Words that end as common words do ("production", "staging", "string",
+// "encrypted", "test": -ion, -ing, -ted, -est) are left out: keyRun asks
+// every key run's last three bytes (qualifierTails) before reading one.
+var passwordQualifiers = map[string]bool{"secure": true, "sec": true, "enc": true, "prod": true, "dev": true,
+	"old": true, "new": true, "plain": true, "clear": true, "raw": true, "value": true, "val": true, "str": true,
+	"b64": true, "base64": true}
+
+// qualifierTails holds the last three bytes' letter codes (letterCode) of
+// every passwordQualifiers entry: by the first two, a bit for the third.
+var qualifierTails = func() (t [letterCodes * letterCodes]uint32) {
+	for q := range passwordQualifiers {
+		n := len(q)
+		t[int(letterCode[q[n-3]])*letterCodes+int(letterCode[q[n-2]])] |= 1 << letterCode[q[n-1]]
+	}
+	return t
+}()
 
 // trailingDigits is how many digits end s.
 func trailingDigits(s string) int {

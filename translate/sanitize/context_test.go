@@ -1462,3 +1462,21 @@ func TestQuotedHeaderEndsAtItsQuote(t *testing.T) {
 		{in: "Authorization: Basic " + basic + " (from the proxy)", secret: basic, keep: "Authorization: "},
 	})
 }
+
+// A password word's key with a qualifier after it (detect-secrets reads a
+// credential word anywhere in a key): its value is a password's; a key
+// that qualifies a weaker word, or a password word with a noun after it
+// (password_policy, password_min_length), is none.
+func TestQualifiedPasswordKeys(t *testing.T) {
+	const pw = "Zx9vQ2mL7pR4"
+	expectRedacted(t, []redaction{
+		{in: `db_password_prod: "` + pw + `"`, secret: pw, keep: "db_password_prod: "},
+		{in: "DB_PASS_ENC=" + pw, secret: pw, keep: "DB_PASS_ENC="},
+		{in: `if ("` + pw + `" !== my_password_sec) {`, secret: pw, keep: `" !== my_password_sec) {`},
+		{in: "user.password.value = '" + pw + "'", secret: pw, keep: "user.password.value = '"},
+	})
+	expectKept(t, `password_policy = "strict"`, "password_min_length = 12", "password_secure = true", "password_old = None",
+		`password_new = form.cleaned_data["password1"]`, "password_str = str(raw)", `password_value = "${DB_PASSWORD}"`,
+		`token_prod = "abc"`, `password_reset_url = "https://x.io/reset"`, "the password_value field is required",
+		"password-test failed: expected 3 got 4")
+}
