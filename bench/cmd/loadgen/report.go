@@ -1169,25 +1169,19 @@ func render(rf reportFiles, res Results) (string, string) {
 		// the best of either ran at fewer, the split is of the profiled
 		// run, so that every bound is shown with its profile, and it says
 		// so.
-		ce, ca := col("e", "e", bestS), col("a", "a", bestA)
-		if n := streamProfiled(res); bestS.Concurrency != n {
-			if ps := find(res, "e", n); ps != nil {
-				p("The profiles were taken at %d streams (%.0f translations/s, server %.1f µs per translation): the e column is that run's.\n\n",
-					n, ps.ItemsPerSec, ps.ServerCPUus)
-				ce = col("e", "e", ps)
-			} else {
-				ce.server, ce.client = nil, nil
+		profiled := func(id string, best *Result, n int, unit string) costColumn {
+			if best.Concurrency == n {
+				return col(id, id, best)
 			}
-		}
-		if bestA.Concurrency != top {
-			if pa := find(res, "a", top); pa != nil {
-				p("The profiles were taken at %d workers (%.0f calls/s, server %.1f µs per call): the a column is that run's.\n\n",
-					top, pa.CallsPerSec, pa.ServerCPUus)
-				ca = col("a", "a", pa)
-			} else {
-				ca.server, ca.client = nil, nil
+			r := find(res, id, n)
+			if r == nil {
+				return costColumn{name: id, r: best}
 			}
+			p("The profiles were taken at %d %s (%.0f translations/s, server %.1f µs per translation): the %s column is that run's.\n\n",
+				n, unit, r.ItemsPerSec, r.ServerCPUus, id)
+			return col(id, id, r)
 		}
+		ce, ca := profiled("e", bestS, streamProfiled(res), "streams"), profiled("a", bestA, top, "workers")
 		// a − e is what streaming saves per translation: the per-call part.
 		writeCosts(p, "per translation", []costColumn{ca, ce}, "a − e")
 		if top := largestCosts(ce, 4); len(top) > 0 {
