@@ -3,6 +3,7 @@ package sanitize
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -1479,4 +1480,58 @@ func TestQualifiedPasswordKeys(t *testing.T) {
 		`password_new = form.cleaned_data["password1"]`, "password_str = str(raw)", `password_value = "${DB_PASSWORD}"`,
 		`token_prod = "abc"`, `password_reset_url = "https://x.io/reset"`, "the password_value field is required",
 		"password-test failed: expected 3 got 4")
+}
+
+// TestFlagMemosAreFlagIndex: flagMemos answers as flagIndex on the rest of
+// the text, for the flags of transcriptCommands, at line starts in order
+// (as transcriptValues asks), out of order, and for more flags than it has
+// slots, over texts drawn afresh on every run (ERRSVC_PROPERTY_SEED
+// replays one).
+func TestFlagMemosAreFlagIndex(t *testing.T) {
+	var flags []string
+	for _, c := range transcriptCommands {
+		if c.flag != "" && !slices.Contains(flags, c.flag) {
+			flags = append(flags, c.flag)
+		}
+	}
+	if len(flags) <= len(flagMemos{}.flags) {
+		t.Fatalf("%d flags: the test needs more than the memo's slots", len(flags))
+	}
+	pieces := []string{" ", "  ", "\t", "\n", "x", "-", "pass:", "curl"}
+	for _, f := range flags {
+		pieces = append(pieces, f, " "+f)
+	}
+	r := rand.New(rand.NewPCG(secrets.Seed(), 12))
+	found := 0
+	for range 300 {
+		var b strings.Builder
+		for n := 1 + r.IntN(40); n > 0; n-- {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		v := b.String()
+		var m flagMemos
+		ls := 0
+		for range 60 {
+			if r.IntN(4) == 0 {
+				ls = r.IntN(len(v) + 1) // out of order
+			} else {
+				ls = min(len(v), ls+r.IntN(6))
+			}
+			flag := flags[r.IntN(len(flags))]
+			if r.IntN(2) == 0 {
+				flag = flags[r.IntN(3)] // a few flags asked often, to reuse their answers
+			}
+			want := len(v)
+			if k := flagIndex(v[ls:], flag); k >= 0 {
+				want = ls + k
+				found++
+			}
+			if got := m.index(v, ls, flag); got != want {
+				t.Fatalf("%q from %d for %q: %d, flagIndex %d (ERRSVC_PROPERTY_SEED=%d)", v, ls, flag, got, want, secrets.Seed())
+			}
+		}
+	}
+	if found < 1000 {
+		t.Fatalf("only %d answers found a flag", found)
+	}
 }

@@ -117,6 +117,9 @@ type leakRule struct {
 	shapes secretShapes
 	// need is a literal every kindStart match holds (nil: none known).
 	need *need
+	// gap is set for a kindStart rule on RE2 whose regex opens with a
+	// lead and a gap (gapLead): its hits are matched by matchFrom.
+	gap *gapRule
 }
 
 // The parts of gitleaks' key-context template.
@@ -620,7 +623,12 @@ func (r *leakRule) run(view string, cands []candidate, global []allowlist, hand,
 		if r.need != nil && !r.need.near(view, c.pos, c.end, &nm) {
 			continue
 		}
-		m := r.matchAt(view, c.pos, c.end)
+		var m []int
+		if r.gap != nil {
+			m = r.matchFrom(view, c.pos, c.end)
+		} else {
+			m = r.matchAt(view, c.pos, c.end)
+		}
 		if m == nil {
 			continue
 		}
