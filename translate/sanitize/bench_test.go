@@ -268,8 +268,14 @@ func BenchmarkKeywordFindShort(b *testing.B) { benchKeywordFindOf(b, rateLimitMe
 // (mysql -p, its rule's regex at every hit). "curl -u a:{" then took
 // 150 ms, curl-auth-header's regex failing on the backtracker at every
 // hit; with its gap read by RE2 (matchFrom) and curl's flags found once
-// for all hits (flagMemos), 35 ms, and the worst heads here take 20 to
-// 35 ms. Compare against BenchmarkText64KiB's per-byte cost; nothing
+// for all hits (flagMemos), 35 ms. A sweep of 59,400 heads (each rule's
+// keyword, each transcript tool and flag, and credential words, with 15
+// separators and 9 followers, at 8 KiB, the worst 40 again at 32 KiB)
+// found "Cookie:" at 400 ms (each cookie key read its line's rest again:
+// a list over maxValueLen is now redacted unread) and "sqlplus%41'" at 150
+// ms (a value read from a tool's name glued to what follows); after them
+// the worst were curl's, 35 to 80 ms (curl\", each hit on RE2 in two
+// views). Compare against BenchmarkText64KiB's per-byte cost; nothing
 // here asserts a time.
 func BenchmarkTextRepeated(b *testing.B) {
 	Text("password=x", 64) // the rules are built on first use, not here
@@ -278,7 +284,7 @@ func BenchmarkTextRepeated(b *testing.B) {
 		`eyJ="`, "xoxb-+%41", "mysql -p]9", "sudo -S <<<a", "kinit <<< ", "WIFI:P:a;", "expect password\nsend \"a", "printf %s a|sudo -S ", "x.login(a,\"b\")", "rclone obscure ",
 		"name: password ", `{"Name":"DB_PASSWORD","`, "password is set to ", "password is generated for a: ",
 		`"a"==password `, `"a` + "\n" + `"==password`, `password!="`, `assertEquals("a",password`, `password).toBe("`, "openssl passwd -a ", "passwd -a",
-		"curl -u a:{", `"AUTH" \`, "ado_pat=%", "eyJrIjoi+"} {
+		"curl -u a:{", `"AUTH" \`, "ado_pat=%", "eyJrIjoi+", "Cookie:", `Cookie:"`, "sqlplus%41'", `curl\"`} {
 		in := strings.Repeat(head, (32<<10)/len(head))
 		b.Run(strings.TrimSpace(head), func(b *testing.B) {
 			b.SetBytes(int64(len(in)))

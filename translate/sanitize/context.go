@@ -2146,7 +2146,10 @@ func valueAt(v string, ks, ke, i int, strong, prose bool) (ctxSpan, bool) {
 		if le < 0 {
 			le = len(v) - i
 		}
-		if le == 0 || plainCookies(v[i:i+le]) {
+		// A list longer than maxValueLen is redacted unread: read, each
+		// key inside it read the rest of its line again (32 KiB of
+		// "Cookie:" took 400 ms), and no browser sends such a header.
+		if le == 0 || le < maxValueLen && plainCookies(v[i:i+le]) {
 			return ctxSpan{}, false
 		}
 		return ctxSpan{i, i + le}, true
@@ -3075,6 +3078,13 @@ func transcriptValues(v string, sc viewScan) []ctxSpan {
 		c := transcriptCommands[n]
 		if strings.IndexByte(c.tool, ' ') >= 0 && i+len(c.tool) < len(v) && alnum(v[i+len(c.tool)]) {
 			continue // a command of two words ends with its second: net use is not net user
+		}
+		if c.flag == "" && c.tool != "" && i+len(c.tool) < len(v) && v[i+len(c.tool)] > ' ' {
+			// The value after the tool is its next word: glued to the
+			// tool's name ("sqlplus%41'…"), the name is no command's. Read,
+			// a run of such names was read from each to maxValueLen: 32
+			// KiB of "sqlplus%41'" took 150 ms.
+			continue
 		}
 		{
 			j := i + len(c.flag)
