@@ -1270,7 +1270,7 @@ func valueBefore(v string, ks, ke int) (ctxSpan, bool) {
 			return ctxSpan{}, false
 		}
 		j += floor
-		if val := v[j+1 : i-1]; val == "" || strings.ContainsAny(val, "\n\r") || placeholder(val) || formatField(val) {
+		if val := v[j+1 : i-1]; val == "" || strings.ContainsAny(val, "\n\r") || placeholder(val) {
 			return ctxSpan{}, false
 		}
 		if w := strings.TrimRight(v[max(floor, j-6):j], " "); strings.HasSuffix(w, "type") {
@@ -1332,20 +1332,6 @@ func valueNoted(v string, ke int) (ctxSpan, bool) {
 		return ctxSpan{}, false
 	}
 	return ctxSpan{start, end}, true
-}
-
-// formatField is a format string's field, "{0}", "{name}", "{}": a
-// message template's, whose value is filled in elsewhere.
-func formatField(s string) bool {
-	if len(s) < 2 || s[0] != '{' || s[len(s)-1] != '}' {
-		return false
-	}
-	for i := 1; i < len(s)-1; i++ {
-		if !ctxKeyByte(s[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // valueBeforeLinks are the words valueBefore reads between a value and its
@@ -2677,10 +2663,12 @@ func placeholder(s string) bool {
 		return true
 	case len(s) > 2 && s[0] == '<' && s[len(s)-1] == '>':
 		return !noiseName(s[1 : len(s)-1]) // <your-password>, not <Xy9Zq8Lm>
-	case len(s) > 2 && s[0] == '{' && s[len(s)-1] == '}':
-		// A format string's field, "{password}", "{ password }" (Python's
-		// str.format, C#'s and Rust's), not a braced password.
-		return !noiseName(strings.TrimSpace(s[1 : len(s)-1]))
+	case len(s) >= 2 && s[0] == '{' && s[len(s)-1] == '}':
+		// A format string's field, "{password}", "{ password }", "{0}",
+		// "{}" (Python's str.format, C#'s and Rust's), not a braced
+		// password.
+		f := strings.TrimSpace(s[1 : len(s)-1])
+		return f == "" || shortNumber(f) || !noiseName(f)
 	}
 	same := true
 	for i := 1; i < len(s); i++ {

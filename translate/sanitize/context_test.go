@@ -1211,8 +1211,10 @@ func TestPasswordsNamedAroundTheirKey(t *testing.T) {
 		{in: "The password entered \"" + pw + "\" was rejected", secret: pw, keep: "\" was rejected"},
 		{in: "TypeError: expected bytes for password, got str (value '" + pw + "')", secret: pw, keep: "')"},
 		{in: "invalid type for password (value \"" + pw + "\")", secret: pw, keep: "\")"},
+		// Braced, as a format's field is, but no field's name (placeholder).
+		{in: "'{" + pw + "}' is not a valid password", secret: pw, keep: "' is not a valid password"},
 	})
-	expectKept(t, "Parameter 'user' is not valid for password grant", "This is not a valid password",
+	expectKept(t, "Parameter 'user' is not valid for password grant", "This is not a valid password", "'{}' is not a valid password",
 		"password reset for user 'bob' failed", "The value 'abc' for field name does not meet the requirements",
 		"Invalid value 'gpt-5' for parameter 'model'", "the password you entered is incorrect",
 		"password entered (empty) is invalid", "password provided was empty", "'{0}' is not a valid password",
