@@ -530,6 +530,8 @@ ORDINARY = [
     "'{0}' is not a valid password",
     "Expected 'password' to be a string but got 'None'",
     "The value 'never' for password expiry is invalid",
+    "unsupported encoding 'latin-1' for password",
+    "unknown hash algorithm 'sha3' for password",
 ]
 
 

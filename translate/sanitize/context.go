@@ -1273,7 +1273,7 @@ func valueBefore(v string, ks, ke int) (ctxSpan, bool) {
 		if val := v[j+1 : i-1]; val == "" || strings.ContainsAny(val, "\n\r") || placeholder(val) {
 			return ctxSpan{}, false
 		}
-		if w := strings.TrimRight(v[max(floor, j-6):j], " "); strings.HasSuffix(w, "type") {
+		if kindWords[lastWord(v[max(floor, j-24):j])] {
 			return ctxSpan{}, false // "None is not of type 'string' for password": a type's name
 		}
 		return ctxSpan{j + 1, i - 1}, true
@@ -1332,6 +1332,15 @@ func valueNoted(v string, ke int) (ctxSpan, bool) {
 		return ctxSpan{}, false
 	}
 	return ctxSpan{start, end}, true
+}
+
+// kindWords name a kind before the quoted word that names it ("of type
+// 'string'", "dtype 'int64'", "format 'uuid'", "encoding 'utf-8'"): what
+// valueBefore reads there is a type's name, not a value (lastWord's form:
+// lower case, no '-', '_' or '.').
+var kindWords = map[string]bool{
+	"type": true, "types": true, "datatype": true, "dtype": true, "subtype": true, "kind": true, "class": true,
+	"format": true, "encoding": true, "charset": true, "scheme": true, "algorithm": true, "mode": true,
 }
 
 // valueBeforeLinks are the words valueBefore reads between a value and its

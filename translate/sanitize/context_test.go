@@ -1219,7 +1219,8 @@ func TestPasswordsNamedAroundTheirKey(t *testing.T) {
 		"Invalid value 'gpt-5' for parameter 'model'", "the password you entered is incorrect",
 		"password entered (empty) is invalid", "password provided was empty", "'{0}' is not a valid password",
 		"'username' is not a valid field for password reset", "{value} is not a valid password",
-		"None is not of type 'string' for password")
+		"None is not of type 'string' for password", "expected dtype 'int64' for password_hash, got 'object'",
+		"unsupported encoding 'latin-1' for password", "unknown hash algorithm 'sha3' for password")
 }
 
 // A form's label with a note in brackets (Django's "Password (again):")
