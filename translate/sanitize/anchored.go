@@ -277,12 +277,18 @@ func (r *leakRule) matchAt(s string, pos, end int) []int {
 // at pos, on the backtracker; then RE2's automaton finds where the
 // leftmost match in s[pos-1:end] starts, and a match starting at pos is
 // the leftmost unless one starts at pos-1, so a later start (or none)
-// means none at pos. TestMatchFromIsMatchAt holds it to matchAt, and
+// means none at pos. Before RE2, a literal that starts what follows the
+// gap must stand in the window (tailMemo): "curl curl …" has no -u, -H,
+// --user or --header for curl's rules, and costs no call into RE2.
+// TestMatchFromIsMatchAt holds it to matchAt, and
 // TestTextMatchesReference the whole pipeline to one on Go's regexp alone.
-func (r *leakRule) matchFrom(s string, pos, end int) []int {
+func (r *leakRule) matchFrom(s string, pos, end int, tm *tailMemo) []int {
 	from := max(0, pos-1)
 	if !r.gap.lead(s, pos, end) {
 		return nil
+	}
+	if len(r.gap.tail) > 0 && tm.next(s, pos, r.gap.tail) >= end {
+		return nil // what follows the gap starts with a tail literal, and none stands in the window
 	}
 	if !utf8.ValidString(s[from:end]) {
 		// RE2 reads no invalid byte as a character, where Go's regexp
@@ -310,6 +316,7 @@ func (r *leakRule) matchFrom(s string, pos, end int) []int {
 type gapRule struct {
 	at, atStart *stdregexp.Regexp // the lead, anchored (as leakRule's at, atStart)
 	re          *re2.Regexp       // the rule's regex
+	tail        []lit             // literals one of which starts what follows the gap (nil: unknown)
 }
 
 // lead reports whether the lead matches at pos (reading no further than
@@ -345,9 +352,63 @@ func gapLead(re *syntax.Regexp, whole *re2.Regexp) (*gapRule, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &gapRule{at: at, atStart: atStart, re: whole}, nil
+		return &gapRule{at: at, atStart: atStart, re: whole, tail: tailLits(re.Sub[i+1:])}, nil
 	}
 	return nil, nil
+}
+
+// tailLits are literals one of which starts every match of the
+// concatenation subs: those of its longest leading part (a longer literal
+// is a rarer one) that has at most maxTailLits of them, each at least two
+// bytes long; nil when no part has.
+func tailLits(subs []*syntax.Regexp) []lit {
+	var best []lit
+	for k := 1; k <= len(subs); k++ {
+		lits, exact := prefixes(&syntax.Regexp{Op: syntax.OpConcat, Sub: subs[:k]})
+		if len(lits) > maxTailLits {
+			break
+		}
+		if !slices.ContainsFunc(lits, func(l lit) bool { return len(l.s) < 2 }) {
+			best = lits
+		}
+		if !exact {
+			break
+		}
+	}
+	return best
+}
+
+// maxTailLits bounds a gap rule's tail literals (tailMemo keeps a place
+// for each).
+const maxTailLits = 16
+
+// tailMemo keeps, for one gap rule's hits in one text, where each of its
+// tail literals next stands. The hits come in order, so each literal's
+// places are searched for once (lit.next), not once per hit.
+type tailMemo struct {
+	at   [maxTailLits]int // per literal: its first place at or after last, or len(s)+1
+	last int              // the last position asked; -1 before the first
+	set  bool
+}
+
+// next is the first place at or after pos where one of tail stands, or
+// len(s)+1.
+func (m *tailMemo) next(s string, pos int, tail []lit) int {
+	if !m.set || pos < m.last {
+		for k := range tail {
+			m.at[k] = -1
+		}
+		m.set = true
+	}
+	m.last = pos
+	first := len(s) + 1
+	for k, l := range tail {
+		if m.at[k] < pos {
+			m.at[k] = l.next(s, pos)
+		}
+		first = min(first, m.at[k])
+	}
+	return first
 }
 
 // wideGap reports whether re can run over more than ruleBefore bytes, of

@@ -59,9 +59,10 @@ func TestMatchFromIsMatchAt(t *testing.T) {
 	matched, compared := 0, 0
 	for _, s := range texts {
 		for _, rule := range gaps {
+			var tm tailMemo // the positions in order, as a text's hits come
 			for pos := range len(s) {
 				end := rule.startEnd(s, pos, len(rule.anchors[0].kw))
-				want, got := rule.matchAt(s, pos, end), rule.matchFrom(s, pos, end)
+				want, got := rule.matchAt(s, pos, end), rule.matchFrom(s, pos, end, &tm)
 				compared++
 				if !slices.Equal(want, got) {
 					t.Fatalf("%s at %d of %q: matchFrom %v, matchAt %v (ERRSVC_PROPERTY_SEED=%d)", rule.id, pos, s, got, want, secrets.Seed())

@@ -267,17 +267,18 @@ func BenchmarkKeywordFindShort(b *testing.B) { benchKeywordFindOf(b, rateLimitMe
 // again from each of its hits: coveredRun's refusedTo), then about 17 ms
 // (mysql -p, its rule's regex at every hit). "curl -u a:{" then took
 // 150 ms, curl-auth-header's regex failing on the backtracker at every
-// hit; with its gap read by RE2 (matchFrom) and curl's flags found once
-// for all hits (flagMemos), 35 ms. A sweep of 59,400 heads (each rule's
-// keyword, each transcript tool and flag, and credential words, with 15
-// separators and 9 followers, at 8 KiB, the worst 40 again at 32 KiB)
-// found "Cookie:" at 400 ms (each cookie key read its line's rest again:
-// a list over maxValueLen is now redacted unread) and "sqlplus%41'" at 150
-// ms (a value read from a tool's name glued to what follows); after them
-// the worst were curl's, 35 to 80 ms (curl\", each hit on RE2 in two
-// views), and "key=%" at 78 ms (each key's value read to maxValueLen: 30
-// ms with valueStops). Compare against BenchmarkText64KiB's per-byte cost; nothing
-// here asserts a time.
+// hit: 14 ms with its gap read by RE2 where a tail literal stands
+// (matchFrom, tailMemo) and curl's flags found once for all hits
+// (flagMemos). A sweep of 59,400 heads (each rule's keyword, each
+// transcript tool and flag, and credential words, with 15 separators and
+// 9 followers, at 8 and 16 KiB, the worst again at 32 KiB) found
+// "Cookie:" at 400 ms (each cookie key read its line's rest again: a list
+// over maxValueLen is now redacted unread), "sqlplus%41'" at 150 ms (a
+// value read from a tool's name glued to what follows), curl's heads at
+// 35 to 80 ms (curl\" 17 ms now) and "key=%" at 78 ms (each key's value
+// read to maxValueLen; 18 ms with valueStops). The worst heads now take
+// 15 to 33 ms (xoxb-+%41). Compare against BenchmarkText64KiB's per-byte
+// cost; nothing here asserts a time.
 func BenchmarkTextRepeated(b *testing.B) {
 	Text("password=x", 64) // the rules are built on first use, not here
 	for _, head := range []string{"xoxb-", "eyJ", "AKIA", "ghp_", "api_key=", "password=", "token=", "key=", "postgres://u:p@h/", "db.password=0MADePWTVGeYuDTusmdA\n", "-----BEGIN ", "token: ",

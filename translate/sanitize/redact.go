@@ -320,6 +320,8 @@ type scratch struct {
 	litPos [][]int32 // per literal slot, where the keyword pass found it
 	// runs is collectHits' memo of secret runs, one per rule
 	runs []runEnd
+	// tail is matchFrom's memo for the gap rule being run (leakRule.run)
+	tail tailMemo
 }
 
 // memoHits is how many keyword hits a text needs before collectHits

@@ -608,6 +608,7 @@ func (r *leakRule) run(view string, cands []candidate, global []allowlist, hand,
 	prevEnd, last := 0, -1
 	var rm runMemo
 	var nm needMemo
+	sc.tail.set = false
 	for k := 0; k < len(cands); k++ {
 		c := cands[k]
 		if c.pos < prevEnd || c.pos == last {
@@ -625,7 +626,7 @@ func (r *leakRule) run(view string, cands []candidate, global []allowlist, hand,
 		}
 		var m []int
 		if r.gap != nil {
-			m = r.matchFrom(view, c.pos, c.end)
+			m = r.matchFrom(view, c.pos, c.end, &sc.tail)
 		} else {
 			m = r.matchAt(view, c.pos, c.end)
 		}
