@@ -111,57 +111,67 @@ func needOf(re *syntax.Regexp) *need {
 	return nil
 }
 
-// needMemo remembers the last search: no occurrence starts in [from, at),
-// and one starts at at (or none at all when at is len(s)); likewise for
-// the first byte outside ASCII, which may fold to one of the literal's
-// (U+212A is k).
+// placeMemo keeps one search's answer for hits that come in order: the
+// first place at or after from where what it looks for stands (at; past
+// the text when nowhere). That answer holds for every start up to at, so
+// a run of hits costs one search, not one each. needMemo, tailMemo and
+// flagMemos keep their places so.
+type placeMemo struct {
+	from, at int
+	ok       bool
+}
+
+// next is the place at or after pos: the kept one when it holds, else
+// find(pos), kept.
+func (m *placeMemo) next(pos int, find func(from int) int) int {
+	if !m.ok || pos < m.from || pos > m.at {
+		m.from, m.at, m.ok = pos, find(pos), true
+	}
+	return m.at
+}
+
+// needMemo keeps where the literal next starts (or len(s) when it does
+// not), and likewise the first byte outside ASCII, which may fold to one
+// of the literal's (U+212A is k).
 type needMemo struct {
-	from, at       int
+	place          placeMemo
 	wideFrom, wide int
-	ok             bool
+	wideOK         bool
 }
 
 // near reports whether a match starting at pos, read up to end, may hold
 // the literal.
 func (n *need) near(s string, pos, end int, m *needMemo) bool {
 	limit := min(end, pos+n.within+len(n.lit))
-	at := m.next(s, pos, n)
+	at := m.place.next(pos, func(from int) int { return n.index(s, from) })
 	if at+len(n.lit) <= limit {
 		return true
 	}
 	if n.fold {
-		if !m.ok || pos < m.wideFrom || pos > m.wide {
+		if !m.wideOK || pos < m.wideFrom || pos > m.wide {
 			w := pos
 			for w < len(s) && s[w] < utf8.RuneSelf {
 				w++
 			}
-			m.wideFrom, m.wide = pos, w
+			m.wideFrom, m.wide, m.wideOK = pos, w, true
 		}
 		return m.wide < limit
 	}
 	return false
 }
 
-func (m *needMemo) next(s string, pos int, n *need) int {
-	if m.ok && m.from <= pos && pos <= m.at {
-		return m.at
-	}
-	at := len(s)
+// index is where n's literal first starts at or after pos, or len(s).
+func (n *need) index(s string, pos int) int {
 	if n.fold {
 		for i := pos; i+len(n.lit) <= len(s); i++ {
 			if lower(s[i]) == n.lit[0] && strings.EqualFold(s[i:i+len(n.lit)], n.lit) {
-				at = i
-				break
+				return i
 			}
 		}
 	} else if i := strings.Index(s[pos:], n.lit); i >= 0 {
-		at = pos + i
+		return pos + i
 	}
-	if !m.ok {
-		m.wideFrom, m.wide = len(s)+1, -1
-	}
-	m.from, m.at, m.ok = pos, at, true
-	return at
+	return len(s)
 }
 
 // anchor is a literal that can start a match, with one of the rule's
@@ -383,30 +393,17 @@ func tailLits(subs []*syntax.Regexp) []lit {
 const maxTailLits = 16
 
 // tailMemo keeps, for one gap rule's hits in one text, where each of its
-// tail literals next stands. The hits come in order, so each literal's
-// places are searched for once (lit.next), not once per hit.
+// tail literals next stands (lit.next, or len(s)+1).
 type tailMemo struct {
-	at   [maxTailLits]int // per literal: its first place at or after last, or len(s)+1
-	last int              // the last position asked; -1 before the first
-	set  bool
+	place [maxTailLits]placeMemo
 }
 
 // next is the first place at or after pos where one of tail stands, or
 // len(s)+1.
 func (m *tailMemo) next(s string, pos int, tail []lit) int {
-	if !m.set || pos < m.last {
-		for k := range tail {
-			m.at[k] = -1
-		}
-		m.set = true
-	}
-	m.last = pos
 	first := len(s) + 1
 	for k, l := range tail {
-		if m.at[k] < pos {
-			m.at[k] = l.next(s, pos)
-		}
-		first = min(first, m.at[k])
+		first = min(first, m.place[k].next(pos, func(from int) int { return l.next(s, from) }))
 	}
 	return first
 }

@@ -3248,16 +3248,15 @@ func flagIndex(line, flag string) int {
 }
 
 // flagMemos answers flagIndex for the flags of the commands whose tools
-// stand in a text, at their hits, which come in order: the place a flag
-// was found stays the answer for every later line start up to it, so
-// dense hits share one search. Each hit of "curl" had searched the KiB
-// after it for each of curl's four flags: 32 KiB of "curl -H a:{" spent
-// 12 ms there. TestFlagMemosAreFlagIndex holds it to flagIndex.
+// stand in a text, at their hits, which come in order: each flag's place
+// is kept (placeMemo), so dense hits share one search. Each hit of "curl"
+// had searched the KiB after it for each of curl's four flags: 32 KiB of
+// "curl -H a:{" spent 12 ms there. TestFlagMemosAreFlagIndex holds it to
+// flagIndex.
 type flagMemos struct {
 	n     int
 	flags [8]string
-	from  [8]int // the line start (after its first byte, but for pass:) searched from
-	at    [8]int // the flag's first place as a word at or after from, or len(v)
+	place [8]placeMemo // from the line start (after its first byte, but for pass:)
 }
 
 // index is where flag stands as a word of v[ls:] (flagIndex's line, read
@@ -3272,18 +3271,19 @@ func (f *flagMemos) index(v string, ls int, flag string) int {
 		k++
 	}
 	switch {
-	case k < f.n && f.from[k] <= lo && lo <= f.at[k]:
-		return f.at[k]
 	case k == len(f.flags):
 		k = 0 // more flags than slots: the first slot is searched again
+		f.flags[0], f.place[0] = flag, placeMemo{}
 	case k == f.n:
+		f.flags[k] = flag
 		f.n++
 	}
-	f.flags[k], f.from[k], f.at[k] = flag, lo, len(v)
-	if i := flagIndex(v[ls:], flag); i >= 0 {
-		f.at[k] = ls + i
-	}
-	return f.at[k]
+	return f.place[k].next(lo, func(int) int {
+		if i := flagIndex(v[ls:], flag); i >= 0 {
+			return ls + i
+		}
+		return len(v)
+	})
 }
 
 func indexFold(s, sub string) int {

@@ -608,7 +608,9 @@ func (r *leakRule) run(view string, cands []candidate, global []allowlist, hand,
 	prevEnd, last := 0, -1
 	var rm runMemo
 	var nm needMemo
-	sc.tail.set = false
+	if r.gap != nil {
+		clear(sc.tail.place[:len(r.gap.tail)]) // the places of the last text's
+	}
 	for k := 0; k < len(cands); k++ {
 		c := cands[k]
 		if c.pos < prevEnd || c.pos == last {
