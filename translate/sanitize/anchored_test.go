@@ -78,3 +78,57 @@ func TestMatchFromIsMatchAt(t *testing.T) {
 	}
 	t.Logf("%d positions, %d matches", compared, matched)
 }
+
+// sortCandidates is one comparison sort by cmpCandidates, whichever way it
+// takes: candidate sets drawn per seed (ERRSVC_PROPERTY_SEED replays one),
+// under and over packCandidates, in the keyword pass's near order and
+// shuffled, with ties at a position (two keywords of one rule) that only
+// the read bounds tell apart; and the candidates of the hostile heads and
+// the corpora's texts joined.
+func TestSortCandidatesIsOneSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(secrets.Seed(), 12))
+	check := func(name string, cands []candidate) {
+		t.Helper()
+		want := slices.Clone(cands)
+		slices.SortFunc(want, cmpCandidates)
+		got := slices.Clone(cands)
+		sortCandidates(got, new(scratch))
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: %d candidates sorted otherwise than one sort (ERRSVC_PROPERTY_SEED=%d)", name, len(cands), secrets.Seed())
+		}
+	}
+	for range 300 {
+		n := r.IntN(3 * packCandidates)
+		rules := 1 + r.IntN(40)
+		cands := make([]candidate, n)
+		pos := 0
+		for i := range cands {
+			if r.IntN(4) > 0 {
+				pos += r.IntN(6)
+			}
+			c := candidate{rule: r.IntN(rules), pos: max(0, pos-r.IntN(8)), kwLen: 3 + r.IntN(3), end: pos + r.IntN(3)*100}
+			if r.IntN(8) == 0 {
+				c.secretFrom, c.secretTo = c.pos+r.IntN(4), c.pos+10+r.IntN(4)
+			}
+			c.whole = r.IntN(50) == 0
+			cands[i] = c
+		}
+		check("near order", cands)
+		r.Shuffle(len(cands), func(i, j int) { cands[i], cands[j] = cands[j], cands[i] })
+		check("shuffled", cands)
+	}
+	rs := loadRules()
+	sc := new(scratch)
+	texts := []string{strings.Repeat("xoxb-+%41", 4000), strings.Repeat("key=%", 6000), strings.Repeat("AKIA ghp_ sk-", 3000)}
+	if es, err := secrets.LoadAll(); err == nil {
+		var joined strings.Builder
+		for _, e := range es {
+			joined.WriteString(e.Text)
+			joined.WriteByte('\n')
+		}
+		texts = append(texts, joined.String())
+	}
+	for _, s := range texts {
+		check(s[:min(len(s), 20)], slices.Clone(rs.collect(s, sc)))
+	}
+}

@@ -322,6 +322,9 @@ type scratch struct {
 	runs []runEnd
 	// tail is matchFrom's memo for the gap rule being run (leakRule.run)
 	tail tailMemo
+	// sortKeys and sorted are sortCandidates' room
+	sortKeys []uint64
+	sorted   []candidate
 }
 
 // memoHits is how many keyword hits a text needs before collectHits

@@ -222,12 +222,7 @@ func candidatesRef(rs *ruleSet, view string, sc *scratch) []candidate {
 	for _, ri := range rs.always {
 		cands = append(cands, candidate{rule: ri, pos: 0, end: len(view), whole: true})
 	}
-	slices.SortFunc(cands, func(a, b candidate) int {
-		if a.rule != b.rule {
-			return a.rule - b.rule
-		}
-		return a.pos - b.pos
-	})
+	slices.SortFunc(cands, cmpCandidates)
 	sc.cands = cands
 	return cands
 }
