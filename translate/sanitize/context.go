@@ -1143,6 +1143,7 @@ func keyedValues(v string, keys []keyedRun) []ctxSpan {
 	covered := 0    // the end of the last value read
 	capped := false // that value was read to maxValueLen, not to its end
 	inserts := maxInsertReads
+	var stops stopMemo
 	for _, k := range keys {
 		if k.start < covered && (capped || covered-k.end >= keyInValueSkip) {
 			// A key well inside the value read before it: what it names
@@ -1172,7 +1173,7 @@ func keyedValues(v string, keys []keyedRun) []ctxSpan {
 			}
 			continue
 		}
-		if s, ok := valueAfter(v, k.start, k.end, k.strong); ok {
+		if s, ok := valueAfter(v, k.start, k.end, k.strong, &stops); ok {
 			cut := s.end-s.start >= maxValueLen-1
 			if cut {
 				// Cut at maxValueLen: the value goes on to the blank that
@@ -1433,7 +1434,7 @@ func assignedAmong(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 	for n := 0; n <= place; n++ {
 		i = skipSpaces(v, i, false)
 		if n == place {
-			sp, _ := valueAt(v, ks, ke, i, strong, false)
+			sp, _ := valueAt(v, ks, ke, i, strong, false, nil)
 			return sp, true
 		}
 		s, e, quoted := readValue(v, i)
@@ -1544,7 +1545,7 @@ func listValues(v string, ks, ke int, out []ctxSpan) ([]ctxSpan, int, bool) {
 		}
 		// Each item judged as the value after the key is ("- must
 		// contain a digit", a list of rules, is none).
-		if sp, ok := valueAt(v, ks, ke, skipSpaces(v, j+2, false), true, false); ok {
+		if sp, ok := valueAt(v, ks, ke, skipSpaces(v, j+2, false), true, false, nil); ok {
 			out = append(out, sp)
 		}
 		le := strings.IndexByte(v[j:], '\n')
@@ -1912,8 +1913,9 @@ func matchesFold(s, t string) bool { return strings.EqualFold(s, t) }
 func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
 
 // valueAfter reads the value a key at v[ks:ke] is given, in any of the
-// syntaxes the layer knows, and whether it is one to redact.
-func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
+// syntaxes the layer knows, and whether it is one to redact. stops, when
+// not nil, is the text's stopMemo, kept from one key to the next.
+func valueAfter(v string, ks, ke int, strong bool, stops *stopMemo) (ctxSpan, bool) {
 	i := ke
 	// user[password]=v, card[cvc]=v, "user[password]": v: the last
 	// member of a bracketed key (Rails' and PHP's forms, Stripe's API).
@@ -2007,7 +2009,7 @@ func valueAfter(v string, ks, ke int, strong bool) (ctxSpan, bool) {
 	default:
 		return ctxSpan{}, false
 	}
-	span, ok := valueAt(v, ks, ke, i, strong, prose)
+	span, ok := valueAt(v, ks, ke, i, strong, prose, stops)
 	if ok {
 		_, span.end = joinedStrings(v, span.end)
 		return span, true
@@ -2118,7 +2120,7 @@ func labelNote(v string, i int) int {
 // valueAt is valueAfter's reading of the value at v[i] (blanks before it
 // aside), once the syntax after the key at v[ks:ke] has led there; prose
 // says that syntax was a sentence's.
-func valueAt(v string, ks, ke, i int, strong, prose bool) (ctxSpan, bool) {
+func valueAt(v string, ks, ke, i int, strong, prose bool, stops *stopMemo) (ctxSpan, bool) {
 	for i < len(v) && (v[i] == ' ' || v[i] == '\t') {
 		i++
 	}
@@ -2183,7 +2185,7 @@ func valueAt(v string, ks, ke, i int, strong, prose bool) (ctxSpan, bool) {
 			return ctxSpan{}, false
 		}
 	}
-	start, end, quoted := readValue(v, i)
+	start, end, quoted := readValueMemo(v, i, stops)
 	if q := escapedQuote(v, i); q > i {
 		// \"VALUE\": a value quoted inside a JSON string, as the text
 		// reads before it is decoded, which readValue stops in: read to
@@ -2578,7 +2580,18 @@ const maxValueLen = 4096
 
 // readValue reads a value at v[i:]: quoted ("v", 'v'), braced ({v}, an
 // ODBC value), or a run up to a space or a delimiter.
-func readValue(v string, i int) (start, end int, quoted bool) {
+func readValue(v string, i int) (start, end int, quoted bool) { return readValueMemo(v, i, nil) }
+
+// stopMemo is a stretch v[from:to] of one text that holds no byte of
+// valueStops, as a run's reading found it: the next key's value, read from
+// inside the stretch, skips it. A text of many keys whose values run into
+// each other ("key=%key=%…") read each run to maxValueLen again: 32 KiB
+// of "key=%" cost 30 ms so, more than half of it in this loop.
+type stopMemo struct{ from, to int }
+
+// readValueMemo is readValue with the stretch stops (nil: none) read
+// from and updated.
+func readValueMemo(v string, i int, stops *stopMemo) (start, end int, quoted bool) {
 	if i >= len(v) {
 		return i, i, false
 	}
@@ -2597,8 +2610,16 @@ func readValue(v string, i int) (start, end int, quoted bool) {
 		}
 	}
 	j, limit := i, min(len(v), i+maxValueLen)
+	known := i // v[i:known] holds no stop
+	if stops != nil && stops.from <= i && i < stops.to {
+		known = stops.to
+		j = min(known, limit)
+	}
 	for j < limit && !valueStops[v[j]] {
 		j++
+	}
+	if stops != nil {
+		stops.from, stops.to = i, max(j, known)
 	}
 	j = valueRunEnd(v, i, j, valueStop) // password is ;Xy9Zq8Lm2Pw, Xy9Zq;8Lm2Pw
 	// A trailing full stop ends a sentence, not the value.

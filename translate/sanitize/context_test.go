@@ -1538,3 +1538,40 @@ func TestFlagMemosAreFlagIndex(t *testing.T) {
 		t.Fatalf("only %d answers found a flag", found)
 	}
 }
+
+// readValueMemo reads what readValue reads, whatever the reads before it
+// left in the memo: texts of runs longer and shorter than maxValueLen
+// (drawn per seed; ERRSVC_PROPERTY_SEED replays one), each read at
+// positions in order, as one text's keys are, and then at random ones and
+// just outside the stretch the memo holds.
+func TestStopMemoIsReadValue(t *testing.T) {
+	r := rand.New(rand.NewPCG(secrets.Seed(), 13))
+	pieces := []string{"key=", "%", "a", "Zx9", " ", "\n", ";", ",", "\"", "'", "<x>", "{", "}", "&", ".",
+		strings.Repeat("q", maxValueLen-3), strings.Repeat("%k", maxValueLen/3)}
+	for range 200 {
+		var b strings.Builder
+		for b.Len() < 3*maxValueLen {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		v := b.String()
+		var stops stopMemo
+		check := func(i int) {
+			s, e, q := readValue(v, i)
+			ms, me, mq := readValueMemo(v, i, &stops)
+			if s != ms || e != me || q != mq {
+				t.Fatalf("at %d of a %d-byte text: readValue %d..%d %v, with the memo %d..%d %v (ERRSVC_PROPERTY_SEED=%d)",
+					i, len(v), s, e, q, ms, me, mq, secrets.Seed())
+			}
+		}
+		for i := 0; i < len(v); i += 1 + r.IntN(9) {
+			check(i)
+		}
+		for range 300 {
+			check(r.IntN(len(v) + 1))
+			// Just outside the stretch the memo holds, on either side.
+			from, to := stops.from, stops.to
+			check(max(0, from-1))
+			check(to)
+		}
+	}
+}
