@@ -2586,7 +2586,9 @@ func readValue(v string, i int) (start, end int, quoted bool) { return readValue
 // valueStops, as a run's reading found it: the next key's value, read from
 // inside the stretch, skips it. A text of many keys whose values run into
 // each other ("key=%key=%…") read each run to maxValueLen again: 32 KiB
-// of "key=%" cost 30 ms so, more than half of it in this loop.
+// of "key=%" cost 30 ms so, more than half of it in this loop. (Not a
+// placeMemo: a read stops at maxValueLen, so what it learns is a stretch
+// without a stop, not where the next one stands.)
 type stopMemo struct{ from, to int }
 
 // readValueMemo is readValue with the stretch stops (nil: none) read
