@@ -81,10 +81,10 @@ func TestMatchFromIsMatchAt(t *testing.T) {
 
 // sortCandidates is one comparison sort by cmpCandidates, whichever way it
 // takes: candidate sets drawn per seed (ERRSVC_PROPERTY_SEED replays one),
-// under and over packCandidates, in the keyword pass's near order and
-// shuffled, with ties at a position (two keywords of one rule) that only
-// the read bounds tell apart; and the candidates of the hostile heads and
-// the corpora's texts joined.
+// under and over packCandidates, in near order and shuffled, with ties at
+// a position (two keywords of one rule) that only the read bounds tell
+// apart; and the candidates of the hostile heads and of the corpora's
+// texts joined, each enough for the packed sort.
 func TestSortCandidatesIsOneSort(t *testing.T) {
 	r := rand.New(rand.NewPCG(secrets.Seed(), 12))
 	check := func(name string, cands []candidate) {
@@ -120,15 +120,21 @@ func TestSortCandidatesIsOneSort(t *testing.T) {
 	rs := loadRules()
 	sc := new(scratch)
 	texts := []string{strings.Repeat("xoxb-+%41", 4000), strings.Repeat("key=%", 6000), strings.Repeat("AKIA ghp_ sk-", 3000)}
-	if es, err := secrets.LoadAll(); err == nil {
-		var joined strings.Builder
-		for _, e := range es {
-			joined.WriteString(e.Text)
-			joined.WriteByte('\n')
-		}
-		texts = append(texts, joined.String())
+	es, err := secrets.LoadAll()
+	if err != nil {
+		t.Fatal(err)
 	}
+	var joined strings.Builder
+	for _, e := range es {
+		joined.WriteString(e.Text)
+		joined.WriteByte('\n')
+	}
+	texts = append(texts, joined.String())
 	for _, s := range texts {
-		check(s[:min(len(s), 20)], slices.Clone(rs.collect(s, sc)))
+		cands := slices.Clone(rs.collect(s, sc))
+		if len(cands) < packCandidates {
+			t.Fatalf("%.20q: %d candidates, too few for the packed sort", s, len(cands))
+		}
+		check(s[:min(len(s), 20)], cands)
 	}
 }
