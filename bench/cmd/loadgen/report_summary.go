@@ -272,7 +272,25 @@ func lightSummary(res Results) string {
 	for _, c := range concs {
 		cs = append(cs, fmt.Sprint(c))
 	}
-	return fmt.Sprintf("**Light load**, server CPU per call at %s callers: %s.", strings.Join(cs, "/"), strings.Join(parts, "; "))
+	return fmt.Sprintf("**Light load**, server CPU per call at %s callers: %s.", strings.Join(cs, "/"), strings.Join(parts, "; ")) +
+		lonelyWait(res, concs[0])
+}
+
+// lonelyWait is the light-load line's last sentence: what the fewest
+// callers wait for an answer (p50), gRPC beside REST. A user choosing a
+// transport for a few calls at a time reads it: grpc-go hands each call
+// between more goroutines than net/http does, so a lone gRPC call waits
+// longer although it costs less under load.
+func lonelyWait(res Results, c int) string {
+	la, lb, lc, ld := find(res, "la", c), find(res, "lb", c), find(res, "lc", c), find(res, "ld", c)
+	if la == nil || lc == nil {
+		return ""
+	}
+	s := fmt.Sprintf(" At %s, p50: gRPC Translate %s, REST Translate %s", callers(c), us(la.P50us), us(lc.P50us))
+	if lb != nil && ld != nil {
+		s += fmt.Sprintf(" (EmptyCall %s, the empty route %s)", us(lb.P50us), us(ld.P50us))
+	}
+	return s + "."
 }
 
 func callers(n int) string {

@@ -35,6 +35,13 @@ func sampleRun() Results {
 		add("lc", "REST POST /v1/translate, cold", "wrk", c, 5000*f, 150/f)
 		add("ld", "REST POST /v1/bench/empty (floor)", "wrk", c, 7000*f, 100/f)
 	}
+	// A lone caller's waits, each its own, so the first screen's sentence
+	// cannot swap two routes unseen.
+	for i := range res.Scenarios {
+		if r := &res.Scenarios[i]; r.Concurrency == 1 {
+			r.P50us = map[string]float64{"la": 100, "lb": 90, "lc": 60, "ld": 50}[r.ID]
+		}
+	}
 	add("e", "gRPC TranslateStream", "grpc-go harness", 16, 110000, 9)
 	res.Scenarios[len(res.Scenarios)-1].Window = 32
 	return res
@@ -78,7 +85,7 @@ func TestSummaryOneScreen(t *testing.T) {
 		"| TranslateStream ≥ 5× unary translations/s | 4.23× | **not met** |",
 		"| sanitiser ≥ 200 MB/s, flat from 1 KiB to 1 MiB | 210–210 MB/s | **met** |",
 		"**Peer figure:** not run",
-		"**Light load**, server CPU per call at 1/2/4 callers: gRPC Translate 160/80/40 µs (EmptyCall 120/60/30 µs), 34 µs at 16; REST Translate 150/75/38 µs (the empty route 100/50/25 µs), 31 µs at 16.",
+		"**Light load**, server CPU per call at 1/2/4 callers: gRPC Translate 160/80/40 µs (EmptyCall 120/60/30 µs), 34 µs at 16; REST Translate 150/75/38 µs (the empty route 100/50/25 µs), 31 µs at 16. At 1 caller, p50: gRPC Translate 100 µs, REST Translate 60 µs (EmptyCall 90 µs, the empty route 50 µs).",
 		"| labby | 900 ns | 0 | 900 ns | ≤ 1 µs, ≤ 12 allocs | **met** |",
 		"[BENCHMARKS-DETAIL.md](BENCHMARKS-DETAIL.md)",
 	} {
