@@ -190,7 +190,14 @@ var (
 // spendPhrases are the words of money in a permanent quota's message.
 // Not "billing" alone: Google says "check your plan and billing details"
 // for every quota, a window's too.
-var spendPhrases = []string{"credit balance", "credits", "spending limit", "spend limit", "insufficient balance", "billing hard limit", "payment required", "purchase more"}
+//
+// A payment method or instrument a person must add or fix is an unpaid
+// bill, the spend kind's own meaning (vocabulary.proto: "a spend cap,
+// exhausted credits or an unpaid bill"): Bedrock's
+// INVALID_PAYMENT_INSTRUMENT, Cohere's "add or update your payment
+// method".
+var spendPhrases = []string{"credit balance", "credits", "spending limit", "spend limit", "insufficient balance", "billing hard limit", "payment required", "purchase more",
+	"payment instrument", "payment method"}
 
 // periodic says the limit is per day or month (a quota passes when its
 // period ends), from the message or a QuotaFailure's id.
@@ -316,6 +323,12 @@ func readLimit(res *Result, obj *errorObject, status int, low *lowered, body str
 	}
 	kind := limitKind(res, obj, status, low, quotas)
 	scope := scopeOf(low, quotas)
+	if obj.LimitSource == "key" && (scope == ScopeUnknown || scope == ScopeProject || scope == ScopeOrganization) {
+		// OpenRouter's limit_source "key": the limit an admin set on
+		// this API key ("Key limit exceeded"), narrower than a project's
+		// or an organisation's.
+		scope = ScopeKey
+	}
 	if obj.OwnClass != "" || obj.OwnKind != "" {
 		// errsvc's own answer (google_error): its QuotaFailure says the
 		// kind ("<kind> limit on <dimension>") and the scope (subject).
