@@ -777,6 +777,9 @@ func TestErrorInfoDomainIsTheDocumentedOne(t *testing.T) {
 type contractFacts struct {
 	ClassAliases      map[string]string `json:"class_aliases"`
 	AgentDetailValues map[string]any    `json:"agent_detail_values"`
+	// RatelimitQuotaUnits: RateLimit-Policy's registered qu, by the
+	// dimension each counts.
+	RatelimitQuotaUnits map[string]string `json:"ratelimit_quota_units"`
 }
 
 func loadContractFacts(t *testing.T) contractFacts {
@@ -795,6 +798,7 @@ func loadContractFacts(t *testing.T) contractFacts {
 	}
 	delete(f.ClassAliases, "$source")
 	delete(f.AgentDetailValues, "$source")
+	delete(f.RatelimitQuotaUnits, "$source")
 	return f
 }
 
