@@ -18,17 +18,8 @@ import (
 // quota_value its size. A facet that says more than its kind carries it.
 func TestQuotaFailureStatesTheFacet(t *testing.T) {
 	n := 0
-	for _, fx := range providerFixtures() {
-		if fx.Want.Class == "" {
-			continue
-		}
-		req := mustProviderRequest(t, fx)
-		req.Targets = []string{TargetGRPCStatus, TargetLimit}
-		resp := mustTranslate(t, fx.Name, req)
+	eachLimitAnswer(t, []string{TargetGRPCStatus, TargetLimit}, func(fx providerFixture, resp *errsvcv1.TranslateResponse) {
 		l := resp.GetLimit()
-		if l == nil {
-			continue
-		}
 		var qf *errdetails.QuotaFailure
 		for _, d := range resp.GetGrpcStatus().GetDetails() {
 			if !strings.HasSuffix(d.GetTypeUrl(), "/google.rpc.QuotaFailure") {
@@ -43,7 +34,7 @@ func TestQuotaFailureStatesTheFacet(t *testing.T) {
 			if l.GetDimension() != "" || l.GetScope() != "unknown" || l.Limit != nil || l.GetQuotaId() != "" {
 				t.Errorf("%s: no QuotaFailure for a facet that says more than its kind: %v", fx.Name, l)
 			}
-			continue
+			return
 		}
 		n++
 		if len(qf.GetViolations()) != 1 {
@@ -67,7 +58,7 @@ func TestQuotaFailureStatesTheFacet(t *testing.T) {
 			t.Errorf("%s: QuotaFailure violation %v, want subject %q, description %q, quota_metric %q, quota_id %q, quota_value %d",
 				fx.Name, v, scope, desc, l.GetDimension(), l.GetQuotaId(), size)
 		}
-	}
+	})
 	t.Logf("%d limit fixtures' QuotaFailure read", n)
 	if n < 40 {
 		t.Errorf("%d limit fixtures with a QuotaFailure, want at least 40", n)

@@ -11,25 +11,36 @@ import (
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 )
 
-// Every fixture that is a limit, by property: what http_status and http_headers
-// write reads back through http_error (no body, no received_at: only the
-// headers) to the same kind, dimension, scope, reset, remaining and limit.
-// Errsvc-Limit is an RFC 9651 Dictionary to an independent parser, and
-// RateLimit-Policy's qu names the dimension.
-func TestLimitRoundTripThroughHTTPHeaders(t *testing.T) {
+// eachLimitAnswer translates every error fixture of testdata/providers
+// asking for targets, calls fn with each answer that has a limit facet,
+// and returns how many had one.
+func eachLimitAnswer(t *testing.T, targets []string, fn func(providerFixture, *errsvcv1.TranslateResponse)) int {
+	t.Helper()
 	n := 0
 	for _, fx := range providerFixtures() {
 		if fx.Want.Class == "" {
 			continue
 		}
 		req := mustProviderRequest(t, fx)
-		req.Targets = []string{TargetHTTPStatus, TargetHTTPHeaders, TargetLimit}
+		req.Targets = targets
 		resp := mustTranslate(t, fx.Name, req)
-		a, h := resp.GetLimit(), resp.GetHttpHeaders()
-		if a == nil {
+		if resp.GetLimit() == nil {
 			continue
 		}
 		n++
+		fn(fx, resp)
+	}
+	return n
+}
+
+// Every fixture that is a limit, by property: what http_status and http_headers
+// write reads back through http_error (no body, no received_at: only the
+// headers) to the same kind, dimension, scope, reset, remaining and limit.
+// Errsvc-Limit is an RFC 9651 Dictionary to an independent parser, and
+// RateLimit-Policy's qu names the dimension.
+func TestLimitRoundTripThroughHTTPHeaders(t *testing.T) {
+	n := eachLimitAnswer(t, []string{TargetHTTPStatus, TargetHTTPHeaders, TargetLimit}, func(fx providerFixture, resp *errsvcv1.TranslateResponse) {
+		a, h := resp.GetLimit(), resp.GetHttpHeaders()
 		if v, ok := h["Errsvc-Limit"]; ok {
 			d, err := httpsfv.UnmarshalDictionary([]string{v})
 			if err != nil {
@@ -53,7 +64,7 @@ func TestLimitRoundTripThroughHTTPHeaders(t *testing.T) {
 			(a.Limit == nil) != (b.Limit == nil) || a.GetLimit() != b.GetLimit() {
 			t.Errorf("%s: limit\n  %v\ncame back through http_headers %v as\n  %v", fx.Name, a, h, b)
 		}
-	}
+	})
 	t.Logf("%d limit fixtures round-tripped", n)
 	if n < 60 {
 		t.Errorf("%d limit fixtures, want at least 60", n)
