@@ -5,10 +5,78 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dunglas/httpsfv"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 )
+
+// Every fixture that states its limit (want.limit, written from the
+// provider's own words, not from errsvc's answer): the answer states that
+// limit in every target that carries it, as a client reads each: the
+// limit target, Errsvc-Limit through an independent RFC 9651 parser, and
+// the QuotaFailure's subject through protobuf-go. TestFixtures holds the
+// classifier to the same wants; this holds what is served.
+func TestServedLimitIsTheFixtures(t *testing.T) {
+	n := 0
+	for _, fx := range providerFixtures() {
+		w := fx.Want.Limit
+		if fx.Want.Class == "" || w == nil {
+			continue
+		}
+		n++
+		req := mustProviderRequest(t, fx)
+		req.Targets = []string{TargetLimit, TargetHTTPHeaders, TargetGRPCStatus}
+		resp := mustTranslate(t, fx.Name, req)
+		l := resp.GetLimit()
+		if w.Kind == "none" {
+			if l != nil {
+				t.Errorf("%s: limit %v, the fixture states none", fx.Name, l)
+			}
+			continue
+		}
+		scope := w.Scope
+		if scope == "" {
+			scope = "unknown"
+		}
+		if l.GetKind() != w.Kind || l.GetScope() != scope || w.Dimension != "" && l.GetDimension() != w.Dimension ||
+			w.Decision != "" && l.GetDecision() != w.Decision {
+			t.Errorf("%s: limit %s/%s/%s, %s; the fixture states %s/%s/%s, %s", fx.Name, l.GetKind(), l.GetDimension(), l.GetScope(), l.GetDecision(),
+				w.Kind, w.Dimension, scope, w.Decision)
+		}
+		if w.ResetAt != "" {
+			if r, _ := parseRFC3339(w.ResetAt); l.GetResetAt() == nil || !l.GetResetAt().AsTime().Equal(r) {
+				t.Errorf("%s: reset_at %v, the fixture states %s", fx.Name, l.GetResetAt().AsTime(), w.ResetAt)
+			}
+		}
+		if w.Remaining != nil && (l.Remaining == nil || l.GetRemaining() != *w.Remaining) {
+			t.Errorf("%s: remaining %v, the fixture states %d", fx.Name, l.Remaining, *w.Remaining)
+		}
+		if w.Limit != nil && (l.Limit == nil || l.GetLimit() != *w.Limit) {
+			t.Errorf("%s: limit %v, the fixture states %d", fx.Name, l.Limit, *w.Limit)
+		}
+		d, err := httpsfv.UnmarshalDictionary([]string{resp.GetHttpHeaders()["Errsvc-Limit"]})
+		if err != nil {
+			t.Fatalf("%s: Errsvc-Limit: %v", fx.Name, err)
+		}
+		for key, want := range map[string]string{"kind": w.Kind, "scope": scope, "dimension": w.Dimension} {
+			if m, ok := d.Get(key); want != "" && (!ok || m.(httpsfv.Item).Value != want) {
+				t.Errorf("%s: Errsvc-Limit %s = %v, the fixture states %q", fx.Name, key, m, want)
+			}
+		}
+		for _, a := range resp.GetGrpcStatus().GetDetails() {
+			qf := new(errdetails.QuotaFailure)
+			if strings.HasSuffix(a.GetTypeUrl(), "/google.rpc.QuotaFailure") && a.UnmarshalTo(qf) == nil && len(qf.GetViolations()) > 0 {
+				if subject := qf.GetViolations()[0].GetSubject(); scope != "unknown" && subject != scope {
+					t.Errorf("%s: QuotaFailure subject %q, the fixture states scope %q", fx.Name, subject, scope)
+				}
+			}
+		}
+	}
+	if n < 60 {
+		t.Errorf("%d fixtures state their limit, want at least 60", n)
+	}
+}
 
 // Every limit fixture: the google.rpc.QuotaFailure grpc_status carries
 // (written with protowire, by hand) reads with protobuf-go's own type, and

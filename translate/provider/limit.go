@@ -229,10 +229,11 @@ func dimensionOf(s string) string {
 	return ""
 }
 
-// scopeOf reads a scope from the message and the QuotaFailure violations:
-// the narrowest one named (model, region, key, project, organization), so
-// a consumer knows what another choice would escape.
-func scopeOf(low *lowered, qs []quotaViolation) string {
+// scopeOf reads a scope from the message and the QuotaFailure violations
+// (keyNamed: the answer's own field names the key as the limit's): the
+// narrowest one named (model, region, key, project, organization), so a
+// consumer knows what another choice would escape.
+func scopeOf(low *lowered, qs []quotaViolation, keyNamed bool) string {
 	var model, region, key, project, org bool
 	for _, q := range qs {
 		model = model || q.Model != "" || strings.Contains(q.ID, "PerModel")
@@ -241,7 +242,7 @@ func scopeOf(low *lowered, qs []quotaViolation) string {
 	}
 	org = low.containsAny("in organization ", "organization's rate limit", "your organization")
 	project = project || low.contains("in project ")
-	key = low.containsAny("per api key", "for this api key", "api key's")
+	key = keyNamed || low.containsAny("per api key", "for this api key", "api key's")
 	switch {
 	case model:
 		return ScopeModel
@@ -322,13 +323,9 @@ func readLimit(res *Result, obj *errorObject, status int, low *lowered, body str
 		quotas = quotaViolations(body)
 	}
 	kind := limitKind(res, obj, status, low, quotas)
-	scope := scopeOf(low, quotas)
-	if obj.LimitSource == "key" && (scope == ScopeUnknown || scope == ScopeProject || scope == ScopeOrganization) {
-		// OpenRouter's limit_source "key": the limit an admin set on
-		// this API key ("Key limit exceeded"), narrower than a project's
-		// or an organisation's.
-		scope = ScopeKey
-	}
+	// OpenRouter's limit_source "key" is the limit an admin set on this
+	// API key ("Key limit exceeded").
+	scope := scopeOf(low, quotas, obj.LimitSource == "key")
 	if obj.OwnClass != "" || obj.OwnKind != "" {
 		// errsvc's own answer (google_error): its QuotaFailure says the
 		// kind ("<kind> limit on <dimension>") and the scope (subject).
@@ -713,7 +710,7 @@ func LimitFromQuota(kind string, vs []QuotaViolation) *Limit {
 	if kind == LimitRate && periodic(&lowered{}, qs) {
 		kind = LimitQuota
 	}
-	l := &Limit{Kind: kind, Scope: scopeOf(&lowered{}, qs)}
+	l := &Limit{Kind: kind, Scope: scopeOf(&lowered{}, qs, false)}
 	for _, q := range qs {
 		name := q.ID
 		if name == "" {

@@ -5,10 +5,11 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"net/http"
-	"os"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/errsvc/errsvc/internal/secrets"
 )
 
 // The window a limit facet names, by the rules its documentation states
@@ -25,14 +26,7 @@ import (
 // Draws with a tie under the rule are skipped: the documentation does not
 // order them.
 func TestLimitFacetNamesTheWindowItsRuleSays(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("ERRSVC_PROPERTY_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("ERRSVC_PROPERTY_SEED: %v", err)
-		}
-		seed = v
-	}
+	seed := secrets.Seed()
 	rng := rand.New(rand.NewPCG(seed, 42))
 	date := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 	checked := map[string]int{}
