@@ -3,6 +3,9 @@ package translate
 import (
 	"testing"
 
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
 	"github.com/errsvc/errsvc/translate/sanitize"
 )
 
@@ -22,6 +25,26 @@ func TestKnownTermsAreClean(t *testing.T) {
 		// The memo answers a term from any cap not below its length.
 		if got, rep := sanitize.TextReport(term, len(term)); got != term || rep != (sanitize.Report{}) || len(term) > metadataCap {
 			t.Errorf("known term %q sanitises to %q, %+v at cap %d", term, got, rep, len(term))
+		}
+	}
+}
+
+// limitTerms holds every wire term of the vocabulary's limit enums (the
+// one source of truth), so a term the contract declares is never run
+// through the sanitiser, nor one it does not skipped.
+func TestLimitTermsAreTheContracts(t *testing.T) {
+	want := map[string]bool{}
+	for _, ed := range []protoreflect.EnumDescriptor{errsvcv1.LimitKind(0).Descriptor(), errsvcv1.LimitDimension(0).Descriptor(), errsvcv1.LimitScope(0).Descriptor()} {
+		for _, term := range mustVocabulary(ed, "test").Terms {
+			want[term.Wire] = true
+			if !limitTerms[term.Wire] {
+				t.Errorf("%s term %q is not in limitTerms", ed.Name(), term.Wire)
+			}
+		}
+	}
+	for term := range limitTerms {
+		if !want[term] {
+			t.Errorf("limitTerms holds %q, which no limit enum declares", term)
 		}
 	}
 }

@@ -191,7 +191,7 @@ var limitTerms = map[string]bool{
 	provider.DimRequests: true, provider.DimTokens: true, provider.DimInputTokens: true,
 	provider.DimOutputTokens: true, provider.DimConcurrent: true, provider.DimCredits: true,
 	provider.ScopeKey: true, provider.ScopeProject: true, provider.ScopeOrganization: true,
-	provider.ScopeModel: true, provider.ScopeRegion: true, provider.ScopeUnknown: true,
+	provider.ScopeModel: true, provider.ScopeRegion: true, provider.ScopeAccount: true, provider.ScopeUnknown: true,
 }
 
 // limitTerm is a limit kind, dimension or scope sanitised for metadata: a

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"net/http"
 	"strconv"
 
 	"github.com/errsvc/errsvc/translate/internal/jsonread"
@@ -40,6 +41,7 @@ const (
 	ScopeOrganization = "organization"
 	ScopeModel        = "model"
 	ScopeRegion       = "region"
+	ScopeAccount      = "account"
 	ScopeUnknown      = "unknown"
 )
 
@@ -137,10 +139,17 @@ var spendCodes = map[string]bool{
 }
 
 // capacityCodes are the codes that mean the provider is out of capacity.
+// Mistral's service_tier_capacity_exceeded and Cerebras' queue_exceeded
+// ("We're experiencing high traffic right now!") come on a 429: the
+// provider's capacity, not the caller's window, so another model or
+// provider has room where waiting for a reset would not be the answer.
 var capacityCodes = map[string]bool{
 	"overloaded_error": true, "server_is_overloaded": true, "capacity_exceeded": true,
-	"provider_overloaded": true, "overloaded": true,
+	"provider_overloaded": true, "overloaded": true, "service_tier_capacity_exceeded": true, "queue_exceeded": true,
 }
+
+// capacityPhrases say the provider is out of capacity, in a message.
+var capacityPhrases = []string{"overloaded", "capacity exceeded", "over capacity", "at capacity", "high traffic", "model is busy"}
 
 // limitKind is the answer's LimitKind, "" when the answer is not a limit.
 func limitKind(res *Result, obj *errorObject, status int, low *lowered, quotas []quotaViolation) string {
@@ -165,12 +174,14 @@ func limitKind(res *Result, obj *errorObject, status int, low *lowered, quotas [
 		switch {
 		case obj.LimitSource == "openrouter_in_flight_budget", low.contains("concurren"):
 			return LimitConcurrency
+		case has(capacityCodes), low.containsAny(capacityPhrases...):
+			return LimitCapacity
 		case periodic(low, quotas), strings.EqualFold(res.Code, "usage_limit_reached"):
 			return LimitQuota
 		}
 		return LimitRate
 	case kindProviderUnavailable, kindServiceUnavailable:
-		if has(capacityCodes) || status == 529 || low.containsAny("overloaded", "capacity") {
+		if has(capacityCodes) || status == 529 || low.contains("capacity") || low.containsAny(capacityPhrases...) {
 			return LimitCapacity
 		}
 	}
@@ -184,7 +195,7 @@ func limitKind(res *Result, obj *errorObject, status int, low *lowered, quotas [
 // QuotaFailure.
 var (
 	ownLimitKinds = map[string]bool{LimitRate: true, LimitQuota: true, LimitSpend: true, LimitConcurrency: true, LimitCapacity: true}
-	ownScopes     = map[string]bool{ScopeKey: true, ScopeProject: true, ScopeOrganization: true, "account": true, ScopeModel: true, ScopeRegion: true}
+	ownScopes     = map[string]bool{ScopeKey: true, ScopeProject: true, ScopeOrganization: true, ScopeAccount: true, ScopeModel: true, ScopeRegion: true}
 )
 
 // spendPhrases are the words of money in a permanent quota's message.
@@ -197,7 +208,7 @@ var (
 // INVALID_PAYMENT_INSTRUMENT, Cohere's "add or update your payment
 // method".
 var spendPhrases = []string{"credit balance", "credits", "spending limit", "spend limit", "insufficient balance", "billing hard limit", "payment required", "purchase more",
-	"payment instrument", "payment method"}
+	"payment instrument", "payment method", "enable billing"}
 
 // periodic says the limit is per day or month (a quota passes when its
 // period ends), from the message or a QuotaFailure's id.
@@ -223,7 +234,7 @@ func dimensionOf(s string) string {
 		return DimOutputTokens
 	case strings.Contains(l, "token"), strings.Contains(l, "(tpm)"), strings.Contains(l, "(tpd)"):
 		return DimTokens
-	case strings.Contains(l, "request"), strings.Contains(l, "(rpm)"), strings.Contains(l, "(rpd)"), strings.Contains(l, "call rate"):
+	case strings.Contains(l, "request"), strings.Contains(l, "(rpm)"), strings.Contains(l, "(rpd)"), strings.Contains(l, "call rate"), strings.Contains(l, "api calls"):
 		return DimRequests
 	}
 	return ""
@@ -240,9 +251,16 @@ func scopeOf(low *lowered, qs []quotaViolation, keyNamed bool) string {
 		region = region || q.Location != "" || strings.Contains(q.ID, "PerRegion") || strings.Contains(q.ID, "PerLocation")
 		project = project || strings.Contains(q.ID, "PerProject") || strings.HasPrefix(q.Subject, "project:")
 	}
+	// A limit of this model, not an account's subscription "for this
+	// model" (Bedrock's payment instrument); Vertex names its quota
+	// metric in the message (..._per_project_per_base_model).
+	model = model || low.containsAny("specific to this model", "quota for this model", "limit for this model", "capacity exceeded for this model", "_per_base_model", "_per_model")
 	org = low.containsAny("in organization ", "organization's rate limit", "your organization")
 	project = project || low.contains("in project ")
-	key = keyNamed || low.containsAny("per api key", "for this api key", "api key's")
+	key = keyNamed || low.containsAny("per api key", "for this api key", "api key's", "trial key, which is limited")
+	// A service quota "for your account" (Bedrock's
+	// ServiceQuotaExceededException) is the cloud account's.
+	account := low.containsAny("quota for your account", "quotas for your account")
 	switch {
 	case model:
 		return ScopeModel
@@ -252,6 +270,8 @@ func scopeOf(low *lowered, qs []quotaViolation, keyNamed bool) string {
 		return ScopeKey
 	case project:
 		return ScopeProject
+	case account:
+		return ScopeAccount
 	case org:
 		return ScopeOrganization
 	}
@@ -410,9 +430,17 @@ func readLimit(res *Result, obj *errorObject, status int, low *lowered, body str
 	if hit != nil {
 		l.Remaining, l.Max, l.ResetAt, l.QuotaID, l.ownQuotaID = hit.Remaining, hit.Max, hit.ResetAt, hit.QuotaID, hit.ownName
 	}
-	if l.ResetAt.IsZero() && res.Class == classTransient {
+	if l.ResetAt.IsZero() && res.Class == classTransient && res.RetryAfterSecs != nil && !res.WaitClamped {
 		// The answer's own wait says when the limit lets a retry pass.
-		if ref, ok := refNoClock(w); ok && res.RetryAfterSecs != nil && res.WaitSource != "retry-after-date" {
+		// Retry-After's two forms say the same (RFC 9110, 10.2.3): an
+		// HTTP-date is that moment as written, delay-seconds count from
+		// the answer's Date. A wait cut to the wire's bound is not the
+		// moment the provider named, so it names none.
+		if res.WaitSource == "retry-after-date" {
+			if t, err := http.ParseTime(w.h.get("retry-after")); err == nil {
+				l.ResetAt = t.UTC()
+			}
+		} else if ref, ok := refNoClock(w); ok {
 			l.ResetAt = ref.Add(time.Duration(*res.RetryAfterSecs) * time.Second).UTC()
 		}
 	}
@@ -431,7 +459,7 @@ func readLimit(res *Result, obj *errorObject, status int, low *lowered, body str
 // tokens per min (TPM)", "input tokens per minute", "token rate limit"):
 // the text from the first "limit", "per min" or "rate" on, else the whole.
 func messageLimitPhrase(low *lowered) string {
-	for _, p := range []string{" on tokens", " on requests", "input tokens", "output tokens", "input_token", "output_token", "request tokens", "tokens per", "requests per", "token rate", "call rate", "(tpm)", "(rpm)", "(tpd)", "(rpd)", "too many tokens", "too many requests", "requests rate limit", "tokens rate limit", "requests_per_", "tokens_per_", "token_count"} {
+	for _, p := range []string{" on tokens", " on requests", "input tokens", "output tokens", "input_token", "output_token", "request tokens", "tokens per", "requests per", "token rate", "call rate", "(tpm)", "(rpm)", "(tpd)", "(rpd)", "too many tokens", "too many requests", "api calls", "requests rate limit", "tokens rate limit", "requests_per_", "tokens_per_", "token_count"} {
 		if i := low.index(p); i >= 0 {
 			return string(low.b[i:min(len(low.b), i+len(p)+8)])
 		}
