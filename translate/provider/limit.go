@@ -255,7 +255,8 @@ func scopeOf(low *lowered, qs []quotaViolation, keyNamed bool) string {
 	// model" (Bedrock's payment instrument); Vertex names its quota
 	// metric in the message (..._per_project_per_base_model).
 	model = model || low.containsAny("specific to this model", "quota for this model", "limit for this model", "capacity exceeded for this model", "_per_base_model", "_per_model")
-	org = low.containsAny("in organization ", "organization's rate limit", "your organization")
+	// xAI's team holds its API keys and its credits: its organization.
+	org = low.containsAny("in organization ", "organization's rate limit", "your organization", "your team ", "your newly created team")
 	project = project || low.contains("in project ")
 	key = keyNamed || low.containsAny("per api key", "for this api key", "api key's", "trial key, which is limited")
 	// A service quota "for your account" (Bedrock's
