@@ -40,6 +40,11 @@ type errorObject struct {
 	// LimitSource is OpenRouter's metadata.limit_source: which limit a 402
 	// or 429 hit.
 	LimitSource string
+	// RateLimitHeaders are OpenRouter's metadata.headers: the rate-limit
+	// headers of the limit hit (X-RateLimit-Limit, -Remaining, -Reset in
+	// Unix milliseconds), sent in the body instead of on the answer, under
+	// their folded names.
+	RateLimitHeaders map[string]string
 	// Upstream is the provider a gateway relayed the error from
 	// (OpenRouter's metadata.provider_name), lower-cased; Inner is that
 	// provider's own error when metadata.raw holds it as JSON. Inner's
@@ -222,12 +227,39 @@ func (f *errorFields) read(e jsonread.Value) {
 	}
 }
 
+// metaRateLimitHeaders are the names OpenRouter's metadata.headers carries
+// a limit under, as it spells them and folded.
+var metaRateLimitHeaders = [...][2]string{
+	{"X-RateLimit-Limit", "x-ratelimit-limit"},
+	{"X-RateLimit-Remaining", "x-ratelimit-remaining"},
+	{"X-RateLimit-Reset", "x-ratelimit-reset"},
+}
+
+// readMetaHeaders keeps OpenRouter's metadata.headers that state the
+// limit, under their folded names.
+func readMetaHeaders(o *errorObject, hs jsonread.Value) {
+	for _, n := range metaRateLimitHeaders {
+		v := code(hs.Get(n[0]))
+		if v == "" {
+			v = code(hs.Get(n[1]))
+		}
+		if v == "" {
+			continue
+		}
+		if o.RateLimitHeaders == nil {
+			o.RateLimitHeaders = make(map[string]string, len(metaRateLimitHeaders))
+		}
+		o.RateLimitHeaders[n[1]] = v
+	}
+}
+
 // readMetadata reads OpenRouter's error.metadata: the raw upstream error
 // (text for the phrases, and, when it is JSON, an error object of its own),
 // the upstream's name and which limit was hit.
 func readMetadata(o *errorObject, md jsonread.Value) {
 	o.Extra = text(md.Get("raw"))
 	o.LimitSource = code(md.Get("limit_source"))
+	readMetaHeaders(o, md.Get("headers"))
 	o.Upstream = strings.ToLower(code(md.Get("provider_name")))
 	if o.Extra == "" {
 		return

@@ -133,6 +133,20 @@ func refObjectError(m map[string]any) (errorObject, bool) {
 func refReadMetadata(o *errorObject, md map[string]any) {
 	o.Extra = refText(md["raw"])
 	o.LimitSource = refCode(md["limit_source"])
+	if hs, ok := md["headers"].(map[string]any); ok {
+		for _, n := range metaRateLimitHeaders {
+			v := refCode(hs[n[0]])
+			if v == "" {
+				v = refCode(hs[n[1]])
+			}
+			if v != "" {
+				if o.RateLimitHeaders == nil {
+					o.RateLimitHeaders = map[string]string{}
+				}
+				o.RateLimitHeaders[n[1]] = v
+			}
+		}
+	}
 	o.Upstream = strings.ToLower(refCode(md["provider_name"]))
 	if o.Extra == "" {
 		return

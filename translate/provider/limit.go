@@ -370,6 +370,19 @@ func readLimit(res *Result, obj *errorObject, status int, low *lowered, body str
 	}
 	*l = Limit{Kind: kind, Scope: scope}
 	l.Windows = readWindows(w, l.room[:0])
+	if len(l.Windows) == 0 && len(obj.RateLimitHeaders) > 0 {
+		// OpenRouter sends the limit's headers in the body
+		// (error.metadata.headers): read as if on the answer, counted from
+		// the answer's own time.
+		mw := *w
+		if ref, ok := refNoClock(w); ok {
+			mw.ref, mw.refSet, mw.refIsClock = ref, true, false
+		} else {
+			mw.timeless = true
+		}
+		mw.h = headers{raw: obj.RateLimitHeaders}
+		l.Windows = readWindows(&mw, l.room[:0])
+	}
 	for _, q := range quotas {
 		name := q.ID
 		if name == "" {
@@ -682,7 +695,7 @@ func parseReset(w *waitInput, v string, absolute bool) (time.Time, bool) {
 	var secs float64
 	if f, ok := parseDecimal(v); ok {
 		if f >= epochFloor {
-			return time.Unix(int64(min(f, 1<<40)), 0).UTC(), false
+			return unixTime(f).UTC(), false
 		}
 		secs = f
 	} else if f, ok := parseWholeDuration(v); ok {

@@ -84,3 +84,36 @@ func TestClampedWaitNamesNoReset(t *testing.T) {
 		t.Errorf("Retry-After at the bound: clamped %v, reset_at %s, want %s", r.WaitClamped, r.Limit.ResetAt, want)
 	}
 }
+
+// A reset stated as a Unix timestamp in milliseconds (OpenRouter's
+// X-RateLimit-Reset, on the answer or in error.metadata.headers) is that
+// moment, not a date in the year 33658 read as seconds.
+func TestResetInUnixMilliseconds(t *testing.T) {
+	date := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	reset := date.Add(90 * time.Second)
+	ms := strconv.FormatInt(reset.UnixMilli(), 10)
+	r := Classify(Answer{Provider: "custom", Status: 429, Body: `{"error":{"message":"Too many requests"}}`, Limits: true, Now: date,
+		Headers: map[string]string{"date": date.Format(http.TimeFormat), "x-ratelimit-remaining": "0", "x-ratelimit-reset": ms}})
+	if r.RetryAfterSecs == nil || *r.RetryAfterSecs != 90 || r.Limit == nil || !r.Limit.ResetAt.Equal(reset) {
+		t.Errorf("on the answer: wait %v, limit %s; want 90 s and reset %s", r.RetryAfterSecs, limitText(r.Limit), reset)
+	}
+	body := `{"error":{"message":"Rate limit exceeded: free-models-per-min.","code":429,"metadata":{"headers":{"X-RateLimit-Limit":"20","X-RateLimit-Remaining":"0","X-RateLimit-Reset":"` + ms + `"}}}}`
+	r = Classify(Answer{Provider: "openrouter", Status: 429, Body: body, Limits: true, Now: date,
+		Headers: map[string]string{"date": date.Format(http.TimeFormat)}})
+	if l := r.Limit; l == nil || !l.ResetAt.Equal(reset) || u64(l.Remaining) != "0" || u64(l.Max) != "20" {
+		t.Errorf("in metadata.headers: limit %s; want reset %s, 0 of 20 left", limitText(l), reset)
+	}
+	// Headers on the answer come first: the body's are read only without.
+	r = Classify(Answer{Provider: "openrouter", Status: 429, Body: body, Limits: true, Now: date,
+		Headers: map[string]string{"date": date.Format(http.TimeFormat), "x-ratelimit-limit-requests": "5", "x-ratelimit-remaining-requests": "0"}})
+	if l := r.Limit; l == nil || u64(l.Max) != "5" {
+		t.Errorf("with headers on the answer: limit %s; want theirs (5)", limitText(l))
+	}
+}
+
+func limitText(l *Limit) string {
+	if l == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%s reset %s, %s of %s left", l.Kind, l.ResetAt.Format(time.RFC3339), u64(l.Remaining), u64(l.Max))
+}

@@ -126,7 +126,7 @@ var (
 		"anthropic-ratelimit-unified-reset (Unix seconds), the subscription window, unless -unified-status says allowed",
 		readAnthropicUnifiedHeaders}
 	srcRateLimitReset = waitSource{"x-ratelimit-reset-*",
-		"x-ratelimit-reset-requests, -tokens, x-ratelimit-reset (durations like 6m0s, seconds, or Unix seconds) of the limits whose remaining is 0; with no remaining headers, the earliest",
+		"x-ratelimit-reset-requests, -tokens, x-ratelimit-reset (durations like 6m0s, seconds, or Unix seconds; from 10^12 up Unix milliseconds) of the limits whose remaining is 0; with no remaining headers, the earliest",
 		readRateLimitResetHeaders}
 	srcRetryInfo = waitSource{"retry-info",
 		"google.rpc.RetryInfo retryDelay in the body (\"20s\", \"1.5s\")",
@@ -241,11 +241,18 @@ func formatSeconds(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64
 
 func untilTime(t, ref time.Time) float64 { return t.Sub(ref).Seconds() }
 
-// untilUnix is untilTime for Unix seconds. Absurd timestamps are cut to
-// 2^40 s first so the conversion to int64 stays defined; the bound of
-// MaxRetryAfterSecs follows anyway.
-func untilUnix(f float64, ref time.Time) float64 {
-	return untilTime(time.Unix(int64(math.Min(f, 1<<40)), 0), ref)
+// untilUnix is untilTime for a Unix timestamp (unixTime).
+func untilUnix(f float64, ref time.Time) float64 { return untilTime(unixTime(f), ref) }
+
+// unixTime reads a Unix timestamp in seconds, or in milliseconds from
+// epochMsFloor up. Absurd timestamps are cut to 2^40 s first so the
+// conversion to int64 stays defined; the bound of MaxRetryAfterSecs
+// follows anyway.
+func unixTime(f float64) time.Time {
+	if f >= epochMsFloor {
+		return time.UnixMilli(int64(math.Min(f, 1<<50)))
+	}
+	return time.Unix(int64(math.Min(f, 1<<40)), 0)
 }
 
 // retryAfter reads Retry-After: seconds (whole only when decimals is
@@ -356,8 +363,13 @@ var rateLimitResets = []resetHeader{
 }
 
 // epochFloor tells a Unix timestamp from a count of seconds in a reset
-// header: no limit resets 31 years from now.
-const epochFloor = 1e9
+// header: no limit resets 31 years from now. From epochMsFloor up the
+// timestamp counts milliseconds (OpenRouter's X-RateLimit-Reset): as
+// seconds it would be the year 33658.
+const (
+	epochFloor   = 1e9
+	epochMsFloor = 1e12
+)
 
 func readRateLimitReset(w *waitInput) (float64, string, bool) {
 	return pickReset(w, rateLimitResets, func(v string, ref time.Time) (float64, bool) {
