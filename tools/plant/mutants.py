@@ -46,6 +46,20 @@ MUTANTS = [
     # RFC 9110
     ("status-600-refused", "translate/http_error.go", "\tif s >= 100 && s <= 599 {\n\t\treturn s\n\t}", "\tif s >= 100 && s <= 599 || s > 0 {\n\t\treturn s\n\t}"),
     ("status-999-as-400", "translate/http_error.go", "\treturn 500\n}", "\treturn 400\n}"),
+    # the limit facet (issue "Limits in full"; held to the providers' own words since 2026-12-07)
+    ("limit-retry-after-date-no-reset", "translate/provider/limit.go", 'if res.WaitSource == "retry-after-date" {\n\t\t\tif t, err := http.ParseTime(w.h.get("retry-after")); err == nil {\n\t\t\t\tl.ResetAt = t.UTC()\n\t\t\t}\n\t\t} else if', 'if res.WaitSource == "retry-after-date" {\n\t\t\t_ = http.ParseTime\n\t\t} else if'),
+    ("limit-reset-from-clamped-wait", "translate/provider/limit.go", "res.RetryAfterSecs != nil && !res.WaitClamped {", "res.RetryAfterSecs != nil {"),
+    ("limit-capacity-on-429-ignored", "translate/provider/limit.go", "\t\tcase has(capacityCodes), low.containsAny(capacityPhrases...):\n\t\t\treturn LimitCapacity\n", ""),
+    ("limit-account-scope-lost", "translate/provider/limit.go", 'account := low.containsAny("quota for your account"', 'account := false && low.containsAny("quota for your account"'),
+    ("limit-model-named-in-message-lost", "translate/provider/limit.go", '"specific to this model", "quota for this model", "limit for this model", ', ""),
+    ("limit-ms-epoch-as-seconds", "translate/provider/wait.go", "\tif f >= epochMsFloor {", "\tif false && f >= epochMsFloor {"),
+    ("limit-openrouter-body-headers-ignored", "translate/provider/limit.go", "\tif len(l.Windows) == 0 && len(obj.RateLimitHeaders) > 0 {", "\tif false {"),
+    ("limit-openrouter-key-scope-lost", "translate/provider/limit.go", 'scope := scopeOf(low, quotas, obj.LimitSource == "key")', "scope := scopeOf(low, quotas, false)"),
+    ("limit-payment-not-spend", "translate/provider/limit.go", '\n\t"payment instrument", "payment method", "enable billing"}', "}"),
+    ("limit-429-hit-earliest-reset", "translate/provider/limit.go", "if hit == nil || lw.ResetAt.After(hit.ResetAt) ||", "if hit == nil || lw.ResetAt.Before(hit.ResetAt) ||"),
+    ("limit-capacity-waits", "translate/provider/limit.go", "\tcase kind == LimitCapacity:\n\t\treturn DecisionFailOver", "\tcase kind == LimitCapacity:\n\t\treturn DecisionWait"),
+    ("limit-quota-failure-subject-dropped", "translate/limit.go", "\t\tv = str(v, 1, l.scope)", "\t\t_ = l.scope"),
+    ("limit-team-not-organization", "translate/provider/limit.go", '"your team ", "your newly created team")', ")"),
     # notes
     ("note-implies-empty", "translate/agent.go", 'case !m.hasClass || implied == m.class:\n\tcase implied == "":', 'case !m.hasClass || implied == m.class:\n\tcase implied == "" && false:'),
     ("message-templated-dropped", "translate/agent.go", "\t\tm.noteCached(errsvcv1.NoteCode_NOTE_CODE_MESSAGE_TEMPLATED,", "\t\tif false {\n\t\t}\n\t\t_ = errsvcv1.NoteCode_NOTE_CODE_MESSAGE_TEMPLATED\n\t\tm.noteCached(errsvcv1.NoteCode_NOTE_CODE_DEFAULT_ASSUMED,"),
