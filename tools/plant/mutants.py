@@ -49,8 +49,8 @@ MUTANTS = [
     # the limit facet (issue "Limits in full"; held to the providers' own words since 2026-12-07)
     ("limit-retry-after-date-no-reset", "translate/provider/limit.go", 'if res.WaitSource == "retry-after-date" {\n\t\t\tif t, err := http.ParseTime(w.h.get("retry-after")); err == nil {\n\t\t\t\tl.ResetAt = t.UTC()\n\t\t\t}\n\t\t} else if', 'if res.WaitSource == "retry-after-date" {\n\t\t\t_ = http.ParseTime\n\t\t} else if'),
     ("limit-reset-from-clamped-wait", "translate/provider/limit.go", "res.RetryAfterSecs != nil && !res.WaitClamped {", "res.RetryAfterSecs != nil {"),
-    ("limit-capacity-on-429-ignored", "translate/provider/limit.go", "\t\tcase has(capacityCodes), low.containsAny(capacityPhrases...):\n\t\t\treturn LimitCapacity\n", ""),
-    ("limit-account-scope-lost", "translate/provider/limit.go", 'account := low.containsAny("quota for your account"', 'account := false && low.containsAny("quota for your account"'),
+    ("limit-capacity-on-429-ignored", "translate/provider/limit.go", "\t\tcase has(capacityCode), low.containsAny(capacityPhrases...):\n\t\t\treturn LimitCapacity\n", ""),
+    ("limit-account-scope-lost", "translate/provider/limit.go", 'account := low.contains("account") && low.containsAny(', 'account := false && low.containsAny('),
     ("limit-model-named-in-message-lost", "translate/provider/limit.go", '"specific to this model", "quota for this model", "limit for this model", ', ""),
     ("limit-ms-epoch-as-seconds", "translate/provider/wait.go", "\tif f >= epochMsFloor {", "\tif false && f >= epochMsFloor {"),
     ("limit-openrouter-body-headers-ignored", "translate/provider/limit.go", "\tif len(l.Windows) == 0 && len(obj.RateLimitHeaders) > 0 {", "\tif false {"),
