@@ -39,7 +39,12 @@ func TestServedLimitIsTheFixtures(t *testing.T) {
 		if scope == "" {
 			scope = "unknown"
 		}
-		if l.GetKind() != w.Kind || l.GetScope() != scope || w.Dimension != "" && l.GetDimension() != w.Dimension ||
+		// A dimension "none": the answer does not say, so none is served.
+		dim := w.Dimension
+		if dim == "none" && l.GetDimension() != "" {
+			t.Errorf("%s: dimension %q, the fixture states none", fx.Name, l.GetDimension())
+		}
+		if l.GetKind() != w.Kind || l.GetScope() != scope || dim != "" && dim != "none" && l.GetDimension() != dim ||
 			w.Decision != "" && l.GetDecision() != w.Decision {
 			t.Errorf("%s: limit %s/%s/%s, %s; the fixture states %s/%s/%s, %s", fx.Name, l.GetKind(), l.GetDimension(), l.GetScope(), l.GetDecision(),
 				w.Kind, w.Dimension, scope, w.Decision)
@@ -59,7 +64,13 @@ func TestServedLimitIsTheFixtures(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: Errsvc-Limit: %v", fx.Name, err)
 		}
-		for key, want := range map[string]string{"kind": w.Kind, "scope": scope, "dimension": w.Dimension} {
+		if _, ok := d.Get("dimension"); ok && dim == "none" {
+			t.Errorf("%s: Errsvc-Limit names a dimension, the fixture states none", fx.Name)
+		}
+		if dim == "none" {
+			dim = ""
+		}
+		for key, want := range map[string]string{"kind": w.Kind, "scope": scope, "dimension": dim} {
 			if m, ok := d.Get(key); want != "" && (!ok || m.(httpsfv.Item).Value != want) {
 				t.Errorf("%s: Errsvc-Limit %s = %v, the fixture states %q", fx.Name, key, m, want)
 			}

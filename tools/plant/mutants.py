@@ -59,6 +59,7 @@ MUTANTS = [
     ("limit-429-hit-earliest-reset", "translate/provider/limit.go", "if hit == nil || lw.ResetAt.After(hit.ResetAt) ||", "if hit == nil || lw.ResetAt.Before(hit.ResetAt) ||"),
     ("limit-capacity-waits", "translate/provider/limit.go", "\tcase kind == LimitCapacity:\n\t\treturn DecisionFailOver", "\tcase kind == LimitCapacity:\n\t\treturn DecisionWait"),
     ("limit-quota-failure-subject-dropped", "translate/limit.go", "\t\tv = str(v, 1, l.scope)", "\t\t_ = l.scope"),
+    ("limit-both-dimensions-one-named", "translate/provider/limit.go", '\t\tcase low.containsAny(" queries and ", " requests and "):', "\t\tcase false:"),
     ("limit-team-not-organization", "translate/provider/limit.go", '"your team ", "your newly created team")', ")"),
     # notes
     ("note-implies-empty", "translate/agent.go", 'case !m.hasClass || implied == m.class:\n\tcase implied == "":', 'case !m.hasClass || implied == m.class:\n\tcase implied == "" && false:'),

@@ -153,6 +153,7 @@ func capacityCode(c string) bool {
 	return false
 }
 
+// spendCode says a code is one of spendCodes.
 func spendCode(c string) bool { return spendCodes[c] }
 
 // modelPhrases name the model's own limit in a message. Each holds
@@ -443,6 +444,9 @@ func readLimit(res *Result, obj *errorObject, status int, low *lowered, body str
 			l.Dimension = hit.Dimension
 		case obj.Type == "tokens" || obj.Type == "requests":
 			l.Dimension = obj.Type
+		case low.containsAny(" queries and ", " requests and "):
+			// A message stating both limits ("60.0 queries and 180000
+			// tokens per minute", Together's) does not say which was hit.
 		default:
 			l.Dimension = dimensionOf(messageLimitPhrase(low))
 		}
