@@ -62,6 +62,7 @@ breaking:
 vet:
 	go vet ./...
 	cd bench && go vet ./...
+	python3 tools/plant/run.py --check
 
 # The first run builds promtool and a kubernetes-validate venv into the user
 # cache for deploy/'s tests (several minutes on a small machine), hence the

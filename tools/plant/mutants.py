@@ -25,7 +25,7 @@ MUTANTS = [
     ("backoff-floor-dropped", "translate/handling.go", "\t\t\th.BackoffFloorSecs = &floor\n", "\t\t\t_ = floor\n"),
     ("provider-clamp-lower", "translate/provider/wait.go", "const MaxRetryAfterSecs = math.MaxUint32 / 1000", "const MaxRetryAfterSecs = 3600"),
     # one decision
-    ("should-retry-always-true", "translate/httpheaders.go", 'return map[string]string{headerShouldRetry: "false"}', 'return map[string]string{headerShouldRetry: "true"}'),
+    ("should-retry-always-true", "translate/httpheaders.go", 'h := map[string]string{headerShouldRetry: "false"}', 'h := map[string]string{headerShouldRetry: "true"}'),
     ("pushback-zero-for-no", "translate/httpheaders.go", 'resp.GrpcMetadata = map[string]string{trailerPushback: "-1"}', 'resp.GrpcMetadata = map[string]string{trailerPushback: "0"}'),
     ("unknown-class-never", "translate/decision.go", "\treturn m.krow.GetClass() == classTransient\n}", "\treturn false\n}"),
     ("caller-do-not-retry-ignored", "translate/decision.go", 'case m.callerAction && m.action == "do_not_retry" && retryHelps(m):', 'case false && m.callerAction && m.action == "do_not_retry" && retryHelps(m):'),
@@ -33,7 +33,7 @@ MUTANTS = [
     ("producer-no-ignored", "translate/decision.go", 'case m.agentFromSource && m.agentRetry == "no" && retryHelps(m):', 'case false && m.agentFromSource && m.agentRetry == "no" && retryHelps(m):'),
     ("producer-yes-ignored", "translate/decision.go", "case m.agentFromSource && retryHint(m.agentRetry) && !retryHelps(m):", "case false && m.agentFromSource && retryHint(m.agentRetry) && !retryHelps(m):"),
     ("timeout-safety-ignored", "translate/decision.go", 'case !m.agentFromSource && m.agentRetry == "no" && retryHelps(m) && !m.classFromSource &&', 'case false && !m.agentFromSource && m.agentRetry == "no" && retryHelps(m) && !m.classFromSource &&'),
-    ("derived-hint-not-followed", "translate/decision.go", "if !m.agentFromSource && retryHint(m.agentRetry) != helps {", "if false && !m.agentFromSource && retryHint(m.agentRetry) != helps {"),
+    ("derived-hint-not-followed", "translate/decision.go", "if (!m.agentFromSource || m.policyDecided) && retryHint(m.agentRetry) != helps {", "if false && (!m.agentFromSource || m.policyDecided) && retryHint(m.agentRetry) != helps {"),
     ("derived-action-not-followed", "translate/decision.go", "\t\t\tm.action, m.sameArgs = ar[0], ar[1]\n", "\t\t\t_ = ar\n"),
     ("follow-class-grpc-dropped", "translate/derive.go", "\t\tm.grpcCode = cr.GetGrpcCode()\n\t\tif !m.callerRecovery {", "\t\t_ = cr.GetGrpcCode()\n\t\tif !m.callerRecovery {"),
     ("handling-route-transient-only", "translate/handling.go", "\t\th.Route = cr.GetRoute()\n", "\t\th.Route = classRow(classTransient).GetRoute()\n"),
@@ -70,7 +70,7 @@ MUTANTS = [
     # gateway bodies
     ("openai-param-dropped", "translate/gateway_answer.go", '\t\t\t\t"param":   structpb.NewNullValue(),\n', ""),
     ("anthropic-type-wrong", "translate/gateway_answer.go", '\t\t\t"type": structpb.NewStringValue("error"),', '\t\t\t"type": structpb.NewStringValue("api_error"),'),
-    ("openai-upstream-message", "translate/gateway_answer.go", '\t\t\t\t"message": structpb.NewStringValue(agentMessage(m)),\n\t\t\t\t"type":    structpb.NewStringValue(r.GetOpenaiType()),', '\t\t\t\t"message": structpb.NewStringValue(m.message),\n\t\t\t\t"type":    structpb.NewStringValue(r.GetOpenaiType()),'),
+    ("openai-upstream-message", "translate/gateway_answer.go", '\t\t\t\t"message": structpb.NewStringValue(agentMessage(m)),\n\t\t\t\t"type":    structpb.NewStringValue(openaiType(m, r.GetOpenaiType())),', '\t\t\t\t"message": structpb.NewStringValue(m.message),\n\t\t\t\t"type":    structpb.NewStringValue(openaiType(m, r.GetOpenaiType())),'),
     ("gateway-status-ignores-row", "translate/gateway_answer.go", "\t\tStatus:  statusOr(r.GetOpenaiStatus(), m.httpStatus),", "\t\tStatus:  m.httpStatus,"),
     ("google-details-dropped", "translate/gateway_answer.go", '\t\t"details": details,\n', '\t\t"details": []any{},\n'),
     ("jsonrpc-code-default", "translate/jsonrpc.go", "\tcode := int32(-32603)\n\tif m.jsonrpcCode != nil {", "\tcode := int32(-32000)\n\tif m.jsonrpcCode != nil {"),
@@ -88,6 +88,6 @@ MUTANTS = [
     ("idempotent-ignored", "translate/derive.go", "\tif r := row.GetRetryIfIdempotent(); r != \"\" && idempotent {", "\tif r := row.GetRetryIfIdempotent(); r != \"\" && false {"),
     ("readable-identifier-redacted", "translate/sanitize/value.go", "return s == \"\" || enumLike(s) || shortNumber(s) || proseLine(s) || readableIdentifier(s)", "return s == \"\" || enumLike(s) || shortNumber(s) || proseLine(s)"),
     ("metadata-unsanitised", "translate/status.go", '\t\t{"originalTerm", m.metadataValue(m.originalTerm)},', '\t\t{"originalTerm", m.originalTerm},'),
-    ("errorinfo-domain-empty", "translate/status.go", "appendErrorInfo(m.store.infoBytes[:0], errorInfoReason(kind), ErrorInfoDomain, md[:])", 'appendErrorInfo(m.store.infoBytes[:0], errorInfoReason(kind), "", md[:])'),
+    ("errorinfo-domain-empty", "translate/status.go", "appendErrorInfo(infoBuf, errorInfoReason(kind), ErrorInfoDomain, md[:])", 'appendErrorInfo(infoBuf, errorInfoReason(kind), "", md[:])'),
     ("retryinfo-without-class", "translate/status.go", "\tif m.waitSecs != nil {\n\t\tdelay := time.Duration(*m.waitSecs) * time.Second", "\tif m.waitSecs != nil && m.hasClass {\n\t\tdelay := time.Duration(*m.waitSecs) * time.Second"),
 ]

@@ -3,6 +3,7 @@
 every test of translate/ but TestGolden, and report which bug no test caught.
 
     python3 tools/plant/run.py [NAME ...]
+    python3 tools/plant/run.py --check   # every bug still plants (make vet)
 
 Slow (a build and a test run per bug): not part of make test; its last
 score is in docs/TESTING.md. It restores every file it touched, also on
@@ -15,6 +16,20 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 def run(*cmd):
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+
+def check():
+    """Every bug's text occurs exactly once in its file, so none stops being
+    planted unnoticed as the code it was written against changes."""
+    stale = []
+    for name, path, old, _ in MUTANTS:
+        n = open(os.path.join(ROOT, path)).read().count(old)
+        if n != 1:
+            stale.append(f"{name}: the text to replace occurs {n} times in {path}")
+    names = [m[0] for m in MUTANTS]
+    stale += [f"{n}: named twice" for n in sorted(set(names)) if names.count(n) > 1]
+    for s in stale:
+        print(f"tools/plant/mutants.py: {s}", file=sys.stderr)
+    return 1 if stale else 0
 
 def main(names):
     chosen = [m for m in MUTANTS if not names or m[0] in names]
@@ -52,4 +67,6 @@ def main(names):
     return 0 if not survived and not broken else 1
 
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--check"]:
+        sys.exit(check())
     sys.exit(main(sys.argv[1:]))
