@@ -29,6 +29,14 @@ PPROF_ADDR=127.0.0.1:16060
 rm -rf "$OUT" && mkdir -p "$OUT"
 : >"$OUT/commands.txt"
 
+# An errsvc left on these ports (an earlier run, a manual benchserver)
+# would answer /readyz in place of this run's benchserver, which could not
+# bind, and every scenario would measure the old one.
+if curl -fsS -o /dev/null "http://$HTTP_ADDR/readyz" 2>/dev/null; then
+	echo "something already answers on $HTTP_ADDR: stop it first" >&2
+	exit 1
+fi
+
 # run records a command in commands.txt (as written, relative to the repo)
 # and runs it.
 run() {
@@ -90,6 +98,7 @@ for _ in $(seq 1 50); do
 	sleep 0.2
 done
 curl -fsS "http://$HTTP_ADDR/readyz" >/dev/null
+kill -0 "$SERVER_PID" 2>/dev/null || { echo "benchserver exited:" >&2; cat "$OUT/benchserver.log" >&2; exit 1; }
 
 echo "== load scenarios and RSS run"
 run "$OUT/loadgen" run -grpc "$GRPC_ADDR" -http "$HTTP_ADDR" -server-pid "$SERVER_PID" \
