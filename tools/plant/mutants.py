@@ -60,6 +60,9 @@ MUTANTS = [
     ("limit-capacity-waits", "translate/provider/limit.go", "\tcase kind == LimitCapacity:\n\t\treturn DecisionFailOver", "\tcase kind == LimitCapacity:\n\t\treturn DecisionWait"),
     ("limit-quota-failure-subject-dropped", "translate/limit.go", "\t\tv = str(v, 1, l.scope)", "\t\t_ = l.scope"),
     ("limit-both-dimensions-one-named", "translate/provider/limit.go", '\t\tcase low.containsAny(" queries and ", " requests and "):', "\t\tcase false:"),
+    ("limit-vertex-metric-scope-lost", "translate/provider/limit.go", '"capacity exceeded for this model", "_per_base_model", "_per_model"}', '"capacity exceeded for this model"}'),
+    ("limit-trial-key-scope-lost", "translate/provider/limit.go", ', "trial key, which is limited")', ')'),
+    ("limit-api-calls-not-requests", "translate/provider/limit.go", ', strings.Contains(l, "api calls"):', ':'),
     ("limit-team-not-organization", "translate/provider/limit.go", '"your team ", "your newly created team")', ")"),
     # notes
     ("note-implies-empty", "translate/agent.go", 'case !m.hasClass || implied == m.class:\n\tcase implied == "":', 'case !m.hasClass || implied == m.class:\n\tcase implied == "" && false:'),
