@@ -7,7 +7,7 @@
 #   bash bench/ab.sh BASE [CHANGED] [ROUNDS]
 #
 # BASE and CHANGED are git revisions (CHANGED defaults to the work tree,
-# committed or not). Each is built into its own benchserver; the load
+# committed or not; a BASE of "-" is the work tree too). Each is built into its own benchserver; the load
 # generator (bench/cmd/loadgen, from the work tree unless ERRSVC_AB_LOADGEN
 # says otherwise, below) then drives scenarios a,
 # b*, c and d* at 16 and 64 callers against each in turn, ROUNDS times
@@ -35,6 +35,12 @@ PPROF_ADDR=127.0.0.1:16160
 rm -rf "$OUT" && mkdir -p "$OUT"
 command -v wrk >/dev/null || { echo "bench/ab.sh needs wrk (bench/run.sh installs it)" >&2; exit 1; }
 
+# ERRSVC_AB_BASE_TAGS builds BASE with these Go build tags, and runs its
+# benchserver with ERRSVC_ABLATION=growth-off: bench/run.sh's growth
+# ablation (internal/ablation) is `ERRSVC_AB_BASE_TAGS=errsvc_ablate_growth
+# bash bench/ab.sh -`, the work tree without the growth against itself.
+BASE_TAGS=${ERRSVC_AB_BASE_TAGS:-}
+
 # ERRSVC_AB_LOADGEN=each builds the load generator from each revision too,
 # and drives each revision with its own: the way to judge a path of the
 # client's side (the codec's decoding of answers, which the Go SDK shares).
@@ -53,15 +59,16 @@ if [ "${ERRSVC_AB_BATCH:-}" = 1 ]; then
 	EXTRA=(-batch-conc 16)
 fi
 
-# build REV NAME: the benchserver of a revision ("" is the work tree), and
-# its load generator with LOADGEN_EACH.
+# build REV NAME [TAGS]: the benchserver of a revision ("" or "-" is the
+# work tree), built with TAGS, and its load generator with LOADGEN_EACH.
 build() {
-	local rev=$1 name=$2 src=$PWD
+	local rev=$1 name=$2 tags=${3:-} src=$PWD
+	[ "$rev" = - ] && rev=
 	if [ -n "$rev" ]; then
 		src=$OUT/src-$name
 		git worktree add --detach -q "$src" "$rev"
 	fi
-	(cd "$src/bench" && go build -o "$OUT/$name/benchserver" ./cmd/benchserver)
+	(cd "$src/bench" && go build -tags "$tags" -o "$OUT/$name/benchserver" ./cmd/benchserver)
 	if [ -n "$LOADGEN_EACH" ]; then
 		(cd "$src/bench" && go build -o "$OUT/$name/loadgen" ./cmd/loadgen)
 	fi
@@ -70,7 +77,7 @@ build() {
 	fi
 }
 echo "== build"
-build "$BASE" base
+build "$BASE" base "$BASE_TAGS"
 build "$CHANGED" changed
 (cd bench && go build -o "$OUT/loadgen" ./cmd/loadgen)
 
@@ -78,13 +85,16 @@ SERVER_PID=
 trap '[ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true' EXIT
 for r in $(seq 1 "$ROUNDS"); do
 	for name in base changed; do
-		"$OUT/$name/benchserver" --grpc-addr "$GRPC_ADDR" --http-addr "$HTTP_ADDR" --pprof-addr "$PPROF_ADDR" \
+		ablation=
+		[ "$name" = base ] && [ -n "$BASE_TAGS" ] && ablation=growth-off
+		ERRSVC_ABLATION=$ablation "$OUT/$name/benchserver" --grpc-addr "$GRPC_ADDR" --http-addr "$HTTP_ADDR" --pprof-addr "$PPROF_ADDR" \
 			--stream-rate -1 2>"$OUT/$name/server-$r.log" &
 		SERVER_PID=$!
 		for _ in $(seq 1 50); do
 			curl -fsS "http://$HTTP_ADDR/readyz" >/dev/null 2>&1 && break
 			sleep 0.2
 		done
+		kill -0 "$SERVER_PID" 2>/dev/null || { echo "benchserver $name exited:" >&2; cat "$OUT/$name/server-$r.log" >&2; exit 1; }
 		loadgen=$OUT/loadgen
 		[ -n "$LOADGEN_EACH" ] && loadgen=$OUT/$name/loadgen
 		"$loadgen" run -grpc "$GRPC_ADDR" -http "$HTTP_ADDR" -server-pid "$SERVER_PID" -warmup 2s -duration 8s \
@@ -97,7 +107,10 @@ for r in $(seq 1 "$ROUNDS"); do
 done
 trap - EXIT
 
-python3 - "$OUT" "$ROUNDS" "$BASE" "${CHANGED:-work tree}" <<'PY'
+BASE_NAME=$BASE
+[ "$BASE" = - ] && BASE_NAME="work tree"
+[ -n "$BASE_TAGS" ] && BASE_NAME="$BASE_NAME (tags $BASE_TAGS)"
+python3 - "$OUT" "$ROUNDS" "$BASE_NAME" "${CHANGED:-work tree}" <<'PY'
 import json, os, statistics, sys
 out, rounds, base, changed = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 rows, batch = {}, {}
@@ -127,6 +140,13 @@ for c in (16, 64):
     da = 100 * (med["changed"][0] / med["base"][0] - 1)
     dc = 100 * (med["changed"][2] / med["base"][2] - 1)
     print(f"| {c} | change | {da:+.1f}% | | {dc:+.1f}% | |")
+# The same, for bench/run.sh's report (bench/cmd/loadgen, report_growth.go):
+# per callers and revision, each column's rounds in order.
+names = ("a", "a/b*", "c", "c/d*")
+summary = {"base": base, "changed": changed, "rounds": rounds, "mix": mix.strip(", "),
+           "rows": [{"callers": c, "revision": name, **{k: list(col) for k, col in zip(names, zip(*rows[(name, c)]))}}
+                    for c in (16, 64) for name in ("base", "changed")]}
+json.dump(summary, open(f"{out}/summary.json", "w"), indent=1)
 if batch:
     med = {name: statistics.median(v) for name, v in batch.items()}
     print()

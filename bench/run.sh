@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/run.sh: reproduces docs/BENCHMARKS.md and its appendix in one run (about 36 minutes).
+# bench/run.sh: reproduces docs/BENCHMARKS.md and its appendix in one run (about 45 minutes).
 #
 # Builds bench/cmd/benchserver (the errsvc stack plus an empty gRPC RPC, an
 # empty REST route and two canned-answer diagnostics on the same server) and bench/cmd/loadgen, runs the core
@@ -10,6 +10,8 @@
 # light load (1, 2 and 4 callers against the floors) and a
 # 5-minute RSS run against it, profiles it, measures the peer figure
 # (bench/peer/throughput.sh: LiteLLM against errsvc from the Python SDK), and
+# measures the growth (the second secrets layer and the limit facet) by
+# ablation, in the core and at service level (bench/ab.sh), and
 # writes docs/BENCHMARKS.md (one screen) and its appendix docs/BENCHMARKS-DETAIL.md.
 # All load goes to 127.0.0.1; every scenario is bounded in time and stops by
 # itself. Overridable (for a quick smoke run only): DURATION, WARMUP,
@@ -87,6 +89,21 @@ echo "== core profile (a raw provider answer)"
 run env GOGC=400 go test ./translate/ -run '^$' -bench '^BenchmarkTranslate$/^provider$' -benchtime 3s \
 	-cpuprofile "$OUT/core-provider.pprof" -o "$OUT/translate.test" >/dev/null
 
+# The growth ablation's core half: the per-source translations with the
+# second secrets layer and the limit facet (internal/ablation) and without
+# them, two test binaries run in turn COUNT times, so a drift of the
+# machine falls on both.
+echo "== growth ablation: core (count $COUNT, interleaved)"
+run go test -c -o "$OUT/translate-growth-on.test" ./translate
+run go test -c -tags errsvc_ablate_growth -o "$OUT/translate-growth-off.test" ./translate
+for _ in $(seq 1 "$COUNT"); do
+	(cd translate && GOGC=400 "$OUT/translate-growth-on.test" -test.run '^$' -test.bench '^BenchmarkTranslate$' \
+		-test.benchmem) | grep '^Benchmark' >>"$OUT/core-growth-on.txt"
+	(cd translate && GOGC=400 ERRSVC_ABLATION=growth-off "$OUT/translate-growth-off.test" -test.run '^$' \
+		-test.bench '^BenchmarkTranslate$' -test.benchmem) | grep '^Benchmark' >>"$OUT/core-growth-off.txt"
+done
+echo "(translate-growth-on.test and translate-growth-off.test, built with -tags errsvc_ablate_growth, each run COUNT times in turn: -test.bench '^BenchmarkTranslate\$')" >>"$OUT/commands.txt"
+
 echo "== benchserver"
 echo "$OUT/benchserver --grpc-addr $GRPC_ADDR --http-addr $HTTP_ADDR --pprof-addr $PPROF_ADDR --stream-rate -1 &" | sed "s#$ROOT/##g" >>"$OUT/commands.txt"
 "$OUT/benchserver" --grpc-addr "$GRPC_ADDR" --http-addr "$HTTP_ADDR" --pprof-addr "$PPROF_ADDR" --stream-rate -1 \
@@ -122,6 +139,13 @@ if ! bash bench/peer/throughput.sh "$OUT/peer-throughput.json" >"$OUT/peer-throu
 fi
 [ -f "$OUT/peer-throughput.md" ] && cat "$OUT/peer-throughput.md"
 
+# The growth ablation's service half: a, b*, c and d* against this work
+# tree's benchserver without the growth and with it, ROUNDS interleaved
+# rounds (bench/ab.sh, about 80 s per server and round).
+echo "== growth ablation: service ($ROUNDS interleaved rounds)"
+run env ERRSVC_AB_BASE_TAGS=errsvc_ablate_growth bash bench/ab.sh - "" "$ROUNDS" | tee "$OUT/growth-ab.txt"
+cp bench/out/ab/summary.json "$OUT/growth-ab.json"
+
 for s in a c; do
 	run go tool pprof -top -nodecount 30 "$OUT/benchserver" "$OUT/cpu-$s.pprof" 2>/dev/null | sed -n '4,40p' >"$OUT/top-$s.txt" || true
 done
@@ -153,5 +177,6 @@ echo "== report"
 	-profiles "$OUT/cpu" -profile-core "$OUT/core.pprof" -profile-provider "$OUT/core-provider.pprof" \
 	-top-a "$OUT/top-a.txt" -top-c "$OUT/top-c.txt" -top-core "$OUT/top-core.txt" \
 	-peer "$OUT/peer-throughput.json" \
+	-growth-core-on "$OUT/core-growth-on.txt" -growth-core-off "$OUT/core-growth-off.txt" -growth-ab "$OUT/growth-ab.json" \
 	-same-code-as "$SAME_CODE" -out "$ROOT/docs/BENCHMARKS.md" -detail-out "$ROOT/docs/BENCHMARKS-DETAIL.md")
 echo "wrote docs/BENCHMARKS.md and docs/BENCHMARKS-DETAIL.md"

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/internal/ablation"
 	"github.com/errsvc/errsvc/translate/provider"
 	"github.com/errsvc/errsvc/translate/sanitize"
 )
@@ -36,7 +37,7 @@ func decodeProvider(m *model, p *errsvcv1.ProviderResponse) error {
 		Folded:   headers,
 		Body:     p.GetBody(),
 		Clock:    now,
-		Limits:   true,
+		Limits:   ablation.Growth, // always, but in bench/run.sh's ablation build
 	}
 	if r := m.reuse; r != nil {
 		if r.classifier == nil {

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/tyler-smith/go-bip39/wordlists"
+
+	"github.com/errsvc/errsvc/internal/ablation"
 )
 
 // The second detection layer. gitleaks' rules (the first layer) find a
@@ -49,7 +51,7 @@ import (
 // '@' is found; hex and base64 runs that decode to text holding a secret),
 // on its decoded view, and on that view with soft line wraps joined.
 func contextPass(s string) (string, bool) {
-	if !mayHoldContextSecret(s) {
+	if !ablation.Growth || !mayHoldContextSecret(s) {
 		return s, false
 	}
 	sc := scanView(s) // the text as it is: its runs serve encodedRuns and its own reading

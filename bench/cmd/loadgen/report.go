@@ -31,7 +31,10 @@ type reportFiles struct {
 	profiles, profCore, profProvider            string
 	topA, topC, topCore                         string
 	peer                                        string
-	out, detailOut                              string
+	// growthCoreOn, growthCoreOff and growthAB are the growth ablation's
+	// (report_growth.go).
+	growthCoreOn, growthCoreOff, growthAB string
+	out, detailOut                        string
 	// sameCodeAs is the commit of the report at out when the code the core
 	// benchmarks run is unchanged since (bench/run.sh asks git; "": changed,
 	// or not known).
@@ -484,6 +487,9 @@ func reportCmd(args []string) error {
 	fs.StringVar(&rf.topC, "top-c", "", "go tool pprof -top excerpt of -profile-c")
 	fs.StringVar(&rf.topCore, "top-core", "", "go tool pprof -top excerpt of -profile-core")
 	fs.StringVar(&rf.peer, "peer", "", "peer figure: the JSON of bench/peer/throughput.py")
+	fs.StringVar(&rf.growthCoreOn, "growth-core-on", "", "growth ablation: go test -bench output of BenchmarkTranslate as built")
+	fs.StringVar(&rf.growthCoreOff, "growth-core-off", "", "growth ablation: the same, built with -tags errsvc_ablate_growth")
+	fs.StringVar(&rf.growthAB, "growth-ab", "", "growth ablation: bench/ab.sh's summary.json, base the build with the tag")
 	fs.StringVar(&rf.out, "out", "docs/BENCHMARKS.md", "output: the first screen")
 	fs.StringVar(&rf.detailOut, "detail-out", "", "output: the appendix (default: -out with -DETAIL.md for .md)")
 	fs.StringVar(&rf.sameCodeAs, "same-code-as", "", "the commit of the report at -out, when the core benchmarks' code is unchanged since")
@@ -1006,6 +1012,8 @@ func render(rf reportFiles, res Results) (string, string) {
 	}
 
 	p("%s", peerSection(rf.peer))
+	growthRes, growthOK, growthFound, growthSection := growthGoal(rf)
+	p("%s", growthSection)
 
 	// Goals.
 	p("## Goals (issue \"Performance\")\n\n")
@@ -1055,6 +1063,11 @@ func render(rf reportFiles, res Results) (string, string) {
 	if res, ok, found := policyOverhead(core); found {
 		p("| an operator policy of 1,000 rules costs ≤ 10%% more per translation | %s | %s |\n", res, metStr(ok))
 		sum.goals = append(sum.goals, summaryGoal{"an operator policy of 1,000 rules costs ≤ 10% more per translation", res, ok})
+	}
+	if growthFound {
+		const goal = "the second secrets layer and the limit facet push no core source over its goal and no ratio down by more than the noise"
+		p("| %s | %s | %s |\n", goal, growthRes, verdict(growthOK, `"Growth"`))
+		sum.goals = append(sum.goals, summaryGoal{goal, growthRes, growthOK})
 	}
 	if sanMax > 0 {
 		p("| sanitiser ≥ 200 MB/s, flat from 1 KiB to 1 MiB | %.0f–%.0f MB/s | %s |\n", sanMin, sanMax, verdict(sanOK, joinCause("the sanitiser's table, \"Where a text's time goes\"", sanSlower)))
