@@ -62,6 +62,9 @@ breaking:
 vet:
 	go vet ./...
 	cd bench && go vet ./...
+	# bench/run.sh's growth ablation builds these with the tag; keep them building.
+	go vet -tags errsvc_ablate_growth ./internal/ablation ./translate/...
+	cd bench && go vet -tags errsvc_ablate_growth ./cmd/benchserver
 	python3 tools/plant/run.py --check
 
 # The first run builds promtool and a kubernetes-validate venv into the user
