@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	errsvcv1 "github.com/errsvc/errsvc/gen/errsvc/v1"
+	"github.com/errsvc/errsvc/internal/ablation"
 	"github.com/errsvc/errsvc/translate/provider"
 )
 
@@ -156,6 +157,10 @@ func limitFromMetadata(md map[string]string) *limitFacts {
 // sanitised (unknown terms pass through) and the scope "unknown" when
 // unsaid; the Labby detail then carries it.
 func settleLimit(m *model) {
+	if !ablation.Growth { // bench/run.sh's ablation build: no facet at all
+		m.limit = nil
+		return
+	}
 	if m.limit == nil {
 		m.limit = limitFromDetail(m.detail)
 	}

@@ -122,7 +122,8 @@ func growthGoal(rf reportFiles) (result string, ok, found bool, section string) 
 		return "", false, false, ""
 	}
 	ratios := ratioGrowths(ab)
-	ok = len(cores) > 0 && hasAB && len(ratios) > 0
+	// One round measures no noise: every difference would count.
+	ok = len(cores) > 0 && hasAB && len(ratios) > 0 && ab.Rounds >= 2
 	var parts, over, down []string
 	for _, c := range cores {
 		if c.overOn {
@@ -147,6 +148,8 @@ func growthGoal(rf reportFiles) (result string, ok, found bool, section string) 
 	switch {
 	case len(ratios) == 0:
 		parts = append(parts, "ratios not measured")
+	case ab.Rounds < 2:
+		parts = append(parts, "one round: the ratios' noise not measured")
 	case len(down) == 0:
 		parts = append(parts, fmt.Sprintf("every ratio within the noise of its %d rounds without", ab.Rounds))
 	default:
@@ -158,9 +161,10 @@ func growthGoal(rf reportFiles) (result string, ok, found bool, section string) 
 	p := func(format string, a ...any) { fmt.Fprintf(&w, format, a...) }
 	p("## Growth: the second secrets layer and the limit facet, by ablation\n\n")
 	p("The same work tree built twice: as it is, and with the `errsvc_ablate_growth` tag (`internal/ablation`), which turns\n")
-	p("off the second secrets layer (`translate/sanitize`'s `contextPass`) and the limit facet of provider answers, the two\n")
-	p("parts added after the goals were set. The operator policy has its own goal (a server runs none unless given one).\n")
-	p("A binary built with the tag refuses to start unless told it is the ablation.\n\n")
+	p("off the second secrets layer (`translate/sanitize`'s `contextPass`) and the limit facet (the classifier's reading of\n")
+	p("it in provider answers, and the facet any answer carries), the two parts added after the goals were set. The operator\n")
+	p("policy has its own goal (a server runs none unless given one). A binary built with the tag refuses to start unless\n")
+	p("told it is the ablation. The goals are the core table's, not scaled by the machine's speed (see Machine).\n\n")
 	if len(cores) > 0 {
 		p("Core: the two test binaries run in turn, `BenchmarkTranslate` at GOGC=400, medians of COUNT runs each.\n\n")
 		p("| source | with the growth | without | growth | goal | with it |\n|---|---:|---:|---:|---|---|\n")

@@ -22,7 +22,7 @@ func TestGrowthGoal(t *testing.T) {
 	offWithin := write("off.txt", "BenchmarkTranslate/labby-2 1 800 ns/op 0 B/op 0 allocs/op\n"+
 		"BenchmarkTranslate/provider-2 1 2900 ns/op 0 B/op 0 allocs/op\n")
 	ab := func(abOn, abOff []float64) string {
-		s := abSummary{Rounds: 3, Rows: []abRow{
+		s := abSummary{Rounds: len(abOn), Rows: []abRow{
 			{Callers: 16, Revision: "changed", AB: abOn, CD: []float64{0.7, 0.72, 0.74}},
 			{Callers: 16, Revision: "base", AB: abOff, CD: []float64{0.71, 0.73, 0.75}},
 		}}
@@ -57,6 +57,12 @@ func TestGrowthGoal(t *testing.T) {
 	rf.growthAB = ab([]float64{0.78, 0.81, 0.77}, []float64{0.80, 0.83, 0.84})
 	if res, ok, _, _ = growthGoal(rf); !ok {
 		t.Errorf("overlapping rounds: %q", res)
+	}
+
+	// One round measures no noise.
+	rf.growthAB = ab([]float64{0.81}, []float64{0.80})
+	if res, ok, _, _ = growthGoal(rf); ok || !strings.Contains(res, "noise not measured") {
+		t.Errorf("one round: ok=%v %q", ok, res)
 	}
 
 	if _, _, found, _ := growthGoal(reportFiles{}); found {
