@@ -7,7 +7,8 @@
 #   bash bench/ab.sh BASE [CHANGED] [ROUNDS]
 #
 # BASE and CHANGED are git revisions (CHANGED defaults to the work tree,
-# committed or not; a BASE of "-" is the work tree too). Each is built into its own benchserver; the load
+# committed or not; a BASE of "-" is the work tree too). Each is built
+# into its own benchserver; the load
 # generator (bench/cmd/loadgen, from the work tree unless ERRSVC_AB_LOADGEN
 # says otherwise, below) then drives scenarios a,
 # b*, c and d* at 16 and 64 callers against each in turn, ROUNDS times

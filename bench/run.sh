@@ -102,7 +102,7 @@ for _ in $(seq 1 "$COUNT"); do
 	(cd translate && GOGC=400 ERRSVC_ABLATION=growth-off "$OUT/translate-growth-off.test" -test.run '^$' \
 		-test.bench '^BenchmarkTranslate$' -test.benchmem) | grep '^Benchmark' >>"$OUT/core-growth-off.txt"
 done
-echo "(translate-growth-on.test and translate-growth-off.test, built with -tags errsvc_ablate_growth, each run COUNT times in turn: -test.bench '^BenchmarkTranslate\$')" >>"$OUT/commands.txt"
+echo "(then translate-growth-on.test and translate-growth-off.test in turn, COUNT times: -test.bench '^BenchmarkTranslate\$' -test.benchmem, at GOGC=400)" >>"$OUT/commands.txt"
 
 echo "== benchserver"
 echo "$OUT/benchserver --grpc-addr $GRPC_ADDR --http-addr $HTTP_ADDR --pprof-addr $PPROF_ADDR --stream-rate -1 &" | sed "s#$ROOT/##g" >>"$OUT/commands.txt"
