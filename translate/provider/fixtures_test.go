@@ -300,3 +300,19 @@ func u64(p *uint64) string {
 func retryAdvised(r Result) bool {
 	return r.Class == classTransient && r.Kind != kindQuotaExceeded
 }
+
+// TestFixtureWhyAgreesOnScope holds a fixture's why, which docs/PROVIDERS.md
+// prints beside the answer, to its hand-written want: a why that says the
+// scope is left unknown must want no scope. Two whys had gone on saying so
+// after their wants named the scope the words state (a Cohere trial key's,
+// an xAI team's).
+func TestFixtureWhyAgreesOnScope(t *testing.T) {
+	for _, f := range loadFixtures(t) {
+		why := strings.ToLower(f.Why)
+		saysUnknown := strings.Contains(why, "scope stays unknown") || strings.Contains(why, "scope is unknown") ||
+			strings.Contains(why, "scope unknown")
+		if l := f.Want.Limit; saysUnknown && l != nil && l.Scope != "" && l.Scope != ScopeUnknown {
+			t.Errorf("%s: why says the scope is unknown, want.limit.scope is %q: %s", f.file, l.Scope, f.Why)
+		}
+	}
+}

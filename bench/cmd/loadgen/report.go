@@ -758,10 +758,7 @@ func render(rf reportFiles, res Results) (string, string) {
 	for _, name := range coreSourceOrder(core) {
 		b := core["BenchmarkTranslate/"+name]
 		b100, has100 := core100["BenchmarkTranslate/"+name]
-		limit := 3000.0
-		if name == "labby" {
-			limit = 1000
-		}
+		limit := sourceLimitNs(name)
 		ok := b.ns <= limit && b.allocs <= 12 && has100 && b100.ns <= limit && b100.allocs <= 12
 		coreOK = coreOK && ok
 		sources = append(sources, sourceRow{name, b.ns, b.allocs, b100.ns, b100.allocs, b.bytes, core["BenchmarkTranslateOwned/"+name].ns, ok})

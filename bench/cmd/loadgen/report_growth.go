@@ -103,10 +103,7 @@ func coreGrowths(on, off map[string]coreBench) []coreGrowth {
 		if !okOn || !okOff {
 			continue
 		}
-		limit := 3000.0
-		if name == "labby" {
-			limit = 1000
-		}
+		limit := sourceLimitNs(name)
 		out = append(out, coreGrowth{source: name, on: b.ns, off: a.ns, limit: limit,
 			overOn: b.ns > limit, pushedOver: b.ns > limit && a.ns <= limit})
 	}
