@@ -301,11 +301,11 @@ func retryAdvised(r Result) bool {
 	return r.Class == classTransient && r.Kind != kindQuotaExceeded
 }
 
-// TestFixtureWhyAgreesOnScope holds a fixture's why, which docs/PROVIDERS.md
-// prints beside the answer, to its hand-written want: a why that says the
-// scope is left unknown must want no scope. Two whys had gone on saying so
-// after their wants named the scope the words state (a Cohere trial key's,
-// an xAI team's).
+// TestFixtureWhyAgreesOnScope holds a fixture's why, which its golden and
+// the playground's vectors carry to readers, to its hand-written want: a
+// why that says the scope is left unknown must want no scope. Two whys had
+// gone on saying so after their wants named the scope the words state (a
+// Cohere trial key's, an xAI team's).
 func TestFixtureWhyAgreesOnScope(t *testing.T) {
 	for _, f := range loadFixtures(t) {
 		why := strings.ToLower(f.Why)
