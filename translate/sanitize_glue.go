@@ -280,6 +280,8 @@ var plainKeys = verifyPlainKeys(plainKeyNames)
 var plainKeyNames = append([]string{
 	// The provider detail (provider.go).
 	"provider", "status", "rule", "provider_code", "wait_source", "stream", "in_body", "after_output",
+	// The google.rpc.Status source's detail (grpc_source.go).
+	"grpc_code",
 	// The Error Class Contract's detail.
 	"class", "routing_code", "retry_after_secs", "retry_after_s", "reason",
 	// Error objects: MCP tool results, JSON-RPC data, provider bodies.

@@ -118,7 +118,7 @@ func (m *model) metadataValue(v string) string {
 // knownTerms holds every wire term of the vocabularies metadata carries.
 var knownTerms = func() map[string]bool {
 	out := map[string]bool{}
-	for _, v := range []*Vocabulary{LabbyKinds, ClassifiedCodes, AgentCodes, AgentRetries, Classes} {
+	for _, v := range []*Vocabulary{LabbyKinds, ClassifiedCodes, AgentCodes, AgentRetries, Classes, GrpcCodes} {
 		for _, t := range v.Terms {
 			out[t.Wire] = true
 		}

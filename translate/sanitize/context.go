@@ -54,6 +54,12 @@ func contextPass(s string) (string, bool) {
 	if !ablation.Growth || !mayHoldContextSecret(s) {
 		return s, false
 	}
+	return contextPassAll(s)
+}
+
+// contextPassAll is contextPass without its quick reject: every reading
+// of s, however plain (TestQuickRejectIsSound holds the reject to it).
+func contextPassAll(s string) (string, bool) {
 	sc := scanView(s) // the text as it is: its runs serve encodedRuns and its own reading
 	spans := encodedRuns(s, sc.glue)
 	spans = append(spans, redactedTails(s)...)
@@ -166,8 +172,13 @@ func mayHoldContextSecret(s string) bool {
 			return true
 		}
 		// A colon inside a token (user:pass@host, a .pgpass line), not
-		// one that ends a label ("(RPM): Limit 500").
-		if c == ':' && i > 0 && glueByte(s[i-1]) && i+1 < len(s) && s[i+1] > ' ' {
+		// one that ends a label ("(RPM): Limit 500") nor a path's "::"
+		// with no '@' after it (an MCP tool's "github::create_issue",
+		// Rust's std::io): there the layer reads a password only in a
+		// userinfo ("://::pw@", TestQuickRejectIsSound), and every MCP
+		// translation's tool name ran the whole layer.
+		if c == ':' && i > 0 && glueByte(s[i-1]) && i+1 < len(s) && s[i+1] > ' ' &&
+			(s[i+1] != ':' || strings.IndexByte(s[i:], '@') >= 0) {
 			return true
 		}
 		if c == '(' && i > 0 && callNameEnds[s[i-1]] && passwordCall(s[:i]) >= 0 {
@@ -199,13 +210,15 @@ var callNameEnds = func() (t [256]bool) {
 // rejectByte is all mayHoldContextSecret asks of a byte in one read: its
 // letter code (letterCode, the low five bits), whether it is a glue byte,
 // a key's byte, or markup a decoding could turn into a secret (a byte that
-// is not glue: >= 0x80, & \ % = > { [).
+// is not glue: >= 0x80, & \ % = > [). Not '{': a JSON document's brace
+// starts nothing any reading finds (TestQuickRejectIsSound), and every
+// MCP block's JSON text ran the whole layer for it.
 var rejectByte = func() (t [256]uint8) {
 	for c := range t {
 		t[c] = letterCode[c]
 		if glueByte(byte(c)) {
 			t[c] |= rejectGlue
-		} else if c >= 0x80 || strings.IndexByte("&\\%=>{[", byte(c)) >= 0 {
+		} else if c >= 0x80 || strings.IndexByte("&\\%=>[", byte(c)) >= 0 {
 			t[c] |= rejectMarkup
 		}
 		if ctxKeyByte(byte(c)) {
@@ -1591,6 +1604,9 @@ func valueBelow(v string, ks, ke int) (ctxSpan, bool) {
 			j++
 		}
 		i = j + 1
+	}
+	if i >= len(v) {
+		return ctxSpan{}, false // the text ends in blanks: no value below
 	}
 	if alone && i-(strings.LastIndexByte(v[:i], '\n')+1) <= ks-ls {
 		// "password:" alone on its line is a config key: only a line

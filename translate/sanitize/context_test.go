@@ -1575,3 +1575,14 @@ func TestStopMemoIsReadValue(t *testing.T) {
 		}
 	}
 }
+
+// A key's line followed by nothing but blanks to the text's end has no
+// value below it: valueBelow once read one byte past the text and
+// panicked (found by TestQuickRejectIsSound's random texts).
+func TestKeyLineAtTheTextsEnd(t *testing.T) {
+	for _, s := range []string{"apikeytfacode: \n ", "password:\n ", "password:\n\n", "token: \n\t", "secret:\r\n \r\n"} {
+		if got := Text(s, CauseCap); strings.Contains(got, RedactedToken) {
+			t.Errorf("Text(%q) = %q: nothing to redact", s, got)
+		}
+	}
+}

@@ -477,8 +477,9 @@ func tokenRunOrMarkupRef(s string) bool {
 			continue
 		}
 		run = 0
-		if c >= 0x80 || strings.IndexByte("&\\%=>{[", c) >= 0 ||
-			c == ':' && i > 0 && glueByte(s[i-1]) && i+1 < len(s) && s[i+1] > ' ' {
+		if c >= 0x80 || strings.IndexByte("&\\%=>[", c) >= 0 ||
+			c == ':' && i > 0 && glueByte(s[i-1]) && i+1 < len(s) && s[i+1] > ' ' &&
+				(s[i+1] != ':' || strings.IndexByte(s[i:], '@') >= 0) {
 			return true
 		}
 	}
