@@ -89,6 +89,9 @@ MUTANTS = [
     ("unknown-class-recognized", "translate/derive.go", "\tdefault:\n\t\tm.recognized = false", "\tdefault:\n\t\tm.recognized = true"),
     ("retry-by-reason-ignored", "translate/derive.go", "\tif r, ok := row.GetRetryByReason()[reason]; ok {\n\t\treturn r\n\t}", ""),
     ("idempotent-ignored", "translate/derive.go", "\tif r := row.GetRetryIfIdempotent(); r != \"\" && idempotent {", "\tif r := row.GetRetryIfIdempotent(); r != \"\" && false {"),
+    # the second secrets layer: its quick reject and its readings
+    ("quick-reject-keypair-bracket", "translate/sanitize/context.go", 'strings.IndexByte("&\\\\%=>[", byte(c))', 'strings.IndexByte("&\\\\%=>", byte(c))'),
+    ("value-below-past-end", "translate/sanitize/context.go", "\tif i >= len(v) {\n\t\treturn ctxSpan{}, false // the text ends in blanks: no value below\n\t}\n", ""),
     ("readable-identifier-redacted", "translate/sanitize/value.go", "return s == \"\" || enumLike(s) || shortNumber(s) || proseLine(s) || readableIdentifier(s)", "return s == \"\" || enumLike(s) || shortNumber(s) || proseLine(s)"),
     ("metadata-unsanitised", "translate/status.go", '\t\t{"originalTerm", m.metadataValue(m.originalTerm)},', '\t\t{"originalTerm", m.originalTerm},'),
     ("errorinfo-domain-empty", "translate/status.go", "appendErrorInfo(infoBuf, errorInfoReason(kind), ErrorInfoDomain, md[:])", 'appendErrorInfo(infoBuf, errorInfoReason(kind), "", md[:])'),
