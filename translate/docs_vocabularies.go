@@ -101,8 +101,8 @@ window the answer reported, and ` + "`decision`" + ` (also ` + "`handling.limit_
 open strings: an unknown one passes through. It is read from provider answers
 (docs/PROVIDERS.md, "Limits"), a foreign ` + "`grpc_status`" + `'s QuotaFailure, errsvc's own ErrorInfo
 metadata (` + "`limitKind`, `limitDimension`, `limitScope`, `limitResetAt`" + `) and a Labby envelope's
-` + "`detail.limit`" + `, else from the kind (` + "`rate_limited`" + ` rate, ` + "`quota_exceeded`" + ` quota,
-` + "`queue_saturated`" + ` concurrency). The decision follows the one decision above: an answer no retry
+` + "`detail.limit`" + `, else from the kind (its row's limit kind:
+` + kindLimitList() + `). The decision follows the one decision above: an answer no retry
 helps is ` + "`stop_and_tell_a_person`" + ` whatever its kind (a spend cap is never retried); otherwise
 capacity fails over, concurrency sends fewer in flight, and any other limit waits until it resets.
 ` + "`grpc_status`" + ` and ` + "`google_error`" + ` carry a ` + "`google.rpc.QuotaFailure`" + ` and ` + "`http_headers`" + ` the IETF
@@ -142,4 +142,16 @@ whose ` + "`data`" + ` is a Labby envelope is read as that envelope; any other b
 		return []string{tick(t.Wire), r.GetName(), r.GetLabbyKind(), orDash(r.GetClass()), http, fmt.Sprint(r.GetRetired()), t.Meaning, orDash(r.GetNote())}
 	})
 	b.WriteString("\nAny other code (application-defined) reads as `server_error` with no class, with a note.\n")
+}
+
+// kindLimitList names each Labby kind that means a limit with its limit
+// kind, as the rows declare them: "`rate_limited` rate, ...".
+func kindLimitList() string {
+	var parts []string
+	for _, t := range LabbyKinds.Terms {
+		if k := t.Row.(*errsvcv1.KindRow).GetLimitKind(); k != "" {
+			parts = append(parts, "`"+t.Wire+"` "+k)
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -41,12 +41,9 @@ type limitFacts struct {
 	ownTerms bool
 }
 
-// kindLimits are the Labby kinds that mean a limit, and which.
-var kindLimits = map[string]string{
-	"rate_limited":    provider.LimitRate,
-	"quota_exceeded":  provider.LimitQuota,
-	"queue_saturated": provider.LimitConcurrency,
-}
+// kindLimit is the limit kind the model's Labby kind means (its row's
+// limit_kind, the contract's one statement of it), "" when none.
+func kindLimit(m *model) string { return m.krow.GetLimitKind() }
 
 // limitFromProvider takes the classifier's facet, its provider text
 // sanitised.
@@ -74,8 +71,8 @@ func limitFromQuotaFailure(m *model, q *errdetails.QuotaFailure) {
 	if q == nil || len(q.GetViolations()) == 0 {
 		return
 	}
-	kind, ok := kindLimits[m.kind]
-	if !ok {
+	kind := kindLimit(m)
+	if kind == "" {
 		kind = provider.LimitQuota
 	}
 	var vs []provider.QuotaViolation
@@ -165,7 +162,7 @@ func settleLimit(m *model) {
 		m.limit = limitFromDetail(m.detail)
 	}
 	if m.limit == nil {
-		if k, ok := kindLimits[m.kind]; ok {
+		if k := kindLimit(m); k != "" {
 			m.limitV = limitFacts{kind: k, ownTerms: true}
 			m.limit = &m.limitV
 		}
@@ -214,7 +211,7 @@ func (m *model) limitTerm(v string) string {
 // all stays as it was.
 func limitSaysMore(m *model) bool {
 	l := m.limit
-	return l.kind != kindLimits[m.kind] || l.dimension != "" || l.scope != provider.ScopeUnknown ||
+	return l.kind != kindLimit(m) || l.dimension != "" || l.scope != provider.ScopeUnknown ||
 		!l.resetAt.IsZero() || l.remaining != nil || l.max != nil || l.quotaID != ""
 }
 

@@ -41,6 +41,9 @@ func TestMatrixRowsNameKnownTerms(t *testing.T) {
 		if r.GetClass() != "" {
 			known(Classes, r.GetClass(), w)
 		}
+		if r.GetLimitKind() != "" {
+			known(LimitKinds, r.GetLimitKind(), w)
+		}
 		grpc(r.GetGrpcCode(), w)
 		if s := r.GetHttpStatus(); s < 400 || s > 599 {
 			t.Errorf("%s: http_status %d is not an error status", w, s)

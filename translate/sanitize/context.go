@@ -257,7 +257,9 @@ func plainProseSecret(s string) bool {
 // then mnemonicRoom looks for room for one. (Counting spaces alone missed
 // a mnemonic whose words are on lines of their own.)
 func hasMnemonic(s string) bool {
-	return strings.Count(s, " ")+strings.Count(s, "\n") >= 11 && mnemonicRoom(s) && len(mnemonics(s)) > 0
+	// A text shorter than mnemonicMinBytes has no room (a 9-byte "slow
+	// down" paid two counts for it).
+	return len(s) >= mnemonicMinBytes && strings.Count(s, " ")+strings.Count(s, "\n") >= 11 && mnemonicRoom(s) && len(mnemonics(s)) > 0
 }
 
 // mnemonicMinBytes is the shortest stretch mnemonicStretches yields:

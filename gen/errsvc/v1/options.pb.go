@@ -54,7 +54,11 @@ type KindRow struct {
 	// other kind there becomes tool_error.
 	CodeModeKeeps bool `protobuf:"varint,12,opt,name=code_mode_keeps,json=codeModeKeeps,proto3" json:"code_mode_keeps,omitempty"`
 	// Why this row departs from the reference implementation, if it does.
-	Note          string `protobuf:"bytes,13,opt,name=note,proto3" json:"note,omitempty"`
+	Note string `protobuf:"bytes,13,opt,name=note,proto3" json:"note,omitempty"`
+	// The limit facet's kind (LimitKind wire string) when the kind means a
+	// limit: every answer of the kind carries a facet of at least this kind.
+	// Empty: the kind is no limit.
+	LimitKind     string `protobuf:"bytes,14,opt,name=limit_kind,json=limitKind,proto3" json:"limit_kind,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -176,6 +180,13 @@ func (x *KindRow) GetCodeModeKeeps() bool {
 func (x *KindRow) GetNote() string {
 	if x != nil {
 		return x.Note
+	}
+	return ""
+}
+
+func (x *KindRow) GetLimitKind() string {
+	if x != nil {
+		return x.LimitKind
 	}
 	return ""
 }
@@ -1234,7 +1245,7 @@ var File_errsvc_v1_options_proto protoreflect.FileDescriptor
 
 const file_errsvc_v1_options_proto_rawDesc = "" +
 	"\n" +
-	"\x17errsvc/v1/options.proto\x12\terrsvc.v1\x1a google/protobuf/descriptor.proto\"\xad\x03\n" +
+	"\x17errsvc/v1/options.proto\x12\terrsvc.v1\x1a google/protobuf/descriptor.proto\"\xcc\x03\n" +
 	"\aKindRow\x12\x16\n" +
 	"\x06origin\x18\x01 \x01(\tR\x06origin\x12\x16\n" +
 	"\x06action\x18\x02 \x01(\tR\x06action\x12%\n" +
@@ -1251,7 +1262,9 @@ const file_errsvc_v1_options_proto_rawDesc = "" +
 	" \x01(\tR\bgrpcCode\x12,\n" +
 	"\x12passes_retry_after\x18\v \x01(\bR\x10passesRetryAfter\x12&\n" +
 	"\x0fcode_mode_keeps\x18\f \x01(\bR\rcodeModeKeeps\x12\x12\n" +
-	"\x04note\x18\r \x01(\tR\x04note\"\x9e\x05\n" +
+	"\x04note\x18\r \x01(\tR\x04note\x12\x1d\n" +
+	"\n" +
+	"limit_kind\x18\x0e \x01(\tR\tlimitKind\"\x9e\x05\n" +
 	"\fAgentCodeRow\x12\x14\n" +
 	"\x05retry\x18\x01 \x01(\tR\x05retry\x12\x18\n" +
 	"\aretries\x18\x02 \x03(\tR\aretries\x12\x18\n" +

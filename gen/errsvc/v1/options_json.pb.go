@@ -68,6 +68,10 @@ func (x *KindRow) MarshalOpenJSON(e *jsonwire.Encoder) {
 		e.Name(&first, "\"note\":", "\"note\":")
 		e.String(x.Note)
 	}
+	if x.LimitKind != "" {
+		e.Name(&first, "\"limit_kind\":", "\"limitKind\":")
+		e.String(x.LimitKind)
+	}
 	_ = first
 	e.EndObject()
 }
@@ -79,7 +83,7 @@ func (x *KindRow) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 	if err := d.BeginObject(); err != nil {
 		return err
 	}
-	var seen [13]bool
+	var seen [14]bool
 	for n := 0; ; n++ {
 		k, more, err := d.Key(n)
 		if err != nil {
@@ -244,6 +248,18 @@ func (x *KindRow) UnmarshalOpenJSON(d *jsonwire.Decoder) error {
 			x.Note, err = d.String()
 			if err != nil {
 				return jsonwire.At(err, "note")
+			}
+		case "limit_kind", "limitKind":
+			if seen[13] {
+				return jsonwire.At(jsonwire.Duplicate(), "limit_kind")
+			}
+			seen[13] = true
+			if d.Null() {
+				continue
+			}
+			x.LimitKind, err = d.String()
+			if err != nil {
+				return jsonwire.At(err, "limit_kind")
 			}
 		default:
 			return jsonwire.At(jsonwire.Unknown(), string(k))

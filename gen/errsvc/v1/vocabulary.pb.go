@@ -1756,7 +1756,7 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"\x18SIDE_EFFECTS_UNSPECIFIED\x10\x00\x12^\n" +
 	"\x1aSIDE_EFFECTS_NONE_EXPECTED\x10\x01\x1a>\xc2\xf3\x18\rnone_expected\xca\xf3\x18)The call was refused before it could act.\x12Q\n" +
 	"\x15SIDE_EFFECTS_POSSIBLE\x10\x02\x1a6\xc2\xf3\x18\bpossible\xca\xf3\x18&The call may have partially completed.\x12M\n" +
-	"\x14SIDE_EFFECTS_UNKNOWN\x10\x03\x1a3\xc2\xf3\x18\aunknown\xca\xf3\x18$Nothing is known about side effects.*\xa3\x91\x01\n" +
+	"\x14SIDE_EFFECTS_UNKNOWN\x10\x03\x1a3\xc2\xf3\x18\aunknown\xca\xf3\x18$Nothing is known about side effects.*\xbd\x91\x01\n" +
 	"\tLabbyKind\x12\x1a\n" +
 	"\x16LABBY_KIND_UNSPECIFIED\x10\x00\x12\xa3\x01\n" +
 	"\x18LABBY_KIND_MISSING_PARAM\x10\x01\x1a\x84\x01\xc2\xf3\x18\rmissing_param\xca\xf3\x18\x1fA required parameter is absent.\xd2\xf3\x18L\n" +
@@ -1858,14 +1858,14 @@ const file_errsvc_v1_vocabulary_proto_rawDesc = "" +
 	"#LABBY_KIND_OAUTH_UNSUPPORTED_METHOD\x10$\x1a\xae\x01\xc2\xf3\x18\x18oauth_unsupported_method\xca\xf3\x182The upstream asks for an unsupported OAuth method.\xd2\xf3\x18X\n" +
 	"\x06policy\x12\x14inspect_and_escalate\x1a\x05never0\xf6\x03:\tpermanentB\x0eNOT_AUTHORIZEDR\x13FAILED_PRECONDITION\x12\xa8\x02\n" +
 	"\x1cLABBY_KIND_AUTHORITY_CHANGED\x10%\x1a\x85\x02\xc2\xf3\x18\x11authority_changed\xca\xf3\x18/The caller's authority changed during the call.\xd2\xf3\x18\xb8\x01\n" +
-	"\x06policy\x12\vretry_later\x1a\vconditional*\bpossible0\x99\x03:\ttransientB\x10STALE_CAPABILITYJ\x15registration-replacedjSthe Labby agent error contract: stale state answers 409; the reference falls to 500\x12\xa9\x01\n" +
-	"\x17LABBY_KIND_RATE_LIMITED\x10&\x1a\x8b\x01\xc2\xf3\x18\frate_limited\xca\xf3\x18+A rate limit was hit; wait before retrying.\xd2\xf3\x18H\n" +
-	"\x06budget\x12\vretry_later\x1a\vconditional0\xad\x03:\ttransientB\fRATE_LIMITEDJ\x04rateX\x01`\x01\x12\xb7\x01\n" +
-	"\x1aLABBY_KIND_QUEUE_SATURATED\x10'\x1a\x96\x01\xc2\xf3\x18\x0fqueue_saturated\xca\xf3\x18/The action queue is full; wait before retrying.\xd2\xf3\x18L\n" +
+	"\x06policy\x12\vretry_later\x1a\vconditional*\bpossible0\x99\x03:\ttransientB\x10STALE_CAPABILITYJ\x15registration-replacedjSthe Labby agent error contract: stale state answers 409; the reference falls to 500\x12\xaf\x01\n" +
+	"\x17LABBY_KIND_RATE_LIMITED\x10&\x1a\x91\x01\xc2\xf3\x18\frate_limited\xca\xf3\x18+A rate limit was hit; wait before retrying.\xd2\xf3\x18N\n" +
+	"\x06budget\x12\vretry_later\x1a\vconditional0\xad\x03:\ttransientB\fRATE_LIMITEDJ\x04rateX\x01`\x01r\x04rate\x12\xc4\x01\n" +
+	"\x1aLABBY_KIND_QUEUE_SATURATED\x10'\x1a\xa3\x01\xc2\xf3\x18\x0fqueue_saturated\xca\xf3\x18/The action queue is full; wait before retrying.\xd2\xf3\x18Y\n" +
 	"\x06budget\x12\vretry_later\x1a\vconditional0\xad\x03:\ttransientB\fRATE_LIMITEDJ\n" +
-	"queue-fullX\x01\x12\xf9\x01\n" +
-	"\x19LABBY_KIND_QUOTA_EXCEEDED\x10(\x1a\xd9\x01\xc2\xf3\x18\x0equota_exceeded\xca\xf3\x18\x15A quota is exhausted.\xd2\xf3\x18\xa9\x01\n" +
-	"\x06budget\x12\vreduce_work\x1a\x05never0\x9d\x03:\ttransientB\fRATE_LIMITEDJ\x04rateR\x12RESOURCE_EXHAUSTED`\x01jSclass: the Error Class Contract maps a quota that cannot be told apart to transient\x12\x8f\x02\n" +
+	"queue-fullX\x01r\vconcurrency\x12\x80\x02\n" +
+	"\x19LABBY_KIND_QUOTA_EXCEEDED\x10(\x1a\xe0\x01\xc2\xf3\x18\x0equota_exceeded\xca\xf3\x18\x15A quota is exhausted.\xd2\xf3\x18\xb0\x01\n" +
+	"\x06budget\x12\vreduce_work\x1a\x05never0\x9d\x03:\ttransientB\fRATE_LIMITEDJ\x04rateR\x12RESOURCE_EXHAUSTED`\x01jSclass: the Error Class Contract maps a quota that cannot be told apart to transientr\x05quota\x12\x8f\x02\n" +
 	"\x1dLABBY_KIND_ARTIFACT_TOO_LARGE\x10)\x1a\xeb\x01\xc2\xf3\x18\x12artifact_too_large\xca\xf3\x18%A Code Mode artifact exceeds its cap.\xd2\xf3\x18\xa7\x01\n" +
 	"\x06budget\x12\vreduce_work\x1a\x05never0\x9d\x03:\tpermanentB\x10EXECUTION_FAILEDJ\x10output-too-large`\x01jUthe Labby agent error contract: payload limits answer 413; the reference falls to 500\x12\x87\x02\n" +
 	"\"LABBY_KIND_SNIPPET_BUDGET_EXCEEDED\x10*\x1a\xde\x01\xc2\xf3\x18\x17snippet_budget_exceeded\xca\xf3\x18'A Code Mode snippet exceeds its budget.\xd2\xf3\x18\x93\x01\n" +

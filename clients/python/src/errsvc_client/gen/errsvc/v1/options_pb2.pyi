@@ -32,7 +32,7 @@ GATEWAY_ANSWER_FIELD_NUMBER: _ClassVar[int]
 gateway_answer: _descriptor.FieldDescriptor
 
 class KindRow(_message.Message):
-    __slots__ = ("origin", "action", "same_arguments", "relax_with_hints", "side_effects", "http_status", "agent_code", "agent_reason", "grpc_code", "passes_retry_after", "code_mode_keeps", "note")
+    __slots__ = ("origin", "action", "same_arguments", "relax_with_hints", "side_effects", "http_status", "agent_code", "agent_reason", "grpc_code", "passes_retry_after", "code_mode_keeps", "note", "limit_kind")
     ORIGIN_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     SAME_ARGUMENTS_FIELD_NUMBER: _ClassVar[int]
@@ -46,6 +46,7 @@ class KindRow(_message.Message):
     PASSES_RETRY_AFTER_FIELD_NUMBER: _ClassVar[int]
     CODE_MODE_KEEPS_FIELD_NUMBER: _ClassVar[int]
     NOTE_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_KIND_FIELD_NUMBER: _ClassVar[int]
     origin: str
     action: str
     same_arguments: str
@@ -58,7 +59,8 @@ class KindRow(_message.Message):
     passes_retry_after: bool
     code_mode_keeps: bool
     note: str
-    def __init__(self, origin: _Optional[str] = ..., action: _Optional[str] = ..., same_arguments: _Optional[str] = ..., relax_with_hints: _Optional[bool] = ..., side_effects: _Optional[str] = ..., http_status: _Optional[int] = ..., agent_code: _Optional[str] = ..., agent_reason: _Optional[str] = ..., grpc_code: _Optional[str] = ..., passes_retry_after: _Optional[bool] = ..., code_mode_keeps: _Optional[bool] = ..., note: _Optional[str] = ..., **kwargs) -> None: ...
+    limit_kind: str
+    def __init__(self, origin: _Optional[str] = ..., action: _Optional[str] = ..., same_arguments: _Optional[str] = ..., relax_with_hints: _Optional[bool] = ..., side_effects: _Optional[str] = ..., http_status: _Optional[int] = ..., agent_code: _Optional[str] = ..., agent_reason: _Optional[str] = ..., grpc_code: _Optional[str] = ..., passes_retry_after: _Optional[bool] = ..., code_mode_keeps: _Optional[bool] = ..., note: _Optional[str] = ..., limit_kind: _Optional[str] = ..., **kwargs) -> None: ...
 
 class AgentCodeRow(_message.Message):
     __slots__ = ("retry", "retries", "details", "cacheable", "labby_kind", "labby_kind_by_reason", "retry_by_reason", "retry_if_idempotent", "retry_if_transient", "message", "http_status", "grpc_code")
