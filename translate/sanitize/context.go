@@ -148,6 +148,7 @@ func mayHoldContextSecret(s string) bool {
 	run := 0
 	a, b := letterCodes-1, letterCodes-1 // the letter codes of s[i-2] and s[i-1]
 	afterKey := false                    // s[i-1] is a key's byte: s[i] starts no word
+	lastAt := -2                         // the last '@' of s (-1: none), read at the first "::"
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		r := rejectByte[c]
@@ -176,10 +177,18 @@ func mayHoldContextSecret(s string) bool {
 		// with no '@' after it (an MCP tool's "github::create_issue",
 		// Rust's std::io): there the layer reads a password only in a
 		// userinfo ("://::pw@", TestQuickRejectIsSound), and every MCP
-		// translation's tool name ran the whole layer.
-		if c == ':' && i > 0 && glueByte(s[i-1]) && i+1 < len(s) && s[i+1] > ' ' &&
-			(s[i+1] != ':' || strings.IndexByte(s[i:], '@') >= 0) {
-			return true
+		// translation's tool name ran the whole layer. The last '@' is
+		// found once, so a text of many "::" stays one pass.
+		if c == ':' && i > 0 && glueByte(s[i-1]) && i+1 < len(s) && s[i+1] > ' ' {
+			if s[i+1] != ':' {
+				return true
+			}
+			if lastAt == -2 {
+				lastAt = strings.LastIndexByte(s, '@')
+			}
+			if lastAt > i {
+				return true
+			}
 		}
 		if c == '(' && i > 0 && callNameEnds[s[i-1]] && passwordCall(s[:i]) >= 0 {
 			return true
