@@ -29,21 +29,34 @@ func TestPanicIsRecovered(t *testing.T) {
 	if _, err := r.client.Translate(ctx, poison); status.Code(err) != codes.Internal {
 		t.Errorf("gRPC unary: %v, want INTERNAL", err)
 	}
+	// A stream and a batch answer the item that panicked with INTERNAL,
+	// and go on: one item never sinks the others (the stream is not
+	// ended, the batch not failed).
 	stream, err := r.client.TranslateStream(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := stream.Send(poison); err != nil {
-		t.Fatal(err)
+	for _, req := range []*errsvcv1.TranslateRequest{poison, validRequest()} {
+		if err := stream.Send(req); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if _, err := stream.Recv(); status.Code(err) != codes.Internal {
-		t.Errorf("gRPC stream: %v, want INTERNAL", err)
+	if resp, err := stream.Recv(); err != nil || codes.Code(resp.GetError().GetCode()) != codes.Internal {
+		t.Errorf("gRPC stream, the item that panicked: %v, %v; want a response carrying INTERNAL", resp, err)
 	}
+	if resp, err := stream.Recv(); err != nil || resp.GetError() != nil || resp.GetClassification() == nil {
+		t.Errorf("gRPC stream, the item after it: %v, %v; want an answer", resp, err)
+	}
+	_ = stream.CloseSend()
 	if code, body := r.post(t, "/v1/translate", poisonJSON); code != http.StatusInternalServerError {
 		t.Errorf("REST: HTTP %d %s, want 500", code, body)
 	}
-	if code, body := r.post(t, "/v1/translate:batch", `{"requests":[`+poisonJSON+`]}`); code != http.StatusInternalServerError {
-		t.Errorf("REST batch: HTTP %d %s, want 500", code, body)
+	code, body := r.post(t, "/v1/translate:batch", `{"requests":[`+poisonJSON+`,`+validJSON+`]}`)
+	var batch errsvcv1.TranslateBatchResponse
+	decodeJSON(t, []byte(body), &batch)
+	if rs := batch.GetResponses(); code != http.StatusOK || len(rs) != 2 ||
+		codes.Code(rs[0].GetError().GetCode()) != codes.Internal || rs[1].GetError() != nil || rs[1].GetClassification() == nil {
+		t.Errorf("REST batch: HTTP %d %s; want 200, the first item INTERNAL and the second answered", code, body)
 	}
 
 	if _, err := r.client.Translate(ctx, validRequest()); err != nil {

@@ -248,11 +248,7 @@ func (s *Service) translateOne(ctx context.Context, req *errsvcv1.TranslateReque
 		lease     translate.Lease
 		err       error
 	)
-	if p, pinned := pinnedPolicy(ctx, s.policy); pinned {
-		resp, cacheable, lease, err = p.TranslateLeased(req)
-	} else {
-		resp, cacheable, lease, err = s.translate(req)
-	}
+	resp, cacheable, lease, err = s.translateGuarded(ctx, req)
 	s.metrics.translateDurOf(sourceLabel(req)).Observe(time.Since(began).Seconds())
 	if err == nil {
 		// The common case, without errors.As (whose target escapes).
@@ -265,11 +261,33 @@ func (s *Service) translateOne(ctx context.Context, req *errsvcv1.TranslateReque
 	if errors.As(err, &reqErr) {
 		return nil, false, translate.Lease{}, invalidArgument(reqErr.Field, reqErr.Description)
 	}
+	if st, ok := status.FromError(err); ok {
+		// A panic, logged where it was recovered (translateGuarded).
+		return nil, false, translate.Lease{}, st
+	}
 	// Only the error's type: its text may quote the request or upstream
 	// text, and neither belongs in a log. The call's own ERROR line
 	// follows from the INTERNAL code.
 	s.logger.ErrorContext(ctx, "translate failed", "error_type", fmt.Sprintf("%T", err))
 	return nil, false, translate.Lease{}, status.New(codes.Internal, "translation failed")
+}
+
+// translateGuarded is one translation with a panic of the core turned into
+// INTERNAL for this request alone: the interceptors' recovery would fail a
+// whole batch or end a stream for one item the core chokes on (a request
+// once made the sanitiser read past its text), and every other item is
+// still answered. The lease of a panicked translation is dropped, not
+// released: its storage may be half written.
+func (s *Service) translateGuarded(ctx context.Context, req *errsvcv1.TranslateRequest) (resp *errsvcv1.TranslateResponse, cacheable bool, lease translate.Lease, err error) {
+	rpc := ""
+	if c := callFrom(ctx); c != nil {
+		rpc = c.rpc
+	}
+	defer recoverAsInternal(ctx, s.logger, rpc, &err)
+	if p, pinned := pinnedPolicy(ctx, s.policy); pinned {
+		return p.TranslateLeased(req)
+	}
+	return s.translate(req)
 }
 
 // sourceField is the TranslateRequest oneof; a violation names it when no
